@@ -1,0 +1,7 @@
+// The identity attributes authentication attaches to a request (document 2): opaque strings to everything after it.
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}

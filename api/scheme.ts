@@ -1,0 +1,59 @@
+// A KindDefinition is everything the generic registry needs to serve one resource type: names, scope, schema and
+// the kind's own rules. Kinds live in api/<group>/<version>/<kind>.ts; the scheme indexes them.
+import type { KObject } from './meta/types.js';
+import type { FieldError } from './meta/field-errors.js';
+import type { JSONSchema } from './schema.js';
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  /** 0: always shown; 1: only with -o wide. */
+  priority: number;
+  /** Cell value for one object. */
+  cell(obj: KObject): unknown;
+}
+
+export interface KindDefinition {
+  group: string;          // '' for the core group
+  version: string;
+  kind: string;
+  resource: string;       // plural, as in the URL
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
+  statusSubresource: boolean;
+  /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
+  tracksGeneration: boolean;
+  /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
+  deleteReturnsObject?: boolean;
+  /** Complete schema of the object, apiVersion/kind/metadata included. */
+  schema: JSONSchema;
+  /** Fills defaults in place; runs on every decoded write after pruning. */
+  defaults?(obj: KObject): void;
+  /** On create, before validation (may mutate): e.g. clear fields clients may not set. */
+  prepareForCreate?(obj: KObject): void;
+  /** On update of the main resource, before validation (may mutate). */
+  prepareForUpdate?(obj: KObject, old: KObject): void;
+  /** Kind-specific rules beyond the schema; never mutates; returns every error. */
+  validate?(obj: KObject): FieldError[];
+  /** Rules that compare with the stored object (immutable fields); never mutates. */
+  validateUpdate?(obj: KObject, old: KObject): FieldError[];
+  /** Rules for writes through the status subresource. */
+  validateStatusUpdate?(obj: KObject, old: KObject): FieldError[];
+  /** Field-selector values beyond metadata.name and metadata.namespace. */
+  selectableFields?(obj: KObject): Record<string, string>;
+  /** Extra Table columns after Name (issue: printer columns); absent means the default Name/Created At. */
+  tableColumns?: TableColumn[];
+}
+
+export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export function listKindOf(def: Pick<KindDefinition, 'kind'>): string {
+  return `${def.kind}List`;
+}

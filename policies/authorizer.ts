@@ -1,0 +1,46 @@
+// Authorizers form a union: asked in order, the first Allow or Deny decides; all NoOpinion means 403.
+import type { UserInfo } from '../api/meta/user.js';
+
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  reason: string;
+}
+
+/** The request attributes an authorizer sees (the spec's list in document 2). */
+export interface Attributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  /** Non-resource requests. */
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+export interface Authorizer {
+  readonly name: string;
+  authorize(attrs: Attributes, signal?: AbortSignal): Promise<AuthorizationResult>;
+}
+
+export const NO_OPINION: AuthorizationResult = { decision: 'NoOpinion', reason: '' };
+
+export function createAuthorizerUnion(members: Authorizer[]): Authorizer {
+  return {
+    name: 'union',
+    async authorize(attrs, signal) {
+      const reasons: string[] = [];
+      for (const member of members) {
+        const result = await member.authorize(attrs, signal);
+        if (result.decision !== 'NoOpinion') return result;
+        if (result.reason) reasons.push(result.reason);
+      }
+      return { decision: 'NoOpinion', reason: reasons.join('\n') };
+    },
+  };
+}
