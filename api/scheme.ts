@@ -30,6 +30,14 @@ export interface KindDefinition {
   tracksGeneration: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
   deleteReturnsObject?: boolean;
+  /** PUT on a missing object creates it (the RBAC kinds); otherwise it is a 404. */
+  allowCreateOnUpdate?: boolean;
+  /** Finalizers held outside metadata.finalizers that also block removal (Namespace spec.finalizers). */
+  blockingFinalizers?(obj: KObject): string[];
+  /** Mutates the object when its deletion starts (Namespace: status.phase Terminating). */
+  beginDeletion?(obj: KObject): void;
+  /** Refuses deletion of some objects (built-in namespaces); returns the reason or undefined. */
+  forbidDeletion?(obj: KObject): string | undefined;
   /** Complete schema of the object, apiVersion/kind/metadata included. */
   schema: JSONSchema;
   /** Fills defaults in place; runs on every decoded write after pruning. */

@@ -7,6 +7,11 @@ export interface DecodeResult {
   duplicateFields: string[];
 }
 
+export interface DecodeOptions {
+  /** Scan for duplicate fields (default true); pass false when they will be ignored (fieldValidation=Ignore). */
+  reportDuplicates?: boolean;
+}
+
 export interface Serializer {
   /** Canonical media type, e.g. `application/json`. */
   readonly mediaType: string;
@@ -14,8 +19,11 @@ export interface Serializer {
   readonly aliases: readonly string[];
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
   /** Throws StatusError 400 naming the problem (line/offset) on malformed input. */
-  decode(body: Buffer): DecodeResult;
-  /** Media type of a watch stream in this encoding, and one framed event of it. */
+  decode(body: Buffer, opts?: DecodeOptions): DecodeResult;
+  /**
+   * Media type of a watch stream in this encoding, and one framed event of it. An empty streamMediaType means the
+   * encoding cannot stream (YAML, as in kube-apiserver): negotiation never picks it for a watch.
+   */
   readonly streamMediaType: string;
   encodeWatchEvent(event: { type: string; object: unknown }): Buffer;
 }
@@ -23,10 +31,15 @@ export interface Serializer {
 /** What the response should be: the serializer plus the transformation asked for with `as=`. */
 export interface ResponseTarget {
   serializer: Serializer;
-  /** `Table` (meta group/version in tableGroupVersion) or undefined for the object itself. */
-  as?: 'Table';
+  /**
+   * `Table` (meta group/version in tableApiVersion), `PartialObjectMetadata[List]` (only when the caller allowed it),
+   * or undefined for the object itself.
+   */
+  as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
   /** e.g. `meta.k8s.io/v1` or `meta.platform.io/v1`: echoed as the Table's apiVersion. */
   tableApiVersion?: string;
+  /** apiVersion of the `as` kind, whichever it is (equals tableApiVersion for Tables). */
+  asApiVersion?: string;
   /** The exact Content-Type header to answer with. */
   contentType: string;
 }

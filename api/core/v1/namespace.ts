@@ -1,0 +1,71 @@
+// Namespace: a cluster-scoped scope for names. Its finalizers live in spec (not metadata) and its phase turns
+// Terminating when deletion starts; the namespace-deletion controller owns both.
+import type { KindDefinition } from '../../scheme.js';
+import type { KObject } from '../../meta/types.js';
+import { conditionStatus, kindSchema } from '../../common/object-meta.js';
+import { enumStr, obj, str, stringList, time } from '../../common/schema-builders.js';
+import { validateMetadata } from '../../common/meta-validation.js';
+import { applySchemaDefaults } from '../../common/defaulting.js';
+import { asObj, asStr } from '../../common/validation-helpers.js';
+
+const schema = kindSchema({
+  group: '', version: 'v1', kind: 'Namespace',
+  description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
+  properties: {
+    spec: obj({
+      finalizers: stringList('Finalizers is an opaque list of values that must be empty to permanently remove the object from storage.', 'atomic'),
+    }, 'Spec defines the behavior of the Namespace.'),
+    status: obj({
+      phase: enumStr(['Active', 'Terminating'], 'Phase is the current lifecycle phase of the namespace.'),
+      conditions: {
+        type: 'array', description: 'The latest available observations of the namespace\'s current state.',
+        items: obj({
+          type: str('Type of namespace controller condition.'),
+          status: conditionStatus(),
+          lastTransitionTime: time('Last time the condition transitioned.'),
+          reason: str('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
+          message: str('Human-readable message indicating details about the last transition.'),
+        }, 'NamespaceCondition contains details about the state of a namespace.', ['type', 'status']),
+        'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'],
+        'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge',
+      },
+    }, 'Status describes the current status of a Namespace.'),
+  },
+});
+
+/** Added on create; the namespace-deletion controller removes it once the namespace's content is gone. */
+export const NAMESPACE_FINALIZER = 'platform';
+
+/** Namespaces the server creates at start and never lets go. */
+export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public'];
+
+function specFinalizers(obj: KObject): string[] {
+  const finalizers = asObj(obj.spec)?.finalizers;
+  return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
+}
+
+export const namespace: KindDefinition = {
+  group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', singular: 'namespace',
+  namespaced: false, shortNames: ['ns'],
+  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true,
+  schema,
+  defaults(obj) {
+    applySchemaDefaults(schema, obj);
+    const status = asObj(obj.status) ?? {};
+    if (!asStr(status.phase)) obj.status = { ...status, phase: 'Active' };
+  },
+  prepareForCreate(obj) {
+    // A new namespace always starts Active and carries the platform finalizer the deletion controller removes.
+    obj.status = { phase: 'Active' };
+    const spec = asObj(obj.spec) ?? {};
+    const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
+    if (!finalizers.includes(NAMESPACE_FINALIZER)) obj.spec = { ...spec, finalizers: [...finalizers, NAMESPACE_FINALIZER] };
+  },
+  validate: (obj) => validateMetadata(obj, false, 'label'),
+  blockingFinalizers: specFinalizers,
+  beginDeletion(obj) {
+    obj.status = { ...(asObj(obj.status) ?? {}), phase: 'Terminating' };
+  },
+  forbidDeletion: (obj) => (SYSTEM_NAMESPACES.includes(obj.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined),
+  selectableFields: (obj) => ({ 'status.phase': asStr(asObj(obj.status)?.phase) ?? '' }),
+};

@@ -1,0 +1,71 @@
+// Secret: small sensitive payloads. `data` holds base64 on the wire; `stringData` is a write-only convenience that
+// the server folds into `data` before storing, so it never appears on reads.
+import type { KindDefinition } from '../../scheme.js';
+import type { FieldError } from '../../meta/field-errors.js';
+import { fieldErrors } from '../../meta/field-errors.js';
+import type { KObject } from '../../meta/types.js';
+import { kindSchema } from '../../common/object-meta.js';
+import { bool, map, str, stringMap } from '../../common/schema-builders.js';
+import { validateMetadata } from '../../common/meta-validation.js';
+import { applySchemaDefaults } from '../../common/defaulting.js';
+import { configKeyProblems, validateImmutablePayload } from '../../common/immutable-data.js';
+import { asObj, asStr, immutable } from '../../common/validation-helpers.js';
+
+const MAX_SECRET_SIZE = 1024 * 1024;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const schema = kindSchema({
+  group: '', version: 'v1', kind: 'Secret',
+  description: 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1MiB.',
+  properties: {
+    data: map({ type: 'string', format: 'byte', description: '' }, 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. Values are base64 encoded.'),
+    stringData: stringMap('Write-only convenience: non-binary secret data in string form, merged into data on write (overriding it); never output when reading.'),
+    type: str('Used to facilitate programmatic handling of secret data.', { default: 'Opaque' }),
+    immutable: bool('If set to true, data cannot be updated (only object metadata can be modified). Defaulted to nil.'),
+  },
+});
+
+/** Folds string values of stringData into data (base64); non-string values stay for the schema to reject. */
+function foldStringData(obj: KObject): void {
+  const stringData = asObj(obj.stringData);
+  if (!stringData) return;
+  const data = { ...(asObj(obj.data) ?? {}) };
+  const left: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stringData)) {
+    if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+    else left[k] = v;
+  }
+  obj.data = data;
+  if (Object.keys(left).length > 0) obj.stringData = left;
+  else delete obj.stringData;
+}
+
+function validateSecret(obj: KObject): FieldError[] {
+  const errs = validateMetadata(obj, true, 'subdomain');
+  let size = 0;
+  for (const [k, v] of Object.entries(asObj(obj.data) ?? {})) {
+    for (const p of configKeyProblems(k)) errs.push(fieldErrors.invalid('data', k, p));
+    if (typeof v === 'string') {
+      if (!BASE64.test(v)) errs.push(fieldErrors.invalid(`data[${k}]`, '<secret contents redacted>', 'illegal base64 data'));
+      else size += Buffer.from(v, 'base64').length;
+    }
+  }
+  if (size > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', '', MAX_SECRET_SIZE));
+  return errs;
+}
+
+export const secret: KindDefinition = {
+  group: '', version: 'v1', kind: 'Secret', resource: 'secrets', singular: 'secret',
+  namespaced: true,
+  statusSubresource: false, tracksGeneration: false,
+  schema,
+  defaults: (obj) => applySchemaDefaults(schema, obj),
+  prepareForCreate: foldStringData,
+  prepareForUpdate: (obj) => foldStringData(obj),
+  validate: validateSecret,
+  validateUpdate: (obj, old) => [
+    ...immutable('type', obj.type, old.type),
+    ...validateImmutablePayload(obj, old, ['data']),
+  ],
+  selectableFields: (obj) => ({ type: asStr(obj.type) ?? '' }),
+};

@@ -1,0 +1,24 @@
+// ServiceAccount: an identity for processes in pods. The token controller and bound tokens read it; the
+// object itself carries only references.
+import type { KindDefinition } from '../../scheme.js';
+import { kindSchema, localObjectReferenceSchema, objectReferenceSchema } from '../../common/object-meta.js';
+import { arr, bool, mapList } from '../../common/schema-builders.js';
+import { validateMetadata } from '../../common/meta-validation.js';
+
+const schema = kindSchema({
+  group: '', version: 'v1', kind: 'ServiceAccount',
+  description: 'ServiceAccount binds together a name understood by users and systems, a principal that can be authenticated and authorized, and a set of secrets.',
+  properties: {
+    secrets: mapList(objectReferenceSchema, 'name', 'Secrets in the same namespace that pods running as this service account may use. Deprecated as a source of tokens.'),
+    imagePullSecrets: arr(localObjectReferenceSchema, 'References to secrets in the same namespace used for pulling images in pods that reference this ServiceAccount.', 'atomic'),
+    automountServiceAccountToken: bool('Whether pods running as this service account should have an API token automatically mounted; can be overridden at the pod level.'),
+  },
+});
+
+export const serviceAccount: KindDefinition = {
+  group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount',
+  namespaced: true, shortNames: ['sa'],
+  statusSubresource: false, tracksGeneration: false,
+  schema,
+  validate: (obj) => validateMetadata(obj, true, 'subdomain'),
+};

@@ -1,0 +1,21 @@
+// The built-in kinds Gatehouse serves, in discovery order (core first, then the named groups).
+import type { KindDefinition } from './scheme.js';
+import { namespace } from './core/v1/namespace.js';
+import { node } from './core/v1/node.js';
+import { resourceQuota } from './core/v1/resource-quota.js';
+import { secret } from './core/v1/secret.js';
+import { configMap } from './core/v1/config-map.js';
+import { serviceAccount } from './core/v1/service-account.js';
+import { networkPolicy } from './networking/v1/network-policy.js';
+import { replicaSet } from './apps/v1/replica-set.js';
+import { cronJob } from './batch/v1/cron-job.js';
+import { role } from './rbac/v1/role.js';
+import { clusterRole } from './rbac/v1/cluster-role.js';
+import { roleBinding } from './rbac/v1/role-binding.js';
+import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
+
+export const builtinKinds: KindDefinition[] = [
+  namespace, node, resourceQuota, secret, configMap, serviceAccount,
+  networkPolicy, replicaSet, cronJob,
+  role, clusterRole, roleBinding, clusterRoleBinding,
+];

@@ -1,0 +1,181 @@
+// The memory backend's MVCC core: one global revision counter, a version list per key and a global write log.
+// The per-key versions answer reads at older revisions; the log feeds watch replay. Everything here is synchronous,
+// which is what makes a commit and its fan-out atomic in a single-threaded runtime.
+//
+// Stored objects are deep-frozen: the store hands out clones only, and a predicate or a bug that tries to write
+// through a shared reference fails loudly instead of corrupting history.
+import type { KObject } from '../../api/meta/types.js';
+import { StorageError } from '../storage.js';
+
+export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One committed write. The objects are the store's frozen copies: clone before handing them out. */
+export interface LogEntry {
+  readonly revision: bigint;
+  readonly key: string;
+  readonly type: WriteType;
+  /** ADDED/MODIFIED: the new state; DELETED: the last state stamped with the deletion revision. */
+  readonly object: KObject;
+  readonly prevObject?: KObject;
+  /** Wall-clock commit time, which decides when the entry leaves the history window. */
+  readonly time: number;
+}
+
+interface Version {
+  readonly revision: bigint;
+  /** null marks a deletion (tombstone). */
+  readonly object: KObject | null;
+}
+
+export interface RevisionHistory {
+  /** Newest committed revision. */
+  current(): bigint;
+  /** Oldest revision whose state is still fully readable; every write after it is still in the log. */
+  compacted(): bigint;
+  /** The live object at the newest revision. */
+  latest(key: string): KObject | undefined;
+  /** Revision of the key's newest version, live or deleted: a compare-and-swap token for read-modify-write. */
+  keyRevision(key: string): bigint | undefined;
+  /** The live object at `revision` (which the caller checked is within [compacted, current]). */
+  at(key: string, revision: bigint): KObject | undefined;
+  /** Commits a new state (an object the caller already copied) or a deletion (null) at the next revision. */
+  commit(key: string, object: KObject | null, time: number): LogEntry;
+  /**
+   * Visits live objects at `revision` whose key starts with `prefix`, from `start` (inclusive) in key order,
+   * until `visit` returns false.
+   */
+  scan(prefix: string, start: string, revision: bigint, visit: (key: string, object: KObject) => boolean): void;
+  /** Log entries with revision > `after` (which the caller checked is >= compacted), oldest first. */
+  entriesAfter(after: bigint): LogEntry[];
+  /** Drops log entries committed before `cutoff` and every version only they could still reach. */
+  compact(cutoff: number): void;
+}
+
+/** Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes. */
+function lowerBound(keys: string[], target: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function stamp(object: KObject, revision: bigint): KObject {
+  object.metadata = { ...object.metadata, resourceVersion: revision.toString() };
+  return deepFreeze(object);
+}
+
+/** The store starts at revision 1, as etcd does: on the wire "0" means "any", so no state may be named 0. */
+const INITIAL_REVISION = 1n;
+
+export function createRevisionHistory(): RevisionHistory {
+  let current = INITIAL_REVISION;
+  let compacted = INITIAL_REVISION;
+  const versions = new Map<string, Version[]>();
+  const keys: string[] = [];
+  const log: LogEntry[] = [];
+  // Index of the first retained log entry; the array is trimmed in batches so compaction stays amortised O(1).
+  let head = 0;
+
+  function versionAt(list: Version[] | undefined, revision: bigint): Version | undefined {
+    if (!list) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].revision <= revision) return list[i];
+    return undefined;
+  }
+
+  function forget(key: string): void {
+    versions.delete(key);
+    const i = lowerBound(keys, key);
+    if (keys[i] === key) keys.splice(i, 1);
+  }
+
+  return {
+    current: () => current,
+    compacted: () => compacted,
+
+    latest(key) {
+      const list = versions.get(key);
+      return list?.[list.length - 1].object ?? undefined;
+    },
+
+    keyRevision(key) {
+      const list = versions.get(key);
+      return list?.[list.length - 1].revision;
+    },
+
+    at(key, revision) {
+      return versionAt(versions.get(key), revision)?.object ?? undefined;
+    },
+
+    commit(key, object, time) {
+      const revision = current + 1n;
+      let list = versions.get(key);
+      const prev = list?.[list.length - 1].object ?? undefined;
+      let entry: LogEntry;
+      if (object === null) {
+        if (!prev) throw new StorageError('Internal', `commit: deleting absent key ${key}`, key);
+        entry = { revision, key, type: 'DELETED', object: stamp(structuredClone(prev), revision), prevObject: prev, time };
+      } else {
+        entry = { revision, key, type: prev ? 'MODIFIED' : 'ADDED', object: stamp(object, revision), prevObject: prev, time };
+      }
+      if (!list) {
+        list = [];
+        versions.set(key, list);
+        keys.splice(lowerBound(keys, key), 0, key);
+      }
+      list.push({ revision, object: object === null ? null : entry.object });
+      log.push(entry);
+      current = revision;
+      return entry;
+    },
+
+    scan(prefix, start, revision, visit) {
+      const latest = revision === current;
+      for (let i = lowerBound(keys, start < prefix ? prefix : start); i < keys.length; i++) {
+        const key = keys[i];
+        if (!key.startsWith(prefix)) return;
+        const list = versions.get(key);
+        const object = latest ? list?.[list.length - 1].object : versionAt(list, revision)?.object;
+        if (object && !visit(key, object)) return;
+      }
+    },
+
+    entriesAfter(after) {
+      // The log is contiguous: the entry for revision r sits at head + (r - compacted - 1).
+      const from = head + Number(after - compacted);
+      return log.slice(Math.max(from, head));
+    },
+
+    compact(cutoff) {
+      while (head < log.length && log[head].time < cutoff) {
+        const { key, revision } = log[head];
+        head++;
+        compacted = revision;
+        // The version written by this entry is now the oldest one anyone can read; older ones are unreachable,
+        // and a tombstone at the bottom says nothing a missing version does not.
+        const list = versions.get(key);
+        if (!list) continue;
+        let drop = 0;
+        while (drop < list.length && list[drop].revision < revision) drop++;
+        if (drop < list.length && list[drop].revision === revision && list[drop].object === null) drop++;
+        list.splice(0, drop);
+        if (list.length === 0) forget(key);
+      }
+      if (head > 1024 && head * 2 > log.length) {
+        log.splice(0, head);
+        head = 0;
+      }
+    },
+  };
+}

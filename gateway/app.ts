@@ -1,0 +1,94 @@
+// Composes the gateway: the filter chain in its one fixed order, then the routes. main.ts builds the dependencies
+// (storage, authn, authz, health) and hands them here; nothing in this file does I/O of its own.
+import Koa from 'koa';
+import type { Storage } from '../backends/storage.js';
+import type { KindDefinition } from '../api/scheme.js';
+import type { Authenticator } from './authn/authenticator.js';
+import type { Authorizer } from '../policies/authorizer.js';
+import type { FeatureGates } from './server/feature-gates.js';
+import { createHealthHandler, type HealthChecks } from './handlers/health.js';
+import { requestInfoFilter, requestInfoOf } from './filters/request-info.js';
+import { createStatusFilter } from './filters/status.js';
+import { createAuthenticationFilter } from './filters/authentication.js';
+import { createAuthorizationFilter } from './filters/authorization.js';
+import { createCompression } from './filters/compression.js';
+import { defaultSerializers } from './negotiation/negotiate.js';
+import { createRegistry, type Registry } from './registry/registry.js';
+import { createKindValidator } from '../api/validation/schema-validator.js';
+import { createDiscovery } from './handlers/discovery.js';
+import { createOpenAPIHandler } from './handlers/openapi.js';
+import { createVersionHandler } from './handlers/version.js';
+import { createResourceRouter } from './handlers/resource-router.js';
+import { errors } from '../api/meta/errors.js';
+import { isPretty } from './handlers/request-scope.js';
+
+export interface AppDeps {
+  storage: Storage;
+  kinds: KindDefinition[];
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  health: HealthChecks;
+  features: FeatureGates;
+  /** Request bodies above this get 413. */
+  maxRequestBodyBytes: number;
+  /** Aborted when the server shuts down: open watches end cleanly. */
+  shutdownSignal: AbortSignal;
+  /** For /version. */
+  version: VersionInfo;
+  /** Failure details withheld from clients go here. */
+  log?: (line: string) => void;
+}
+
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export interface Gateway {
+  app: Koa;
+  registry: Registry;
+}
+
+export function createGateway(deps: AppDeps): Gateway {
+  const serializers = defaultSerializers();
+  const registry = createRegistry(deps.kinds, deps.storage, createKindValidator);
+  const discovery = createDiscovery(deps.kinds);
+  const openapi = createOpenAPIHandler(deps.kinds);
+  const version = createVersionHandler(deps.version);
+  const handlerDeps = { serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features };
+  const resources = createResourceRouter(registry, handlerDeps);
+  const health = createHealthHandler(deps.health, { log: deps.log });
+
+  const app = new Koa();
+  // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, and only
+  // then compress and route.
+  app.use(requestInfoFilter);
+  app.use(createStatusFilter(serializers));
+  app.use(createAuthenticationFilter(deps.authenticator));
+  app.use(createAuthorizationFilter(deps.authorizer));
+  app.use(createCompression(deps.features));
+  app.use(health);
+  app.use(async function routes(ctx) {
+    const info = requestInfoOf(ctx);
+    if (info.isResourceRequest) return resources(ctx);
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+      if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
+      if (discovery.handle(ctx, isPretty(new URLSearchParams(ctx.querystring)))) return;
+      if (openapi.handle(ctx)) return;
+    }
+    throw errors.pathNotFound();
+  });
+  return { app, registry };
+}
+
+/** The Koa application alone, for callers that run no background work. */
+export function createApp(deps: AppDeps): Koa {
+  return createGateway(deps).app;
+}

@@ -1,0 +1,98 @@
+// Parses the URL into the attributes every later filter and handler uses, the way k8s.io/apiserver's
+// RequestInfoFactory does: /api/v1/..., /apis/<group>/<version>/..., everything else is a non-resource request.
+import type { Context, Next } from 'koa';
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  /** API verb for resource requests (get, list, watch, create, update, patch, delete, deletecollection), else the lowercase HTTP method. */
+  verb: string;
+  apiPrefix: 'api' | 'apis' | '';
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Path segments after the group/version. */
+  parts: string[];
+}
+
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+
+function isTrue(value: string | null): boolean {
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', parts: [],
+  };
+  const segments = path.split('/').filter((s, i) => i > 0 || s !== '');
+  if (segments[0] === '') segments.shift();
+  while (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+
+  let rest: string[];
+  if (segments[0] === 'api' && segments.length >= 2) {
+    info.apiPrefix = 'api';
+    info.apiVersion = segments[1];
+    rest = segments.slice(2);
+  } else if (segments[0] === 'apis' && segments.length >= 3) {
+    info.apiPrefix = 'apis';
+    info.apiGroup = segments[1];
+    info.apiVersion = segments[2];
+    rest = segments.slice(3);
+  } else {
+    return info;
+  }
+  if (rest.length === 0) return info; // discovery of one group/version: a non-resource request
+  info.isResourceRequest = true;
+
+  switch (method.toUpperCase()) {
+    case 'POST': info.verb = 'create'; break;
+    case 'GET': case 'HEAD': info.verb = 'get'; break;
+    case 'PUT': info.verb = 'update'; break;
+    case 'PATCH': info.verb = 'patch'; break;
+    case 'DELETE': info.verb = 'delete'; break;
+    default: info.verb = method.toLowerCase();
+  }
+
+  // /namespaces/<ns>/<resource>... scopes the request; /namespaces and /namespaces/<name>[/status|finalize] are the
+  // namespace resource itself.
+  if (rest[0] === 'namespaces' && rest.length >= 2) {
+    info.namespace = rest[1];
+    if (rest.length >= 3 && !(rest.length === 3 && NAMESPACE_SUBRESOURCES.has(rest[2]))) {
+      rest = rest.slice(2);
+    } else {
+      info.namespace = rest[1];
+    }
+  }
+  info.parts = rest;
+  info.resource = rest[0] ?? '';
+  if (rest.length >= 2) info.name = rest[1];
+  if (rest.length >= 3) info.subresource = rest[2];
+  if (info.resource === 'namespaces' && info.name) info.namespace = info.name;
+
+  if (info.verb === 'get' || info.verb === 'delete') {
+    if (!info.name) info.verb = info.verb === 'get' ? 'list' : 'deletecollection';
+  }
+  if (info.verb === 'list' && isTrue(query.get('watch'))) info.verb = 'watch';
+  // A single-object watch through the collection with a metadata.name field selector is still a watch on that name.
+  if ((info.verb === 'list' || info.verb === 'watch') && !info.name) {
+    const selector = query.get('fieldSelector') ?? '';
+    const m = /^metadata\.name(?:==?)([^,]+)$/.exec(selector);
+    if (m) info.name = m[1];
+  }
+  return info;
+}
+
+/** First filter: every later one reads requestInfoOf(ctx). */
+export async function requestInfoFilter(ctx: Context, next: Next): Promise<void> {
+  ctx.state.requestInfo = parseRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring));
+  await next();
+}
+
+export function requestInfoOf(ctx: Context): RequestInfo {
+  return ctx.state.requestInfo as RequestInfo;
+}

@@ -1,0 +1,42 @@
+// Turns every failure into a Status body. Known failures (StatusError) keep their code and message; anything else
+// is logged here and answered as a 500 that withholds its details.
+import type { Context, Next } from 'koa';
+import { errors, isStatusError, type StatusError } from '../../api/meta/errors.js';
+import type { Serializer } from '../negotiation/serializer.js';
+import { negotiateResponse } from '../negotiation/negotiate.js';
+
+function statusErrorOf(e: unknown): StatusError {
+  if (isStatusError(e)) return e;
+  const httpError = e as { status?: number; expose?: boolean; message?: string };
+  // koa's own errors (for example a malformed URL) carry an HTTP status.
+  if (typeof httpError.status === 'number' && httpError.status === 400) return errors.badRequest(httpError.message ?? 'bad request');
+  console.error('internal error:', e);
+  return errors.internal();
+}
+
+export function createStatusFilter(serializers: Serializer[]) {
+  return async function statusFilter(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (e) {
+      const err = statusErrorOf(e);
+      if (ctx.headerSent) {
+        ctx.res.destroy();
+        return;
+      }
+      let serializer = serializers[0];
+      let contentType = serializer.mediaType;
+      try {
+        const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: false, serializers });
+        serializer = target.serializer;
+        contentType = target.serializer.mediaType;
+      } catch {
+        // A client that accepts nothing we speak still gets its error, in JSON.
+      }
+      for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+      ctx.status = err.code;
+      ctx.set('Content-Type', contentType);
+      ctx.body = serializer.encode(err.toStatus());
+    }
+  };
+}

@@ -1,0 +1,71 @@
+// DeleteOptions come from the body (optional) and the query; the query wins where both speak, as upstream.
+import type { Context } from 'koa';
+import { errors } from '../../api/meta/errors.js';
+import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
+import { isObject, type DeleteOptions } from '../../api/meta/types.js';
+import type { FeatureGates } from '../server/feature-gates.js';
+import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
+
+const POLICIES = ['Orphan', 'Background', 'Foreground'];
+
+export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, features: FeatureGates | undefined): Promise<DeleteOptions> {
+  let options: DeleteOptions = {};
+  const hasBody = Number(ctx.get('content-length') || '0') > 0 || ctx.get('transfer-encoding') !== '';
+  if (hasBody) {
+    const decoded = await decodeRequestBody(ctx, deps).catch((e: unknown) => {
+      if (e instanceof Error && /empty/.test(e.message)) return undefined;
+      throw e;
+    });
+    if (decoded !== undefined) {
+      if (!isObject(decoded.value)) throw errors.badRequest('the body of a delete request must be a DeleteOptions object');
+      options = decoded.value as DeleteOptions;
+    }
+  }
+  const q = new URLSearchParams(ctx.querystring);
+  const grace = q.get('gracePeriodSeconds');
+  if (grace !== null && grace !== '') {
+    if (!/^-?\d+$/.test(grace)) throw errors.badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer`);
+    options.gracePeriodSeconds = Number(grace);
+  }
+  const policy = q.get('propagationPolicy');
+  if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  const orphan = q.get('orphanDependents');
+  if (orphan !== null && orphan !== '') options.orphanDependents = orphan === 'true';
+  const dryRun = q.getAll('dryRun');
+  if (dryRun.length > 0) options.dryRun = dryRun;
+  validateDeleteOptions(options, features);
+  return options;
+}
+
+function validateDeleteOptions(o: DeleteOptions, features: FeatureGates | undefined): void {
+  const errs: FieldError[] = [];
+  if (o.propagationPolicy !== undefined && !POLICIES.includes(o.propagationPolicy)) {
+    errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, POLICIES));
+  }
+  if (o.propagationPolicy !== undefined && o.orphanDependents !== undefined) {
+    errs.push(fieldErrors.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (o.gracePeriodSeconds !== undefined && (typeof o.gracePeriodSeconds !== 'number' || !Number.isInteger(o.gracePeriodSeconds))) {
+    errs.push(fieldErrors.invalid('gracePeriodSeconds', o.gracePeriodSeconds, 'must be an integer'));
+  }
+  if (o.preconditions !== undefined && !isObject(o.preconditions)) errs.push(fieldErrors.invalid('preconditions', o.preconditions, 'must be an object'));
+  if (o.dryRun !== undefined) {
+    for (const [i, v] of (Array.isArray(o.dryRun) ? o.dryRun : [o.dryRun]).entries()) {
+      if (v !== 'All') errs.push(fieldErrors.notSupported(`dryRun[${i}]`, v, ['All']));
+    }
+  }
+  if (o.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    if (!features?.enabled('AllowUnsafeMalformedObjectDeletion')) {
+      errs.push(fieldErrors.forbidden('ignoreStoreReadErrorWithClusterBreakingPotential', 'not allowed while the feature gate AllowUnsafeMalformedObjectDeletion is disabled'));
+    } else {
+      for (const f of ['dryRun', 'gracePeriodSeconds', 'orphanDependents', 'preconditions', 'propagationPolicy'] as const) {
+        if (o[f] !== undefined) errs.push(fieldErrors.forbidden(f, 'must be unset when ignoreStoreReadErrorWithClusterBreakingPotential is true'));
+      }
+    }
+  }
+  if (errs.length > 0) throw errors.invalid('DeleteOptions', 'meta.k8s.io', '', errs);
+}
+
+export function isDryRun(o: DeleteOptions): boolean {
+  return parseDryRun(o.dryRun ?? []);
+}

@@ -1,0 +1,126 @@
+// Discovery in both forms kubectl reads: the legacy documents (/api, /apis, /apis/<g>, per-version
+// APIResourceList) and the aggregated APIGroupDiscoveryList, recognised by kubectl only under the exact
+// `g=apidiscovery.k8s.io` content type. Documents are built once from the scheme; nothing here changes per request.
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
+
+const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const STATUS_VERBS = ['get', 'patch', 'update'];
+
+interface GroupVersion {
+  group: string;
+  version: string;
+  kinds: KindDefinition[];
+}
+
+function storageVersionHash(def: KindDefinition): string {
+  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+function withOptional<T extends Record<string, unknown>>(base: T, extra: Record<string, unknown[] | undefined>): T {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(extra)) if (v && v.length > 0) out[k] = v;
+  return out as T;
+}
+
+function groupVersions(kinds: KindDefinition[]): GroupVersion[] {
+  const byKey = new Map<string, GroupVersion>();
+  for (const def of kinds) {
+    const key = `${def.group}/${def.version}`;
+    let gv = byKey.get(key);
+    if (!gv) byKey.set(key, gv = { group: def.group, version: def.version, kinds: [] });
+    gv.kinds.push(def);
+  }
+  return [...byKey.values()];
+}
+
+function apiResourceList(gv: GroupVersion): Record<string, unknown> {
+  const resources: Record<string, unknown>[] = [];
+  for (const def of gv.kinds) {
+    resources.push(withOptional({
+      name: def.resource, singularName: def.singular, namespaced: def.namespaced, kind: def.kind,
+      verbs: ITEM_VERBS, storageVersionHash: storageVersionHash(def),
+    }, { shortNames: def.shortNames, categories: def.categories }));
+    if (def.statusSubresource) {
+      resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(gv), resources };
+}
+
+function discoveryResource(def: KindDefinition): Record<string, unknown> {
+  const responseKind = { group: def.group, version: def.version, kind: def.kind };
+  const entry = withOptional({
+    resource: def.resource, responseKind, scope: def.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: def.singular, verbs: ITEM_VERBS,
+  }, { shortNames: def.shortNames, categories: def.categories });
+  if (def.statusSubresource) (entry as Record<string, unknown>).subresources = [{ subresource: 'status', responseKind, verbs: STATUS_VERBS }];
+  return entry;
+}
+
+function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string, unknown> {
+  const byGroup = new Map<string, GroupVersion[]>();
+  for (const gv of gvs) byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), gv]);
+  return {
+    kind: 'APIGroupDiscoveryList', apiVersion, metadata: {},
+    items: [...byGroup.entries()].map(([group, versions]) => ({
+      metadata: { name: group, creationTimestamp: null },
+      versions: versions.map((gv) => ({ version: gv.version, resources: gv.kinds.map(discoveryResource), freshness: 'Current' })),
+    })),
+  };
+}
+
+/** The aggregated form the client accepts, if any: `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`. */
+function aggregatedRequest(accept: string): { group: string; version: string } | null {
+  for (const entry of accept.split(',')) {
+    const [type, ...rawParams] = entry.split(';').map((s) => s.trim());
+    if (type !== 'application/json') continue;
+    const params = Object.fromEntries(rawParams.map((p) => p.split('=').map((s) => s.trim())));
+    if (params.as !== 'APIGroupDiscoveryList') continue;
+    if (params.g !== 'apidiscovery.k8s.io' && params.g !== 'apidiscovery.platform.io') continue;
+    if (params.v !== 'v2' && params.v !== 'v2beta1') continue;
+    return { group: params.g, version: params.v };
+  }
+  return null;
+}
+
+export interface Discovery {
+  /** Answers discovery paths; returns false when the path is not a discovery document. */
+  handle(ctx: Context, pretty: boolean): boolean;
+}
+
+export function createDiscovery(kinds: KindDefinition[]): Discovery {
+  const gvs = groupVersions(kinds);
+  const core = gvs.filter((gv) => gv.group === '');
+  const named = gvs.filter((gv) => gv.group !== '');
+  const groupNames = [...new Set(named.map((gv) => gv.group))];
+  const apiGroup = (name: string): Record<string, unknown> => {
+    const versions = named.filter((gv) => gv.group === name).map((gv) => ({ groupVersion: `${name}/${gv.version}`, version: gv.version }));
+    return { name, versions, preferredVersion: versions[0] };
+  };
+  const documents = new Map<string, unknown>();
+  documents.set('/api', { kind: 'APIVersions', versions: core.map((gv) => gv.version), serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }] });
+  documents.set('/apis', { kind: 'APIGroupList', apiVersion: 'v1', groups: groupNames.map(apiGroup) });
+  for (const name of groupNames) documents.set(`/apis/${name}`, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name) });
+  for (const gv of gvs) documents.set(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`, apiResourceList(gv));
+
+  return {
+    handle(ctx, pretty) {
+      const path = ctx.path.replace(/\/+$/, '') || '/';
+      const doc = documents.get(path);
+      if (doc === undefined) return false;
+      const aggregated = (path === '/api' || path === '/apis') ? aggregatedRequest(ctx.get('accept')) : null;
+      let body: unknown = doc;
+      let contentType = 'application/json';
+      if (aggregated) {
+        body = aggregatedList(path === '/api' ? core : named, `${aggregated.group}/${aggregated.version}`);
+        contentType = `application/json;g=${aggregated.group};v=${aggregated.version};as=APIGroupDiscoveryList`;
+      }
+      ctx.status = 200;
+      ctx.set('Content-Type', contentType);
+      ctx.body = Buffer.from(pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body));
+      return true;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// What every resource handler shares: the resolved resource, body reading with the size limit, decoding by
+// Content-Type, the write settings of the query, and encoding the answer for the negotiated media type.
+import type { Context } from 'koa';
+import { errors } from '../../api/meta/errors.js';
+import { isObject, type KObject } from '../../api/meta/types.js';
+import type { KindDefinition } from '../../api/scheme.js';
+import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
+import type { ResourceStore } from '../registry/store.js';
+import type { DecodeResult, Serializer } from '../negotiation/serializer.js';
+import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
+import { parseIncludeObject, toTable } from '../negotiation/table.js';
+import type { RequestInfo } from '../filters/request-info.js';
+
+export interface HandlerDeps {
+  serializers: Serializer[];
+  maxRequestBodyBytes: number;
+  shutdownSignal: AbortSignal;
+}
+
+export interface ResourceRequest {
+  info: RequestInfo;
+  store: ResourceStore;
+  query: URLSearchParams;
+}
+
+export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || '0');
+  if (declared > limit) throw errors.requestEntityTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > limit) throw errors.requestEntityTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Reads and decodes the request body by its Content-Type (415 for types we cannot read). */
+export async function decodeRequestBody(ctx: Context, deps: HandlerDeps): Promise<DecodeResult> {
+  const serializer = negotiateRequest(ctx.get('content-type') || undefined, deps.serializers);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
+  return serializer.decode(body);
+}
+
+export function parseFieldValidation(q: URLSearchParams): FieldValidation {
+  const v = q.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  // kube-apiserver accepts the values case-insensitively.
+  const normalized = { ignore: 'Ignore', warn: 'Warn', strict: 'Strict' }[v.toLowerCase()] as FieldValidation | undefined;
+  if (!normalized) throw errors.badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "Ignore", "Strict", "Warn"`);
+  return normalized;
+}
+
+export function parseDryRun(values: string[]): boolean {
+  const nonEmpty = values.filter((v) => v !== '');
+  for (const v of nonEmpty) {
+    if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+  }
+  return nonEmpty.length > 0;
+}
+
+export function writeContext(q: URLSearchParams, decoded?: DecodeResult): WriteContext {
+  return {
+    dryRun: parseDryRun(q.getAll('dryRun')),
+    fieldValidation: parseFieldValidation(q),
+    duplicateFields: decoded?.duplicateFields ?? [],
+    warnings: [],
+  };
+}
+
+export function addWarnings(ctx: Context, warnings: string[]): void {
+  for (const w of warnings) ctx.append('Warning', `299 - ${JSON.stringify(w)}`);
+}
+
+export function isPretty(q: URLSearchParams): boolean {
+  const v = q.get('pretty');
+  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } {
+  return isObject(value) && Array.isArray(value.items);
+}
+
+/**
+ * Encodes an object, a list or a Status for the negotiated media type; objects and lists of `def` become Tables
+ * when the client asked for one.
+ */
+export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, value: unknown, def?: KindDefinition): void {
+  const q = new URLSearchParams(ctx.querystring);
+  const isStatusBody = isObject(value) && value.kind === 'Status';
+  const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: Boolean(def) && !isStatusBody, serializers: deps.serializers });
+  let body = value;
+  if (target.as === 'Table' && def) {
+    const include = parseIncludeObject(q.get('includeObject'));
+    body = isList(value)
+      ? toTable(def, value.items, { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include, listMeta: value.metadata })
+      : toTable(def, [value as KObject], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include });
+  }
+  ctx.status = status;
+  ctx.set('Content-Type', target.contentType);
+  ctx.body = target.serializer.encode(body, { pretty: isPretty(q) });
+}
+
+export function successStatus(def: KindDefinition, name: string, uid?: string): Record<string, unknown> {
+  const details: Record<string, unknown> = { name, kind: def.resource };
+  if (def.group) details.group = def.group;
+  if (uid) details.uid = uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+}

@@ -1,0 +1,72 @@
+// Dispatches a resource request to its verb handler after checking that the path names something we serve in the
+// right scope. Everything not served is a 404 Status; a verb the path does not support is a 405.
+import type { Context } from 'koa';
+import { errors } from '../../api/meta/errors.js';
+import type { FeatureGates } from '../server/feature-gates.js';
+import { requestInfoOf } from '../filters/request-info.js';
+import type { Registry } from '../registry/registry.js';
+import { handleCreate } from './create.js';
+import { handleDelete } from './delete.js';
+import { handleDeleteCollection } from './delete-collection.js';
+import { handleGet } from './get.js';
+import { handleList } from './list.js';
+import { handlePatch } from './patch.js';
+import { handleUpdate } from './update.js';
+import { handleWatch } from './watch.js';
+import type { HandlerDeps, ResourceRequest } from './request-scope.js';
+
+export function createResourceRouter(registry: Registry, deps: HandlerDeps & { features: FeatureGates }) {
+  return async function resourceRouter(ctx: Context): Promise<void> {
+    const info = requestInfoOf(ctx);
+    const store = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (!store) throw errors.pathNotFound();
+    const def = store.def;
+    const namespacePath = info.parts.length > 0 && ctx.path.includes('/namespaces/') && def.resource !== 'namespaces';
+    // The namespace segment must match the resource's scope; namespaced items need it.
+    if (!def.namespaced && namespacePath) throw errors.pathNotFound();
+    if (def.namespaced && !info.namespace && (info.name || ctx.method !== 'GET')) throw errors.pathNotFound();
+    if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
+      throw errors.pathNotFound();
+    }
+    const query = new URLSearchParams(ctx.querystring);
+    const req: ResourceRequest = { info, store, query };
+    const method = ctx.method.toUpperCase();
+    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);
+
+    switch (method) {
+      case 'GET':
+      case 'HEAD':
+        if (info.name && info.subresource === '' && isWatchParam(query) && info.parts.length === 2) {
+          // Watching one object through its item path: the same watch, restricted by name.
+          query.set('fieldSelector', joinSelectors(`metadata.name=${info.name}`, query.get('fieldSelector')));
+          return handleWatch(ctx, deps, req);
+        }
+        if (info.verb === 'watch') return handleWatch(ctx, deps, req);
+        if (info.parts.length >= 2) return handleGet(ctx, deps, req);
+        return handleList(ctx, deps, req);
+      case 'POST':
+        if (info.parts.length !== 1) throw errors.methodNotAllowed('POST', 'the requested resource');
+        return handleCreate(ctx, deps, req);
+      case 'PUT':
+        if (info.parts.length < 2) throw errors.methodNotAllowed('PUT', 'the requested resource');
+        return handleUpdate(ctx, deps, req);
+      case 'PATCH':
+        if (info.parts.length < 2) throw errors.methodNotAllowed('PATCH', 'the requested resource');
+        return handlePatch(ctx, deps, req);
+      case 'DELETE':
+        if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
+        return handleDeleteCollection(ctx, deps, req);
+      default:
+        throw errors.methodNotAllowed(method, 'the requested resource');
+    }
+  };
+}
+
+function isWatchParam(q: URLSearchParams): boolean {
+  const v = q.get('watch');
+  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function joinSelectors(a: string, b: string | null): string {
+  return b ? `${a},${b}` : a;
+}

@@ -1,0 +1,217 @@
+// The `gatehouse` entry point. It only composes: options → certificates and admin credential → storage →
+// authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
+// HTTPS server → signals. Everything with
+// behaviour lives in the modules it wires together.
+import { mkdir } from 'node:fs/promises';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { createGateway, type VersionInfo } from './app.js';
+import { ensureSystemNamespaces, startNamespaceController, type Controller } from './controllers/namespace-lifecycle.js';
+import { builtinKinds } from '../api/register.js';
+import type { KindDefinition } from '../api/scheme.js';
+import type { Storage } from '../backends/storage.js';
+import { createMemoryStorage } from '../backends/memory/memory-storage.js';
+import { parseOptions, usage, OptionsError, type GatehouseOptions } from './server/options.js';
+import { loadOrCreateCertificates } from './server/certs.js';
+import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
+import { createShutdown, installSignalHandlers } from './server/shutdown.js';
+import { createAuthenticatorUnion, type Authenticator } from './authn/authenticator.js';
+import { createBearerTokenAuthenticator, type TokenAuthenticator } from './authn/bearer-token.js';
+import { createStaticTokenAuthenticator, loadTokenFile } from './authn/token-file.js';
+import { createAdminTokenAuthenticator, loadOrCreateAdminToken } from './authn/admin-token.js';
+import { withAnonymousFallback } from './authn/anonymous.js';
+import { buildAuthorizer } from '../policies/build-authorizer.js';
+import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
+
+export interface RunningGatehouse {
+  url: string;
+  port: number;
+  dataDir: string;
+  adminKubeconfigPath: string;
+  adminToken: string;
+  /** PEM of the CA clients should trust. */
+  caPem: string;
+  options: GatehouseOptions;
+  /** Runs the graceful shutdown (honouring --shutdown-delay-duration) and resolves when everything is closed. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Diagnostics (default: stderr). */
+  log?: (line: string) => void;
+  /** The start banner (default: stdout). */
+  out?: (line: string) => void;
+  /** Resolve relative paths against this directory (default: process.cwd()). */
+  cwd?: string;
+  /** Served kinds (default: every built-in kind). */
+  kinds?: KindDefinition[];
+  /** Handle SIGTERM/SIGINT and exit the process when shut down (the CLI does; in-process tests do not). */
+  handleSignals?: boolean;
+}
+
+export const KUBERNETES_VERSION = { major: '1', minor: '32', patch: '0' };
+
+function versionInfo(): VersionInfo {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  return {
+    major: KUBERNETES_VERSION.major,
+    minor: KUBERNETES_VERSION.minor,
+    gitVersion: `v${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}.${KUBERNETES_VERSION.patch}+gatehouse`,
+    gitCommit: process.env.GATEHOUSE_GIT_COMMIT ?? 'unknown',
+    gitTreeState: 'clean',
+    buildDate: new Date(0).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${arch}`,
+  };
+}
+
+function createStorage(options: GatehouseOptions): Storage {
+  switch (options.storageBackend) {
+    case 'memory':
+      return createMemoryStorage({ historyWindowMs: options.historyWindowMs });
+  }
+}
+
+async function createAuthenticator(options: GatehouseOptions, adminToken: string, log: (l: string) => void): Promise<Authenticator> {
+  const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
+  if (options.tokenAuthFile) {
+    const parsed = await loadTokenFile(options.tokenAuthFile);
+    for (const warning of parsed.warnings) log(`warning: ${warning}`);
+    tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
+  }
+  const union = createAuthenticatorUnion([createBearerTokenAuthenticator(tokens)]);
+  return options.anonymousAuth ? withAnonymousFallback(union) : union;
+}
+
+function registerHealthChecks(health: HealthChecks, storage: Storage): void {
+  health.add(pingCheck());
+  health.add(logCheck());
+  // `etcd` is the name operators' probes and dashboards know; k3s keeps it for its SQL-backed kine as well.
+  health.add({ name: 'etcd', check: () => storage.readiness() });
+  health.addReadyz({ name: 'etcd-readiness', check: () => storage.readiness() });
+}
+
+function listen(server: https.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function startGatehouse(argv: string[], opts: StartOptions = {}): Promise<RunningGatehouse> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const options = parseOptions(argv, opts.cwd);
+  for (const warning of options.featureGates.warnings) log(`warning: ${warning}`);
+
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const certs = await loadOrCreateCertificates({
+    certDir: options.certDir,
+    bindAddress: options.bindAddress,
+    tlsCertFile: options.tlsCertFile,
+    tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+  });
+  if (certs.action !== 'reused' && certs.action !== 'provided') log(`serving certificate ${certs.action} in ${options.certDir}`);
+  const adminToken = await loadOrCreateAdminToken(options.dataDir);
+  const authenticator = await createAuthenticator(options, adminToken, log);
+  const authorizer = buildAuthorizer(options.authorizationModes);
+
+  const storage = createStorage(options);
+  const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
+  registerHealthChecks(health, storage);
+  const informers = health.postStartHook('generic-apiserver-start-informers');
+  const autoregister = health.bootSequence('autoregister-completion');
+  const namespacesHook = health.postStartHook('start-system-namespaces-controller');
+
+  const controller = new AbortController();
+  let gateway;
+  let namespaceController: Controller;
+  try {
+    gateway = createGateway({
+      storage,
+      kinds: opts.kinds ?? builtinKinds,
+      authenticator,
+      authorizer,
+      health,
+      features: options.featureGates,
+      maxRequestBodyBytes: options.maxRequestBodyBytes,
+      shutdownSignal: controller.signal,
+      version: versionInfo(),
+      log,
+    });
+    // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
+    autoregister.complete();
+    // The built-in namespaces exist before the first request is served.
+    await ensureSystemNamespaces(gateway.registry);
+    namespaceController = startNamespaceController(gateway.registry, { log });
+    namespacesHook.complete();
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
+  const { app } = gateway;
+
+  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2' }, app.callback());
+  // Watches are long-lived: Node's default 5-minute request timeout would cut them.
+  server.requestTimeout = 0;
+  let port: number;
+  try {
+    port = await listen(server, options.securePort, options.bindAddress);
+  } catch (e) {
+    await namespaceController.stop();
+    await storage.close();
+    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
+  }
+  informers.complete();
+
+  const url = clientUrl(options.bindAddress, port);
+  const adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
+
+  const shutdown = createShutdown({
+    server,
+    health,
+    controller,
+    delayMs: options.shutdownDelayMs,
+    drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
+    closers: [() => namespaceController.stop(), () => storage.close()],
+    log,
+  });
+  const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};
+
+  out(`Gatehouse is serving on ${url}`);
+  out(`kubectl --kubeconfig ${adminKubeconfigPath} get ns`);
+
+  return {
+    url, port, dataDir: options.dataDir, adminKubeconfigPath, adminToken, caPem: certs.caPem, options,
+    async close() {
+      removeSignalHandlers();
+      await shutdown.run('close');
+    },
+  };
+}
+
+/** CLI: `--help` prints usage; a bad flag or a failed start prints `Error: ...` and exits 1. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usage());
+    return;
+  }
+  try {
+    await startGatehouse(argv, { handleSignals: true });
+  } catch (e) {
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    if (e instanceof OptionsError) process.stderr.write(`Run 'gatehouse --help' for usage.\n`);
+    process.exit(1);
+  }
+}
+
+// No top-level await: test runners load this module through a CommonJS transform.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  void main();
+}

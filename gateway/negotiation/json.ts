@@ -1,0 +1,121 @@
+// The JSON codec. JSON.parse builds the value (native and fast); jsonc-parser's visitor walks the same text only
+// to find duplicate keys, which JSON.parse silently resolves to the last one, and positions of syntax errors.
+import { visit } from 'jsonc-parser';
+import { errors } from '../../api/meta/errors.js';
+import type { DecodeOptions, DecodeResult, Serializer } from './serializer.js';
+
+/** jsonc-parser's ParseErrorCode values (a const enum, so spelled out here). */
+const SYNTAX_PROBLEMS: Record<number, string> = {
+  1: 'invalid character',
+  2: 'invalid number',
+  3: 'expected a property name',
+  4: 'expected a value',
+  5: "expected ':'",
+  6: "expected ',' or the end of the object or array",
+  7: "expected '}'",
+  8: "expected ']'",
+  9: 'unexpected content after the top-level value',
+  10: 'comments are not allowed',
+  11: 'comments are not allowed',
+  12: 'unterminated string',
+  13: 'unterminated number',
+  14: 'invalid unicode escape',
+  15: 'invalid escape character in string',
+  16: 'invalid control character in string',
+};
+
+interface Container {
+  path: string;
+  isArray: boolean;
+  /** Keys seen so far (objects) or the index of the next element (arrays). */
+  keys: Set<string>;
+  nextIndex: number;
+}
+
+/** Joins a child onto a path as field errors print it: `spec.taints[0].key`. */
+function childPath(parent: Container | undefined, key: string | number): string {
+  if (typeof key === 'number') return `${parent?.path ?? ''}[${key}]`;
+  return parent?.path ? `${parent.path}.${key}` : key;
+}
+
+/**
+ * Scans JSON text for keys repeated within one object, in document order. Syntax problems are reported through
+ * `onSyntaxError` with the first one's position; the visitor keeps going, so callers stop after the first.
+ */
+export function scanJson(text: string, onSyntaxError?: (problem: string, line: number, column: number, offset: number) => void): string[] {
+  const duplicates: string[] = [];
+  const stack: Container[] = [];
+  let pendingKey: string | undefined;
+  let reported = false;
+
+  // The path a value starting now will have; arrays count their elements as they begin.
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return '';
+    if (top.isArray) return childPath(top, top.nextIndex++);
+    return childPath(top, pendingKey ?? '');
+  };
+  const open = (isArray: boolean) => {
+    stack.push({ path: valuePath(), isArray, keys: new Set(), nextIndex: 0 });
+  };
+
+  visit(text, {
+    onObjectBegin: () => open(false),
+    onArrayBegin: () => open(true),
+    onObjectEnd: () => void stack.pop(),
+    onArrayEnd: () => void stack.pop(),
+    onObjectProperty: (property) => {
+      const top = stack[stack.length - 1];
+      if (top.keys.has(property)) duplicates.push(childPath(top, property));
+      top.keys.add(property);
+      pendingKey = property;
+    },
+    onLiteralValue: () => void valuePath(),
+    onError: (code, offset, _length, line, column) => {
+      if (reported || !onSyntaxError) return;
+      reported = true;
+      onSyntaxError(SYNTAX_PROBLEMS[code] ?? 'malformed JSON', line + 1, column + 1, offset);
+    },
+  }, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return duplicates;
+}
+
+function describeSyntaxError(text: string, fallback: string): string {
+  if (text.trim() === '') return 'error decoding JSON body: the body is empty';
+  let message: string | undefined;
+  scanJson(text, (problem, line, column, offset) => {
+    const found = offset < text.length ? ` (found ${JSON.stringify(text[offset])})` : ' (found the end of the body)';
+    message = `error decoding JSON body: ${problem}${found} at line ${line} column ${column}`;
+  });
+  return message ?? `error decoding JSON body: ${fallback}`;
+}
+
+/** Parses JSON text; throws StatusError 400 naming the problem and its position. */
+export function decodeJsonText(text: string, opts: DecodeOptions = {}): DecodeResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw errors.badRequest(describeSyntaxError(text, (e as Error).message));
+  }
+  const duplicateFields = opts.reportDuplicates === false ? [] : scanJson(text);
+  return { value, duplicateFields };
+}
+
+function encodeJson(value: unknown, pretty?: boolean): string {
+  // Like Go's json.Encoder, every document ends with a newline; `undefined` has no JSON form, null stands in.
+  const text = pretty ? JSON.stringify(value ?? null, null, 2) : JSON.stringify(value ?? null);
+  return `${text}\n`;
+}
+
+export function createJsonSerializer(): Serializer {
+  return {
+    mediaType: 'application/json',
+    aliases: [],
+    encode: (value, opts) => Buffer.from(encodeJson(value, opts?.pretty)),
+    decode: (body, opts) => decodeJsonText(body.toString('utf8'), opts),
+    streamMediaType: 'application/json',
+    // One event per line: clients split the stream on newlines (JSON has no raw newline inside a document).
+    encodeWatchEvent: (event) => Buffer.from(`${JSON.stringify({ type: event.type, object: event.object })}\n`),
+  } satisfies Serializer;
+}

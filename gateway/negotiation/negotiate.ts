@@ -1,0 +1,155 @@
+// Content negotiation: which serializer reads a request body, and which serializer plus `as=` transformation
+// answers. The serializer table is data (defaultSerializers); later encodings join it without new branches here.
+import { errors } from '../../api/meta/errors.js';
+import { createJsonSerializer } from './json.js';
+import type { ResponseTarget, Serializer } from './serializer.js';
+import { createYamlSerializer } from './yaml.js';
+
+/** JSON first: it answers `*\/*`, a missing Accept header and a body without Content-Type. */
+export function defaultSerializers(): Serializer[] {
+  return [createJsonSerializer(), createYamlSerializer()];
+}
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  /** Parameter names lowercased, values unquoted; `q` is removed into `q`. */
+  params: Record<string, string>;
+  q: number;
+}
+
+function splitOutsideQuotes(text: string, sep: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    if (c === '\\' && quoted) {
+      current += c + (text[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === sep && !quoted) {
+      parts.push(current);
+      current = '';
+    } else {
+      current += c;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+function unquote(v: string): string {
+  return v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1).replace(/\\(.)/g, '$1') : v;
+}
+
+/** One media type with parameters (`application/json; charset=utf-8`); undefined when it is not type/subtype. */
+export function parseMediaType(text: string): Omit<MediaRange, 'q'> | undefined {
+  const [full, ...rawParams] = splitOutsideQuotes(text, ';');
+  const m = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\/([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*$/.exec(full);
+  if (!m) return undefined;
+  const params: Record<string, string> = {};
+  for (const p of rawParams) {
+    const eq = p.indexOf('=');
+    if (eq < 0) continue;
+    params[p.slice(0, eq).trim().toLowerCase()] = unquote(p.slice(eq + 1).trim());
+  }
+  return { type: m[1].toLowerCase(), subtype: m[2].toLowerCase(), params };
+}
+
+/**
+ * Parses an Accept header by RFC 7231 §5.3.2 and orders it by preference: higher q first, then more specific
+ * ranges (wildcards last; parameters do not count, as in kube's goautoneg), then header order. Malformed entries
+ * are skipped; q=0 entries are dropped (they mean "not this").
+ */
+export function parseAccept(header: string): MediaRange[] {
+  const ranges: Array<MediaRange & { order: number }> = [];
+  splitOutsideQuotes(header, ',').forEach((entry, order) => {
+    if (entry.trim() === '') return;
+    const mt = parseMediaType(entry);
+    if (!mt || (mt.type === '*' && mt.subtype !== '*')) return;
+    let q = 1;
+    if ('q' in mt.params) {
+      q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(mt.params.q) ? Number(mt.params.q) : 0;
+      delete mt.params.q;
+    }
+    if (q > 0) ranges.push({ ...mt, q, order });
+  });
+  const specificity = (r: MediaRange) => (r.type === '*' ? 0 : r.subtype === '*' ? 1 : 2);
+  ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
+  return ranges.map(({ order: _order, ...r }) => r);
+}
+
+const TABLE_GROUPS = new Set(['meta.k8s.io', 'meta.platform.io']);
+const META_VERSIONS = new Set(['v1', 'v1beta1']);
+const PARTIAL_KINDS = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
+
+function mediaTypeOf(s: Serializer, streaming: boolean): string {
+  return streaming ? s.streamMediaType : s.mediaType;
+}
+
+function candidates(range: MediaRange, serializers: Serializer[], streaming: boolean): Serializer[] {
+  const usable = serializers.filter((s) => mediaTypeOf(s, streaming) !== '');
+  if (range.type === '*') return usable;
+  return usable.filter((s) => [s.mediaType, ...s.aliases].some((name) => {
+    const [type, subtype] = name.toLowerCase().split('/');
+    return type === range.type && (range.subtype === '*' || subtype === range.subtype);
+  }));
+}
+
+export interface ResponseOptions {
+  /** The endpoint can render Tables (resource GET, LIST and WATCH). */
+  allowTable: boolean;
+  /** A watch: only serializers that frame a stream qualify, and contentType is the stream type. */
+  streaming?: boolean;
+  /** The handler can render PartialObjectMetadata[List]; otherwise such Accept entries are skipped. */
+  allowPartialObjectMetadata?: boolean;
+  serializers: Serializer[];
+}
+
+/** Chooses the response encoding; throws 406 Not Acceptable when no entry of the Accept header can be served. */
+export function negotiateResponse(accept: string | undefined, opts: ResponseOptions): ResponseTarget {
+  const streaming = opts.streaming ?? false;
+  const ranges = accept && accept.trim() !== '' ? parseAccept(accept) : [{ type: '*', subtype: '*', params: {}, q: 1 }];
+  for (const range of ranges) {
+    const serializer = candidates(range, opts.serializers, streaming)[0];
+    if (!serializer) continue;
+    const base = mediaTypeOf(serializer, streaming);
+    const { as, g, v } = range.params;
+    if (as === undefined) return { serializer, contentType: base };
+    if (!g || !v || !META_VERSIONS.has(v)) continue;
+    if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g)) {
+      const apiVersion = `${g}/${v}`;
+      return { serializer, as, tableApiVersion: apiVersion, asApiVersion: apiVersion, contentType: `${base};as=Table;v=${v};g=${g}` };
+    }
+    if (PARTIAL_KINDS.has(as) && opts.allowPartialObjectMetadata && g === 'meta.k8s.io') {
+      return {
+        serializer, as: as as 'PartialObjectMetadata' | 'PartialObjectMetadataList', asApiVersion: `${g}/${v}`,
+        contentType: `${base};as=${as};v=${v};g=${g}`,
+      };
+    }
+  }
+  const supported = opts.serializers.map((s) => mediaTypeOf(s, streaming)).filter((t) => t !== '');
+  throw errors.notAcceptable([...new Set(supported)]);
+}
+
+/**
+ * Chooses the serializer for a request body by its Content-Type. A missing or empty Content-Type reads as the
+ * first serializer (JSON), as kube-apiserver does. Parameters such as charset are ignored. Patch media types
+ * are not handled here: the patch handler maps them to a serializer itself.
+ */
+export function negotiateRequest(contentType: string | undefined, serializers: Serializer[]): Serializer {
+  if (contentType === undefined || contentType.trim() === '') {
+    if (serializers.length > 0) return serializers[0];
+  } else {
+    const mt = parseMediaType(contentType);
+    if (mt) {
+      const name = `${mt.type}/${mt.subtype}`;
+      const found = serializers.find((s) => s.mediaType === name || s.aliases.includes(name));
+      if (found) return found;
+    }
+  }
+  throw errors.unsupportedMediaType(contentType ?? '', serializers.map((s) => s.mediaType));
+}

@@ -1,0 +1,32 @@
+// What the registry needs from the layers around it, as narrow interfaces so each can be built and tested alone.
+import type { KObject } from '../../api/meta/types.js';
+import type { FieldError } from '../../api/meta/field-errors.js';
+
+/** Schema-driven checks for one kind (built once per kind from its schema and rules). */
+export interface KindValidator {
+  /** Removes fields the schema does not know, in place; returns their paths (`spec.foo`). */
+  prune(obj: KObject): string[];
+  /** Every error of a new object: types, required fields, metadata, kind rules. */
+  validate(obj: KObject): FieldError[];
+  /** Errors of an update against the stored object (includes validate). */
+  validateUpdate(obj: KObject, old: KObject): FieldError[];
+  /** Errors of a status write against the stored object. */
+  validateStatusUpdate(obj: KObject, old: KObject): FieldError[];
+}
+
+/** NamespaceLifecycle admission: refuses content in namespaces that are missing or terminating. */
+export interface NamespaceGate {
+  admitCreate(namespace: string): Promise<void>;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** Per-request write settings the handler resolved from the query. */
+export interface WriteContext {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+  /** Duplicate fields the decoder found in the body. */
+  duplicateFields: string[];
+  /** Collected for `Warning:` response headers. */
+  warnings: string[];
+}

@@ -1,0 +1,16 @@
+// Storage keys: /registry/<group>/<resource>/[<namespace>/]<name>. Every prefix ends in '/', so a prefix never
+// matches a longer sibling (ns1 vs ns10).
+import type { KindDefinition } from '../../api/scheme.js';
+
+function groupSegment(def: KindDefinition): string {
+  return def.group || 'core';
+}
+
+export function collectionPrefix(def: KindDefinition, namespace: string): string {
+  const base = `/registry/${groupSegment(def)}/${def.resource}/`;
+  return def.namespaced && namespace ? `${base}${namespace}/` : base;
+}
+
+export function objectKey(def: KindDefinition, namespace: string, name: string): string {
+  return `${collectionPrefix(def, def.namespaced ? namespace : '')}${name}`;
+}

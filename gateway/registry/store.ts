@@ -1,0 +1,273 @@
+// The generic registry store: one instance per resource type. It owns the write pipeline
+// (prune → defaults → prepare → validate → storage) and the deletion state machine; handlers only translate
+// HTTP into these calls.
+import { errors, type GroupResource } from '../../api/meta/errors.js';
+import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
+import { isObject } from '../../api/meta/types.js';
+import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
+import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
+import { isStorageError } from '../../backends/storage.js';
+import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
+import type { KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
+import { collectionPrefix, objectKey } from './keys.js';
+import { toStatusError, translated } from './storage-errors.js';
+import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
+
+export type Subresource = '' | 'status';
+
+export interface DeleteResult {
+  object: KObject;
+  /** True when the object is gone; false when deletion waits for finalizers. */
+  deleted: boolean;
+}
+
+export interface ResourceStore {
+  readonly def: KindDefinition;
+  readonly groupResource: GroupResource;
+  readonly storage: Storage;
+  prefix(namespace: string): string;
+  key(namespace: string, name: string): string;
+  get(namespace: string, name: string, read?: ReadRevision): Promise<KObject>;
+  list(namespace: string, opts: ListOptions): Promise<KList>;
+  create(namespace: string, body: unknown, ctx: WriteContext): Promise<KObject>;
+  /** PUT: replaces the object (or the status); creates it where the kind allows create-on-update. */
+  update(namespace: string, name: string, body: unknown, ctx: WriteContext, subresource: Subresource): Promise<{ object: KObject; created: boolean }>;
+  /** PATCH: `applyPatch` turns the stored object into the new body; retried on conflicts with a fresh object. */
+  patch(namespace: string, name: string, applyPatch: (current: KObject) => unknown, ctx: WriteContext, subresource: Subresource): Promise<KObject>;
+  delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult>;
+}
+
+function namespaceOf(def: KindDefinition, namespace: string): string {
+  return def.namespaced ? namespace : '';
+}
+
+function finalizersOf(def: KindDefinition, obj: KObject): string[] {
+  return [...(obj.metadata.finalizers ?? []), ...(def.blockingFinalizers?.(obj) ?? [])];
+}
+
+/** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
+class RetryDeletion extends Error {}
+
+export function createResourceStore(def: KindDefinition, storage: Storage, validator: KindValidator, namespaces: NamespaceGate): ResourceStore {
+  const gr: GroupResource = { group: def.group, resource: def.resource };
+  const apiVersion = apiVersionOf(def);
+
+  /** Body → object of this kind: type checks, unknown/duplicate field policy, defaults. */
+  function admitBody(body: unknown, ctx: WriteContext): KObject {
+    if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${def.kind} object`);
+    const obj = body as KObject;
+    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
+      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== def.kind) {
+      throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
+    }
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    obj.apiVersion = apiVersion;
+    obj.kind = def.kind;
+    const unknown = isObject(obj.metadata) ? validator.prune(obj) : [];
+    applyFieldValidation(unknown, ctx);
+    if (isObject(obj.metadata)) def.defaults?.(obj);
+    return obj;
+  }
+
+  function applyFieldValidation(unknown: string[], ctx: WriteContext): void {
+    if (ctx.fieldValidation === 'Ignore') return;
+    const problems = [
+      ...unknown.map((f) => `unknown field "${f}"`),
+      ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`),
+    ];
+    if (problems.length === 0) return;
+    if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
+    ctx.warnings.push(...problems);
+  }
+
+  function invalid(obj: KObject, fieldErrors: ReturnType<KindValidator['validate']>): void {
+    if (fieldErrors.length > 0) throw errors.invalid(def.kind, def.group, obj.metadata?.name ?? '', fieldErrors);
+  }
+
+  function checkNameMatches(obj: KObject, name: string): void {
+    const bodyName = obj.metadata.name;
+    if (bodyName !== undefined && bodyName !== '' && bodyName !== name) {
+      throw errors.badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+  }
+
+  function checkNamespaceMatches(obj: KObject, namespace: string): void {
+    if (!def.namespaced) return;
+    const bodyNs = obj.metadata.namespace;
+    if (bodyNs !== undefined && bodyNs !== '' && bodyNs !== namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    obj.metadata.namespace = namespace;
+  }
+
+  /** Completes a deletion that waited for finalizers once the last one is gone. */
+  async function removeIfFinalized(key: string, obj: KObject): Promise<KObject> {
+    if (!obj.metadata.deletionTimestamp || finalizersOf(def, obj).length > 0) return obj;
+    try {
+      return await storage.delete(key, { preconditions: { resourceVersion: obj.metadata.resourceVersion } });
+    } catch (e) {
+      if (isStorageError(e, 'NotFound') || isStorageError(e, 'Conflict')) return obj;
+      throw e;
+    }
+  }
+
+  const store: ResourceStore = {
+    def,
+    groupResource: gr,
+    storage,
+    prefix: (namespace) => collectionPrefix(def, namespaceOf(def, namespace)),
+    key: (namespace, name) => objectKey(def, namespaceOf(def, namespace), name),
+
+    get(namespace, name, read) {
+      return translated(gr, name, () => storage.get(store.key(namespace, name), { read }));
+    },
+
+    async list(namespace, opts) {
+      const result = await translated(gr, '', () => storage.getList(store.prefix(namespace), opts));
+      const metadata: KList['metadata'] = { resourceVersion: String(result.revision) };
+      if (result.continue) metadata.continue = result.continue;
+      if (result.remainingItemCount !== undefined && result.remainingItemCount > 0) metadata.remainingItemCount = result.remainingItemCount;
+      return { kind: listKindOf(def), apiVersion, metadata, items: result.items };
+    },
+
+    async create(namespace, body, ctx) {
+      const obj = admitBody(body, ctx);
+      checkNamespaceMatches(obj, namespace);
+      const meta = obj.metadata;
+      if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
+      prepareForCreate(def, obj);
+      invalid(obj, validator.validate(obj));
+      if (def.namespaced) await namespaces.admitCreate(namespace);
+      const name = meta.name as string;
+      if (ctx.dryRun) {
+        // Storage would refuse an existing name; a dry run must fail the same way.
+        const exists = await storage.get(store.key(namespace, name)).then(() => true, () => false);
+        if (exists) throw errors.alreadyExists(gr, name);
+        return obj;
+      }
+      return translated(gr, name, () => storage.create(store.key(namespace, name), obj));
+    },
+
+    async update(namespace, name, body, ctx, subresource) {
+      const obj = admitBody(body, ctx);
+      checkNameMatches(obj, name);
+      checkNamespaceMatches(obj, namespace);
+      const key = store.key(namespace, name);
+      const expectedVersion = obj.metadata.resourceVersion || undefined;
+      // createFrom runs right before tryUpdate sees the new object; a later retry sees the stored one instead.
+      let pendingCreate = false;
+      let created = false;
+      const next = await writeThrough(key, name, async (current) => {
+        created = pendingCreate;
+        pendingCreate = false;
+        if (created) {
+          const fresh = structuredClone(obj);
+          prepareForCreate(def, fresh);
+          invalid(fresh, validator.validate(fresh));
+          if (def.namespaced) await namespaces.admitCreate(namespace);
+          return fresh;
+        }
+        if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
+          throw errors.staleObject(gr, name);
+        }
+        return buildUpdate(structuredClone(obj), current, subresource);
+      }, ctx, def.allowCreateOnUpdate && subresource === '' ? () => {
+        pendingCreate = true;
+        return obj;
+      } : undefined);
+      return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
+    },
+
+    async patch(namespace, name, applyPatch, ctx, subresource) {
+      const key = store.key(namespace, name);
+      const next = await writeThrough(key, name, async (current) => {
+        const obj = admitBody(applyPatch(structuredClone(current)), ctx);
+        checkNameMatches(obj, name);
+        checkNamespaceMatches(obj, namespace);
+        const expectedVersion = obj.metadata.resourceVersion;
+        if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
+        return buildUpdate(obj, current, subresource);
+      }, ctx);
+      return ctx.dryRun ? next : removeIfFinalized(key, next);
+    },
+
+    async delete(namespace, name, options, ctx) {
+      const key = store.key(namespace, name);
+      const preconditions = options.preconditions ?? {};
+      for (let attempt = 0; ; attempt++) {
+        const current = await store.get(namespace, name);
+        checkPreconditions(current, preconditions, gr, name);
+        const refusal = def.forbidDeletion?.(current);
+        if (refusal) throw errors.forbidden(gr, name, refusal);
+        try {
+          if (finalizersOf(def, current).length > 0) {
+            return { object: await markDeleting(key, current, options, ctx), deleted: false };
+          }
+          if (ctx.dryRun) return { object: current, deleted: true };
+          const object = await storage.delete(key, {
+            preconditions: { uid: preconditions.uid, resourceVersion: current.metadata.resourceVersion },
+            validate: (latest) => {
+              if (finalizersOf(def, latest).length > 0) throw new RetryDeletion();
+            },
+          });
+          return { object, deleted: true };
+        } catch (e) {
+          const retryable = e instanceof RetryDeletion || isStorageError(e, 'Conflict');
+          if (!retryable || attempt >= 10) throw toStatusError(e, gr, name);
+        }
+      }
+    },
+  };
+
+  /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
+  async function writeThrough(key: string, name: string, tryUpdate: (current: KObject) => Promise<KObject>, ctx: WriteContext, createFrom?: () => KObject): Promise<KObject> {
+    if (!ctx.dryRun) return translated(gr, name, () => storage.guaranteedUpdate(key, tryUpdate, { createFrom }));
+    let current: KObject;
+    try {
+      current = await storage.get(key);
+    } catch (e) {
+      if (!(isStorageError(e, 'NotFound') && createFrom)) throw toStatusError(e, gr, name);
+      current = createFrom();
+    }
+    return tryUpdate(current);
+  }
+
+  function buildUpdate(obj: KObject, current: KObject, subresource: Subresource): KObject {
+    if (subresource === 'status') {
+      const next = prepareForStatusUpdate(obj, current);
+      invalid(next, validator.validateStatusUpdate(next, current));
+      return next;
+    }
+    prepareForUpdate(def, obj, current);
+    invalid(obj, [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...validator.validateUpdate(obj, current)]);
+    return obj;
+  }
+
+  async function markDeleting(key: string, current: KObject, options: DeleteOptions, ctx: WriteContext): Promise<KObject> {
+    const mark = (obj: KObject): KObject => {
+      if (finalizersOf(def, obj).length === 0) throw new RetryDeletion();
+      if (!obj.metadata.deletionTimestamp) {
+        obj.metadata.deletionTimestamp = nowRFC3339();
+        obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
+        def.beginDeletion?.(obj);
+      }
+      return obj;
+    };
+    if (ctx.dryRun) return mark(structuredClone(current));
+    return storage.guaranteedUpdate(key, mark, { preconditions: { uid: options.preconditions?.uid, resourceVersion: options.preconditions?.resourceVersion } });
+  }
+
+  return store;
+}
+
+function checkPreconditions(obj: KObject, pre: { uid?: string; resourceVersion?: string }, gr: GroupResource, name: string): void {
+  if (pre.uid && pre.uid !== obj.metadata.uid) {
+    throw errors.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+  }
+  if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+    throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+  }
+}

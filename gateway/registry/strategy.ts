@@ -1,0 +1,80 @@
+// The generic half of every resource strategy: what the server owns in metadata, how status and spec are kept
+// apart when a kind has a status subresource, and when generation moves. KindDefinition hooks add the kind's own
+// rules on top.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { KObject } from '../../api/meta/types.js';
+import type { KindDefinition } from '../../api/scheme.js';
+
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** generateName + 5 random characters from the alphabet kube-apiserver uses (no vowels, no look-alikes). */
+export function generateName(prefix: string): string {
+  const maxPrefix = 63 - 5;
+  const base = prefix.length > maxPrefix ? prefix.slice(0, maxPrefix) : prefix;
+  const bytes = randomBytes(5);
+  let suffix = '';
+  for (const b of bytes) suffix += NAME_SUFFIX_ALPHABET[b % NAME_SUFFIX_ALPHABET.length];
+  return base + suffix;
+}
+
+/** Everything outside metadata and status: a change here is a spec change and bumps generation. */
+function specView(obj: KObject): string {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+export function prepareForCreate(def: KindDefinition, obj: KObject): void {
+  const meta = obj.metadata;
+  meta.uid = randomUUID();
+  meta.creationTimestamp = nowRFC3339();
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.resourceVersion;
+  if (def.tracksGeneration) meta.generation = 1;
+  else delete meta.generation;
+  if (!def.namespaced) delete meta.namespace;
+  def.prepareForCreate?.(obj);
+}
+
+/** A write through the main resource: server-owned metadata and (with a status subresource) status stay as stored. */
+export function prepareForUpdate(def: KindDefinition, obj: KObject, old: KObject): void {
+  const meta = obj.metadata;
+  const oldMeta = old.metadata;
+  // An update may omit the uid; a different one is refused by metadata validation (immutable).
+  meta.uid = meta.uid || oldMeta.uid;
+  meta.creationTimestamp = oldMeta.creationTimestamp;
+  meta.resourceVersion = oldMeta.resourceVersion;
+  if (oldMeta.deletionTimestamp) {
+    meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  } else {
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+  }
+  if (def.statusSubresource) {
+    if (old.status === undefined) delete obj.status;
+    else obj.status = structuredClone(old.status);
+  }
+  def.prepareForUpdate?.(obj, old);
+  if (def.tracksGeneration) {
+    const generation = oldMeta.generation ?? 1;
+    meta.generation = specView(obj) === specView(old) ? generation : generation + 1;
+  } else {
+    delete meta.generation;
+  }
+}
+
+/**
+ * A write through /status: only status changes; everything else (metadata included, as ResetObjectMetaForStatus
+ * does upstream) is taken from the stored object.
+ */
+export function prepareForStatusUpdate(obj: KObject, old: KObject): KObject {
+  const next = structuredClone(old);
+  if (obj.status === undefined) delete next.status;
+  else next.status = obj.status;
+  return next;
+}

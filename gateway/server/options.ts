@@ -1,0 +1,258 @@
+// Command-line flags, spelled and defaulted as kube-apiserver spells them so that operators can carry their habits
+// over. Parsing is strict: an unknown flag or a bad value is an OptionsError naming both, and main exits 1.
+import path from 'node:path';
+import net from 'node:net';
+import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
+import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
+
+export type StorageBackendName = 'memory';
+export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['memory'];
+
+export interface GatehouseOptions {
+  securePort: number;
+  bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  certDir: string;
+  dataDir: string;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  authorizationModes: AuthorizationMode[];
+  runtimeConfig: RuntimeConfig;
+  featureGates: FeatureGates;
+  shutdownDelayMs: number;
+  shutdownWatchTerminationGracePeriodMs: number;
+  livezGracePeriodMs: number;
+  requestTimeoutMs: number;
+  minRequestTimeoutSeconds: number;
+  maxRequestBodyBytes: number;
+  historyWindowMs: number;
+  storageBackend: StorageBackendName;
+  help: boolean;
+}
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+type Kind = 'string' | 'int' | 'bool' | 'duration' | 'list';
+
+interface FlagSpec {
+  kind: Kind;
+  usage: string;
+  default?: string;
+}
+
+const FLAGS: Record<string, FlagSpec> = {
+  'secure-port': { kind: 'int', default: '6443', usage: 'Port to serve HTTPS on; 0 picks a free port.' },
+  'bind-address': { kind: 'string', default: '0.0.0.0', usage: 'IP address to listen on (0.0.0.0 or :: for all interfaces).' },
+  'tls-cert-file': { kind: 'string', usage: 'Serving certificate (PEM). Without it a self-signed CA and certificate are generated in --cert-dir.' },
+  'tls-private-key-file': { kind: 'string', usage: 'Private key (PEM) matching --tls-cert-file.' },
+  'cert-dir': { kind: 'string', default: '<data-dir>/pki', usage: 'Directory of the generated certificates; ignored when --tls-cert-file is given.' },
+  'data-dir': { kind: 'string', default: './.data', usage: 'Directory for the admin kubeconfig, the admin token and local state.' },
+  'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
+  'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
+  'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
+  'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
+  'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
+  'shutdown-delay-duration': { kind: 'duration', default: '0s', usage: 'After SIGTERM, keep serving (with /readyz failing) this long before closing.' },
+  'shutdown-watch-termination-grace-period': { kind: 'duration', default: '0s', usage: 'After the delay, how long open watches get to end before the server closes them.' },
+  'livez-grace-period': { kind: 'duration', default: '0s', usage: 'Since start, /livez treats unfinished post-start hooks as healthy for this long.' },
+  'request-timeout': { kind: 'duration', default: '1m0s', usage: 'Default timeout for non-watch requests.' },
+  'min-request-timeout': { kind: 'int', default: '1800', usage: 'Minimum watch timeout in seconds (randomised up to twice this).' },
+  'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
+  'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
+  'storage-backend': { kind: 'string', default: 'memory', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')}.` },
+  help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
+};
+
+/** kube-apiserver's own name for the history window, accepted as a synonym. */
+const ALIASES: Record<string, string> = { 'etcd-compaction-interval': 'history-window' };
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
+};
+
+/** Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. Negative values are refused. */
+export function parseDuration(raw: string): number {
+  if (raw === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0;
+  let pos = 0;
+  if (raw.length === 0) throw new Error(`time: invalid duration "${raw}"`);
+  while (pos < raw.length) {
+    re.lastIndex = pos;
+    const m = re.exec(raw);
+    if (!m) throw new Error(`time: invalid duration "${raw}"`);
+    total += Number(m[1]) * DURATION_UNITS[m[2]];
+    pos = re.lastIndex;
+  }
+  return total;
+}
+
+export function usage(): string {
+  const lines = ['Usage: gatehouse [flags]', '', 'Flags:'];
+  for (const [name, spec] of Object.entries(FLAGS)) {
+    const value = spec.kind === 'bool' ? '' : ` ${spec.kind === 'list' ? 'strings' : spec.kind}`;
+    const def = spec.default !== undefined && spec.kind !== 'bool' ? ` (default ${spec.default})` : '';
+    lines.push(`      --${name}${value}`.padEnd(56) + `${spec.usage}${def}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function invalid(flag: string, value: string, why: string): OptionsError {
+  return new OptionsError(`invalid argument "${value}" for "--${flag}" flag: ${why}`);
+}
+
+/** Splits argv into flag → raw values (in order), checking names and the presence of values. */
+function scan(argv: string[]): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h') {
+      seen.set('help', ['true']);
+      continue;
+    }
+    if (!arg.startsWith('--') || arg === '--') throw new OptionsError(`unexpected argument "${arg}": gatehouse takes flags only`);
+    const eq = arg.indexOf('=');
+    const given = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const name = ALIASES[given] ?? given;
+    const spec = FLAGS[name];
+    if (!spec) throw new OptionsError(`unknown flag: --${given}`);
+    let value: string;
+    if (eq >= 0) {
+      value = arg.slice(eq + 1);
+    } else if (spec.kind === 'bool') {
+      value = 'true';
+    } else {
+      if (i + 1 >= argv.length) throw new OptionsError(`flag needs an argument: --${given}`);
+      value = argv[++i];
+    }
+    seen.set(name, [...(seen.get(name) ?? []), value]);
+  }
+  return seen;
+}
+
+function parseIntFlag(flag: string, raw: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(raw)) throw invalid(flag, raw, `strconv.ParseInt: parsing "${raw}": invalid syntax`);
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(flag, raw, `must be between ${min} and ${max}`);
+  return n;
+}
+
+function parseBoolFlag(flag: string, raw: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
+  throw invalid(flag, raw, `strconv.ParseBool: parsing "${raw}": invalid syntax`);
+}
+
+function parseDurationFlag(flag: string, raw: string): number {
+  try {
+    return parseDuration(raw);
+  } catch (e) {
+    throw invalid(flag, raw, (e as Error).message);
+  }
+}
+
+function parseModes(raw: string): AuthorizationMode[] {
+  const modes = raw.split(',').map((m) => m.trim());
+  if (modes.length === 0 || modes.some((m) => m === '')) {
+    throw invalid('authorization-mode', raw, 'at least one authorization mode must be given, without empty entries');
+  }
+  const seen = new Set<string>();
+  for (const mode of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
+      throw invalid('authorization-mode', raw, `authorization mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
+    }
+    if (!isImplementedMode(mode as AuthorizationMode)) {
+      throw invalid('authorization-mode', raw, `authorization mode "${mode}" is not implemented yet`);
+    }
+    if (seen.has(mode)) throw invalid('authorization-mode', raw, `authorization mode "${mode}" is specified more than once`);
+    seen.add(mode);
+  }
+  return modes as AuthorizationMode[];
+}
+
+function isIP(value: string): boolean {
+  return net.isIP(value) !== 0;
+}
+
+/**
+ * Parses kube-apiserver-style argv (`--flag=value`, `--flag value`, bare `--bool`). `cwd` resolves relative paths
+ * so that in-process tests need not chdir.
+ */
+export function parseOptions(argv: string[], cwd = process.cwd()): GatehouseOptions {
+  const seen = scan(argv);
+  const last = (name: string): string => {
+    const values = seen.get(name);
+    const value = values ? values[values.length - 1] : FLAGS[name].default;
+    return value ?? '';
+  };
+  const optional = (name: string): string | undefined => {
+    const value = seen.get(name)?.at(-1);
+    if (value === '') throw invalid(name, value, 'must not be empty');
+    return value === undefined ? undefined : path.resolve(cwd, value);
+  };
+
+  const dataDir = path.resolve(cwd, last('data-dir'));
+  if (last('data-dir') === '') throw invalid('data-dir', '', 'must not be empty');
+
+  const bindAddress = last('bind-address');
+  if (!isIP(bindAddress)) throw invalid('bind-address', bindAddress, 'must be an IP address');
+
+  const tlsCertFile = optional('tls-cert-file');
+  const tlsPrivateKeyFile = optional('tls-private-key-file');
+  if ((tlsCertFile === undefined) !== (tlsPrivateKeyFile === undefined)) {
+    throw new OptionsError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates(seen.get('feature-gates') ?? []);
+  } catch (e) {
+    if (e instanceof FeatureGateError) throw invalid('feature-gates', (seen.get('feature-gates') ?? []).join(','), e.message);
+    throw e;
+  }
+
+  let runtimeConfig: RuntimeConfig;
+  try {
+    runtimeConfig = parseRuntimeConfig(seen.get('runtime-config') ?? []);
+  } catch (e) {
+    throw invalid('runtime-config', (seen.get('runtime-config') ?? []).join(','), (e as Error).message);
+  }
+
+  const storageBackend = last('storage-backend');
+  if (!(STORAGE_BACKENDS as readonly string[]).includes(storageBackend)) {
+    throw invalid('storage-backend', storageBackend, `unknown storage backend (supported: ${STORAGE_BACKENDS.join(', ')})`);
+  }
+
+  const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
+  if (historyWindowMs <= 0) throw invalid('history-window', last('history-window'), 'must be greater than 0');
+
+  return {
+    securePort: parseIntFlag('secure-port', last('secure-port'), 0, 65535),
+    bindAddress,
+    tlsCertFile,
+    tlsPrivateKeyFile,
+    certDir: seen.has('cert-dir') ? path.resolve(cwd, last('cert-dir')) : path.join(dataDir, 'pki'),
+    dataDir,
+    tokenAuthFile: optional('token-auth-file'),
+    anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
+    authorizationModes: parseModes(last('authorization-mode')),
+    runtimeConfig,
+    featureGates,
+    shutdownDelayMs: parseDurationFlag('shutdown-delay-duration', last('shutdown-delay-duration')),
+    shutdownWatchTerminationGracePeriodMs: parseDurationFlag('shutdown-watch-termination-grace-period', last('shutdown-watch-termination-grace-period')),
+    livezGracePeriodMs: parseDurationFlag('livez-grace-period', last('livez-grace-period')),
+    requestTimeoutMs: parseDurationFlag('request-timeout', last('request-timeout')),
+    minRequestTimeoutSeconds: parseIntFlag('min-request-timeout', last('min-request-timeout'), 0, 2 ** 31 - 1),
+    maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
+    historyWindowMs,
+    storageBackend: storageBackend as StorageBackendName,
+    help: parseBoolFlag('help', last('help')),
+  };
+}

@@ -1,0 +1,24 @@
+// The two trivial authorizers of kube-apiserver's --authorization-mode, for tests and single-user setups.
+import type { Authorizer } from './authorizer.js';
+
+export function createAlwaysAllowAuthorizer(): Authorizer {
+  return {
+    name: 'AlwaysAllow',
+    async authorize() {
+      return { decision: 'Allow', reason: '' };
+    },
+  };
+}
+
+/**
+ * Upstream AlwaysDeny answers NoOpinion, so a later mode could still allow; the spec says it "denies all requests",
+ * so here it is a real Deny that ends the chain. The reason is upstream's wording.
+ */
+export function createAlwaysDenyAuthorizer(): Authorizer {
+  return {
+    name: 'AlwaysDeny',
+    async authorize() {
+      return { decision: 'Deny', reason: 'Everything is forbidden.' };
+    },
+  };
+}

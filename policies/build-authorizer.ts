@@ -1,0 +1,27 @@
+// Turns the --authorization-mode list into the authorizer union: the privileged-groups bypass first, then the modes
+// in the order given. Later issues add RBAC, Node, Webhook and ABAC here and mark them implemented.
+import { createAuthorizerUnion, type Authorizer } from './authorizer.js';
+import { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './always.js';
+import { createPrivilegedGroupsAuthorizer } from './privileged-groups.js';
+
+/** Every mode name kube-apiserver accepts; only the implemented ones pass option parsing. */
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+const FACTORIES: Partial<Record<AuthorizationMode, () => Authorizer>> = {
+  AlwaysAllow: createAlwaysAllowAuthorizer,
+  AlwaysDeny: createAlwaysDenyAuthorizer,
+};
+
+export function isImplementedMode(mode: AuthorizationMode): boolean {
+  return FACTORIES[mode] !== undefined;
+}
+
+export function buildAuthorizer(modes: readonly AuthorizationMode[]): Authorizer {
+  const members = modes.map((mode) => {
+    const factory = FACTORIES[mode];
+    if (!factory) throw new Error(`authorization mode "${mode}" is not implemented yet`);
+    return factory();
+  });
+  return createAuthorizerUnion([createPrivilegedGroupsAuthorizer(), ...members]);
+}

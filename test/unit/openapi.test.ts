@@ -1,0 +1,101 @@
+import { expect } from 'chai';
+import { builtinKinds } from '../../api/register.js';
+import { buildOpenAPIDocument, buildOpenAPIIndex, documentHash, groupVersionKey } from '../../api/openapi/documents.js';
+import { PATCH_CONTENT_TYPES } from '../../api/openapi/operations.js';
+
+const docs = () => Object.keys(buildOpenAPIIndex(builtinKinds).paths).map((k) => [k, buildOpenAPIDocument(builtinKinds, k)!] as const);
+
+function collectRefs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, out));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else collectRefs(v, out);
+    }
+  }
+  return out;
+}
+
+describe('OpenAPI v3 documents', () => {
+  it('indexes every group version with a hashed server-relative URL', () => {
+    const index = buildOpenAPIIndex(builtinKinds);
+    expect(Object.keys(index.paths)).to.have.members([
+      'api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1',
+    ]);
+    const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
+    expect(index.paths['api/v1']!.serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
+    expect(documentHash(doc)).to.match(/^[0-9A-F]{128}$/);
+  });
+
+  it('answers undefined for an unknown group version and accepts apiVersion spellings', () => {
+    expect(buildOpenAPIDocument(builtinKinds, 'apis/nope/v1')).to.equal(undefined);
+    expect(buildOpenAPIDocument(builtinKinds, 'apps/v1')).to.deep.equal(buildOpenAPIDocument(builtinKinds, 'apis/apps/v1'));
+  });
+
+  it('gives every kind a PATCH operation with fieldValidation, all patch types and its GVK', () => {
+    for (const def of builtinKinds) {
+      const doc = buildOpenAPIDocument(builtinKinds, groupVersionKey(def))!;
+      const patches = Object.values(doc.paths).map((p) => p.patch as any).filter((op) => op && op['x-kubernetes-group-version-kind'].kind === def.kind);
+      expect(patches, def.kind).to.have.length(def.statusSubresource ? 2 : 1);
+      for (const op of patches) {
+        expect(op['x-kubernetes-group-version-kind']).to.deep.equal({ group: def.group, version: def.version, kind: def.kind });
+        expect(op['x-kubernetes-action']).to.equal('patch');
+        expect(op.parameters.map((p: any) => p.name)).to.include.members(['dryRun', 'fieldManager', 'fieldValidation', 'force']);
+        expect(Object.keys(op.requestBody.content)).to.have.members(PATCH_CONTENT_TYPES);
+      }
+    }
+  });
+
+  it('serves collection, item, all-namespaces and status paths with their actions', () => {
+    const doc = buildOpenAPIDocument(builtinKinds, 'apis/apps/v1')!;
+    const coll = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets'] as any;
+    expect([coll.get, coll.post, coll.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal(['list', 'post', 'deletecollection']);
+    const item = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets/{name}'] as any;
+    expect([item.get, item.put, item.patch, item.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal(['get', 'put', 'patch', 'delete']);
+    expect((doc.paths['/apis/apps/v1/replicasets'] as any).get['x-kubernetes-action']).to.equal('list');
+    expect(doc.paths).to.have.property('/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/status');
+    const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
+    expect(core.paths).to.have.property('/api/v1/nodes/{name}/status');
+    expect(core.paths).to.not.have.property('/api/v1/secrets/{name}');
+  });
+
+  it('answers a deleted ResourceQuota with the object and others with a Status', () => {
+    const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
+    const schemaOf = (p: string) => (core.paths[p] as any).delete.responses['200'].content['application/json'].schema.$ref;
+    expect(schemaOf('/api/v1/namespaces/{namespace}/resourcequotas/{name}')).to.equal('#/components/schemas/io.platform.api.core.v1.ResourceQuota');
+    expect(schemaOf('/api/v1/namespaces/{namespace}/configmaps/{name}')).to.equal('#/components/schemas/io.platform.apimachinery.pkg.apis.meta.v1.Status');
+  });
+
+  it('marks kind and list component schemas with GVK arrays', () => {
+    for (const def of builtinKinds) {
+      const schemas = buildOpenAPIDocument(builtinKinds, groupVersionKey(def))!.components.schemas;
+      const pkg = def.group ? def.group.split('.')[0] : 'core';
+      const kindSchema = schemas[`io.platform.api.${pkg}.v1.${def.kind}`];
+      expect(kindSchema, def.kind).to.not.equal(undefined);
+      expect(kindSchema!['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: def.kind }]);
+      expect(schemas[`io.platform.api.${pkg}.v1.${def.kind}List`]!['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: `${def.kind}List` }]);
+    }
+  });
+
+  it('resolves every $ref inside its own document', () => {
+    for (const [key, doc] of docs()) {
+      for (const r of collectRefs(doc)) {
+        expect(r, key).to.match(/^#\/components\/schemas\//);
+        expect(doc.components.schemas, `${key}: ${r}`).to.have.property(r.slice('#/components/schemas/'.length));
+      }
+    }
+  });
+
+  it('describes nested fields for kubectl explain, with merge markers for strategic merge patch', () => {
+    const schemas = buildOpenAPIDocument(builtinKinds, 'api/v1')!.components.schemas as any;
+    const taints = schemas['io.platform.api.core.v1.Node'].properties.spec.properties.taints;
+    expect(taints.description).to.be.a('string').and.not.equal('');
+    expect(taints['x-kubernetes-list-type']).to.equal('atomic');
+    const taint = schemas['io.platform.api.core.v1.Taint'];
+    expect(taint.properties.effect.enum).to.deep.equal(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+    expect(taint.properties.key.description).to.match(/taint key/);
+    const conditions = schemas['io.platform.api.core.v1.Node'].properties.status.properties.conditions;
+    expect(conditions['x-kubernetes-patch-merge-key']).to.equal('type');
+    expect(conditions['x-kubernetes-patch-strategy']).to.equal('merge');
+  });
+});

@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import path from 'node:path';
+import { parseOptions, parseDuration, usage, OptionsError } from '../../gateway/server/options.js';
+import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
+import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
+
+const cwd = '/srv/gh';
+
+function optionsError(argv: string[]): OptionsError {
+  try {
+    parseOptions(argv, cwd);
+  } catch (e) {
+    expect(e).to.be.instanceOf(OptionsError);
+    return e as OptionsError;
+  }
+  throw new Error(`expected ${argv.join(' ')} to be refused`);
+}
+
+describe('options', () => {
+  it('defaults like kube-apiserver', () => {
+    const o = parseOptions([], cwd);
+    expect(o).to.include({
+      securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
+      maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
+      storageBackend: 'memory', help: false,
+    });
+    expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
+    expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
+    expect(o.featureGates.enabled('APIResponseCompression')).to.equal(true);
+    expect(o.tokenAuthFile).to.equal(undefined);
+  });
+
+  it('accepts --flag=value and --flag value, last one wins, paths resolved against cwd', () => {
+    const o = parseOptions(['--secure-port', '0', '--data-dir=d', '--secure-port=7443', '--token-auth-file', '/etc/t.csv'], cwd);
+    expect(o.securePort).to.equal(7443);
+    expect(o.dataDir).to.equal(path.join(cwd, 'd'));
+    expect(o.certDir).to.equal(path.join(cwd, 'd', 'pki'));
+    expect(o.tokenAuthFile).to.equal('/etc/t.csv');
+  });
+
+  it('treats a bare boolean flag as true and accepts an explicit false', () => {
+    expect(parseOptions(['--anonymous-auth=false'], cwd).anonymousAuth).to.equal(false);
+    expect(parseOptions(['--anonymous-auth'], cwd).anonymousAuth).to.equal(true);
+    expect(parseOptions(['--help'], cwd).help).to.equal(true);
+    expect(parseOptions(['-h'], cwd).help).to.equal(true);
+  });
+
+  it('parses Go durations', () => {
+    expect(parseDuration('10s')).to.equal(10_000);
+    expect(parseDuration('500ms')).to.equal(500);
+    expect(parseDuration('1m30s')).to.equal(90_000);
+    expect(parseDuration('1.5h')).to.equal(5_400_000);
+    expect(parseDuration('0')).to.equal(0);
+    expect(() => parseDuration('10')).to.throw('invalid duration');
+    expect(() => parseDuration('-1s')).to.throw('invalid duration');
+    const o = parseOptions(['--shutdown-delay-duration=2s', '--history-window', '90s', '--livez-grace-period=1m'], cwd);
+    expect(o).to.include({ shutdownDelayMs: 2000, historyWindowMs: 90_000, livezGracePeriodMs: 60_000 });
+    expect(parseOptions(['--etcd-compaction-interval=1m'], cwd).historyWindowMs).to.equal(60_000);
+  });
+
+  it('refuses unknown flags, naming them', () => {
+    expect(optionsError(['--secure-prot=1']).message).to.equal('unknown flag: --secure-prot');
+    expect(optionsError(['serve']).message).to.contain('"serve"');
+  });
+
+  it('refuses bad values, naming flag and value', () => {
+    const port = optionsError(['--secure-port=http']);
+    expect(port.message).to.contain('"http"').and.contain('--secure-port');
+    expect(optionsError(['--secure-port=70000']).message).to.contain('between 0 and 65535');
+    expect(optionsError(['--bind-address=localhost']).message).to.contain('--bind-address');
+    expect(optionsError(['--shutdown-delay-duration=soon']).message).to.contain('"soon"').and.contain('--shutdown-delay-duration');
+    expect(optionsError(['--max-request-body-bytes=0']).message).to.contain('--max-request-body-bytes');
+    expect(optionsError(['--storage-backend=postgres']).message).to.contain('"postgres"');
+    expect(optionsError(['--anonymous-auth=maybe']).message).to.contain('"maybe"');
+    expect(optionsError(['--secure-port']).message).to.equal('flag needs an argument: --secure-port');
+  });
+
+  it('requires the TLS pair together', () => {
+    expect(optionsError(['--tls-cert-file=a.crt']).message).to.contain('--tls-private-key-file');
+    const o = parseOptions(['--tls-cert-file=a.crt', '--tls-private-key-file=a.key'], cwd);
+    expect(o.tlsCertFile).to.equal(path.join(cwd, 'a.crt'));
+  });
+
+  it('takes an ordered list of authorization modes and refuses unknown or unimplemented ones', () => {
+    expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal(['AlwaysDeny', 'AlwaysAllow']);
+    expect(optionsError(['--authorization-mode=Magic']).message).to.contain('"Magic" is not a valid mode');
+    expect(optionsError(['--authorization-mode=RBAC']).message).to.contain('"RBAC" is not implemented yet');
+    expect(optionsError(['--authorization-mode=AlwaysAllow,AlwaysAllow']).message).to.contain('more than once');
+    expect(optionsError(['--authorization-mode=']).message).to.contain('--authorization-mode');
+  });
+
+  it('reports feature gate errors through the flag', () => {
+    expect(optionsError(['--feature-gates=NoSuchGate=true']).message).to.contain('unrecognized feature gate: NoSuchGate');
+    expect(optionsError(['--feature-gates=APIResponseCompression=yes']).message).to.contain('APIResponseCompression=yes');
+    const o = parseOptions(['--feature-gates=APIResponseCompression=false', '--feature-gates', 'CBORServingAndStorage=true'], cwd);
+    expect(o.featureGates.enabled('APIResponseCompression')).to.equal(false);
+    expect(o.featureGates.enabled('CBORServingAndStorage')).to.equal(true);
+  });
+
+  it('lists every flag in the usage text', () => {
+    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--tls-private-key-file', '--cert-dir', '--data-dir',
+      '--token-auth-file', '--authorization-mode', '--runtime-config', '--feature-gates', '--shutdown-delay-duration']) {
+      expect(usage()).to.contain(flag);
+    }
+  });
+});
+
+describe('feature gates', () => {
+  it('knows defaults by stage', () => {
+    const g = parseFeatureGates('');
+    expect(g.enabled('APIResponseCompression')).to.equal(true);
+    expect(g.enabled('AllowUnsafeMalformedObjectDeletion')).to.equal(false);
+    expect(g.enabled('CBORServingAndStorage')).to.equal(false);
+    expect(g.enabled('WatchList')).to.equal(true);
+  });
+  it('applies AllAlpha/AllBeta under explicit settings, whatever the order', () => {
+    const g = parseFeatureGates('CBORServingAndStorage=false,AllAlpha=true,AllBeta=false');
+    expect(g.enabled('AllowUnsafeMalformedObjectDeletion')).to.equal(true);
+    expect(g.enabled('CBORServingAndStorage')).to.equal(false);
+    expect(g.enabled('APIResponseCompression')).to.equal(false);
+  });
+  it('refuses to unlock a GA gate and warns about deprecated ones', () => {
+    expect(() => parseFeatureGates('AggregatedDiscoveryEndpoint=false')).to.throw('locked to true');
+    expect(parseFeatureGates('KMSv1=true').warnings[0]).to.contain('deprecated feature gate KMSv1');
+    expect(() => parseFeatureGates('WatchList')).to.throw('missing bool value');
+  });
+});
+
+describe('runtime config', () => {
+  it('resolves the most specific setting', () => {
+    const rc = parseRuntimeConfig(['api/all=false,apps/v1', 'v1/secrets=true,batch/v1/cronjobs=false']);
+    expect(rc.enabled('', 'v1', 'configmaps')).to.equal(false);
+    expect(rc.enabled('', 'v1', 'secrets')).to.equal(true);
+    expect(rc.enabled('apps', 'v1', 'replicasets')).to.equal(true);
+    expect(rc.enabled('batch', 'v1', 'cronjobs')).to.equal(false);
+    expect(parseRuntimeConfig([]).enabled('batch', 'v1', 'cronjobs')).to.equal(true);
+    expect(parseRuntimeConfig('api/v1=false').enabled('', 'v1')).to.equal(false);
+    expect(parseRuntimeConfig('api/beta=true').enabled('x.io', 'v1beta1', 'a', false)).to.equal(true);
+  });
+  it('refuses malformed keys and values through the flag', () => {
+    expect(optionsError(['--runtime-config=apps']).message).to.contain('--runtime-config');
+    expect(optionsError(['--runtime-config=apps/v1=perhaps']).message).to.contain('perhaps');
+    expect(optionsError(['--runtime-config=apps/notaversion']).message).to.contain('not an API version');
+  });
+});
