@@ -26,6 +26,8 @@ export interface KindDefinition {
   categories?: string[];
   /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
   statusSubresource: boolean;
+  /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
+  keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
   tracksGeneration: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */

@@ -92,7 +92,8 @@ export const errors = {
     }));
     const details: StatusDetails = { name, kind, causes };
     if (group) details.group = group;
-    return new StatusError(422, 'Invalid', `${kind} "${name}" is invalid: ${summary}`, details);
+    const qualifiedKind = group ? `${kind}.${group}` : kind;
+    return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${summary}`, details);
   },
 
   gone: (message: string) => new StatusError(410, 'Expired', message),

@@ -15,7 +15,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
     throw errors.badRequest(`error decoding patch: ${(e as Error).message}`);
   }
   const wctx = writeContext(query);
-  const object = await store.patch(info.namespace, info.name, (current) => patchFn(current, patch), wctx, info.subresource as Subresource);
+  const object = await store.patch(info.namespace, info.name, (current) => patchFn(current, patch, store.def.schema), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
 }

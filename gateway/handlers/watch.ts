@@ -93,13 +93,20 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
     deps.shutdownSignal.removeEventListener('abort', onShutdown);
     abort.abort();
   };
-  ctx.req.on('close', cleanup);
+  ctx.res.on('close', cleanup);
   stream.on('close', cleanup);
 
-  ctx.status = 200;
-  ctx.set('Content-Type', target.as === 'Table' ? target.contentType : target.serializer.streamMediaType);
-  ctx.set('Cache-Control', 'no-cache, private');
-  ctx.body = stream;
+  // The stream bypasses Koa's response handling so the headers go out now: a client waits for them before it
+  // makes the writes it then expects to see.
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(200, {
+    'Content-Type': target.as === 'Table' ? target.contentType : target.serializer.streamMediaType,
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+  stream.pipe(res);
   ctx.req.socket.setTimeout(0);
 
   const write = async (event: ClientEvent): Promise<void> => {

@@ -37,6 +37,8 @@ export function prepareForCreate(def: KindDefinition, obj: KObject): void {
   if (def.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   if (!def.namespaced) delete meta.namespace;
+  // Status belongs to controllers, which write it through /status.
+  if (def.statusSubresource && !def.keepStatusOnCreate) delete obj.status;
   def.prepareForCreate?.(obj);
 }
 

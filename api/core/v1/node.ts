@@ -196,6 +196,8 @@ export const node: KindDefinition = {
   group: '', version: 'v1', kind: 'Node', resource: 'nodes', singular: 'node',
   namespaced: false, shortNames: ['no'],
   statusSubresource: true, tracksGeneration: false,
+  // A node agent registers its Node with status already filled in.
+  keepStatusOnCreate: true,
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);

@@ -1,0 +1,295 @@
+// Lists, paging, selectors, resource-version semantics and watch over real HTTPS.
+import { expect } from 'chai';
+import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
+
+const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+const MERGE = { 'content-type': 'application/merge-patch+json' };
+
+describe('list and watch', function () {
+  let gh: TestGatehouse;
+  const opened: OpenWatch[] = [];
+  let nsCounter = 0;
+
+  async function namespace(): Promise<string> {
+    const name = `lw-${++nsCounter}`;
+    expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status).to.equal(201);
+    return name;
+  }
+
+  async function watch(path: string, headers?: Record<string, string>): Promise<OpenWatch> {
+    const w = await openWatch(gh.url, path, { ca: gh.ca, token: gh.adminToken, headers });
+    opened.push(w);
+    return w;
+  }
+
+  before(async () => { gh = await startTestGatehouse(); });
+  afterEach(() => { for (const w of opened.splice(0)) w.close(); });
+  after(async () => gh.close());
+
+  describe('selectors', () => {
+    it('filters by every label selector operator', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('a', { app: 'web', tier: 'front' }) });
+      await gh.request('POST', path, { body: cm('b', { app: 'db' }) });
+      await gh.request('POST', path, { body: cm('c', {}) });
+      const names = async (selector: string) => (await gh.request('GET', `${path}?labelSelector=${encodeURIComponent(selector)}`)).json().items.map((i: { metadata: { name: string } }) => i.metadata.name);
+      expect(await names('app=web')).to.deep.equal(['a']);
+      expect(await names('app==db')).to.deep.equal(['b']);
+      expect(await names('app!=web')).to.deep.equal(['b', 'c']);
+      expect(await names('app in (web,db)')).to.deep.equal(['a', 'b']);
+      expect(await names('app notin (web)')).to.deep.equal(['b', 'c']);
+      expect(await names('tier')).to.deep.equal(['a']);
+      expect(await names('!tier')).to.deep.equal(['b', 'c']);
+      expect(await names('app=web,tier=back')).to.deep.equal([]);
+    });
+
+    it('filters by field selectors and refuses unknown fields and bad syntax with 400', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('x') });
+      await gh.request('POST', path, { body: cm('y') });
+      const byName = (await gh.request('GET', `${path}?fieldSelector=metadata.name%3Dy`)).json();
+      expect(byName.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['y']);
+      const across = (await gh.request('GET', `/api/v1/configmaps?fieldSelector=metadata.namespace%3D${ns},metadata.name!%3Dy`)).json();
+      expect(across.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['x']);
+      const unknown = await gh.request('GET', `${path}?fieldSelector=spec.foo%3Dbar`);
+      expect(unknown.status).to.equal(400);
+      expect(unknown.json().message).to.contain('field label not supported: spec.foo');
+      expect((await gh.request('GET', `${path}?labelSelector=${encodeURIComponent('a in (b')}`)).status).to.equal(400);
+      const secrets = `/api/v1/namespaces/${ns}/secrets`;
+      await gh.request('POST', secrets, { body: { metadata: { name: 's1' }, type: 'Opaque' } });
+      await gh.request('POST', secrets, { body: { metadata: { name: 's2' }, type: 'example.com/custom' } });
+      const typed = (await gh.request('GET', `${secrets}?fieldSelector=type%3DOpaque`)).json();
+      expect(typed.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['s1']);
+    });
+
+    it('deletes a collection by selector, leaving the rest', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      for (const [n, app] of [['p', 'x'], ['q', 'x'], ['r', 'y']]) await gh.request('POST', path, { body: cm(n, { app }) });
+      const res = await gh.request('DELETE', `${path}?labelSelector=app%3Dx`);
+      expect(res.status).to.equal(200);
+      expect(res.json()).to.include({ kind: 'Status', status: 'Success' });
+      const left = (await gh.request('GET', path)).json().items.map((i: { metadata: { name: string } }) => i.metadata.name);
+      expect(left).to.deep.equal(['r']);
+    });
+  });
+
+  describe('paging', () => {
+    it('pages with limit/continue at one snapshot, with remainingItemCount', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      for (let i = 0; i < 7; i++) await gh.request('POST', path, { body: cm(`item-${i}`) });
+      const first = (await gh.request('GET', `${path}?limit=3`)).json();
+      expect(first.items).to.have.length(3);
+      expect(first.metadata.continue).to.be.a('string').and.not.empty;
+      expect(first.metadata.remainingItemCount).to.equal(4);
+      // Writes between pages must not show in later pages of the same list.
+      await gh.request('DELETE', `${path}/item-5`);
+      await gh.request('POST', path, { body: cm('item-9') });
+      await gh.request('PATCH', `${path}/item-4`, { body: { data: { changed: 'yes' } }, headers: MERGE });
+      const second = (await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
+      expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
+      const third = (await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(second.metadata.continue)}`)).json();
+      expect(third.metadata.continue ?? '').to.equal('');
+      expect(third.metadata).to.not.have.property('remainingItemCount');
+      const all = [...first.items, ...second.items, ...third.items];
+      expect(all.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['item-0', 'item-1', 'item-2', 'item-3', 'item-4', 'item-5', 'item-6']);
+      expect(all[4].data).to.deep.equal({});
+    });
+
+    it('omits remainingItemCount when a selector filters the list', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      for (let i = 0; i < 4; i++) await gh.request('POST', path, { body: cm(`s-${i}`, { keep: 'yes' }) });
+      const page = (await gh.request('GET', `${path}?limit=2&labelSelector=keep%3Dyes`)).json();
+      expect(page.items).to.have.length(2);
+      expect(page.metadata.continue).to.be.a('string');
+      expect(page.metadata).to.not.have.property('remainingItemCount');
+    });
+
+    it('refuses malformed continue tokens with 400', async () => {
+      const res = await gh.request('GET', '/api/v1/configmaps?limit=1&continue=not-a-token');
+      expect(res.status).to.equal(400);
+    });
+  });
+
+  describe('resource versions', () => {
+    it('rejects the invalid combinations of the spec table with 400', async () => {
+      const cases = [
+        'resourceVersionMatch=Exact',
+        'resourceVersionMatch=NotOlderThan',
+        'resourceVersion=0&resourceVersionMatch=Exact',
+        'resourceVersion=5&resourceVersionMatch=Bogus',
+        'limit=1&continue=abc&resourceVersion=5',
+        'resourceVersion=abc',
+      ];
+      for (const q of cases) {
+        const res = await gh.request('GET', `/api/v1/configmaps?${q}`);
+        expect(res.status, q).to.equal(400);
+        expect(res.json().kind, q).to.equal('Status');
+      }
+    });
+
+    it('reads an exact older version of a list, and not-older-than the newest', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('v', {}, { n: '1' }) });
+      const before = (await gh.request('GET', path)).json();
+      await gh.request('PATCH', `${path}/v`, { body: { data: { n: '2' } }, headers: MERGE });
+      const exact = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=Exact`)).json();
+      expect(exact.metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
+      expect(exact.items[0].data).to.deep.equal({ n: '1' });
+      const paged = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&limit=5`)).json();
+      expect(paged.items[0].data).to.deep.equal({ n: '1' });
+      const notOlder = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=NotOlderThan`)).json();
+      expect(notOlder.items[0].data).to.deep.equal({ n: '2' });
+      const any = await gh.request('GET', `${path}/v?resourceVersion=0`);
+      expect(any.status).to.equal(200);
+    });
+
+    it('answers 504 "Too large resource version" for a version from the future', async function () {
+      this.timeout(15000);
+      const res = await gh.request('GET', '/api/v1/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan');
+      expect(res.status).to.equal(504);
+      expect(res.json().message).to.contain('Too large resource version');
+      expect(res.headers['retry-after']).to.match(/^\d+$/);
+      const get = await gh.request('GET', '/api/v1/namespaces/default?resourceVersion=999999999');
+      expect(get.status).to.equal(504);
+    });
+  });
+
+  describe('watch', () => {
+    it('streams ADDED, MODIFIED and DELETED after a resourceVersion, in order, without synthetic events', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('old') });
+      const list = (await gh.request('GET', path)).json();
+      const w = await watch(`${path}?watch=true&resourceVersion=${list.metadata.resourceVersion}`);
+      expect(w.status).to.equal(200);
+      expect(w.headers['content-type']).to.contain('application/json');
+      await gh.request('POST', path, { body: cm('new') });
+      await gh.request('PATCH', `${path}/new`, { body: { data: { k: 'v' } }, headers: MERGE });
+      await gh.request('DELETE', `${path}/new`);
+      const events = await w.take(3);
+      expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['ADDED new', 'MODIFIED new', 'DELETED new']);
+      const rvs = events.map((e) => BigInt(e.object.metadata?.resourceVersion ?? '0'));
+      expect(rvs[0] < rvs[1] && rvs[1] < rvs[2]).to.equal(true);
+    });
+
+    it('starts with synthetic ADDED events when resourceVersion is unset or 0', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('e1') });
+      await gh.request('POST', path, { body: cm('e2') });
+      for (const q of ['watch=1', 'watch=1&resourceVersion=0']) {
+        const w = await watch(`${path}?${q}`);
+        const events = await w.take(2);
+        expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['ADDED e1', 'ADDED e2']);
+        w.close();
+      }
+    });
+
+    it('streams initial events then a BOOKMARK carrying the initial-events-end annotation (sendInitialEvents)', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('i1') });
+      const w = await watch(`${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const [added, mark] = await w.take(2);
+      expect(added.type).to.equal('ADDED');
+      expect(mark.type).to.equal('BOOKMARK');
+      expect(mark.object.metadata?.annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
+      expect(mark.object.metadata?.resourceVersion).to.match(/^\d+$/);
+      await gh.request('POST', path, { body: cm('i2') });
+      const next = await w.next();
+      expect(`${next.type} ${next.object.metadata?.name}`).to.equal('ADDED i2');
+      const refused = await gh.request('GET', `${path}?watch=1&sendInitialEvents=true`);
+      expect(refused.status).to.equal(400);
+    });
+
+    it('ends the stream after timeoutSeconds', async () => {
+      const ns = await namespace();
+      const w = await watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`);
+      await w.ended;
+    });
+
+    it('answers 410 Gone for a watch from a compacted version', async function () {
+      this.timeout(15000);
+      const small = await startTestGatehouse(['--history-window=1s']);
+      try {
+        const first = (await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') })).json();
+        await new Promise((r) => setTimeout(r, 1200));
+        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('b') });
+        const res = await small.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${Number(first.metadata.resourceVersion) - 1}`);
+        expect(res.status).to.equal(410);
+        expect(res.json()).to.include({ reason: 'Expired', code: 410 });
+        const page = (await small.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json();
+        // The token's snapshot expires once a later write leaves the history window.
+        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('c') });
+        await new Promise((r) => setTimeout(r, 1200));
+        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('d') });
+        const expired = await small.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
+        expect(expired.status).to.equal(410);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('watches one object by name, and turns objects leaving a label selection into DELETED', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('target', { sel: 'in' }) });
+      await gh.request('POST', path, { body: cm('other', { sel: 'in' }) });
+      const byName = await watch(`${path}?watch=1&fieldSelector=metadata.name%3Dtarget&resourceVersion=0`);
+      const first = await byName.next();
+      expect(`${first.type} ${first.object.metadata?.name}`).to.equal('ADDED target');
+      const bySelector = await watch(`${path}?watch=1&labelSelector=sel%3Din`);
+      await bySelector.take(2);
+      await gh.request('PATCH', `${path}/other`, { body: { metadata: { labels: { sel: 'out' } } }, headers: MERGE });
+      await gh.request('PATCH', `${path}/target`, { body: { data: { x: '1' } }, headers: MERGE });
+      const left = await bySelector.next();
+      expect(`${left.type} ${left.object.metadata?.name}`).to.equal('DELETED other');
+      const modified = await bySelector.next();
+      expect(`${modified.type} ${modified.object.metadata?.name}`).to.equal('MODIFIED target');
+      const named = await byName.next();
+      expect(`${named.type} ${named.object.metadata?.name}`).to.equal('MODIFIED target');
+    });
+
+    it('delivers every write exactly once and in order under concurrent writers', async function () {
+      this.timeout(30000);
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const start = (await gh.request('GET', path)).json().metadata.resourceVersion;
+      const watchers = [await watch(`${path}?watch=1&resourceVersion=${start}`), await watch(`${path}?watch=1&resourceVersion=${start}`)];
+      const writers = 4;
+      const perWriter = 15;
+      const writes: Promise<string>[] = [];
+      for (let w = 0; w < writers; w++) {
+        writes.push((async () => {
+          let last = '';
+          await gh.request('POST', path, { body: cm(`w${w}`) });
+          for (let i = 0; i < perWriter; i++) {
+            last = (await gh.request('PATCH', `${path}/w${w}`, { body: { data: { i: String(i) } }, headers: MERGE })).json().metadata.resourceVersion;
+          }
+          return last;
+        })());
+      }
+      await Promise.all(writes);
+      const total = writers * (perWriter + 1);
+      for (const w of watchers) {
+        const events = await w.take(total, 10000);
+        const rvs = events.map((e) => BigInt(e.object.metadata?.resourceVersion ?? '0'));
+        for (let i = 1; i < rvs.length; i++) expect(rvs[i] > rvs[i - 1], `event ${i} in order`).to.equal(true);
+        expect(new Set(rvs.map(String)).size).to.equal(total);
+        for (let wr = 0; wr < writers; wr++) {
+          const mine = events.filter((e) => e.object.metadata?.name === `w${wr}`);
+          expect(mine.map((e) => e.type)).to.deep.equal(['ADDED', ...Array(perWriter).fill('MODIFIED')]);
+          expect(mine.map((e) => (e.object as { data?: { i?: string } }).data?.i ?? null)).to.deep.equal([null, ...Array.from({ length: perWriter }, (_, i) => String(i))]);
+        }
+      }
+    });
+  });
+});
