@@ -40,12 +40,15 @@ export function createShutdown(opts: ShutdownOptions): Shutdown {
     if (opts.server.listening) {
       const closed = new Promise<void>((resolve) => opts.server.close(() => resolve()));
       opts.server.closeIdleConnections();
+      // Watches end on the signal and leave keep-alive connections idle a moment later; close those as they come.
+      const sweeper = setInterval(() => opts.server.closeIdleConnections(), 50);
       const timer = setTimeout(() => {
         log('drain period over: closing remaining connections');
         opts.server.closeAllConnections();
       }, opts.drainMs);
       await closed;
       clearTimeout(timer);
+      clearInterval(sweeper);
     }
     for (const close of opts.closers) {
       try {

@@ -238,6 +238,14 @@ describe('list and watch', function () {
       }
     });
 
+    it('ends open watches cleanly when the server shuts down', async () => {
+      const other = await startTestGatehouse();
+      const w = await openWatch(other.url, '/api/v1/namespaces?watch=1', { ca: other.ca, token: other.adminToken });
+      await w.take(3);
+      await other.close();
+      await w.ended;
+    });
+
     it('watches one object by name, and turns objects leaving a label selection into DELETED', async () => {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/configmaps`;
