@@ -41,7 +41,8 @@ export const objectMetaSchema = named(`${META}.ObjectMeta`, obj({
   labels: stringMap('Map of string keys and values used to organize and select objects.'),
   annotations: stringMap('Unstructured key value map stored with a resource for arbitrary metadata; not queryable.'),
   ownerReferences: mapList(ownerReferenceSchema, 'uid', 'Objects this object depends on; when all owners are deleted the object is garbage collected.'),
-  finalizers: stringList('Must be empty before the object is deleted from the registry; each entry names a responsible component.', 'set'),
+  // Merged, not replaced, by strategic merge patches: several controllers add their own entries.
+  finalizers: { ...stringList('Must be empty before the object is deleted from the registry; each entry names a responsible component.', 'set'), 'x-kubernetes-patch-strategy': 'merge' },
   managedFields: arr(managedFieldsEntrySchema, 'Maps workflow ids and versions to the fields they manage; maintained by the server.', 'atomic'),
 }, 'ObjectMeta is metadata that all persisted resources must have.'));
 

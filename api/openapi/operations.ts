@@ -40,7 +40,8 @@ const LIST_PARAMS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.label
 const WRITE_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation];
 const DELETE_PARAMS = [P.dryRun, P.gracePeriodSeconds, P.ignoreStoreReadError, P.propagationPolicy];
 const DELETE_COLLECTION_PARAMS = [P.continue, P.dryRun, P.fieldSelector, P.gracePeriodSeconds, P.ignoreStoreReadError, P.labelSelector, P.limit, P.propagationPolicy, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds];
-export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+// Only the patch types the server accepts: clients pick their patch type from this list.
+export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function content(schemaName: string, types = ['application/json', 'application/yaml']): Record<string, unknown> {
   return Object.fromEntries(types.map((t) => [t, { schema: ref(schemaName) }]));

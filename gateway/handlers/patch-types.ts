@@ -3,8 +3,11 @@
 import jsonpatch from 'fast-json-patch';
 import { errors } from '../../api/meta/errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
+import type { JSONSchema } from '../../api/schema.js';
+import { strategicMergePatch } from './strategic-merge.js';
 
-export type PatchFunction = (current: KObject, patch: unknown) => unknown;
+/** `schema` is the kind's object schema: strategic merge patch takes its list semantics from it. */
+export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchema) => unknown;
 
 /** RFC 7386: objects merge recursively, null deletes, everything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -37,6 +40,7 @@ function applyJsonPatch(current: KObject, patch: unknown): unknown {
 export const PATCH_TYPES: Record<string, PatchFunction> = {
   'application/merge-patch+json': applyMergePatch,
   'application/json-patch+json': applyJsonPatch,
+  'application/strategic-merge-patch+json': strategicMergePatch,
 };
 
 export function patchFunctionFor(contentType: string | undefined): PatchFunction {
