@@ -67,6 +67,13 @@ export function createGateway(deps: AppDeps): Gateway {
   const health = createHealthHandler(deps.health, { log: deps.log });
 
   const app = new Koa();
+  const log = deps.log ?? ((line: string) => console.error(line));
+  // A client that hangs up mid-response is routine (kubectl killed during a watch or a large list), not a fault.
+  const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code && CLIENT_GONE.has(err.code)) return;
+    log(`response error: ${err.stack ?? err.message}`);
+  });
   // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, and only
   // then compress and route.
   app.use(requestInfoFilter);
