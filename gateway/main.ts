@@ -67,6 +67,11 @@ function versionInfo(): VersionInfo {
   };
 }
 
+/** --runtime-config switches group/versions and single resources off (or on); the namespace kind always stays. */
+function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDefinition[] {
+  return kinds.filter((def) => (def.group === '' && def.resource === 'namespaces') || options.runtimeConfig.enabled(def.group, def.version, def.resource, true));
+}
+
 function createStorage(options: GatehouseOptions): Storage {
   switch (options.storageBackend) {
     case 'memory':
@@ -135,7 +140,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   try {
     gateway = createGateway({
       storage,
-      kinds: opts.kinds ?? builtinKinds,
+      kinds: servedKinds(opts.kinds ?? builtinKinds, options),
       authenticator,
       authorizer,
       health,

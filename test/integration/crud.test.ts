@@ -189,3 +189,20 @@ describe('standard verbs', function () {
     }
   });
 });
+
+describe('--runtime-config', () => {
+  it('stops serving disabled group/versions and resources, in discovery and on their paths', async () => {
+    const gh = await startTestGatehouse(['--runtime-config=batch/v1=false,apps/v1/replicasets=false']);
+    try {
+      expect((await gh.request('GET', '/apis/batch/v1/cronjobs')).status).to.equal(404);
+      expect((await gh.request('GET', '/apis/batch/v1')).status).to.equal(404);
+      expect((await gh.request('GET', '/apis/apps/v1/replicasets')).status).to.equal(404);
+      const groups = (await gh.request('GET', '/apis')).json().groups.map((g: { name: string }) => g.name);
+      expect(groups).to.not.include('batch');
+      expect(groups).to.not.include('apps');
+      expect((await gh.request('GET', '/api/v1/configmaps')).status).to.equal(200);
+    } finally {
+      await gh.close();
+    }
+  });
+});
