@@ -4,7 +4,7 @@ DATA_DIR ?= .data
 PORT ?= 6443
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
-.PHONY: install build run test typecheck bench clean
+.PHONY: install build run test typecheck clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -24,9 +24,6 @@ typecheck: install
 ## The whole suite: type check, unit, integration (real HTTPS), end-to-end with the real kubectl.
 test: build
 	npx mocha $(TEST_SPECS)
-
-bench: build
-	node --import tsx test/bench/run.ts
 
 clean:
 	rm -rf dist

@@ -105,16 +105,27 @@ export function createDiscovery(kinds: KindDefinition[]): Discovery {
   for (const name of groupNames) documents.set(`/apis/${name}`, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name) });
   for (const gv of gvs) documents.set(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`, apiResourceList(gv));
 
+  const aggregatedDocs = new Map<string, unknown>();
+  const aggregatedDoc = (path: string, group: string, version: string): unknown => {
+    const key = `${path} ${group}/${version}`;
+    let doc = aggregatedDocs.get(key);
+    if (doc === undefined) aggregatedDocs.set(key, doc = aggregatedList(path === '/api' ? core : named, `${group}/${version}`));
+    return doc;
+  };
+
   return {
     handle(ctx, pretty) {
       const path = ctx.path.replace(/\/+$/, '') || '/';
       const doc = documents.get(path);
       if (doc === undefined) return false;
       const aggregated = (path === '/api' || path === '/apis') ? aggregatedRequest(ctx.get('accept')) : null;
-      let body: unknown = doc;
+      // Clients use the address to reach the server again; it is the one they reached.
+      let body: unknown = path === '/api'
+        ? { ...(doc as Record<string, unknown>), serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: ctx.host }] }
+        : doc;
       let contentType = 'application/json';
       if (aggregated) {
-        body = aggregatedList(path === '/api' ? core : named, `${aggregated.group}/${aggregated.version}`);
+        body = aggregatedDoc(path, aggregated.group, aggregated.version);
         contentType = `application/json;g=${aggregated.group};v=${aggregated.version};as=APIGroupDiscoveryList`;
       }
       ctx.status = 200;
