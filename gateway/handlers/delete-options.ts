@@ -67,5 +67,5 @@ function validateDeleteOptions(o: DeleteOptions, features: FeatureGates | undefi
 }
 
 export function isDryRun(o: DeleteOptions): boolean {
-  return parseDryRun(o.dryRun ?? []);
+  return parseDryRun(o.dryRun ?? [], 'DeleteOptions');
 }

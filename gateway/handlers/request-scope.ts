@@ -1,7 +1,8 @@
 // What every resource handler shares: the resolved resource, body reading with the size limit, decoding by
 // Content-Type, the write settings of the query, and encoding the answer for the negotiated media type.
 import type { Context } from 'koa';
-import { errors } from '../../api/meta/errors.js';
+import { errors, type StatusError } from '../../api/meta/errors.js';
+import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
@@ -44,27 +45,33 @@ export async function decodeRequestBody(ctx: Context, deps: HandlerDeps): Promis
   return serializer.decode(body);
 }
 
-export function parseFieldValidation(q: URLSearchParams): FieldValidation {
+/** The options object kube-apiserver validates the query of each write as (and names in its 422). */
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+function invalidOptions(kind: OptionsKind, errs: FieldError[]): StatusError {
+  return errors.invalid(kind, 'meta.k8s.io', '', errs);
+}
+
+export function parseFieldValidation(q: URLSearchParams, kind: OptionsKind): FieldValidation {
   const v = q.get('fieldValidation');
   if (v === null || v === '') return 'Warn';
   // kube-apiserver accepts the values case-insensitively.
   const normalized = { ignore: 'Ignore', warn: 'Warn', strict: 'Strict' }[v.toLowerCase()] as FieldValidation | undefined;
-  if (!normalized) throw errors.badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(v)}: supported values: "Ignore", "Strict", "Warn"`);
+  if (!normalized) throw invalidOptions(kind, [fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Strict', 'Warn'])]);
   return normalized;
 }
 
-export function parseDryRun(values: string[]): boolean {
+export function parseDryRun(values: string[], kind: OptionsKind): boolean {
   const nonEmpty = values.filter((v) => v !== '');
-  for (const v of nonEmpty) {
-    if (v !== 'All') throw errors.badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
-  }
+  const bad = nonEmpty.filter((v) => v !== 'All');
+  if (bad.length > 0) throw invalidOptions(kind, bad.map((v) => fieldErrors.notSupported('dryRun', v, ['All'])));
   return nonEmpty.length > 0;
 }
 
-export function writeContext(q: URLSearchParams, decoded?: DecodeResult): WriteContext {
+export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: DecodeResult): WriteContext {
   return {
-    dryRun: parseDryRun(q.getAll('dryRun')),
-    fieldValidation: parseFieldValidation(q),
+    dryRun: parseDryRun(q.getAll('dryRun'), kind),
+    fieldValidation: parseFieldValidation(q, kind),
     duplicateFields: decoded?.duplicateFields ?? [],
     warnings: [],
   };

@@ -251,7 +251,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       if (finalizersOf(def, obj).length === 0) throw new RetryDeletion();
       if (!obj.metadata.deletionTimestamp) {
         obj.metadata.deletionTimestamp = nowRFC3339();
-        obj.metadata.deletionGracePeriodSeconds = options.gracePeriodSeconds ?? 0;
+        // No kind served here deletes gracefully (that is a pod's), so the grace period is 0, as upstream stores it.
+        obj.metadata.deletionGracePeriodSeconds = 0;
         def.beginDeletion?.(obj);
       }
       return obj;

@@ -41,6 +41,8 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
   if (opts.body !== undefined) {
     payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    // Node frames a DELETE body only with an explicit length.
+    headers['content-length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
     const req = https.request(new URL(urlPath, url), { method, headers, ca }, (res) => {
