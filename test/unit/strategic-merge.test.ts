@@ -169,7 +169,8 @@ const nodeCases: Case[] = [
   {
     name: 'merges finalizers as a set, as upstream ObjectMeta declares them',
     patch: { metadata: { finalizers: ['f3'] } },
-    expect: { 'metadata.finalizers': ['f1', 'f2', 'f3'] },
+    // Upstream's element order: a patch's new values come before the values only the server has.
+    expect: { 'metadata.finalizers': ['f3', 'f1', 'f2'] },
   },
   {
     name: 'merges ownerReferences by uid',
