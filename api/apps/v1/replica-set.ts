@@ -12,6 +12,7 @@ import {
   asArr, asObj, asStr, asStrMap, immutable, nonNegative, root, selectorMatches, specOf, statusOf, validateLabelSelector,
 } from '../../common/validation-helpers.js';
 import { dns1123Label } from '../../meta/validation.js';
+import { ageColumn, integerColumn, intOf, pathOf, podTemplateWideColumns } from '../../common/printers.js';
 
 const schema = kindSchema({
   group: 'apps', version: 'v1', kind: 'ReplicaSet',
@@ -101,4 +102,12 @@ export const replicaSet: KindDefinition = {
   validateUpdate: (obj, old) => immutable(root('spec').child('selector'), specOf(obj).selector, specOf(old).selector),
   validateStatusUpdate: (obj) => nonNegative(statusOf(obj), ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], root('status')),
   selectableFields: (obj) => ({ 'status.replicas': String(statusOf(obj).replicas ?? 0) }),
+  tableColumns: [
+    integerColumn('Desired', 'Replicas is the number of desired replicas.', (obj) => intOf(pathOf(obj, 'spec', 'replicas'))),
+    integerColumn('Current', 'Replicas is the most recently observed number of replicas.', (obj) => intOf(pathOf(obj, 'status', 'replicas'))),
+    integerColumn('Ready', 'The number of ready replicas for this replica set.', (obj) => intOf(pathOf(obj, 'status', 'readyReplicas'))),
+    ageColumn,
+    ...podTemplateWideColumns((obj) => pathOf(obj, 'spec', 'template'), (obj) => pathOf(obj, 'spec', 'selector'),
+      'Selector is a label query over pods that should match the replica count.'),
+  ],
 };

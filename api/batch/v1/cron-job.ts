@@ -8,8 +8,9 @@ import { kindSchema, objectMetaSchema, objectReferenceSchema } from '../../commo
 import { arr, bool, describe, enumStr, int32, int64, obj, preserved, str, time } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { applySchemaDefaults } from '../../common/defaulting.js';
-import { asObj, asStr, nonNegative, root, specOf } from '../../common/validation-helpers.js';
+import { asArr, asObj, asStr, nonNegative, root, specOf } from '../../common/validation-helpers.js';
 import { isKnownTimeZone, scheduleProblems } from './cron-schedule.js';
+import { ageColumn, ageOf, boolText, column, integerColumn, pathOf, podTemplateWideColumns } from '../../common/printers.js';
 
 const POLICIES = ['Allow', 'Forbid', 'Replace'];
 /** Job names get an 11-character suffix and must stay DNS labels (63). */
@@ -69,4 +70,17 @@ export const cronJob: KindDefinition = {
   schema,
   defaults: (obj) => applySchemaDefaults(schema, obj),
   validate: validateCronJob,
+  tableColumns: [
+    column('Schedule', 'The schedule in Cron format.', (obj) => asStr(pathOf(obj, 'spec', 'schedule')) ?? ''),
+    column('Timezone', 'The time zone name for the given schedule.', (obj) => asStr(pathOf(obj, 'spec', 'timeZone')) ?? '<none>'),
+    // Upstream declares a boolean column yet fills it with text: True, False, or <unset> when absent.
+    { name: 'Suspend', type: 'boolean', priority: 0, description: 'Tells the controller to suspend subsequent executions.',
+      cell: (obj) => boolText(pathOf(obj, 'spec', 'suspend')) },
+    integerColumn('Active', 'A list of pointers to currently running jobs.', (obj) => asArr(pathOf(obj, 'status', 'active')).length),
+    column('Last Schedule', 'Information when was the last time the job was successfully scheduled.',
+      (obj) => (pathOf(obj, 'status', 'lastScheduleTime') ? ageOf(pathOf(obj, 'status', 'lastScheduleTime')) : '<none>')),
+    ageColumn,
+    ...podTemplateWideColumns((obj) => pathOf(obj, 'spec', 'jobTemplate', 'spec', 'template'), (obj) => pathOf(obj, 'spec', 'jobTemplate', 'spec', 'selector'),
+      'A label query over pods that should match the pod count.'),
+  ],
 };

@@ -9,6 +9,7 @@ import { bool, map, stringMap } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { configKeyProblems, validateImmutablePayload } from '../../common/immutable-data.js';
 import { asObj } from '../../common/validation-helpers.js';
+import { ageColumn, column, countKeys } from '../../common/printers.js';
 
 const MAX_CONFIGMAP_SIZE = 1024 * 1024;
 
@@ -47,4 +48,8 @@ export const configMap: KindDefinition = {
   schema,
   validate: validateConfigMap,
   validateUpdate: (obj, old) => validateImmutablePayload(obj, old, ['data', 'binaryData']),
+  tableColumns: [
+    column('Data', 'Data contains the configuration data.', (obj) => countKeys(obj.data) + countKeys(obj.binaryData)),
+    ageColumn,
+  ],
 };

@@ -7,6 +7,7 @@ import { enumStr, obj, str, stringList, time } from '../../common/schema-builder
 import { validateMetadata } from '../../common/meta-validation.js';
 import { applySchemaDefaults } from '../../common/defaulting.js';
 import { asObj, asStr } from '../../common/validation-helpers.js';
+import { ageColumn, column, pathOf } from '../../common/printers.js';
 
 const schema = kindSchema({
   group: '', version: 'v1', kind: 'Namespace',
@@ -68,4 +69,8 @@ export const namespace: KindDefinition = {
   },
   forbidDeletion: (obj) => (SYSTEM_NAMESPACES.includes(obj.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined),
   selectableFields: (obj) => ({ 'status.phase': asStr(asObj(obj.status)?.phase) ?? '' }),
+  tableColumns: [
+    column('Status', 'The status of the namespace', (obj) => asStr(pathOf(obj, 'status', 'phase')) ?? ''),
+    ageColumn,
+  ],
 };

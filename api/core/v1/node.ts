@@ -14,6 +14,7 @@ import { applySchemaDefaults } from '../../common/defaulting.js';
 import { asArr, asObj, asStr, immutable, root, specOf, statusOf } from '../../common/validation-helpers.js';
 import { CIDR_DETAIL, parseCidr } from '../../common/net.js';
 import { labelValue, qualifiedName } from '../../meta/validation.js';
+import { ageColumn, column, nodeAddress, nodeInfo, nodeRoles, nodeStatus } from '../../common/printers.js';
 
 const CORE = 'io.platform.api.core.v1';
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -216,4 +217,15 @@ export const node: KindDefinition = {
     ...validateQuantityMap(statusOf(obj).allocatable, root('status').child('allocatable')),
   ],
   selectableFields: (obj) => ({ 'spec.unschedulable': String(specOf(obj).unschedulable === true) }),
+  tableColumns: [
+    column('Status', 'The status of the node', nodeStatus),
+    column('Roles', 'The roles of the node', nodeRoles),
+    ageColumn,
+    column('Version', 'Node agent version reported by the node.', (obj) => nodeInfo(obj, 'nodeagentVersion')),
+    column('Internal-IP', 'List of addresses reachable to the node.', (obj) => nodeAddress(obj, 'InternalIP'), 1),
+    column('External-IP', 'List of addresses reachable to the node.', (obj) => nodeAddress(obj, 'ExternalIP'), 1),
+    column('OS-Image', 'OS Image reported by the node.', (obj) => nodeInfo(obj, 'osImage', '<unknown>'), 1),
+    column('Kernel-Version', 'Kernel Version reported by the node.', (obj) => nodeInfo(obj, 'kernelVersion', '<unknown>'), 1),
+    column('Container-Runtime', 'ContainerRuntime Version reported by the node (runtime://version).', (obj) => nodeInfo(obj, 'containerRuntimeVersion', '<unknown>'), 1),
+  ],
 };

@@ -7,6 +7,7 @@ import { kindSchema } from '../../common/object-meta.js';
 import { arr, enumStr, obj, quantityMap, str, stringList } from '../../common/schema-builders.js';
 import { validateMetadata, validateQuantityMap } from '../../common/meta-validation.js';
 import { asArr, asObj, asStr, root, specOf, statusOf } from '../../common/validation-helpers.js';
+import { ageColumn, column, quotaSummary } from '../../common/printers.js';
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
@@ -69,5 +70,10 @@ export const resourceQuota: KindDefinition = {
   validateStatusUpdate: (obj) => [
     ...validateQuantityMap(statusOf(obj).hard, root('status').child('hard')),
     ...validateQuantityMap(statusOf(obj).used, root('status').child('used')),
+  ],
+  tableColumns: [
+    ageColumn,
+    column('Request', 'Request represents a minimum amount of cpu/memory that a container may consume.', (obj) => quotaSummary(obj).request),
+    column('Limit', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', (obj) => quotaSummary(obj).limit),
   ],
 };

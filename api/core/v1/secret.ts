@@ -10,6 +10,7 @@ import { validateMetadata } from '../../common/meta-validation.js';
 import { applySchemaDefaults } from '../../common/defaulting.js';
 import { configKeyProblems, validateImmutablePayload } from '../../common/immutable-data.js';
 import { asObj, asStr, immutable } from '../../common/validation-helpers.js';
+import { ageColumn, column, countKeys } from '../../common/printers.js';
 
 const MAX_SECRET_SIZE = 1024 * 1024;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -68,4 +69,9 @@ export const secret: KindDefinition = {
     ...validateImmutablePayload(obj, old, ['data']),
   ],
   selectableFields: (obj) => ({ type: asStr(obj.type) ?? '' }),
+  tableColumns: [
+    column('Type', 'Used to facilitate programmatic handling of secret data.', (obj) => asStr(obj.type) ?? ''),
+    column('Data', 'Data contains the secret data.', (obj) => countKeys(obj.data)),
+    ageColumn,
+  ],
 };

@@ -4,6 +4,8 @@ import type { KindDefinition } from '../../scheme.js';
 import { kindSchema, localObjectReferenceSchema, objectReferenceSchema } from '../../common/object-meta.js';
 import { arr, bool, mapList } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
+import { ageColumn, column } from '../../common/printers.js';
+import { asArr } from '../../common/validation-helpers.js';
 
 const schema = kindSchema({
   group: '', version: 'v1', kind: 'ServiceAccount',
@@ -21,4 +23,8 @@ export const serviceAccount: KindDefinition = {
   statusSubresource: false, tracksGeneration: false,
   schema,
   validate: (obj) => validateMetadata(obj, true, 'subdomain'),
+  tableColumns: [
+    column('Secrets', 'Secrets in the same namespace that pods running as this service account may use.', (obj) => asArr(obj.secrets).length),
+    ageColumn,
+  ],
 };

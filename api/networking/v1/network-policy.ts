@@ -10,6 +10,7 @@ import { validateMetadata } from '../../common/meta-validation.js';
 import { applySchemaDefaults } from '../../common/defaulting.js';
 import { asArr, asObj, asStr, root, specOf, validateLabelSelector } from '../../common/validation-helpers.js';
 import { CIDR_DETAIL, cidrStrictlyContains, parseCidr } from '../../common/net.js';
+import { ageColumn, column, formatLabelSelector } from '../../common/printers.js';
 
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const POLICY_TYPES = ['Ingress', 'Egress'];
@@ -142,4 +143,9 @@ export const networkPolicy: KindDefinition = {
     defaultPolicyTypes(obj);
   },
   validate: validateNetworkPolicy,
+  tableColumns: [
+    column('Pod-Selector', 'Selects the pods to which this NetworkPolicy applies; an empty selector selects every pod in the namespace.',
+      (obj) => formatLabelSelector(specOf(obj).podSelector)),
+    ageColumn,
+  ],
 };

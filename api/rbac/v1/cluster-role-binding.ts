@@ -2,6 +2,7 @@
 import type { KindDefinition } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
 import { validateMetadata } from '../../common/meta-validation.js';
+import { bindingColumns } from '../../common/printers.js';
 import {
   bindingProperties, defaultSubjects, RBAC_GROUP, validateBinding, validateBindingUpdate,
 } from './rbac-common.js';
@@ -21,4 +22,5 @@ export const clusterRoleBinding: KindDefinition = {
   defaults: defaultSubjects,
   validate: (obj) => [...validateMetadata(obj, false, 'pathSegment'), ...validateBinding(obj, false)],
   validateUpdate: validateBindingUpdate,
+  tableColumns: bindingColumns('clusterRoleBinding', 'RoleRef can only reference a ClusterRole in the global namespace.'),
 };

@@ -2,6 +2,7 @@
 import type { KindDefinition } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
 import { validateMetadata } from '../../common/meta-validation.js';
+import { bindingColumns } from '../../common/printers.js';
 import {
   bindingProperties, defaultSubjects, RBAC_GROUP, validateBinding, validateBindingUpdate,
 } from './rbac-common.js';
@@ -21,4 +22,5 @@ export const roleBinding: KindDefinition = {
   defaults: defaultSubjects,
   validate: (obj) => [...validateMetadata(obj, true, 'pathSegment'), ...validateBinding(obj, true)],
   validateUpdate: validateBindingUpdate,
+  tableColumns: bindingColumns('roleBinding', 'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.'),
 };
