@@ -3,12 +3,10 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
+import { createNamespace as createNs, expectFailure, MERGE, uniqueName } from '../helpers/api.js';
 
 const FINALIZER = 'example.platform.io/hold';
-const MERGE = { 'content-type': 'application/merge-patch+json' };
 
-let seq = 0;
-const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++seq}`;
 
 /** Polls until `check` returns true; the namespace controller works asynchronously, so no fixed sleep will do. */
 async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 10_000): Promise<void> {
@@ -20,12 +18,6 @@ async function eventually(what: string, check: () => Promise<boolean>, deadlineM
   }
 }
 
-function expectFailure(res: GatehouseResponse, code: number, reason: string): any {
-  expect(res.status, res.body).to.equal(code);
-  const status = res.json();
-  expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
-  return status;
-}
 
 describe('deletion', function () {
   this.timeout(30_000);
@@ -33,12 +25,7 @@ describe('deletion', function () {
   before(async () => { gh = await startTestGatehouse(); });
   after(async () => { await gh?.close(); });
 
-  async function createNamespace(prefix: string): Promise<string> {
-    const name = uniqueName(prefix);
-    const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-    expect(res.status, res.body).to.equal(201);
-    return name;
-  }
+  const createNamespace = (prefix: string): Promise<string> => createNs(gh, prefix);
 
   async function create(path: string, body: Record<string, unknown>): Promise<any> {
     const res = await gh.request('POST', path, { body });

@@ -3,18 +3,10 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
+import { createNamespace as createNs, expectFailure, MERGE, uniqueName } from '../helpers/api.js';
 
-const MERGE = { 'content-type': 'application/merge-patch+json' };
 
-let seq = 0;
-const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++seq}`;
 
-function expectFailure(res: GatehouseResponse, code: number, reason: string): any {
-  expect(res.status, res.body).to.equal(code);
-  const status = res.json();
-  expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
-  return status;
-}
 
 describe('dry run', function () {
   this.timeout(30_000);
@@ -22,12 +14,7 @@ describe('dry run', function () {
   before(async () => { gh = await startTestGatehouse(); });
   after(async () => { await gh?.close(); });
 
-  async function createNamespace(prefix: string): Promise<string> {
-    const name = uniqueName(prefix);
-    const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-    expect(res.status, res.body).to.equal(201);
-    return name;
-  }
+  const createNamespace = (prefix: string): Promise<string> => createNs(gh, prefix);
 
   const configMap = (name: string, data: Record<string, string> = { k: 'v' }, extra: Record<string, unknown> = {}) =>
     ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'dry' }, ...extra }, data });

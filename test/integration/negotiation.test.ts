@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import yaml from 'js-yaml';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch } from '../helpers/watch-client.js';
+import { createNamespace, expectFailure } from '../helpers/api.js';
 
 const TABLE_K8S = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
@@ -39,28 +40,12 @@ function headerValues(res: RawResponse, name: string): string[] {
   return out;
 }
 
-let seq = 0;
-const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++seq}`;
-
-async function createNamespace(gh: TestGatehouse, prefix: string): Promise<string> {
-  const name = uniqueName(prefix);
-  const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-  expect(res.status, res.body).to.equal(201);
-  return name;
-}
-
 async function createConfigMap(gh: TestGatehouse, ns: string, name: string, data: Record<string, string> = { k: 'v' }): Promise<any> {
   const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'neg' } }, data } });
   expect(res.status, res.body).to.equal(201);
   return res.json();
 }
 
-function expectStatus(res: { status: number; body: string; json(): any }, code: number, reason: string): any {
-  expect(res.status, res.body).to.equal(code);
-  const status = res.json();
-  expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
-  return status;
-}
 
 describe('media types and negotiation', function () {
   this.timeout(30_000);
@@ -219,17 +204,17 @@ describe('media types and negotiation', function () {
   describe('refusals', () => {
     it('answers 406 NotAcceptable for an Accept header it cannot serve', async () => {
       const res = await gh.request('GET', '/api/v1/namespaces/default/configmaps', { headers: { accept: 'application/xml' } });
-      expectStatus(res, 406, 'NotAcceptable');
+      expectFailure(res, 406, 'NotAcceptable');
     });
 
     it('answers 415 UnsupportedMediaType for a text/plain body', async () => {
       const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', { body: 'name: x', headers: { 'content-type': 'text/plain' } });
-      expectStatus(res, 415, 'UnsupportedMediaType');
+      expectFailure(res, 415, 'UnsupportedMediaType');
     });
 
     it('answers 400 naming the problem for malformed JSON', async () => {
       const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', { body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad",}}' });
-      const status = expectStatus(res, 400, 'BadRequest');
+      const status = expectFailure(res, 400, 'BadRequest');
       // The message must say what is wrong (and where), not merely that the request was bad.
       expect(status.message).to.match(/json/i).and.match(/invalid character|expected|line \d+/i);
     });
@@ -238,7 +223,7 @@ describe('media types and negotiation', function () {
       const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', {
         body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n', headers: { 'content-type': 'application/yaml' },
       });
-      const status = expectStatus(res, 400, 'BadRequest');
+      const status = expectFailure(res, 400, 'BadRequest');
       expect(status.message).to.match(/yaml/i);
     });
 
@@ -247,7 +232,7 @@ describe('media types and negotiation', function () {
       try {
         const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { blob: 'x'.repeat(4096) } };
         const res = await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: big });
-        expectStatus(res, 413, 'RequestEntityTooLarge');
+        expectFailure(res, 413, 'RequestEntityTooLarge');
         // The same server still takes a body under the limit.
         const ok = await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { ...big, data: { blob: 'x' } } });
         expect(ok.status, ok.body).to.equal(201);
@@ -265,7 +250,7 @@ describe('media types and negotiation', function () {
     it('Strict rejects with 400 listing the unknown and the duplicate field', async () => {
       const ns = await createNamespace(gh, 'strict');
       const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, { body: bodyWith('s') });
-      const status = expectStatus(res, 400, 'BadRequest');
+      const status = expectFailure(res, 400, 'BadRequest');
       expect(status.message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/s`)).status).to.equal(404);
     });
@@ -277,7 +262,7 @@ describe('media types and negotiation', function () {
         spec: { foo: 1, selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'img' }] } } },
       };
       const res = await gh.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets?fieldValidation=Strict`, { body: rs });
-      expect(expectStatus(res, 400, 'BadRequest').message).to.contain('unknown field "spec.foo"');
+      expect(expectFailure(res, 400, 'BadRequest').message).to.contain('unknown field "spec.foo"');
     });
 
     it('Warn (the default) creates and sends one Warning header per problem', async () => {
@@ -305,7 +290,7 @@ describe('media types and negotiation', function () {
       const ns = await createNamespace(gh, 'strictput');
       const cm = await createConfigMap(gh, ns, 'u');
       const put = await gh.request('PUT', `/api/v1/namespaces/${ns}/configmaps/u?fieldValidation=Strict`, { body: bodyWith('u') });
-      expect(expectStatus(put, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
+      expect(expectFailure(put, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion).to.equal(cm.metadata.resourceVersion);
     });
 
@@ -316,13 +301,13 @@ describe('media types and negotiation', function () {
       const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/u?fieldValidation=Strict`, {
         body: '{"metadata":{"labelz":{"a":"b"}},"data":{"k":"1","k":"2"}}', headers: { 'content-type': 'application/merge-patch+json' },
       });
-      expect(expectStatus(patch, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
+      expect(expectFailure(patch, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion).to.equal(cm.metadata.resourceVersion);
     });
 
     it('refuses an unknown fieldValidation value with 422 naming the options field, as kube-apiserver does', async () => {
       const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Loose', { body: bodyWith('x') });
-      expect(expectStatus(res, 422, 'Invalid').message).to.contain('fieldValidation');
+      expect(expectFailure(res, 422, 'Invalid').message).to.contain('fieldValidation');
     });
   });
 

@@ -1,21 +1,12 @@
 import { expect } from 'chai';
-import { isStatusError, type StatusError } from '../../api/meta/errors.js';
 import { createJsonSerializer } from '../../gateway/negotiation/json.js';
 import { createYamlSerializer } from '../../gateway/negotiation/yaml.js';
+import { statusErrorOf } from '../helpers/assertions.js';
 
 const json = createJsonSerializer();
 const yaml = createYamlSerializer();
 const buf = (s: string) => Buffer.from(s);
 
-function failure(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (e) {
-    if (isStatusError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a StatusError');
-}
 
 describe('JSON codec', () => {
   it('decodes a value without duplicates', () => {
@@ -43,16 +34,16 @@ describe('JSON codec', () => {
   });
 
   it('rejects malformed JSON with 400, the problem and its position', () => {
-    const e = failure(() => json.decode(buf('{\n  "a": 1,\n  }')));
+    const e = statusErrorOf(() => json.decode(buf('{\n  "a": 1,\n  }')));
     expect(e.code).to.equal(400);
     expect(e.reason).to.equal('BadRequest');
     expect(e.message).to.equal('error decoding JSON body: expected a property name (found "}") at line 3 column 3');
-    expect(failure(() => json.decode(buf('{"a": tru}'))).message).to.match(/^error decoding JSON body: .* at line 1 column 7$/);
-    expect(failure(() => json.decode(buf('{"a":1} {"b":2}'))).message).to.contain('unexpected content after the top-level value');
-    expect(failure(() => json.decode(buf('{"a":'))).message).to.contain('found the end of the body');
-    expect(failure(() => json.decode(buf('  '))).message).to.equal('error decoding JSON body: the body is empty');
-    expect(failure(() => json.decode(buf('{"a":1,}'))).code).to.equal(400);
-    expect(failure(() => json.decode(buf('{"a":1 /* c */}'))).message).to.contain('comments are not allowed');
+    expect(statusErrorOf(() => json.decode(buf('{"a": tru}'))).message).to.match(/^error decoding JSON body: .* at line 1 column 7$/);
+    expect(statusErrorOf(() => json.decode(buf('{"a":1} {"b":2}'))).message).to.contain('unexpected content after the top-level value');
+    expect(statusErrorOf(() => json.decode(buf('{"a":'))).message).to.contain('found the end of the body');
+    expect(statusErrorOf(() => json.decode(buf('  '))).message).to.equal('error decoding JSON body: the body is empty');
+    expect(statusErrorOf(() => json.decode(buf('{"a":1,}'))).code).to.equal(400);
+    expect(statusErrorOf(() => json.decode(buf('{"a":1 /* c */}'))).message).to.contain('comments are not allowed');
   });
 
   it('encodes compact or pretty, each ending with a newline', () => {
@@ -73,7 +64,7 @@ describe('YAML codec', () => {
   it('decodes with the core schema: timestamps stay strings, no custom tags', () => {
     const r = yaml.decode(buf('metadata:\n  creationTimestamp: 2024-01-01T00:00:00Z\n  n: 3\n  b: true\n  s: "3"\n  e: ~\n'));
     expect(r.value).to.deep.equal({ metadata: { creationTimestamp: '2024-01-01T00:00:00Z', n: 3, b: true, s: '3', e: null } });
-    expect(failure(() => yaml.decode(buf('a: !!js/function "function(){}"'))).code).to.equal(400);
+    expect(statusErrorOf(() => yaml.decode(buf('a: !!js/function "function(){}"'))).code).to.equal(400);
   });
 
   it('supports anchors and merge keys', () => {
@@ -100,10 +91,10 @@ describe('YAML codec', () => {
   });
 
   it('rejects several documents, empty bodies and malformed YAML with 400', () => {
-    expect(failure(() => yaml.decode(buf('a: 1\n---\nb: 2\n'))).message).to.equal('error decoding YAML body: expected one document, found 2');
+    expect(statusErrorOf(() => yaml.decode(buf('a: 1\n---\nb: 2\n'))).message).to.equal('error decoding YAML body: expected one document, found 2');
     expect(yaml.decode(buf('---\na: 1\n')).value).to.deep.equal({ a: 1 });
-    expect(failure(() => yaml.decode(buf(''))).message).to.equal('error decoding YAML body: the body is empty');
-    const e = failure(() => yaml.decode(buf('a: [1, 2\nb: 3\n')));
+    expect(statusErrorOf(() => yaml.decode(buf(''))).message).to.equal('error decoding YAML body: the body is empty');
+    const e = statusErrorOf(() => yaml.decode(buf('a: [1, 2\nb: 3\n')));
     expect(e.code).to.equal(400);
     expect(e.message).to.match(/^error decoding YAML body: .* at line \d+ column \d+$/);
   });
@@ -111,7 +102,7 @@ describe('YAML codec', () => {
   it('refuses alias bombs', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i <= 7; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
-    expect(failure(() => yaml.decode(buf(lines.join('\n')))).message).to.contain('too many nodes');
+    expect(statusErrorOf(() => yaml.decode(buf(lines.join('\n')))).message).to.contain('too many nodes');
   });
 
   it('encodes plain YAML, quoting strings that would read as other types', () => {
@@ -124,6 +115,6 @@ describe('YAML codec', () => {
 
   it('does not stream watches', () => {
     expect(yaml.streamMediaType).to.equal('');
-    expect(failure(() => yaml.encodeWatchEvent({ type: 'ADDED', object: {} })).code).to.equal(406);
+    expect(statusErrorOf(() => yaml.encodeWatchEvent({ type: 'ADDED', object: {} })).code).to.equal(406);
   });
 });

@@ -1,21 +1,12 @@
 import { expect } from 'chai';
-import { isStatusError, type StatusError } from '../../api/meta/errors.js';
 import { defaultSerializers, negotiateRequest, negotiateResponse, parseAccept } from '../../gateway/negotiation/negotiate.js';
 import type { Serializer } from '../../gateway/negotiation/serializer.js';
+import { statusErrorOf } from '../helpers/assertions.js';
 
 const serializers = defaultSerializers();
 const table = { allowTable: true, serializers };
 const plain = { allowTable: false, serializers };
 
-function failure(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (e) {
-    if (isStatusError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a StatusError');
-}
 
 describe('Accept parsing', () => {
   it('orders by q, then specificity, then header order, dropping q=0 and junk', () => {
@@ -67,12 +58,12 @@ describe('response negotiation', () => {
   });
 
   it('answers 406 when nothing acceptable remains', () => {
-    const e = failure(() => negotiateResponse('application/json;as=Table;g=foo;v=v1', table));
+    const e = statusErrorOf(() => negotiateResponse('application/json;as=Table;g=foo;v=v1', table));
     expect(e.code).to.equal(406);
     expect(e.reason).to.equal('NotAcceptable');
     expect(e.message).to.equal('only the following media types are accepted: application/json, application/yaml');
-    expect(failure(() => negotiateResponse('text/html, application/xml;q=0.9', plain)).code).to.equal(406);
-    expect(failure(() => negotiateResponse('application/json;q=0', plain)).code).to.equal(406);
+    expect(statusErrorOf(() => negotiateResponse('text/html, application/xml;q=0.9', plain)).code).to.equal(406);
+    expect(statusErrorOf(() => negotiateResponse('application/json;q=0', plain)).code).to.equal(406);
   });
 
   it('serves PartialObjectMetadata only when the handler allows it', () => {
@@ -83,7 +74,7 @@ describe('response negotiation', () => {
   });
 
   it('never streams YAML: a watch accepting only YAML is 406, with JSON as the fallback', () => {
-    const e = failure(() => negotiateResponse('application/yaml', { ...plain, streaming: true }));
+    const e = statusErrorOf(() => negotiateResponse('application/yaml', { ...plain, streaming: true }));
     expect(e.code).to.equal(406);
     expect(e.message).to.equal('only the following media types are accepted: application/json');
     expect(negotiateResponse('application/yaml, application/json;q=0.1', { ...plain, streaming: true }).contentType).to.equal('application/json');
@@ -113,11 +104,11 @@ describe('request negotiation', () => {
   });
 
   it('answers 415 listing the supported types for anything else', () => {
-    const e = failure(() => negotiateRequest('text/plain', serializers));
+    const e = statusErrorOf(() => negotiateRequest('text/plain', serializers));
     expect(e.code).to.equal(415);
     expect(e.reason).to.equal('UnsupportedMediaType');
     expect(e.message).to.equal('the body of the request was in an unknown format (text/plain) - accepted media types include: application/json, application/yaml');
-    expect(failure(() => negotiateRequest('application/merge-patch+json', serializers)).code).to.equal(415);
-    expect(failure(() => negotiateRequest('garbage', serializers)).code).to.equal(415);
+    expect(statusErrorOf(() => negotiateRequest('application/merge-patch+json', serializers)).code).to.equal(415);
+    expect(statusErrorOf(() => negotiateRequest('garbage', serializers)).code).to.equal(415);
   });
 });

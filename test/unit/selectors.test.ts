@@ -1,20 +1,11 @@
 import { expect } from 'chai';
-import { isStatusError, type StatusError } from '../../api/meta/errors.js';
 import { FieldPath } from '../../api/meta/field-errors.js';
+import { statusErrorOf } from '../helpers/assertions.js';
 import {
   assertSupportedFields, everything, labelSelectorFromObject, labelSelectorFromSet, nothing, parseFieldSelector,
   parseLabelSelector, unsupportedFieldKeys,
 } from '../../api/meta/selectors.js';
 
-function failure(fn: () => unknown): StatusError {
-  try {
-    fn();
-  } catch (e) {
-    if (isStatusError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected a StatusError');
-}
 
 describe('label selectors', () => {
   const labels = { app: 'web', tier: 'front', env: 'prod' };
@@ -54,7 +45,7 @@ describe('label selectors', () => {
     expect(parseLabelSelector('n>3').matches({ n: '4' })).to.equal(true);
     expect(parseLabelSelector('n<3').matches({ n: '4' })).to.equal(false);
     expect(parseLabelSelector('n>3').matches({ n: 'x' })).to.equal(false);
-    expect(failure(() => parseLabelSelector('n>a')).message).to.contain('the value must be an integer');
+    expect(statusErrorOf(() => parseLabelSelector('n>a')).message).to.contain('the value must be an integer');
   });
 
   it('parses an empty string to a selector matching everything', () => {
@@ -70,30 +61,30 @@ describe('label selectors', () => {
 
   it('accepts prefixed keys and rejects invalid keys with kube wording', () => {
     expect(parseLabelSelector('example.com/app=x').matches({ 'example.com/app': 'x' })).to.equal(true);
-    const e = failure(() => parseLabelSelector('app:monolith'));
+    const e = statusErrorOf(() => parseLabelSelector('app:monolith'));
     expect(e.code).to.equal(400);
     expect(e.reason).to.equal('BadRequest');
     expect(e.message).to.match(/^unable to parse requirement: <nil>: Invalid value: "app:monolith": name part must consist of alphanumeric characters/);
-    expect(failure(() => parseLabelSelector('Bad_Prefix/app=x')).message).to.contain('prefix part a lowercase RFC 1123 subdomain');
-    expect(failure(() => parseLabelSelector(`${'a'.repeat(64)}=x`)).message).to.contain('name part must be no more than 63 characters');
+    expect(statusErrorOf(() => parseLabelSelector('Bad_Prefix/app=x')).message).to.contain('prefix part a lowercase RFC 1123 subdomain');
+    expect(statusErrorOf(() => parseLabelSelector(`${'a'.repeat(64)}=x`)).message).to.contain('name part must be no more than 63 characters');
   });
 
   it('rejects invalid values', () => {
-    const e = failure(() => parseLabelSelector('app=-bad'));
+    const e = statusErrorOf(() => parseLabelSelector('app=-bad'));
     expect(e.message).to.match(/^unable to parse requirement: values\[0\]\[app\]: Invalid value: "-bad": a valid label must be an empty string/);
-    expect(failure(() => parseLabelSelector(`a=${'v'.repeat(64)}`)).message).to.contain('must be no more than 63 characters');
+    expect(statusErrorOf(() => parseLabelSelector(`a=${'v'.repeat(64)}`)).message).to.contain('must be no more than 63 characters');
   });
 
   it('reports grammar errors like kube-apiserver', () => {
-    expect(failure(() => parseLabelSelector('a=b c')).message).to.equal("found 'c', expected: ',' or 'end of string'");
-    expect(failure(() => parseLabelSelector('a=b,')).message).to.equal("found '', expected: identifier after ','");
-    expect(failure(() => parseLabelSelector('=a')).message).to.equal("found '=', expected: !, identifier, or 'end of string'");
-    expect(failure(() => parseLabelSelector('a in b')).message).to.equal("unable to parse requirement: found 'b', expected: '('");
-    expect(failure(() => parseLabelSelector('a in (b c)')).message).to.equal("unable to parse requirement: found 'c', expected: ',' or ')'");
-    expect(failure(() => parseLabelSelector('a in (b')).message).to.equal("unable to parse requirement: found '', expected: ',' or ')'");
-    expect(failure(() => parseLabelSelector('a (b)')).message).to.equal('unable to parse requirement: found \'(\', expected: in, notin, =, ==, !=, gt, lt');
-    expect(failure(() => parseLabelSelector('a==(')).message).to.equal("unable to parse requirement: found '(', expected: identifier");
-    expect(failure(() => parseLabelSelector('!a=b')).message).to.equal("found '=', expected: ',' or 'end of string'");
+    expect(statusErrorOf(() => parseLabelSelector('a=b c')).message).to.equal("found 'c', expected: ',' or 'end of string'");
+    expect(statusErrorOf(() => parseLabelSelector('a=b,')).message).to.equal("found '', expected: identifier after ','");
+    expect(statusErrorOf(() => parseLabelSelector('=a')).message).to.equal("found '=', expected: !, identifier, or 'end of string'");
+    expect(statusErrorOf(() => parseLabelSelector('a in b')).message).to.equal("unable to parse requirement: found 'b', expected: '('");
+    expect(statusErrorOf(() => parseLabelSelector('a in (b c)')).message).to.equal("unable to parse requirement: found 'c', expected: ',' or ')'");
+    expect(statusErrorOf(() => parseLabelSelector('a in (b')).message).to.equal("unable to parse requirement: found '', expected: ',' or ')'");
+    expect(statusErrorOf(() => parseLabelSelector('a (b)')).message).to.equal('unable to parse requirement: found \'(\', expected: in, notin, =, ==, !=, gt, lt');
+    expect(statusErrorOf(() => parseLabelSelector('a==(')).message).to.equal("unable to parse requirement: found '(', expected: identifier");
+    expect(statusErrorOf(() => parseLabelSelector('!a=b')).message).to.equal("found '=', expected: ',' or 'end of string'");
   });
 });
 
@@ -172,9 +163,9 @@ describe('field selectors', () => {
   });
 
   it('rejects bad escapes, unescaped specials and terms without operators', () => {
-    expect(failure(() => parseFieldSelector('a=b\\n')).message).to.equal('invalid field selector: invalid escape sequence: \\n');
-    expect(failure(() => parseFieldSelector('a=b=c')).message).to.equal('invalid field selector: unescaped character in value: =');
-    const e = failure(() => parseFieldSelector('a=b,justakey'));
+    expect(statusErrorOf(() => parseFieldSelector('a=b\\n')).message).to.equal('invalid field selector: invalid escape sequence: \\n');
+    expect(statusErrorOf(() => parseFieldSelector('a=b=c')).message).to.equal('invalid field selector: unescaped character in value: =');
+    const e = statusErrorOf(() => parseFieldSelector('a=b,justakey'));
     expect(e.code).to.equal(400);
     expect(e.message).to.equal("invalid selector: 'a=b,justakey'; can't understand 'justakey'");
   });
@@ -187,7 +178,7 @@ describe('field selectors', () => {
   it('lists and rejects unsupported field keys', () => {
     const sel = parseFieldSelector('metadata.name=a,spec.foo=b,spec.foo!=c');
     expect(unsupportedFieldKeys(sel, ['metadata.name', 'metadata.namespace'])).to.deep.equal(['spec.foo']);
-    const e = failure(() => assertSupportedFields(sel, ['metadata.name']));
+    const e = statusErrorOf(() => assertSupportedFields(sel, ['metadata.name']));
     expect(e.code).to.equal(400);
     expect(e.message).to.equal('field label not supported: spec.foo');
     expect(() => assertSupportedFields(sel, ['metadata.name', 'spec.foo'])).not.to.throw();

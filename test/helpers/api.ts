@@ -1,0 +1,23 @@
+// Small shared pieces of integration tests: unique namespaces, the merge-patch header, Status assertions.
+import { expect } from 'chai';
+import type { TestGatehouse } from './gatehouse.js';
+
+export const MERGE = { 'content-type': 'application/merge-patch+json' };
+
+let seq = 0;
+export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++seq}`;
+
+export async function createNamespace(gh: TestGatehouse, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  expect(res.status, res.body).to.equal(201);
+  return name;
+}
+
+/** Asserts a failure Status with this code and reason, and returns it. */
+export function expectFailure(res: { status: number; body: string; json(): any }, code: number, reason: string): any {
+  expect(res.status, res.body).to.equal(code);
+  const status = res.json();
+  expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
+  return status;
+}
