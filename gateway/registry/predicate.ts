@@ -3,7 +3,8 @@
 import { errors } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
-import { parseFieldSelector, parseLabelSelector } from '../../api/meta/selectors.js';
+import { parseLabelSelector } from '../../api/meta/selectors.js';
+import { parseFieldSelector } from '../../api/meta/field-selectors.js';
 import type { SelectionPredicate } from '../../backends/storage.js';
 
 export function objectFields(def: KindDefinition, obj: KObject): Record<string, string> {

@@ -1,10 +1,8 @@
 import { expect } from 'chai';
 import { FieldPath } from '../../api/meta/field-errors.js';
 import { statusErrorOf } from '../helpers/assertions.js';
-import {
-  assertSupportedFields, everything, labelSelectorFromObject, labelSelectorFromSet, nothing, parseFieldSelector,
-  parseLabelSelector, unsupportedFieldKeys,
-} from '../../api/meta/selectors.js';
+import { everything, labelSelectorFromObject, labelSelectorFromSet, nothing, parseLabelSelector } from '../../api/meta/selectors.js';
+import { assertSupportedFields, parseFieldSelector, unsupportedFieldKeys } from '../../api/meta/field-selectors.js';
 
 
 describe('label selectors', () => {
