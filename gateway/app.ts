@@ -12,6 +12,7 @@ import { createStatusFilter } from './filters/status.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createCompression } from './filters/compression.js';
+import { createTimeoutFilter } from './filters/timeout.js';
 import { defaultSerializers } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
@@ -35,6 +36,10 @@ export interface AppDeps {
   shutdownSignal: AbortSignal;
   /** For /version. */
   version: VersionInfo;
+  /** Non-watch requests answer 504 after this long (--request-timeout); 0 disables. */
+  requestTimeoutMs?: number;
+  /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
+  minRequestTimeoutSeconds?: number;
   /** Failure details withheld from clients go here. */
   log?: (line: string) => void;
 }
@@ -62,7 +67,10 @@ export function createGateway(deps: AppDeps): Gateway {
   const discovery = createDiscovery(deps.kinds);
   const openapi = createOpenAPIHandler(deps.kinds);
   const version = createVersionHandler(deps.version);
-  const handlerDeps = { serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features };
+  const handlerDeps = {
+    serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
+    minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
+  };
   const resources = createResourceRouter(registry, handlerDeps);
   const health = createHealthHandler(deps.health, { log: deps.log });
 
@@ -74,12 +82,13 @@ export function createGateway(deps: AppDeps): Gateway {
     if (err.code && CLIENT_GONE.has(err.code)) return;
     log(`response error: ${err.stack ?? err.message}`);
   });
-  // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, and only
-  // then compress and route.
+  // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, bound
+  // the time, and only then compress and route.
   app.use(requestInfoFilter);
   app.use(createStatusFilter(serializers));
   app.use(createAuthenticationFilter(deps.authenticator));
   app.use(createAuthorizationFilter(deps.authorizer));
+  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
   app.use(createCompression(deps.features));
   app.use(health);
   app.use(async function routes(ctx) {

@@ -72,10 +72,13 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
   return kinds.filter((def) => (def.group === '' && def.resource === 'namespaces') || options.runtimeConfig.enabled(def.group, def.version, def.resource, true));
 }
 
-function createStorage(options: GatehouseOptions): Storage {
+async function createStorage(options: GatehouseOptions): Promise<Storage> {
   switch (options.storageBackend) {
     case 'memory':
       return createMemoryStorage({ historyWindowMs: options.historyWindowMs });
+    case 'embedded':
+    case 'postgres':
+      throw new OptionsError(`--storage-backend=${options.storageBackend} is not available yet`);
   }
 }
 
@@ -127,7 +130,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const authenticator = await createAuthenticator(options, adminToken, log);
   const authorizer = buildAuthorizer(options.authorizationModes);
 
-  const storage = createStorage(options);
+  const storage = await createStorage(options);
   const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
   registerHealthChecks(health, storage);
   const informers = health.postStartHook('generic-apiserver-start-informers');
@@ -148,6 +151,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       maxRequestBodyBytes: options.maxRequestBodyBytes,
       shutdownSignal: controller.signal,
       version: versionInfo(),
+      requestTimeoutMs: options.requestTimeoutMs,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       log,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.

@@ -16,6 +16,8 @@ export interface HandlerDeps {
   serializers: Serializer[];
   maxRequestBodyBytes: number;
   shutdownSignal: AbortSignal;
+  /** Watches without timeoutSeconds end after a random time in [this, 2x this), spreading reconnects. */
+  minRequestTimeoutSeconds?: number;
 }
 
 export interface ResourceRequest {

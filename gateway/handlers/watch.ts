@@ -17,9 +17,9 @@ import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
-/** Upstream's default for watches without timeoutSeconds: a random duration in [30m, 60m) spreads reconnects. */
-function defaultTimeoutSeconds(): number {
-  return Math.floor(1800 * (1 + Math.random()));
+/** Upstream's default for watches without timeoutSeconds: a random duration in [min, 2*min) spreads reconnects. */
+function defaultTimeoutSeconds(minSeconds: number): number {
+  return Math.floor(minSeconds * (1 + Math.random()));
 }
 
 type ClientEvent = { type: string; object: unknown };
@@ -83,7 +83,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   }
 
   const abort = new AbortController();
-  const timeout = setTimeout(() => abort.abort(), (params.timeoutSeconds ?? defaultTimeoutSeconds()) * 1000);
+  const timeout = setTimeout(() => abort.abort(), (params.timeoutSeconds ?? defaultTimeoutSeconds(deps.minRequestTimeoutSeconds ?? 1800)) * 1000);
   timeout.unref();
   const onShutdown = (): void => abort.abort();
   deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });

@@ -6,8 +6,10 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 
-export type StorageBackendName = 'memory';
-export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['memory'];
+export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
+export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
+/** The storage URL may come from the environment so that its password stays out of process listings. */
+export const STORAGE_URL_ENV = 'GATEHOUSE_STORAGE_URL';
 
 export interface GatehouseOptions {
   securePort: number;
@@ -29,6 +31,8 @@ export interface GatehouseOptions {
   maxRequestBodyBytes: number;
   historyWindowMs: number;
   storageBackend: StorageBackendName;
+  /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
+  storageUrl?: string;
   help: boolean;
 }
 
@@ -66,7 +70,8 @@ const FLAGS: Record<string, FlagSpec> = {
   'min-request-timeout': { kind: 'int', default: '1800', usage: 'Minimum watch timeout in seconds (randomised up to twice this).' },
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
-  'storage-backend': { kind: 'string', default: 'memory', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')}.` },
+  'storage-backend': { kind: 'string', default: 'memory', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
+  'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
 };
 
@@ -185,7 +190,7 @@ function isIP(value: string): boolean {
  * Parses kube-apiserver-style argv (`--flag=value`, `--flag value`, bare `--bool`). `cwd` resolves relative paths
  * so that in-process tests need not chdir.
  */
-export function parseOptions(argv: string[], cwd = process.cwd()): GatehouseOptions {
+export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): GatehouseOptions {
   const seen = scan(argv);
   const last = (name: string): string => {
     const values = seen.get(name);
@@ -230,6 +235,20 @@ export function parseOptions(argv: string[], cwd = process.cwd()): GatehouseOpti
     throw invalid('storage-backend', storageBackend, `unknown storage backend (supported: ${STORAGE_BACKENDS.join(', ')})`);
   }
 
+  const storageUrl = optional('storage-url') ?? (env[STORAGE_URL_ENV] || undefined);
+  if (storageBackend === 'postgres') {
+    if (!storageUrl) throw invalid('storage-url', '', `required with --storage-backend=postgres (or set ${STORAGE_URL_ENV})`);
+    let parsed: URL;
+    try {
+      parsed = new URL(storageUrl);
+    } catch {
+      throw invalid('storage-url', redactUrl(storageUrl), 'not a URL');
+    }
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+      throw invalid('storage-url', redactUrl(storageUrl), 'must be a postgres:// or postgresql:// URL');
+    }
+  }
+
   const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
   if (historyWindowMs <= 0) throw invalid('history-window', last('history-window'), 'must be greater than 0');
 
@@ -253,6 +272,18 @@ export function parseOptions(argv: string[], cwd = process.cwd()): GatehouseOpti
     maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
     historyWindowMs,
     storageBackend: storageBackend as StorageBackendName,
+    storageUrl,
     help: parseBoolFlag('help', last('help')),
   };
+}
+
+/** The URL with its password masked, for logs and error messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
 }
