@@ -235,7 +235,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     throw invalid('storage-backend', storageBackend, `unknown storage backend (supported: ${STORAGE_BACKENDS.join(', ')})`);
   }
 
-  const storageUrl = optional('storage-url') ?? (env[STORAGE_URL_ENV] || undefined);
+  const storageUrl = seen.get('storage-url')?.at(-1) || env[STORAGE_URL_ENV] || undefined;
   if (storageBackend === 'postgres') {
     if (!storageUrl) throw invalid('storage-url', '', `required with --storage-backend=postgres (or set ${STORAGE_URL_ENV})`);
     let parsed: URL;

@@ -70,7 +70,10 @@ describe('options', () => {
     expect(optionsError(['--bind-address=localhost']).message).to.contain('--bind-address');
     expect(optionsError(['--shutdown-delay-duration=soon']).message).to.contain('"soon"').and.contain('--shutdown-delay-duration');
     expect(optionsError(['--max-request-body-bytes=0']).message).to.contain('--max-request-body-bytes');
-    expect(optionsError(['--storage-backend=postgres']).message).to.contain('"postgres"');
+    expect(optionsError(['--storage-backend=etcd']).message).to.contain('"etcd"').and.contain('--storage-backend');
+    expect(optionsError(['--storage-backend=postgres']).message).to.contain('--storage-url').and.contain('GATEHOUSE_STORAGE_URL');
+    const badUrl = optionsError(['--storage-backend=postgres', '--storage-url=mysql://u:secret@h/db']).message;
+    expect(badUrl).to.contain('--storage-url').and.not.contain('secret');
     expect(optionsError(['--anonymous-auth=maybe']).message).to.contain('"maybe"');
     expect(optionsError(['--secure-port']).message).to.equal('flag needs an argument: --secure-port');
   });
