@@ -4,7 +4,7 @@ DATA_DIR ?= .data
 PORT ?= 6443
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
-.PHONY: install build run test typecheck clean
+.PHONY: install build run test typecheck clean postgres-binaries
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -21,8 +21,16 @@ run: build
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 
-## The whole suite: type check, unit, integration (real HTTPS), end-to-end with the real kubectl.
-test: build
+## PostgreSQL server binaries for the tests, which start their own throwaway clusters; installed when missing.
+postgres-binaries:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing PostgreSQL server binaries (Debian package postgresql-15)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15; \
+	else echo "PostgreSQL server binaries are missing: install the Debian package postgresql-15 (apt-get install postgresql-15)"; exit 1; fi
+
+## The whole suite: type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
+test: build postgres-binaries
 	npx mocha $(TEST_SPECS)
 
 clean:
