@@ -12,6 +12,7 @@ import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
 import type { Storage } from '../backends/storage.js';
 import { createMemoryStorage } from '../backends/memory/memory-storage.js';
+import { createPostgresStorage } from '../backends/postgres/postgres-storage.js';
 import { parseOptions, usage, OptionsError, type GatehouseOptions } from './server/options.js';
 import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
@@ -72,12 +73,13 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
   return kinds.filter((def) => (def.group === '' && def.resource === 'namespaces') || options.runtimeConfig.enabled(def.group, def.version, def.resource, true));
 }
 
-async function createStorage(options: GatehouseOptions): Promise<Storage> {
+async function createStorage(options: GatehouseOptions, log: (line: string) => void): Promise<Storage> {
   switch (options.storageBackend) {
     case 'memory':
       return createMemoryStorage({ historyWindowMs: options.historyWindowMs });
-    case 'embedded':
     case 'postgres':
+      return createPostgresStorage({ url: options.storageUrl ?? '', historyWindowMs: options.historyWindowMs, log });
+    case 'embedded':
       throw new OptionsError(`--storage-backend=${options.storageBackend} is not available yet`);
   }
 }
@@ -130,7 +132,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const authenticator = await createAuthenticator(options, adminToken, log);
   const authorizer = buildAuthorizer(options.authorizationModes);
 
-  const storage = await createStorage(options);
+  const storage = await createStorage(options, log);
   const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
   registerHealthChecks(health, storage);
   const informers = health.postStartHook('generic-apiserver-start-informers');

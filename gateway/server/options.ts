@@ -1,6 +1,7 @@
 // Command-line flags, spelled and defaulted as kube-apiserver spells them so that operators can carry their habits
 // over. Parsing is strict: an unknown flag or a bad value is an OptionsError naming both, and main exits 1.
 import path from 'node:path';
+import { redactUrl } from '../../backends/postgres/errors.js';
 import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
@@ -275,15 +276,4 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     storageUrl,
     help: parseBoolFlag('help', last('help')),
   };
-}
-
-/** The URL with its password masked, for logs and error messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
 }

@@ -1,0 +1,44 @@
+// Translation of driver failures into the storage error catalog. A database that is down, restarting or out of
+// connections is Unavailable (503, the client retries); anything else is Internal, with the server's message kept
+// for the log but never the connection URL.
+import { StorageError } from '../storage.js';
+
+// SQLSTATE classes and codes that mean "the server cannot serve right now" rather than "this request is wrong".
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01']);
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+]);
+
+export function isUnavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08');
+}
+
+/** Passes StorageErrors through; maps driver errors; keeps anything else (a caller's own error) untouched. */
+export function toStorageError(e: unknown, key = ''): unknown {
+  if (e instanceof StorageError) return e;
+  if (isUnavailable(e)) return new StorageError('Unavailable', `storage unavailable: ${(e as Error).message}`, key);
+  if (e && typeof e === 'object' && 'severity' in e) return new StorageError('Internal', `storage error: ${(e as unknown as Error).message}`, key);
+  return e;
+}
+
+/** Redacts the password of a postgres:// URL for log lines. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}

@@ -1,0 +1,276 @@
+// The PostgreSQL backend against a real server that this file starts (test/helpers/postgres.ts): the shared
+// conformance suite, then what only a shared database can get wrong: several instances on one database, commit
+// order under concurrency, a lost LISTEN connection, persistence, and the database going away.
+import { expect } from 'chai';
+import postgres from 'postgres';
+import type { KObject } from '../../api/meta/types.js';
+import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
+import { isStorageError, type Storage, type StorageEvent } from '../storage.js';
+import { configMap, dataOf, key, PREFIX, rv, within } from '../testing/conformance-harness.js';
+import { describeStorageConformance, type ConformanceStorageOptions } from '../testing/conformance.js';
+import { createPostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+
+let pg: TestPostgres | undefined;
+let admin: postgres.Sql | undefined;
+let databases = 0;
+const databaseOf = new Map<Storage, string>();
+
+async function cluster(): Promise<{ pg: TestPostgres; admin: postgres.Sql }> {
+  if (!pg) {
+    pg = await startPostgres({ fast: true });
+    admin = postgres(pg.url, { max: 2, onnotice: () => undefined });
+  }
+  return { pg, admin: admin! };
+}
+
+/** A fresh, empty database on the shared cluster; its URL. */
+async function freshDatabase(): Promise<string> {
+  const c = await cluster();
+  const name = `gh_${process.pid}_${++databases}`;
+  await c.admin.unsafe(`CREATE DATABASE ${name}`);
+  return c.pg.url.replace(/\/postgres$/, `/${name}`);
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  await admin?.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+async function open(url: string, opts: Partial<PostgresStorageOptions> = {}): Promise<Storage> {
+  const storage = await createPostgresStorage({ url, pollIntervalMs: 200, ...opts });
+  databaseOf.set(storage, new URL(url).pathname.slice(1));
+  return storage;
+}
+
+after(async function () {
+  this.timeout(30_000);
+  await admin?.end({ timeout: 1 });
+  await pg?.stop();
+});
+
+describeStorageConformance(
+  'postgres',
+  async (opts: ConformanceStorageOptions) => open(await freshDatabase(), opts),
+  async (storage) => {
+    const name = databaseOf.get(storage);
+    databaseOf.delete(storage);
+    if (name) await dropDatabase(name);
+  },
+);
+
+interface Collector {
+  events: StorageEvent[];
+  /** Resolves once an event with at least this revision arrived. */
+  until(revision: bigint, ms?: number): Promise<void>;
+  stop(): void;
+}
+
+/** Collects a watch's events in the background, so a test can keep writing while it watches. */
+function collect(storage: Storage, prefix: string, from: bigint): Collector {
+  const controller = new AbortController();
+  const events: StorageEvent[] = [];
+  let notify: (() => void) | undefined;
+  let failure: unknown;
+  void (async () => {
+    try {
+      for await (const e of storage.watch(prefix, { revision: from, recursive: true }, controller.signal)) {
+        events.push(e);
+        notify?.();
+      }
+    } catch (e) {
+      failure = e;
+      notify?.();
+    }
+  })();
+  return {
+    events,
+    async until(revision, ms = 5_000) {
+      const reached = async (): Promise<void> => {
+        while (!(events.length && events[events.length - 1].revision >= revision)) {
+          if (failure) throw failure;
+          await new Promise<void>((resolve) => (notify = resolve));
+        }
+      };
+      await within(reached(), ms, `watch events up to revision ${revision}`);
+    },
+    stop: () => controller.abort(),
+  };
+}
+
+function expectContiguous(events: StorageEvent[], expected: bigint[]): void {
+  expect(events.map((e) => e.revision)).to.deep.equal(expected);
+  for (const e of events) expect(rv(e.object)).to.equal(e.revision);
+}
+
+const sortRevisions = (list: bigint[]): bigint[] => [...list].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+
+describe('postgres storage', function () {
+  this.timeout(30_000);
+  const opened: Storage[] = [];
+  const collectors: Collector[] = [];
+  async function instance(url: string, opts: Partial<PostgresStorageOptions> = {}): Promise<Storage> {
+    const s = await open(url, opts);
+    opened.push(s);
+    return s;
+  }
+  afterEach(async () => {
+    for (const c of collectors.splice(0)) c.stop();
+    for (const s of opened.splice(0)) await s.close();
+  });
+
+  it('two instances on one database: a write through A reaches a watcher on B; A and B share one revision counter', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const b = await instance(url, { pollIntervalMs: 60_000 });
+    const watcher = collect(b, PREFIX, await b.currentRevision());
+    collectors.push(watcher);
+    const created = await a.create(key('ns1', 'x'), configMap('x', { v: '1' }));
+    await watcher.until(rv(created));
+    expect(watcher.events[0]).to.deep.include({ type: 'ADDED', revision: rv(created) });
+    expect(watcher.events[0].object).to.deep.equal(created);
+    // A consistent read on B right after the write on A sees it.
+    expect(await b.get(key('ns1', 'x'))).to.deep.equal(created);
+    const fromB = await b.create(key('ns1', 'y'), configMap('y'));
+    expect(rv(fromB)).to.equal(rv(created) + 1n);
+  });
+
+  it('conflicting writes through A and B: exactly one wins per revision, concurrent increments all land', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const b = await instance(url);
+    const base = await a.create(key('ns1', 'c'), configMap('c', { n: '0' }));
+    const pre = { preconditions: { resourceVersion: base.metadata.resourceVersion } };
+    const outcomes = await Promise.allSettled([
+      a.guaranteedUpdate(key('ns1', 'c'), (cur) => ({ ...cur, data: { n: 'a' } }), pre),
+      b.guaranteedUpdate(key('ns1', 'c'), (cur) => ({ ...cur, data: { n: 'b' } }), pre),
+    ]);
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(won).to.have.length(1);
+    expect(lost).to.have.length(1);
+    expect(isStorageError(lost[0].reason, 'Conflict')).to.equal(true);
+
+    const increments = Array.from({ length: 30 }, (_, i) =>
+      (i % 2 ? a : b).guaranteedUpdate(key('ns1', 'c'), (cur) => ({ ...cur, data: { n: String((Number(dataOf(cur).n) || 0) + 1) } })),
+    );
+    const results = await Promise.all(increments);
+    expect(new Set(results.map((r) => r.metadata.resourceVersion)).size).to.equal(30);
+    expect(dataOf(await b.get(key('ns1', 'c'))).n).to.equal('30');
+  });
+
+  it('a watcher never sees a revision before a lower one: writes held behind a slow transaction arrive in order', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const b = await instance(url);
+    const start = await a.currentRevision();
+    const watcher = collect(b, PREFIX, start);
+    collectors.push(watcher);
+    // A raw transaction holding the write lock stands in for a writer whose commit is late.
+    const raw = postgres(url, { max: 1, onnotice: () => undefined });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const slow = raw.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${(0x6761746502n).toString()}::bigint)`;
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const writes = Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).create(key(`w${i % 4}`, `o${i}`), configMap(`o${i}`, {}, {}, `w${i % 4}`)));
+    const extra = a.create(key('late', 'x'), configMap('x', {}, {}, 'late'));
+    release();
+    await slow;
+    await raw.end();
+    const revisions = sortRevisions([...(await Promise.all(writes)).map(rv), rv(await extra)]);
+    expect(revisions).to.deep.equal(Array.from({ length: 41 }, (_, i) => start + 1n + BigInt(i)));
+    await watcher.until(revisions[revisions.length - 1]);
+    expectContiguous(watcher.events, revisions);
+  });
+
+  it('after pg_terminate_backend of the LISTEN connection, the watcher misses nothing and sees nothing twice', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    // No fallback poll within the test: recovery must come from the reconnect's catch-up.
+    const b = await instance(url, { pollIntervalMs: 60_000, listenName: 'gatehouse-listen-b' });
+    const watcher = collect(b, PREFIX, await b.currentRevision());
+    collectors.push(watcher);
+    const written: bigint[] = [];
+    const { admin } = await cluster();
+    const database = new URL(url).pathname.slice(1);
+    for (let i = 0; i < 60; i++) {
+      written.push(rv(await a.create(key('ns1', `o${i}`), configMap(`o${i}`))));
+      if (i === 20 || i === 40) {
+        const killed = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+                                   WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
+        expect(killed.length, 'LISTEN connections found').to.equal(1);
+      }
+    }
+    await watcher.until(written[written.length - 1]);
+    expectContiguous(watcher.events, written);
+    const listeners = await admin`SELECT 1 FROM pg_stat_activity WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
+    expect(listeners.length, 'LISTEN connection re-established').to.equal(1);
+  });
+
+  it('revisions and objects survive a new storage instance on the same database; history replays to its watchers', async () => {
+    const url = await freshDatabase();
+    const first = await open(url);
+    const a1 = await first.create(key('ns1', 'a'), configMap('a', { v: '1' }));
+    const a2 = await first.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: '2' } }));
+    const current = await first.currentRevision();
+    await first.close();
+    const second = await instance(url);
+    expect(await second.currentRevision()).to.equal(current);
+    expect(await second.get(key('ns1', 'a'))).to.deep.equal(a2);
+    expect(await second.get(key('ns1', 'a'), { read: { match: 'exact', revision: rv(a1) } })).to.deep.equal(a1);
+    const watcher = collect(second, PREFIX, rv(a1));
+    collectors.push(watcher);
+    const b = await second.create(key('ns1', 'b'), configMap('b'));
+    expect(rv(b)).to.equal(current + 1n);
+    await watcher.until(rv(b));
+    expect(watcher.events.map((e) => [e.type, e.revision])).to.deep.equal([['MODIFIED', rv(a2)], ['ADDED', rv(b)]]);
+  });
+
+  it('several instances migrating one fresh database at once all start', async () => {
+    const url = await freshDatabase();
+    const stores = await Promise.all([instance(url), instance(url), instance(url)]);
+    for (const s of stores) await s.readiness();
+    const db = postgres(url, { max: 1 });
+    const versions = await db`SELECT version FROM gatehouse_schema_migrations`;
+    await db.end();
+    expect(versions.map((r) => r.version)).to.deep.equal([1]);
+  });
+
+  // Last: it stops the shared server.
+  it('fails fast with Unavailable while the server is down, and recovers by itself with the watch intact', async () => {
+    const url = await freshDatabase();
+    const s = await instance(url, { pollIntervalMs: 60_000 });
+    const before = await s.create(key('ns1', 'a'), configMap('a'));
+    const watcher = collect(s, PREFIX, rv(before));
+    collectors.push(watcher);
+    const { pg, admin } = await cluster();
+    // The fast cluster commits asynchronously: make what was committed durable before the crash.
+    await admin`CHECKPOINT`;
+    await pg.kill();
+    for (const call of [() => s.readiness(), () => s.get(key('ns1', 'a')), () => s.create(key('ns1', 'b'), configMap('b'))]) {
+      const started = Date.now();
+      let caught: unknown;
+      await call().catch((e: unknown) => (caught = e));
+      expect(isStorageError(caught, 'Unavailable'), String(caught)).to.equal(true);
+      expect(Date.now() - started).to.be.below(2_000);
+    }
+    await pg.restart();
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        await s.readiness();
+        break;
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const after = await s.create(key('ns1', 'c'), configMap('c'));
+    await watcher.until(rv(after));
+    expect(watcher.events.map((e) => e.revision)).to.deep.equal([rv(after)]);
+  });
+});

@@ -1,0 +1,325 @@
+// The PostgreSQL backend: the storage contract over an append-only revision log shared by every gateway replica.
+// Writes go through the group-commit writer (writer.ts), reads are SQL at a snapshot revision (queries.ts), watches
+// are served by one log reader per instance fanning out in memory (log-reader.ts, watch-hub.ts), and the
+// compactor keeps the history window (compactor.ts). The schema is migrated on start (schema.ts).
+//
+// Reads at `latest` are consistent across replicas without coordination: each statement reads the newest committed
+// rows, and revision order equals commit order.
+import postgres from 'postgres';
+import type { KObject } from '../../api/meta/types.js';
+import { isObject } from '../../api/meta/types.js';
+import { decodeContinue, encodeContinue } from '../continue-token.js';
+import {
+  EVERYTHING,
+  StorageError,
+  type DeleteOptions,
+  type GetOptions,
+  type ListOptions,
+  type ListResult,
+  type Preconditions,
+  type ReadRevision,
+  type Storage,
+  type StorageEvent,
+  type TryUpdate,
+  type UpdateOptions,
+  type WatchOptions,
+} from '../storage.js';
+import { createCompactor } from './compactor.js';
+import { redactUrl, toStorageError } from './errors.js';
+import { createLogReader } from './log-reader.js';
+import { countLive, decodeObject, encodeObject, readBounds, readKey, readListChunk, readLogAfter, type Bounds, type Db, type KeyRow } from './queries.js';
+import { migrate } from './schema.js';
+import { createWatchHub } from './watch-hub.js';
+import { createWriter } from './writer.js';
+
+export interface PostgresStorageOptions {
+  /** postgres://user:password@host:port/database; never logged with its password. */
+  url: string;
+  /** How long writes stay readable at their revision and replayable to watchers. Default 5 minutes. */
+  historyWindowMs?: number;
+  /** How long a read at a future revision waits for it before TooLargeRevision. Default 3 s. */
+  notOlderThanWaitMs?: number;
+  /** Interval of progress BOOKMARK events to idle watchers that asked for them. Default 5 s. */
+  bookmarkIntervalMs?: number;
+  /** The fallback log poll for lost notifications. Default 1 s. */
+  pollIntervalMs?: number;
+  /** Clock for written_at and the history window; injectable so tests can expire history without sleeping. */
+  now?: () => number;
+  log?: (line: string) => void;
+  /** Pool size for reads and writes (the LISTEN connection is extra). Default 20. */
+  maxConnections?: number;
+  /** application_name of the LISTEN connection. Default 'gatehouse-listen'. */
+  listenName?: string;
+  /** Writes committed per transaction by the group-commit writer. Default 256; 1 disables batching (benchmarks). */
+  maxWriteBatch?: number;
+  /** Events a watcher may have queued before it is ended with Expired. Default 10,000. */
+  watchBufferLimit?: number;
+}
+
+const READINESS_TIMEOUT_MS = 1_500;
+const LIST_CHUNK = 1_000;
+
+function intake(obj: KObject): KObject {
+  const copy = structuredClone(obj);
+  if (!isObject(copy.metadata)) copy.metadata = {};
+  return copy;
+}
+
+function checkPreconditions(key: string, current: KObject | undefined, pre: Preconditions | undefined): void {
+  if (!pre) return;
+  const meta = current?.metadata ?? {};
+  if (pre.uid !== undefined && pre.uid !== meta.uid) {
+    throw new StorageError('PreconditionUid', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`, key);
+  }
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
+    throw new StorageError(
+      'Conflict',
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+      key,
+    );
+  }
+}
+
+function notFound(key: string, revision?: bigint): StorageError {
+  return new StorageError('NotFound', `key not found: ${key}`, key, revision);
+}
+
+function live(row: KeyRow | undefined): row is KeyRow {
+  return row !== undefined && !row.deleted;
+}
+
+export async function createPostgresStorage(opts: PostgresStorageOptions): Promise<Storage> {
+  const historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
+  const notOlderThanWaitMs = opts.notOlderThanWaitMs ?? 3_000;
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? (() => undefined);
+  const sql: Db = postgres(opts.url, {
+    max: opts.maxConnections ?? 20,
+    // A database that is down must fail calls fast (Unavailable), not queue them for the default 30 s.
+    connect_timeout: 3,
+    onnotice: () => undefined,
+    types: { bigint: postgres.BigInt },
+    connection: { application_name: 'gatehouse' },
+  });
+
+  let closed = false;
+  try {
+    await migrate(sql, log);
+  } catch (e) {
+    await sql.end({ timeout: 1 });
+    const error = toStorageError(e);
+    throw error instanceof StorageError ? new StorageError(error.code, `postgres storage at ${redactUrl(opts.url)}: ${error.message}`) : error;
+  }
+  const start = (await readBounds(sql)).current;
+
+  const hub = createWatchHub({
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
+    bufferLimit: opts.watchBufferLimit ?? 10_000,
+    delivered: () => reader.delivered(),
+    readLog: (after, limit, prefix) => readLogAfter(sql, after, limit, prefix),
+  });
+  const reader = await createLogReader({
+    sql,
+    url: opts.url,
+    listenName: opts.listenName ?? 'gatehouse-listen',
+    start,
+    pollIntervalMs: opts.pollIntervalMs ?? 1_000,
+    deliver: (rows) => hub.publish(rows),
+    lost: (compacted) => hub.endAll(new StorageError('Expired', `watch fell behind the history window (compacted to ${compacted}); relist and watch again`)),
+    log,
+  });
+  const writer = createWriter({ sql, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
+  const compactor = createCompactor({ sql, historyWindowMs, now, log });
+
+  /** Every entry point: refuses calls after close and applies compaction that is due by the (injectable) clock. */
+  async function enter(key = ''): Promise<void> {
+    if (closed) throw new StorageError('Unavailable', 'storage is closed', key);
+    await compactor.maybeCompact();
+  }
+
+  /** Runs an entry point with driver errors mapped to the storage catalog; a caller's own errors pass through. */
+  async function guard<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      await enter(key);
+      return await fn();
+    } catch (e) {
+      throw toStorageError(e, key);
+    }
+  }
+
+  function expired(key: string, revision: bigint, bounds: Bounds): StorageError {
+    return new StorageError('Expired', `too old resource version: ${revision} (${bounds.compacted})`, key, revision, bounds.current);
+  }
+
+  /** Waits for a future revision to be committed; TooLargeRevision when it is not within notOlderThanWaitMs. */
+  async function waitForRevision(revision: bigint, key: string): Promise<void> {
+    if (await reader.waitFor(revision, notOlderThanWaitMs)) return;
+    // The reader may lag (a lost hint between polls): the database has the last word.
+    const { current } = await readBounds(sql);
+    if (current >= revision) return;
+    throw new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${current}`, key, revision, current);
+  }
+
+  /**
+   * Runs `read` at the revision `spec` asks for: null means the statement's own current revision. The result's
+   * bounds come from the same snapshot as its rows.
+   */
+  async function readAt<T extends Bounds>(spec: ReadRevision | undefined, key: string, read: (revision: bigint | null) => Promise<T>): Promise<T> {
+    if (!spec || spec.match === 'latest' || spec.match === 'any') return read(null);
+    const revision = spec.match === 'exact' ? spec.revision : null;
+    let result = await read(revision);
+    if (spec.match === 'exact' && spec.revision < result.compacted) throw expired(key, spec.revision, result);
+    if (result.current < spec.revision) {
+      await waitForRevision(spec.revision, key);
+      result = await read(revision);
+    }
+    if (spec.match === 'exact' && spec.revision < result.compacted) throw expired(key, spec.revision, result);
+    return result;
+  }
+
+  async function readHead(key: string): Promise<KeyRow | undefined> {
+    return (await readKey(sql, key, null)).row;
+  }
+
+  function get(key: string, getOpts: GetOptions = {}): Promise<KObject> {
+    return guard(key, async () => {
+      const { row } = await readAt(getOpts.read, key, (revision) => readKey(sql, key, revision));
+      if (!live(row)) throw notFound(key);
+      return decodeObject(row.value, row.revision);
+    });
+  }
+
+  function getList(prefix: string, listOpts: ListOptions = {}): Promise<ListResult> {
+    return guard(prefix, async () => {
+      let start = prefix;
+      let spec = listOpts.read;
+      if (listOpts.continue) {
+        const position = decodeContinue(listOpts.continue, prefix);
+        start = position.start;
+        spec = { match: 'exact', revision: position.revision };
+      }
+      const predicate = listOpts.predicate ?? EVERYTHING;
+      const limit = listOpts.limit && listOpts.limit > 0 ? listOpts.limit : Infinity;
+      // One row beyond the limit tells whether more remain; a filtering predicate needs larger chunks.
+      const fetch = predicate.empty && limit < LIST_CHUNK ? limit + 1 : LIST_CHUNK;
+      let chunk = await readAt(spec, prefix, (revision) => readListChunk(sql, prefix, start, revision, fetch));
+      if (listOpts.continue) decodeContinue(listOpts.continue, prefix, chunk.compacted);
+      const revision = chunk.revision;
+      const items: KObject[] = [];
+      let lastKey = '';
+      let more = false;
+      for (;;) {
+        for (const row of chunk.rows) {
+          if (items.length === limit) {
+            more = true;
+            break;
+          }
+          const object = decodeObject(row.value, row.revision);
+          if (predicate.matches(object)) {
+            items.push(object);
+            lastKey = row.key;
+          }
+        }
+        if (more || chunk.rows.length < fetch) break;
+        const after = `${chunk.rows[chunk.rows.length - 1].key}\u0000`;
+        chunk = await readListChunk(sql, prefix, after, revision, fetch);
+      }
+      const result: ListResult = { items, revision };
+      if (more) {
+        result.continue = encodeContinue(`${lastKey}\u0000`, prefix, revision);
+        if (predicate.empty) result.remainingItemCount = await countLive(sql, prefix, `${lastKey}\u0000`, revision);
+      }
+      return result;
+    });
+  }
+
+  function create(key: string, obj: KObject): Promise<KObject> {
+    return guard(key, async () => {
+      const result = await writer.write({ key, expect: 'absent', value: encodeObject(intake(obj)) });
+      if (!result.ok) throw new StorageError('KeyExists', `key exists: ${key}`, key, result.head?.revision);
+      return decodeObject(result.value, result.revision);
+    });
+  }
+
+  function guaranteedUpdate(key: string, tryUpdate: TryUpdate, updateOpts: UpdateOptions = {}): Promise<KObject> {
+    return guard(key, async () => {
+      let head = await readHead(key);
+      for (;;) {
+        if (!live(head) && !updateOpts.createFrom) throw notFound(key);
+        const current = live(head) ? decodeObject(head.value, head.revision) : undefined;
+        checkPreconditions(key, current, updateOpts.preconditions);
+        const base = live(head) ? decodeObject(head.value, head.revision) : intake(updateOpts.createFrom!());
+        const value = encodeObject(await tryUpdate(base));
+        await enter(key);
+        if (live(head) && value === head.value) return current!;
+        const result = await writer.write({ key, expect: live(head) ? head.revision : 'absent', value });
+        if (result.ok) return decodeObject(result.value, result.revision);
+        // Someone wrote the key since it was read: start over from the newest row the writer saw.
+        head = result.head;
+      }
+    });
+  }
+
+  function remove(key: string, deleteOpts: DeleteOptions = {}): Promise<KObject> {
+    return guard(key, async () => {
+      let head = await readHead(key);
+      for (;;) {
+        if (!live(head)) throw notFound(key);
+        checkPreconditions(key, decodeObject(head.value, head.revision), deleteOpts.preconditions);
+        if (deleteOpts.validate) {
+          await deleteOpts.validate(decodeObject(head.value, head.revision));
+          await enter(key);
+        }
+        const result = await writer.write({ key, expect: head.revision, value: null });
+        if (result.ok) return decodeObject(result.value, result.revision);
+        head = result.head;
+      }
+    });
+  }
+
+  async function* watch(key: string, watchOpts: WatchOptions, signal: AbortSignal): AsyncGenerator<StorageEvent> {
+    if (signal.aborted) return;
+    await guard(key, async () => undefined);
+    // close() ended every watcher while this one awaited the guard: end it too, as close ends open watches.
+    if (closed) return;
+    // Expired (start below the compaction mark) surfaces from the watcher's first catch-up read.
+    const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
+    yield* hub.open(request, signal);
+  }
+
+  return {
+    get,
+    getList,
+    create,
+    guaranteedUpdate,
+    delete: remove,
+    watch,
+    count: (prefix) => guard(prefix, () => countLive(sql, prefix, prefix, null)),
+    currentRevision: () => guard('', async () => (await readBounds(sql)).current),
+    compactedRevision: () => guard('', async () => (await readBounds(sql)).compacted),
+    async readiness() {
+      if (closed) throw new StorageError('Unavailable', 'storage is closed');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new StorageError('Unavailable', `database did not answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([sql`SELECT 1`, timeout]);
+      } catch (e) {
+        const error = toStorageError(e);
+        throw error instanceof StorageError ? error : new StorageError('Unavailable', `database not ready: ${(e as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      writer.close();
+      compactor.close();
+      hub.endAll();
+      await reader.close();
+      await sql.end({ timeout: 2 });
+    },
+  } satisfies Storage;
+}

@@ -1,0 +1,87 @@
+// Versioned schema migrations, applied on start. Several replicas may start at once: a session advisory lock
+// serializes them, and each migration runs in its own transaction and records its version, so a replica that
+// waited finds the work done and applies nothing twice.
+import type { Sql } from 'postgres';
+
+/** Advisory lock keys (pg_advisory_lock takes a bigint); distinct per purpose so they never block each other. */
+export const MIGRATION_LOCK = 0x6761746501n;
+export const WRITE_LOCK = 0x6761746502n;
+export const COMPACT_LOCK = 0x6761746503n;
+
+export const NOTIFY_CHANNEL = 'gatehouse_log';
+
+interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+// Append only: a released migration never changes, a fix is a new version.
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'revision log and compaction mark',
+    sql: `
+      -- One row per write. value holds the object's JSON text without its resourceVersion (the row's revision
+      -- is stamped on read), and for a tombstone the last state. text rather than jsonb: objects are stored and
+      -- returned as the exact text, and no jsonb parse or render is paid on the hot paths.
+      CREATE TABLE gatehouse_log (
+        revision bigint PRIMARY KEY,
+        key text COLLATE "C" NOT NULL,
+        created boolean NOT NULL,
+        deleted boolean NOT NULL,
+        prev_revision bigint NOT NULL,
+        value text NOT NULL,
+        written_at bigint NOT NULL
+      );
+      -- Compare-and-swap: two writes that both saw the same newest row of a key cannot both land.
+      CREATE UNIQUE INDEX gatehouse_log_key_prev ON gatehouse_log (key, prev_revision);
+      -- Newest row per key, and keyset pagination in byte order (the column's C collation).
+      CREATE UNIQUE INDEX gatehouse_log_key_revision ON gatehouse_log (key, revision DESC);
+      -- The compactor's cut: the newest row written before the window, found with one index probe.
+      CREATE INDEX gatehouse_log_written_at ON gatehouse_log (written_at, revision);
+      -- Tombstones, which the compactor removes once they leave the window.
+      CREATE INDEX gatehouse_log_tombstones ON gatehouse_log (revision) WHERE deleted;
+      -- The oldest readable revision, shared by every replica. Revision 1 is the empty store's: the first write is 2.
+      CREATE TABLE gatehouse_compaction (
+        id int PRIMARY KEY CHECK (id = 1),
+        revision bigint NOT NULL
+      );
+      INSERT INTO gatehouse_compaction VALUES (1, 1);
+    `,
+  },
+];
+
+export async function migrate(sql: Sql<any>, log: (line: string) => void): Promise<void> {
+  const reserved = await sql.reserve();
+  try {
+    // A session lock, held across the per-migration transactions below; released explicitly (and by the server
+    // if this process dies).
+    await reserved`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    try {
+      await reserved`CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations (
+        version int PRIMARY KEY,
+        description text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`;
+      const done = new Set((await reserved<{ version: number }[]>`SELECT version FROM gatehouse_schema_migrations`).map((r) => r.version));
+      for (const m of MIGRATIONS) {
+        if (done.has(m.version)) continue;
+        await reserved.unsafe('BEGIN');
+        try {
+          await reserved.unsafe(m.sql);
+          await reserved`INSERT INTO gatehouse_schema_migrations (version, description) VALUES (${m.version}, ${m.description})`;
+          await reserved.unsafe('COMMIT');
+        } catch (e) {
+          await reserved.unsafe('ROLLBACK').catch(() => undefined);
+          throw e;
+        }
+        log(`postgres storage: applied schema migration ${m.version} (${m.description})`);
+      }
+    } finally {
+      await reserved`SELECT pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`.catch(() => undefined);
+    }
+  } finally {
+    reserved.release();
+  }
+}

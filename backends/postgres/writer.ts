@@ -1,0 +1,165 @@
+// The write path: one writer loop per storage instance with group commit.
+//
+// Revision order must equal commit order, or a watcher reading `revision > last` could pass a revision whose
+// transaction commits late. Every write transaction therefore takes one transaction-scoped advisory lock before it
+// reads max(revision), and holds it until its commit is visible (PostgreSQL releases locks after the commit is
+// visible), so when revision R is visible every revision below R is committed, with no gaps.
+//
+// That lock serializes writers across replicas, so throughput comes from batching: writes queued while a
+// transaction commits all go into the next one, each checked individually against its key's newest row (read under
+// the lock) so one failing write does not abort the others; the unique (key, prev_revision) index backs the check.
+// The wake-up NOTIFY goes out after commit, one per batch and coalesced: a NOTIFY inside the transaction would
+// serialize commits on the server's notification queue lock.
+import { StorageError } from '../storage.js';
+import { toStorageError } from './errors.js';
+import type { Db, KeyRow } from './queries.js';
+import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
+
+export interface WriteRequest {
+  key: string;
+  /** absent: the key must not exist (no row, or a tombstone); a revision: the key's newest row must be it, live. */
+  expect: 'absent' | bigint;
+  /** The stored text of the new state, or null to delete (the tombstone keeps the last state). */
+  value: string | null;
+}
+
+export type WriteResult =
+  | { ok: true; revision: bigint; created: boolean; value: string; prevRevision: bigint }
+  /** The check failed; `head` is the key's newest row at that moment (absent or a tombstone when deleted). */
+  | { ok: false; head?: KeyRow };
+
+export interface Writer {
+  /** Queues a write for the next batch. Rejects with Unavailable when the database cannot be reached. */
+  write(request: WriteRequest): Promise<WriteResult>;
+  /** Stops accepting writes; queued ones fail with Unavailable. */
+  close(): void;
+}
+
+export interface WriterOptions {
+  sql: Db;
+  now: () => number;
+  /** Called after each commit with the batch's highest revision (the local log reader's wake-up). */
+  onCommit: (revision: bigint) => void;
+  log: (line: string) => void;
+  /** Writes per transaction; bounds the statement size and the lock hold time. */
+  maxBatch?: number;
+}
+
+interface Pending {
+  request: WriteRequest;
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createWriter(opts: WriterOptions): Writer {
+  const { sql } = opts;
+  const maxBatch = opts.maxBatch ?? 256;
+  let queue: Pending[] = [];
+  let draining = false;
+  let closed = false;
+  let notifyPending: bigint | undefined;
+  let notifying = false;
+
+  async function sendNotifications(): Promise<void> {
+    notifying = true;
+    while (notifyPending !== undefined && !closed) {
+      const revision = notifyPending;
+      notifyPending = undefined;
+      // A lost hint costs latency only: the other replicas' fallback poll finds the rows.
+      await sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${revision.toString()})`.catch(() => undefined);
+    }
+    notifying = false;
+  }
+
+  function notify(revision: bigint): void {
+    if (notifyPending === undefined || revision > notifyPending) notifyPending = revision;
+    if (!notifying) void sendNotifications();
+  }
+
+  async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined }> {
+    const keys = [...new Set(batch.map((p) => p.request.key))];
+    return sql.begin(async (tx) => {
+      // Pipelined in one round trip; each statement takes its snapshot after the previous one finished, so the
+      // reads see every commit of the lock's previous holder. Arrays travel as text[] (the driver infers no element
+      // type from JS values) and are cast in SQL.
+      const [, heads, [top]] = await Promise.all([
+        tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK.toString()}::bigint)`,
+        tx<KeyRow[]>`SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
+                     WHERE key = ANY(${keys}::text[]) ORDER BY key, revision DESC`,
+        tx<{ top: bigint }[]>`SELECT greatest(coalesce((SELECT max(revision) FROM gatehouse_log), 1),
+                              (SELECT revision FROM gatehouse_compaction WHERE id = 1)) AS top`,
+      ]);
+      const head = new Map<string, KeyRow>(heads.map((r) => [r.key, r]));
+      let next = top.top;
+      const at = opts.now();
+      const rows = { revision: [] as string[], key: [] as string[], created: [] as string[], deleted: [] as string[], prev: [] as string[], value: [] as string[] };
+      const results = batch.map(({ request }): WriteResult => {
+        const current = head.get(request.key);
+        const live = current !== undefined && !current.deleted;
+        const ok = request.expect === 'absent' ? !live : live && current.revision === request.expect;
+        if (!ok || (request.value === null && !live)) return { ok: false, head: current };
+        const revision = ++next;
+        const deleted = request.value === null;
+        const value = deleted ? current!.value : request.value!;
+        const prevRevision = current?.revision ?? 0n;
+        rows.revision.push(revision.toString());
+        rows.key.push(request.key);
+        rows.created.push(live ? 'f' : 't');
+        rows.deleted.push(deleted ? 't' : 'f');
+        rows.prev.push(prevRevision.toString());
+        rows.value.push(value);
+        head.set(request.key, { key: request.key, revision, deleted, value });
+        return { ok: true, revision, created: !live, value, prevRevision };
+      });
+      if (rows.key.length) {
+        await tx`INSERT INTO gatehouse_log (revision, key, created, deleted, prev_revision, value, written_at)
+                 SELECT * FROM unnest(${rows.revision}::text[]::bigint[], ${rows.key}::text[], ${rows.created}::text[]::bool[],
+                   ${rows.deleted}::text[]::bool[], ${rows.prev}::text[]::bigint[], ${rows.value}::text[],
+                   array_fill(${at.toString()}::bigint, ARRAY[${rows.key.length}::int]))`;
+      }
+      return { results, last: rows.key.length ? next : undefined };
+    });
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      while (queue.length) {
+        const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
+        if (batch === queue) queue = [];
+        try {
+          const { results, last } = await commit(batch);
+          if (last !== undefined) {
+            opts.onCommit(last);
+            notify(last);
+          }
+          batch.forEach((p, i) => p.resolve(results[i]));
+        } catch (e) {
+          // The whole batch shares the outcome; with a connection lost during COMMIT it is unknown, as with any
+          // client of a remote database, and the caller's retry sees the truth.
+          const error = toStorageError(e);
+          if (!(error instanceof StorageError)) opts.log(`postgres storage: write batch failed: ${(e as Error).message}`);
+          for (const p of batch) p.reject(error);
+        }
+      }
+    } finally {
+      draining = false;
+    }
+  }
+
+  return {
+    write(request) {
+      if (closed) return Promise.reject(new StorageError('Unavailable', 'storage is closed', request.key));
+      return new Promise<WriteResult>((resolve, reject) => {
+        queue.push({ request, resolve, reject });
+        if (!draining) void drain();
+      });
+    },
+    close() {
+      closed = true;
+      const dropped = queue;
+      queue = [];
+      for (const p of dropped) p.reject(new StorageError('Unavailable', 'storage is closed', p.request.key));
+    },
+  };
+}
