@@ -4,7 +4,7 @@ DATA_DIR ?= .data
 PORT ?= 6443
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
-.PHONY: install build run test typecheck clean postgres-binaries
+.PHONY: install build run test typecheck clean bench postgres-binaries
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -32,6 +32,10 @@ postgres-binaries:
 ## The whole suite: type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
 test: build postgres-binaries
 	npx mocha $(TEST_SPECS)
+
+## Figures for every available backend against raw baselines measured in the same run (a few minutes; see bench/).
+bench: build
+	node --import tsx bench/run.ts
 
 clean:
 	rm -rf dist

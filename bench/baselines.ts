@@ -1,0 +1,121 @@
+// Raw baselines measured in the same run as the gateway figures, with the same load generator: a bare Node HTTPS
+// (and plain HTTP) server answering the same JSON, and PostgreSQL single-row INSERT transactions and primary-key
+// SELECTs through the same `postgres` driver the backend uses, on the same database.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
+import { trackCloser, trackDir } from './cleanup.js';
+import { measure, runLoad, runOps, type Measured } from './load.js';
+import { configMapJson, dataJson } from './objects.js';
+import { REPO_ROOT, startServer } from './processes.js';
+
+export interface BareBaselines {
+  httpsGet: Measured;
+  httpsPost: Measured;
+  httpGet: Measured;
+}
+
+export const BASELINE_MS = 3_000;
+const BASELINE_MAX = 300_000;
+const CONCURRENCY = 16;
+
+export async function measureBareServer(): Promise<BareBaselines> {
+  const certDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-bare-'));
+  const removeCertDir = trackDir(certDir);
+  const failed = (reason: string): BareBaselines => ({ httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason } });
+  const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+)/);
+  if (!started.ok) {
+    removeCertDir();
+    return failed(`bare server: ${started.reason}`);
+  }
+  const [httpsUrl, httpUrl] = started.server.url.split(' ');
+  try {
+    const ca = await readFile(path.join(certDir, 'ca.crt'), 'utf8');
+    const secure = { url: httpsUrl, ca, token: 'bare' };
+    const get = { method: 'GET', path: '/api/v1/namespaces/bench/configmaps/bench-0' };
+    // A short warm-up so that neither side is measured while its JIT is still cold.
+    await runLoad(secure, { concurrency: CONCURRENCY, maxRequests: 5_000, maxMs: 500, request: () => get });
+    const pid = started.server.pid;
+    const httpsGet = await measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const httpsPost = await measure(pid, () => runLoad(secure, {
+      concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, expect: [201],
+      request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMapJson(`bare-${i}`, 1024) }),
+    }));
+    const httpGet = await measure(pid, () => runLoad({ url: httpUrl, token: 'bare' }, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    return { httpsGet, httpsPost, httpGet };
+  } catch (e) {
+    return failed((e as Error).message);
+  } finally {
+    await started.server.stop();
+    removeCertDir();
+  }
+}
+
+export interface PostgresServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export const POSTGRES_HELPER = 'test/helpers/postgres.ts';
+
+/**
+ * The PostgreSQL server the test harness starts (initdb + pg_ctl, throwaway dir, free port). Loaded at run time so
+ * that the bench runs, and says why PostgreSQL is skipped, while that helper is absent or the binaries are missing.
+ */
+export async function startBenchPostgres(): Promise<{ ok: true; server: PostgresServer } | { ok: false; reason: string }> {
+  const helper = path.join(REPO_ROOT, POSTGRES_HELPER);
+  if (!existsSync(helper)) return { ok: false, reason: `${POSTGRES_HELPER} is missing (it provides startPostgres())` };
+  try {
+    const mod = await import(pathToFileURL(helper).href) as { startPostgres?: (opts?: { fast?: boolean }) => Promise<PostgresServer> };
+    if (typeof mod.startPostgres !== 'function') return { ok: false, reason: `${POSTGRES_HELPER} exports no startPostgres()` };
+    // Durable settings (fast: false): the figures are meant to say what production would see.
+    const server = await mod.startPostgres({ fast: false });
+    const untrack = trackCloser(() => server.stop());
+    return { ok: true, server: { url: server.url, stop: async () => { untrack(); await server.stop(); } } };
+  } catch (e) {
+    return { ok: false, reason: `could not start PostgreSQL: ${(e as Error).message}` };
+  }
+}
+
+export interface PostgresBaselines {
+  insert: Measured;
+  select: Measured;
+}
+
+/** INSERT and SELECT by primary key of 1 KiB rows, 16 concurrent, each statement its own transaction. */
+export async function measurePostgres(url: string): Promise<PostgresBaselines> {
+  const sql = postgres(url, { max: CONCURRENCY, onnotice: () => {}, connect_timeout: 10, idle_timeout: 5 });
+  const table = `bench_raw_${process.pid}`;
+  const value = dataJson(1024);
+  try {
+    await sql.unsafe(`CREATE TABLE ${table} (k text COLLATE "C" PRIMARY KEY, v text NOT NULL)`);
+    // Open every connection before timing, as the gateway's pool is open before its first request.
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => sql`SELECT 1`));
+    let inserted = 0;
+    const insert = await measure(undefined, () => runOps({
+      concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
+      op: async (i) => {
+        await sql`INSERT INTO ${sql(table)} (k, v) VALUES (${`row-${i}`}, ${value})`;
+        inserted = Math.max(inserted, i + 1);
+      },
+    }));
+    const rows = Math.max(1, inserted);
+    const select = await measure(undefined, () => runOps({
+      concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
+      op: async (i) => {
+        const found = await sql`SELECT v FROM ${sql(table)} WHERE k = ${`row-${(i * 7919) % rows}`}`;
+        if (found.length !== 1 && insert.ok && insert.result.errors === 0) throw new Error('primary-key SELECT found no row');
+      },
+    }));
+    return { insert, select };
+  } catch (e) {
+    const reason = (e as Error).message;
+    return { insert: { ok: false, reason }, select: { ok: false, reason } };
+  } finally {
+    await sql.unsafe(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+    await sql.end({ timeout: 5 });
+  }
+}

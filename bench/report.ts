@@ -1,0 +1,149 @@
+// Turns the measurements into the printed tables: one for the baselines, one per backend with each figure, its ratio
+// to the baseline it is judged against, and the issue's targets marked PASS or FAIL. Errors and missing events are
+// printed next to the figure they spoil, never dropped.
+import type { BareBaselines, PostgresBaselines } from './baselines.js';
+import type { Figure, LoadResult, Measured } from './load.js';
+import { LIST_OBJECT_BYTES, LIST_OBJECTS, PAGE_SIZE, WATCH_RATE, type BackendResult } from './scenarios.js';
+import type { WatchResult } from './watch-load.js';
+
+export const TARGETS = {
+  createsVsInsert: 0.5,
+  getsVsBare: 0.5,
+  watchP99Ms: 20,
+  watchWatchers: 1000,
+  fullListMs: 250,
+  pageMs: 10,
+} as const;
+
+type Row = string[];
+
+function table(header: Row, rows: Row[]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: Row): string => r.map((cell, i) => (cell ?? '').padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+const int = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+const ms = (n: number): string => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms` : '-');
+const pct = (n: number | undefined): string => (n !== undefined && Number.isFinite(n) ? `${Math.round(n)}%` : '-');
+const ratio = (value: number, base: number | undefined): string => (base && Number.isFinite(value) ? `${((value / base) * 100).toFixed(0)}%` : '-');
+const verdict = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
+
+function clean(result: LoadResult): boolean {
+  return result.errors === 0 && result.ok > 0;
+}
+
+/** The rate of a figure when it exists and is free of errors (a baseline with errors is no baseline). */
+function rateOf(figure: Figure | undefined): number | undefined {
+  return figure?.ok && clean(figure.result) ? figure.result.perSecond : undefined;
+}
+
+function errorNote(label: string, figure: Figure, notes: string[]): void {
+  if (!figure.ok) notes.push(`!! ${label}: FAILED: ${figure.reason}`);
+  else if (figure.result.errors > 0) notes.push(`!! ${label}: ${figure.result.errors} errors (${figure.result.ok} ok): ${figure.result.errorSamples.join('; ')}`);
+  else if (figure.result.ok === 0) notes.push(`!! ${label}: no request completed`);
+}
+
+function loadCells(figure: Figure): Row {
+  if (!figure.ok) return ['FAILED', '', ''];
+  const r = figure.result;
+  const errors = r.errors > 0 ? ` (${int(r.errors)} ERRORS)` : '';
+  return [`${int(r.perSecond)}/s${errors}`, ms(r.p50), ms(r.p99)];
+}
+
+function cpuCell(figure: Measured): string {
+  return figure.ok ? `${pct(figure.serverCpu)} / ${pct(figure.result.clientCpu)}` : '';
+}
+
+export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { skipped: string }): string[] {
+  const notes: string[] = [];
+  const rows: Row[] = [];
+  const add = (label: string, figure: Measured): void => {
+    rows.push([label, ...loadCells(figure), cpuCell(figure)]);
+    errorNote(label, figure, notes);
+  };
+  add('bare node:https GET (same JSON, same TLS)', bare.httpsGet);
+  add('bare node:https POST 1 KiB', bare.httpsPost);
+  add('bare node:http GET (no TLS)', bare.httpGet);
+  if ('skipped' in pg) {
+    notes.push(`-- PostgreSQL baselines skipped: ${pg.skipped}`);
+  } else {
+    add('PostgreSQL INSERT 1 KiB row (1 tx each)', pg.insert);
+    add('PostgreSQL SELECT by primary key', pg.select);
+  }
+  return ['== Raw baselines (16 concurrent clients, same load generator)', ...table(['baseline', 'rate', 'p50', 'p99', 'cpu server/client'], rows), ...notes];
+}
+
+function watchRow(watchers: number, result: WatchResult | { failed: string } | undefined, notes: string[]): Row {
+  const label = `watch delivery, ${int(watchers)} watcher(s), ${WATCH_RATE} ev/s`;
+  const isTarget = watchers === TARGETS.watchWatchers;
+  const target = isTarget ? `p99 <= ${TARGETS.watchP99Ms} ms, all delivered` : '';
+  if (!result || 'failed' in result) {
+    notes.push(`!! ${label}: FAILED: ${result ? result.failed : 'not run'}`);
+    return [label, 'FAILED', '', '', '', target, isTarget ? 'FAIL' : '', ''];
+  }
+  const complete = result.delivered === result.expected && result.duplicates === 0 && result.problems === 0 && result.writeErrors === 0 && result.writes > 0;
+  if (!complete) {
+    notes.push(`!! ${label}: delivered ${int(result.delivered)}/${int(result.expected)}, duplicates ${result.duplicates}, `
+      + `write errors ${result.writeErrors}, streams open ${result.openStreams}/${watchers}, problems ${result.problems}: ${result.problemSamples.join('; ')}`);
+  }
+  notes.push(`   ${label}: opened ${result.openStreams} streams in ${ms(result.openMs)}, max latency ${ms(result.max)}, client cpu ${pct(result.clientCpu)}`);
+  const value = `${int(result.delivered)}/${int(result.expected)} delivered${complete ? '' : ' (MISSING)'}`;
+  return [label, value, ms(result.p50), ms(result.p99), '', target, isTarget ? verdict(complete && result.p99 <= TARGETS.watchP99Ms) : '', ''];
+}
+
+export interface BackendReport {
+  name: string;
+  flags: string;
+  outcome: { skipped: string } | { failed: string } | { result: BackendResult };
+}
+
+export function formatBackend(report: BackendReport, bare: BareBaselines, pg: PostgresBaselines | { skipped: string }): string[] {
+  const head = `== Backend ${report.name} (${report.flags})`;
+  if ('skipped' in report.outcome) return [head, `-- skipped: ${report.outcome.skipped}`];
+  if ('failed' in report.outcome) return [head, `!! FAILED during the scenarios: ${report.outcome.failed}`];
+  const r = report.outcome.result;
+  const isPostgres = report.name === 'postgres';
+  const notes: string[] = [];
+  const rows: Row[] = [];
+  const bareGet = rateOf(bare.httpsGet);
+  const barePost = rateOf(bare.httpsPost);
+  const rawInsert = 'skipped' in pg ? undefined : rateOf(pg.insert);
+  const rawSelect = 'skipped' in pg ? undefined : rateOf(pg.select);
+
+  for (const [concurrency, figure] of r.creates) {
+    const label = `creates, ${concurrency} client(s), 1 KiB`;
+    errorNote(label, figure, notes);
+    const rate = figure.ok ? figure.result.perSecond : NaN;
+    const [base, baseLabel] = isPostgres ? [rawInsert, 'raw INSERT'] : [barePost, 'bare POST'];
+    const judged = isPostgres && concurrency === 16;
+    const pass = judged && figure.ok && clean(figure.result) && rawInsert !== undefined && rate >= TARGETS.createsVsInsert * rawInsert;
+    rows.push([label, ...loadCells(figure), `${ratio(rate, base)} of ${baseLabel}`,
+      judged ? `>= ${TARGETS.createsVsInsert * 100}% of raw INSERT` : '', judged ? verdict(pass) : '', cpuCell(figure)]);
+  }
+  if (isPostgres && rawInsert === undefined) notes.push('!! creates target: no raw INSERT baseline, so it cannot pass');
+
+  errorNote('gets, 16 clients', r.gets, notes);
+  const getRate = r.gets.ok ? r.gets.result.perSecond : NaN;
+  const getsPass = r.gets.ok && clean(r.gets.result) && bareGet !== undefined && getRate >= TARGETS.getsVsBare * bareGet;
+  rows.push(['gets, 16 clients', ...loadCells(r.gets), `${ratio(getRate, bareGet)} of bare GET`, `>= ${TARGETS.getsVsBare * 100}% of bare https`, verdict(getsPass), cpuCell(r.gets)]);
+  if (isPostgres) rows.push(['  (same gets vs raw PK SELECT)', '', '', '', `${ratio(getRate, rawSelect)} of raw SELECT`, '', '', '']);
+
+  const list = r.list;
+  if ('items' in list) {
+    for (const p of list.problems) notes.push(`!! list: ${p}`);
+    rows.push([`list ${int(LIST_OBJECTS)} x ${LIST_OBJECT_BYTES / 1024} KiB, full (${list.fullRuns} runs)`, `${int(list.items)} items`, ms(list.fullP50), '', '',
+      `p50 <= ${TARGETS.fullListMs} ms`, verdict(list.ok && list.fullP50 <= TARGETS.fullListMs), '']);
+    rows.push([`list, pages of ${PAGE_SIZE} (${list.pages} pages)`, `+${list.pagedRssGrowthMiB.toFixed(1)} MiB RSS`, ms(list.pageP50), ms(list.pageP99), '',
+      `p50 <= ${TARGETS.pageMs} ms`, verdict(list.ok && list.pageP50 <= TARGETS.pageMs), '']);
+    notes.push(`   list seed: ${int(list.seedPerSecond)} creates/s of ${LIST_OBJECT_BYTES / 1024} KiB objects at 32 clients`);
+  } else {
+    for (const p of list.problems) notes.push(`!! list: FAILED: ${p}`);
+    rows.push([`list ${int(LIST_OBJECTS)} objects`, 'FAILED', '', '', '', `<= ${TARGETS.fullListMs} ms / page <= ${TARGETS.pageMs} ms`, 'FAIL', '']);
+  }
+
+  for (const [watchers, result] of r.watch) rows.push(watchRow(watchers, result, notes));
+  rows.push(['gateway peak resident memory (VmHWM)', `${r.peakMiB.toFixed(0)} MiB`, '', '', '', '', '', '']);
+
+  return [head, ...table(['figure', 'value', 'p50', 'p99', 'ratio to baseline', 'target', 'verdict', 'cpu gw/client'], rows), ...notes];
+}

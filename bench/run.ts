@@ -1,0 +1,163 @@
+// `make bench`: raw baselines, then every available backend against a gateway in its own process, printed as tables
+// with ratios and the issue's targets, and saved under bench/results/<date>-<commit>.txt.
+//
+//   node --import tsx bench/run.ts [memory] [embedded] [postgres]     (default: all three)
+//
+// A backend is only a set of `gatehouse` flags: one that the gateway refuses to start with (not implemented yet, or
+// PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
+// verdicts, and non-zero only when the bench itself could not run.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { measureBareServer, measurePostgres, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
+import { cleanupAll, installCleanupHandlers } from './cleanup.js';
+import { gatewayCommand, REPO_ROOT, startGateway } from './processes.js';
+import { formatBackend, formatBaselines, type BackendReport } from './report.js';
+import { runBackendScenarios } from './scenarios.js';
+
+interface Backend {
+  name: string;
+  needsPostgres: boolean;
+  flags(postgresUrl: string): string[];
+}
+
+const BACKENDS: Backend[] = [
+  { name: 'memory', needsPostgres: false, flags: () => ['--storage-backend=memory'] },
+  { name: 'embedded', needsPostgres: false, flags: () => ['--storage-backend=embedded'] },
+  { name: 'postgres', needsPostgres: true, flags: (url) => ['--storage-backend=postgres', `--storage-url=${url}`] },
+];
+
+const WATCHDOG_MS = 15 * 60_000;
+
+/** Flags as printed: a storage URL may carry a password, so only its scheme and host are shown. */
+function printableFlags(flags: string[]): string {
+  return flags.map((f) => f.replace(/^(--storage-url=)(\w+:\/\/)[^@]*@/, '$1$2***@')).join(' ');
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** 1,000 watch streams need as many descriptors on each side; a low soft limit would show up as failed watches. */
+function openFilesWarning(): string[] {
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
+    return soft < 2_500 ? [`WARNING: the open-files limit is ${soft}; the 1,000-watcher scenario needs about 1,100 (raise it with ulimit -n 4096)`] : [];
+  } catch {
+    return [];
+  }
+}
+
+function loadAverage(): string {
+  return os.loadavg().map((n) => n.toFixed(2)).join(' ');
+}
+
+function chooseBackends(argv: string[]): Backend[] {
+  if (argv.length === 0) return BACKENDS;
+  const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
+  if (unknown.length) throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
+  return BACKENDS.filter((b) => argv.includes(b.name));
+}
+
+async function main(): Promise<void> {
+  installCleanupHandlers(WATCHDOG_MS);
+  const backends = chooseBackends(process.argv.slice(2));
+  const say = (line: string): void => { process.stderr.write(`${line}\n`); };
+  const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
+  const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '';
+  const date = new Date().toISOString().slice(0, 10);
+  const cpus = os.cpus();
+  // Each section goes to stdout as soon as it is measured (progress goes to stderr), and the whole to the file.
+  const out: string[] = [];
+  const emit = (lines: string[]): void => {
+    out.push(...lines);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  };
+  emit([
+    `Gatehouse bench ${new Date().toISOString()}, commit ${commit}${dirty}`,
+    `node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; `
+      + `gateway from ${gatewayCommand().label}; HTTPS on loopback with keep-alive; load generator in this process`,
+    // Other work on the machine skews every figure; the load average at both ends says whether it was quiet.
+    `load average at start: ${loadAverage()}`,
+    ...openFilesWarning(),
+    '',
+  ]);
+
+  say('baselines: bare node:https / node:http server');
+  const bare = await measureBareServer();
+  let postgresServer: PostgresServer | undefined;
+  let pg: PostgresBaselines | { skipped: string } = { skipped: 'the postgres backend was not requested' };
+  if (backends.some((b) => b.needsPostgres)) {
+    say('baselines: starting PostgreSQL');
+    const started = await startBenchPostgres();
+    if (started.ok) {
+      postgresServer = started.server;
+      say('baselines: PostgreSQL INSERT and SELECT through the postgres driver');
+      pg = await measurePostgres(postgresServer.url);
+    } else {
+      pg = { skipped: started.reason };
+    }
+  }
+  emit([...formatBaselines(bare, pg), '']);
+
+  try {
+    for (const backend of backends) {
+      const flags = backend.flags(postgresServer?.url ?? '');
+      const report: BackendReport = { name: backend.name, flags: printableFlags(flags), outcome: { skipped: '' } };
+      if (backend.needsPostgres && !postgresServer) {
+        report.outcome = { skipped: `no PostgreSQL server: ${'skipped' in pg ? pg.skipped : 'unknown'}` };
+      } else {
+        say(`backend ${backend.name}: starting the gateway`);
+        const started = await startGateway(flags);
+        if (!started.ok) {
+          report.outcome = { skipped: `the gateway refused to start with these flags: ${started.reason}` };
+        } else {
+          const { gateway } = started;
+          try {
+            report.outcome = { result: await runBackendScenarios(gateway, say) };
+          } catch (e) {
+            report.outcome = { failed: `${(e as Error).message}\n${gateway.output().split('\n').slice(-5).join('\n')}` };
+          } finally {
+            await gateway.stop();
+            gateway.removeDataDir();
+          }
+        }
+      }
+      emit([...formatBackend(report, bare, pg), '']);
+    }
+  } finally {
+    await postgresServer?.stop();
+  }
+
+  emit([`load average at end: ${loadAverage()}`, '',
+    'Notes: rates are completed requests per second over the whole scenario (bounded at 3 s or 100,000 requests);',
+    'latencies are per request, from sending until the last byte arrived. Watch latency runs from the arrival of the',
+    "write's response (commit) to the line reaching the watcher; it includes this process decrypting every stream.",
+    'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
+      + `${cpus.length} cores).`]);
+  const text = `${out.join('\n')}\n`;
+  const resultsDir = path.join(REPO_ROOT, 'bench/results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${date}-${commit}.txt`);
+  writeFileSync(file, text);
+  process.stdout.write(`\nsaved to ${path.relative(REPO_ROOT, file)}\n`);
+}
+
+// An explicit exit: a socket some scenario failed to release must not keep a finished run alive.
+main().then(
+  async () => {
+    await cleanupAll();
+    process.exit(0);
+  },
+  async (e: Error) => {
+    process.stderr.write(`bench failed: ${e.stack ?? e.message}\n`);
+    await cleanupAll();
+    process.exit(1);
+  },
+);

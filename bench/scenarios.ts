@@ -1,0 +1,163 @@
+// The scenarios run against one gateway process: creates at 1/16/64 clients, gets, a 10,000-object list (paged and
+// full), watch delivery with 1 and 1,000 watchers, then its peak memory. Each scenario is bounded in count and time,
+// and a failing one is recorded as such so that the others still run.
+import { performance } from 'node:perf_hooks';
+import { createAgent, describeFailure, measure, percentile, runLoad, send, type Measured, type Target } from './load.js';
+import { configMapJson, namespaceJson } from './objects.js';
+import { residentMemory, type Gateway } from './processes.js';
+import { runWatch, type WatchResult } from './watch-load.js';
+
+export const CREATE_CONCURRENCY = [1, 16, 64] as const;
+const SCENARIO_MS = 3_000;
+const MAX_REQUESTS = 100_000;
+export const LIST_OBJECTS = 10_000;
+export const LIST_OBJECT_BYTES = 2048;
+export const PAGE_SIZE = 500;
+export const WATCH_RATE = 20;
+export const WATCHER_COUNTS = [1, 1000] as const;
+
+export interface ListResult {
+  ok: boolean;
+  problems: string[];
+  items: number;
+  fullP50: number;
+  fullRuns: number;
+  pageP50: number;
+  pageP99: number;
+  pages: number;
+  /** Growth of the gateway's resident memory while serving the paged lists. */
+  pagedRssGrowthMiB: number;
+  seedPerSecond: number;
+}
+
+export interface BackendResult {
+  creates: Map<number, Measured>;
+  gets: Measured;
+  list: ListResult | { ok: false; problems: string[] };
+  watch: Map<number, WatchResult | { failed: string }>;
+  peakMiB: number;
+}
+
+async function createNamespaces(target: Target, names: string[]): Promise<void> {
+  const agent = createAgent(target, 1);
+  try {
+    for (const name of names) {
+      const res = await send(target, agent, { method: 'POST', path: '/api/v1/namespaces', body: namespaceJson(name) }, { expect: [201] });
+      if (res.status !== 201) throw new Error(`creating namespace ${name}: ${describeFailure(res.status, res.body)}`);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+function createRequest(namespace: string, prefix: string, bytes: number) {
+  return (i: number) => ({ method: 'POST', path: `/api/v1/namespaces/${namespace}/configmaps`, body: configMapJson(`${prefix}${i}`, bytes) });
+}
+
+async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
+  const problems: string[] = [];
+  const ns = 'bench-list';
+  const seed = await runLoad(target, {
+    concurrency: 32, maxRequests: LIST_OBJECTS, maxMs: 120_000, expect: [201],
+    request: createRequest(ns, 'l-', LIST_OBJECT_BYTES),
+  });
+  if (seed.errors > 0 || seed.ok < LIST_OBJECTS) problems.push(`seeded ${seed.ok}/${LIST_OBJECTS} objects (${seed.errorSamples.join('; ') || 'time bound reached'})`);
+  const agent = createAgent(target, 1);
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const pageTimes: number[] = [];
+  const fullTimes: number[] = [];
+  let items = 0;
+  let pagedRssGrowthMiB = NaN;
+  try {
+    // Paged first, so that the full lists' garbage does not blur the memory growth of the paged ones.
+    const rss0 = residentMemory(gateway.pid).currentMiB;
+    let rssMax = rss0;
+    const pagedUntil = performance.now() + 6_000;
+    for (let walk = 0; walk < 5 && performance.now() < pagedUntil; walk++) {
+      let token = '';
+      let walked = 0;
+      do {
+        const res = await send(target, agent, { method: 'GET', path: `${base}?limit=${PAGE_SIZE}${token ? `&continue=${encodeURIComponent(token)}` : ''}` }, { keepBody: true });
+        if (res.status !== 200) throw new Error(`page: ${describeFailure(res.status, res.body)}`);
+        pageTimes.push(res.ms);
+        const page = JSON.parse(res.body) as { items: unknown[]; metadata: { continue?: string } };
+        walked += page.items.length;
+        token = page.metadata.continue ?? '';
+        rssMax = Math.max(rssMax, residentMemory(gateway.pid).currentMiB);
+      } while (token && pageTimes.length < 1_000);
+      if (walked !== seed.ok) problems.push(`a paged walk returned ${walked} items, expected ${seed.ok}`);
+    }
+    pagedRssGrowthMiB = rssMax - rss0;
+    const fullUntil = performance.now() + 6_000;
+    for (let run = 0; run < 10 && performance.now() < fullUntil; run++) {
+      const res = await send(target, agent, { method: 'GET', path: base }, { keepBody: run === 0, timeoutMs: 30_000 });
+      if (res.status !== 200) throw new Error(`full list: ${describeFailure(res.status, res.body)}`);
+      fullTimes.push(res.ms);
+      if (run === 0) items = (JSON.parse(res.body) as { items: unknown[] }).items.length;
+    }
+    if (items !== seed.ok) problems.push(`the full list returned ${items} items, expected ${seed.ok}`);
+  } catch (e) {
+    problems.push((e as Error).message);
+  } finally {
+    agent.destroy();
+  }
+  const sortedPages = Float64Array.from(pageTimes).sort();
+  return {
+    ok: problems.length === 0,
+    problems,
+    items,
+    fullP50: percentile(Float64Array.from(fullTimes).sort(), 50),
+    fullRuns: fullTimes.length,
+    pageP50: percentile(sortedPages, 50),
+    pageP99: percentile(sortedPages, 99),
+    pages: pageTimes.length,
+    pagedRssGrowthMiB,
+    seedPerSecond: seed.perSecond,
+  };
+}
+
+export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void): Promise<BackendResult> {
+  const target: Target = { url: gateway.url, ca: gateway.ca, token: gateway.token };
+  const watchNamespaces = WATCHER_COUNTS.map((n) => `bench-watch-${n}`);
+  await createNamespaces(target, ['bench', 'bench-list', ...watchNamespaces]);
+
+  say('  warm-up');
+  await runLoad(target, { concurrency: 16, maxRequests: 2_000, maxMs: 1_000, expect: [201], request: createRequest('bench', 'warm-', 1024) });
+
+  const creates = new Map<number, Measured>();
+  for (const concurrency of CREATE_CONCURRENCY) {
+    say(`  creates, ${concurrency} client(s)`);
+    creates.set(concurrency, await measure(gateway.pid, () => runLoad(target, {
+      concurrency, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, expect: [201], request: createRequest('bench', `c${concurrency}-`, 1024),
+    })));
+  }
+
+  // Gets read back the objects the 16-client run created; a missing one would show up as a 404 error.
+  const created16 = creates.get(16);
+  const pool = created16?.ok ? Math.max(1, created16.result.ok) : 1;
+  say('  gets, 16 clients');
+  const gets = await measure(gateway.pid, () => runLoad(target, {
+    concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS,
+    request: (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c16-${(i * 7919) % pool}` }),
+  }));
+
+  say(`  list: seeding ${LIST_OBJECTS} objects of ${LIST_OBJECT_BYTES / 1024} KiB, then paged and full lists`);
+  let list: BackendResult['list'];
+  try {
+    list = await runList(gateway, target);
+  } catch (e) {
+    list = { ok: false, problems: [(e as Error).message] };
+  }
+
+  const watch = new Map<number, WatchResult | { failed: string }>();
+  for (const [i, watchers] of WATCHER_COUNTS.entries()) {
+    say(`  watch, ${watchers} watcher(s) at ${WATCH_RATE} events/s`);
+    try {
+      watch.set(watchers, await runWatch(target, { namespace: watchNamespaces[i], watchers, eventsPerSecond: WATCH_RATE, durationMs: 5_000, drainMs: 10_000 }));
+    } catch (e) {
+      watch.set(watchers, { failed: (e as Error).message });
+    }
+  }
+
+  return { creates, gets, list, watch, peakMiB: residentMemory(gateway.pid).peakMiB };
+}
