@@ -4,6 +4,7 @@
 // behaviour lives in the modules it wires together.
 import { mkdir } from 'node:fs/promises';
 import https from 'node:https';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway, type VersionInfo } from './app.js';
@@ -13,6 +14,7 @@ import type { KindDefinition } from '../api/scheme.js';
 import type { Storage } from '../backends/storage.js';
 import { createMemoryStorage } from '../backends/memory/memory-storage.js';
 import { createPostgresStorage } from '../backends/postgres/postgres-storage.js';
+import { createEmbeddedStorage } from '../backends/embedded/embedded-storage.js';
 import { parseOptions, usage, OptionsError, type GatehouseOptions } from './server/options.js';
 import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
@@ -80,7 +82,7 @@ async function createStorage(options: GatehouseOptions, log: (line: string) => v
     case 'postgres':
       return createPostgresStorage({ url: options.storageUrl ?? '', historyWindowMs: options.historyWindowMs, log });
     case 'embedded':
-      throw new OptionsError(`--storage-backend=${options.storageBackend} is not available yet`);
+      return createEmbeddedStorage({ dataDir: path.join(options.dataDir, 'storage'), historyWindowMs: options.historyWindowMs, log });
   }
 }
 

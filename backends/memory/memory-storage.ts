@@ -4,6 +4,11 @@
 //
 // Every read and write path is synchronous between its awaits, so a commit, its log entry and its fan-out happen
 // as one step. Compaction is lazy: each call first drops what left the history window, so no timer is needed.
+//
+// With `persist` (the embedded backend) a commit is first made durable and only then revealed: readers, watchers and
+// currentRevision see revisions up to `visible`, which trails the history's own counter by the writes still on
+// their way to disk. A crash can therefore only lose writes nobody has seen, and their revisions are never observed
+// twice. Without `persist` a commit is revealed at once and `visible` equals the current revision.
 import type { KObject } from '../../api/meta/types.js';
 import { isObject } from '../../api/meta/types.js';
 import { decodeContinue, encodeContinue } from '../continue-token.js';
@@ -22,7 +27,7 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from '../storage.js';
-import { createRevisionHistory, type LogEntry } from './revision-history.js';
+import { createRevisionHistory, type HistorySnapshot, type LogEntry, type RevisionHistory } from './revision-history.js';
 import { createWatchHub, failedWatch } from './watch-hub.js';
 
 export interface MemoryStorageOptions {
@@ -36,6 +41,19 @@ export interface MemoryStorageOptions {
   watchBufferLimit?: number;
   /** Clock for the history window; injectable so tests can expire history without sleeping. */
   now?: () => number;
+  /**
+   * Makes commits durable: called synchronously with each committed entry, in revision order; resolves once the
+   * entry and every earlier one are on disk. Until then the write stays invisible and its writer, and writers of the
+   * same key, wait. A rejection breaks the store (Unavailable from then on): memory and disk no longer agree.
+   */
+  persist?: (entry: LogEntry) => Promise<void>;
+  /** Fills the empty history before the store serves, with the revisions and write times of a durable copy. */
+  seed?: (history: Pick<RevisionHistory, 'restore' | 'replay'>) => void;
+}
+
+export interface MemoryStorage extends Storage {
+  /** What a durable copy must hold to rebuild the store: base state at the compacted revision, writes up to `upTo`. */
+  snapshot(upTo: bigint): HistorySnapshot;
 }
 
 interface RevisionWaiter {
@@ -76,23 +94,31 @@ function notFound(key: string, revision?: bigint): StorageError {
   return new StorageError('NotFound', `key not found: ${key}`, key, revision);
 }
 
-export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
+export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStorage {
   const historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
   const notOlderThanWaitMs = opts.notOlderThanWaitMs ?? 3_000;
   const now = opts.now ?? Date.now;
+  const persist = opts.persist;
   const history = createRevisionHistory();
+  opts.seed?.(history);
+  let visible = history.current();
+  // Committed entries waiting for disk, oldest first, and the newest revision known to be durable.
+  const unrevealed: LogEntry[] = [];
+  let durable = visible;
   const hub = createWatchHub({
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
     bufferLimit: opts.watchBufferLimit ?? 10_000,
-    currentRevision: () => history.current(),
+    currentRevision: () => visible,
   });
   const waiters = new Set<RevisionWaiter>();
   let closed = false;
+  let broken: StorageError | undefined;
 
   /** Checks the store is open and applies lazy compaction; every entry point calls it first. */
   function enter(key = ''): void {
+    if (broken) throw new StorageError('Unavailable', broken.message, key);
     if (closed) throw new StorageError('Unavailable', 'storage is closed', key);
-    history.compact(now() - historyWindowMs);
+    history.compact(now() - historyWindowMs, visible);
   }
 
   function expired(key: string, revision: bigint): StorageError {
@@ -101,25 +127,60 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
       `too old resource version: ${revision} (${history.compacted()})`,
       key,
       revision,
-      history.current(),
+      visible,
     );
   }
 
-  function commit(key: string, object: KObject | null): LogEntry {
-    const entry = history.commit(key, object, now());
+  function reveal(entry: LogEntry): void {
+    visible = entry.revision;
     hub.publish(entry);
     for (const w of waiters) if (w.revision <= entry.revision) w.resolve();
-    return entry;
   }
 
-  function waitForRevision(revision: bigint, key: string): Promise<void> | undefined {
-    if (history.current() >= revision) return undefined;
+  function fail(error: unknown): StorageError {
+    if (!broken) {
+      broken = new StorageError('Unavailable', `storage failed, restart to recover from disk: ${error instanceof Error ? error.message : String(error)}`);
+      hub.close();
+      for (const w of [...waiters]) w.reject(broken);
+    }
+    return broken;
+  }
+
+  /** Commits synchronously (so the caller's compare-and-swap holds); resolves with the object once it is revealed. */
+  function commit(key: string, object: KObject | null): Promise<KObject> {
+    const entry = history.commit(key, object, now());
+    if (!persist) {
+      reveal(entry);
+      return Promise.resolve(structuredClone(entry.object));
+    }
+    unrevealed.push(entry);
+    return persist(entry).then(
+      () => {
+        if (entry.revision > durable) durable = entry.revision;
+        // Resolutions may come in any order; revealing stays in revision order.
+        while (unrevealed.length > 0 && unrevealed[0].revision <= durable && !broken) reveal(unrevealed.shift()!);
+        if (broken) throw broken;
+        return structuredClone(entry.object);
+      },
+      (error: unknown) => {
+        throw fail(error);
+      },
+    );
+  }
+
+  /** Waits until the key's newest write is revealed, so writers decide on state that survives a crash. */
+  function pendingWrite(key: string): Promise<void> | undefined {
+    const revision = history.keyRevision(key);
+    return revision !== undefined && revision > visible ? waitForRevision(revision, key, Infinity) : undefined;
+  }
+
+  function waitForRevision(revision: bigint, key: string, waitMs = notOlderThanWaitMs): Promise<void> | undefined {
+    if (visible >= revision) return undefined;
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = waitMs === Infinity ? undefined : setTimeout(() => {
         waiters.delete(waiter);
-        const current = history.current();
-        reject(new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${current}`, key, revision, current));
-      }, notOlderThanWaitMs);
+        reject(new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${visible}`, key, revision, visible));
+      }, waitMs);
       const waiter: RevisionWaiter = {
         revision,
         resolve: () => {
@@ -140,11 +201,11 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
   /** The revision a read is served at; the caller reads at it without awaiting in between. */
   async function readAt(read: ReadRevision | undefined, key: string): Promise<bigint> {
     enter(key);
-    if (!read || read.match === 'latest' || read.match === 'any') return history.current();
+    if (!read || read.match === 'latest' || read.match === 'any') return visible;
     if (read.match === 'exact' && read.revision < history.compacted()) throw expired(key, read.revision);
     await waitForRevision(read.revision, key);
     enter(key);
-    if (read.match === 'notOlderThan') return history.current();
+    if (read.match === 'notOlderThan') return visible;
     if (read.revision < history.compacted()) throw expired(key, read.revision);
     return read.revision;
   }
@@ -193,14 +254,26 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
   }
 
   async function create(key: string, obj: KObject): Promise<KObject> {
-    enter(key);
-    if (history.latest(key)) throw new StorageError('KeyExists', `key exists: ${key}`, key, history.keyRevision(key));
-    return structuredClone(commit(key, intake(obj)).object);
+    for (;;) {
+      enter(key);
+      const pending = pendingWrite(key);
+      if (pending) {
+        await pending;
+        continue;
+      }
+      if (history.latest(key)) throw new StorageError('KeyExists', `key exists: ${key}`, key, history.keyRevision(key));
+      return commit(key, intake(obj));
+    }
   }
 
   async function guaranteedUpdate(key: string, tryUpdate: TryUpdate, updateOpts: UpdateOptions = {}): Promise<KObject> {
     for (;;) {
       enter(key);
+      const pending = pendingWrite(key);
+      if (pending) {
+        await pending;
+        continue;
+      }
       const seen = history.keyRevision(key);
       const current = history.latest(key);
       if (!current && !updateOpts.createFrom) throw notFound(key);
@@ -211,13 +284,18 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
       // Someone wrote the key while tryUpdate ran: its result was computed from a stale state, so start over.
       if (history.keyRevision(key) !== seen) continue;
       if (current && sameContent(current, next)) return structuredClone(current);
-      return structuredClone(commit(key, intake(next)).object);
+      return commit(key, intake(next));
     }
   }
 
   async function remove(key: string, deleteOpts: DeleteOptions = {}): Promise<KObject> {
     for (;;) {
       enter(key);
+      const pending = pendingWrite(key);
+      if (pending) {
+        await pending;
+        continue;
+      }
       const seen = history.keyRevision(key);
       const current = history.latest(key);
       if (!current) throw notFound(key);
@@ -227,7 +305,7 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
         enter(key);
         if (history.keyRevision(key) !== seen) continue;
       }
-      return structuredClone(commit(key, null).object);
+      return commit(key, null);
     }
   }
 
@@ -240,13 +318,16 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
     if (watchOpts.revision < history.compacted()) return failedWatch(expired(key, watchOpts.revision));
     // A revision beyond the current one is accepted, as etcd does: the watch simply starts once writes reach it.
     const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
-    return hub.open(request, history.entriesAfter(watchOpts.revision), signal);
+    // Entries still on their way to disk are published when revealed, so the replay stops at `visible`.
+    const replay = history.entriesAfter(watchOpts.revision);
+    while (replay.length > 0 && replay[replay.length - 1].revision > visible) replay.pop();
+    return hub.open(request, replay, signal);
   }
 
   async function count(prefix: string): Promise<number> {
     enter(prefix);
     let n = 0;
-    history.scan(prefix, prefix, history.current(), () => {
+    history.scan(prefix, prefix, visible, () => {
       n++;
       return true;
     });
@@ -263,14 +344,18 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
     count,
     async currentRevision() {
       enter();
-      return history.current();
+      return visible;
     },
     async compactedRevision() {
       enter();
       return history.compacted();
     },
     async readiness() {
-      if (closed) throw new StorageError('Unavailable', 'storage is closed');
+      enter();
+    },
+    snapshot(upTo) {
+      history.compact(now() - historyWindowMs, visible);
+      return history.snapshot(upTo);
     },
     async close() {
       if (closed) return;
@@ -278,5 +363,5 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): Storage {
       hub.close();
       for (const w of [...waiters]) w.reject(new StorageError('Unavailable', 'storage is closed'));
     },
-  } satisfies Storage;
+  } satisfies MemoryStorage;
 }

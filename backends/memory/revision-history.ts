@@ -21,6 +21,23 @@ export interface LogEntry {
   readonly time: number;
 }
 
+/** What a durable copy of the history holds: enough to rebuild it with the same revisions and write times. */
+export interface HistorySnapshot {
+  /** The compacted revision: `base` is the state at it, and `entries` are every write after it. */
+  readonly compacted: bigint;
+  /** Live objects at the compacted revision, in key order, each stamped with the revision that wrote it. */
+  readonly base: readonly { readonly key: string; readonly object: KObject }[];
+  readonly entries: readonly LogEntry[];
+}
+
+/** One write to replay into a fresh history: a new state, or null for a deletion. */
+export interface ReplayedWrite {
+  readonly revision: bigint;
+  readonly key: string;
+  readonly object: KObject | null;
+  readonly time: number;
+}
+
 interface Version {
   readonly revision: bigint;
   /** null marks a deletion (tombstone). */
@@ -47,8 +64,20 @@ export interface RevisionHistory {
   scan(prefix: string, start: string, revision: bigint, visit: (key: string, object: KObject) => boolean): void;
   /** Log entries with revision > `after` (which the caller checked is >= compacted), oldest first. */
   entriesAfter(after: bigint): LogEntry[];
-  /** Drops log entries committed before `cutoff` and every version only they could still reach. */
-  compact(cutoff: number): void;
+  /**
+   * Drops log entries committed before `cutoff`, up to revision `limit` at most, and every version only they could
+   * still reach.
+   */
+  compact(cutoff: number, limit?: bigint): void;
+  /**
+   * Starts an empty history at `compacted` with the given live objects (each stamped with its revision). Like
+   * replay, it takes ownership of the objects: they come freshly parsed from disk, so copying them would be waste.
+   */
+  restore(compacted: bigint, base: Iterable<{ key: string; object: KObject }>): void;
+  /** Re-applies a write with its original revision and time; it must be the next revision. */
+  replay(write: ReplayedWrite): LogEntry;
+  /** The base state at the compacted revision and the log up to `upTo` (at most current). */
+  snapshot(upTo: bigint): HistorySnapshot;
 }
 
 /** Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes. */
@@ -100,7 +129,7 @@ export function createRevisionHistory(): RevisionHistory {
     if (keys[i] === key) keys.splice(i, 1);
   }
 
-  return {
+  const history: RevisionHistory = {
     current: () => current,
     compacted: () => compacted,
 
@@ -157,8 +186,8 @@ export function createRevisionHistory(): RevisionHistory {
       return log.slice(Math.max(from, head));
     },
 
-    compact(cutoff) {
-      while (head < log.length && log[head].time < cutoff) {
+    compact(cutoff, limit) {
+      while (head < log.length && log[head].time < cutoff && (limit === undefined || log[head].revision <= limit)) {
         const { key, revision } = log[head];
         head++;
         compacted = revision;
@@ -177,5 +206,42 @@ export function createRevisionHistory(): RevisionHistory {
         head = 0;
       }
     },
+
+    restore(revision, base) {
+      if (current !== INITIAL_REVISION || log.length > 0 || versions.size > 0) {
+        throw new StorageError('Internal', 'restore: the history is not empty');
+      }
+      for (const { key, object } of base) {
+        const written = BigInt(object.metadata.resourceVersion ?? '0');
+        if (written <= 0n || written > revision || versions.has(key)) {
+          throw new StorageError('Internal', `restore: bad base object ${key} at revision ${written}`, key);
+        }
+        versions.set(key, [{ revision: written, object: deepFreeze(object) }]);
+        keys.push(key);
+      }
+      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      current = revision;
+      compacted = revision;
+    },
+
+    replay(write) {
+      // Revisions are contiguous: a gap or a repeat means the durable copy does not describe one history.
+      if (write.revision !== current + 1n) {
+        throw new StorageError('Internal', `replay: expected revision ${current + 1n}, got ${write.revision}`, write.key, write.revision);
+      }
+      return history.commit(write.key, write.object, write.time);
+    },
+
+    snapshot(upTo) {
+      const base: { key: string; object: KObject }[] = [];
+      if (upTo < compacted) throw new StorageError('Internal', `snapshot: revision ${upTo} is below the compacted ${compacted}`);
+      history.scan('', '', compacted, (key, object) => {
+        base.push({ key, object });
+        return true;
+      });
+      const last = upTo < current ? upTo : current;
+      return { compacted, base, entries: log.slice(head, head + Number(last - compacted)) };
+    },
   };
+  return history;
 }

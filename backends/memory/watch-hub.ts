@@ -148,7 +148,8 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     },
 
     publish(entry) {
-      for (const w of watchers) if (matches(w.request, entry.key)) push(w, entry);
+      // A watch may start at a future revision; it gets only the writes after it.
+      for (const w of watchers) if (entry.revision > w.request.revision && matches(w.request, entry.key)) push(w, entry);
     },
 
     size: () => watchers.size,

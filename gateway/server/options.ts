@@ -71,7 +71,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'min-request-timeout': { kind: 'int', default: '1800', usage: 'Minimum watch timeout in seconds (randomised up to twice this).' },
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
-  'storage-backend': { kind: 'string', default: 'memory', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
+  'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
 };

@@ -22,7 +22,7 @@ describe('options', () => {
     expect(o).to.include({
       securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
       maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
-      storageBackend: 'memory', help: false,
+      storageBackend: 'embedded', help: false,
     });
     expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
     expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
