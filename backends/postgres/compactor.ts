@@ -10,6 +10,7 @@ import { StorageError } from '../storage.js';
 import { toStorageError } from './errors.js';
 import type { Db } from './queries.js';
 import { COMPACT_LOCK } from './schema.js';
+import { transaction } from './transaction.js';
 
 export interface CompactorOptions {
   sql: Db;
@@ -34,7 +35,7 @@ export function createCompactor(opts: CompactorOptions): Compactor {
 
   async function pass(): Promise<void> {
     const cutoff = opts.now() - opts.historyWindowMs;
-    await sql.begin(async (tx) => {
+    await transaction(sql, async (tx) => {
       const [{ locked }] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${COMPACT_LOCK.toString()}::bigint) AS locked`;
       if (!locked) return;
       const [state] = await tx<{ old: bigint; cut: bigint | null; top: bigint | null }[]>`

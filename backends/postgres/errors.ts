@@ -42,3 +42,14 @@ export function redactUrl(url: string): string {
     return 'postgres://(unparsable URL)';
   }
 }
+
+/**
+ * Seconds a pooled connection waits before it reconnects after a failed attempt, for the driver's `backoff` option:
+ * the driver's own curve (3^attempt / 100 s, jittered), capped at half a second instead of its 20 s. Its failure
+ * count is shared by the pool and reset only by a successful connect, so after an outage of a few seconds every
+ * connection waited 10-20 s before its next attempt, and a query handed to one waited with it: requests hung long
+ * after the database was back. The short cap keeps requests bounded while it is down and recovery prompt after.
+ */
+export function reconnectBackoff(attempt: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(3 ** attempt / 100, 0.5);
+}

@@ -7,6 +7,7 @@
 // the scan resumes at lastDelivered, so nothing is lost or repeated), and a slow fallback poll for lost hints.
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
+import { reconnectBackoff } from './errors.js';
 import { readLogAfter, type Db, type LogRow } from './queries.js';
 import { NOTIFY_CHANNEL } from './schema.js';
 
@@ -117,6 +118,7 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
     fetch_types: false,
     onnotice: () => undefined,
     connect_timeout: 5,
+    backoff: reconnectBackoff,
     connection: { application_name: opts.listenName },
     onclose: () => void relisten(),
     // Not in the driver's typings, but its documented way to receive notifications on one's own connection.

@@ -25,7 +25,7 @@ import {
   type WatchOptions,
 } from '../storage.js';
 import { createCompactor } from './compactor.js';
-import { redactUrl, toStorageError } from './errors.js';
+import { reconnectBackoff, redactUrl, toStorageError } from './errors.js';
 import { createLogReader } from './log-reader.js';
 import { countLive, decodeObject, encodeObject, readBounds, readKey, readListChunk, readLogAfter, type Bounds, type Db, type KeyRow } from './queries.js';
 import { migrate } from './schema.js';
@@ -97,6 +97,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     max: opts.maxConnections ?? 20,
     // A database that is down must fail calls fast (Unavailable), not queue them for the default 30 s.
     connect_timeout: 3,
+    backoff: reconnectBackoff,
     onnotice: () => undefined,
     types: { bigint: postgres.BigInt },
     connection: { application_name: 'gatehouse' },

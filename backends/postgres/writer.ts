@@ -14,6 +14,7 @@ import { StorageError } from '../storage.js';
 import { toStorageError } from './errors.js';
 import type { Db, KeyRow } from './queries.js';
 import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
+import { transaction } from './transaction.js';
 
 export interface WriteRequest {
   key: string;
@@ -78,7 +79,7 @@ export function createWriter(opts: WriterOptions): Writer {
 
   async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined }> {
     const keys = [...new Set(batch.map((p) => p.request.key))];
-    return sql.begin(async (tx) => {
+    return transaction(sql, async (tx) => {
       // Pipelined in one round trip; each statement takes its snapshot after the previous one finished, so the
       // reads see every commit of the lock's previous holder. Arrays travel as text[] (the driver infers no element
       // type from JS values) and are cast in SQL.
