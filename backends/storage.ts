@@ -5,6 +5,14 @@
 // Resource versions: an integer revision (bigint) inside storage, an opaque decimal string on the wire. Every object
 // a backend returns carries metadata.resourceVersion = the revision of its last write; a backend ignores whatever
 // resourceVersion a caller passes in an object to write.
+//
+// Sharing: objects a backend returns (get, getList items, the results of create, guaranteedUpdate and delete, watch
+// events and their objects, the object handed to DeleteOptions.validate) may be SHARED with the store and with other
+// callers, and are then deep-frozen. Callers must not mutate returned objects; clone before changing (structuredClone).
+// This is what lets one event reach a thousand watchers, and a list or a get be served, without a copy per caller,
+// and lets the gateway encode one event once for every watcher. A backend may return fresh objects instead (it
+// decodes rows, say); the rule for callers is the same. The exception is TryUpdate: its callback always receives a
+// private, mutable copy. Objects a caller passes in stay the caller's: a backend copies what it keeps.
 import type { KObject } from '../api/meta/types.js';
 
 export type StorageErrorCode =
@@ -95,8 +103,8 @@ export interface UpdateOptions {
 export interface DeleteOptions {
   preconditions?: Preconditions;
   /**
-   * Re-validates the deletion against the newest object (may throw to refuse). Called again after each retry,
-   * so a finalizer added concurrently is seen.
+   * Re-validates the deletion against the newest object (may throw to refuse; the object is read-only, as every
+   * returned object). Called again after each retry, so a finalizer added concurrently is seen.
    */
   validate?: (current: KObject) => void | Promise<void>;
 }

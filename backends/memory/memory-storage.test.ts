@@ -66,6 +66,41 @@ describe('memory storage', () => {
   });
 });
 
+describe('memory storage sharing', () => {
+  it('hands out the stored objects themselves, deep-frozen, and one event object to every watcher', async () => {
+    const s = createMemoryStorage();
+    const start = await s.currentRevision();
+    const controllers = [new AbortController(), new AbortController()];
+    const iterators = controllers.map((c) => s.watch('/r/', { revision: start, recursive: true }, c.signal)[Symbol.asyncIterator]());
+    const created = await s.create('/r/a', { ...cm('a'), data: { k: 'v' } });
+    expect(Object.isFrozen(created) && Object.isFrozen(created.metadata) && Object.isFrozen(created.data)).to.equal(true);
+    expect(await s.get('/r/a')).to.equal(created);
+    expect((await s.getList('/r/')).items[0]).to.equal(created);
+    expect((await s.getList('/r/', { limit: 1 })).items[0]).to.equal(created);
+    const [first, second] = await Promise.all(iterators.map(async (it) => (await it.next()).value as StorageEvent));
+    expect(first).to.equal(second);
+    expect(first.object).to.equal(created);
+    expect(Object.isFrozen(first)).to.equal(true);
+    for (const c of controllers) c.abort();
+    await s.close();
+  });
+
+  it('pages a list from one snapshot per revision: later writes change neither items nor remainingItemCount', async () => {
+    const s = createMemoryStorage();
+    for (let i = 0; i < 5; i++) await s.create(`/r/${i}`, cm(String(i)));
+    const first = await s.getList('/r/', { limit: 2 });
+    await s.delete('/r/3');
+    await s.create('/r/9', cm('9'));
+    const second = await s.getList('/r/', { limit: 2, continue: first.continue });
+    const third = await s.getList('/r/', { limit: 2, continue: second.continue });
+    expect([first, second, third].map((p) => p.items.map((o) => o.metadata.name))).to.deep.equal([['0', '1'], ['2', '3'], ['4']]);
+    expect([first, second, third].map((p) => p.remainingItemCount)).to.deep.equal([3, 1, undefined]);
+    expect(third.continue).to.equal(undefined);
+    expect((await s.getList('/r/', { limit: 10 })).items.map((o) => o.metadata.name)).to.deep.equal(['0', '1', '2', '4', '9']);
+    await s.close();
+  });
+});
+
 describe('continue tokens', () => {
   it('round-trip the next key relative to the prefix and the revision, as unpadded base64url JSON', () => {
     const token = encodeContinue('/registry/pods/ns1/b\u0000', '/registry/pods/', 9007199254740993n);

@@ -2,14 +2,14 @@
 // The per-key versions answer reads at older revisions; the log feeds watch replay. Everything here is synchronous,
 // which is what makes a commit and its fan-out atomic in a single-threaded runtime.
 //
-// Stored objects are deep-frozen: the store hands out clones only, and a predicate or a bug that tries to write
-// through a shared reference fails loudly instead of corrupting history.
+// Stored objects are deep-frozen: the store hands them out shared (no copies, see the contract in storage.ts), and a
+// caller or a predicate that tries to write through a shared reference fails loudly instead of corrupting history.
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError } from '../storage.js';
 
 export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/** One committed write. The objects are the store's frozen copies: clone before handing them out. */
+/** One committed write. The objects are the store's frozen copies, handed out as they are. */
 export interface LogEntry {
   readonly revision: bigint;
   readonly key: string;

@@ -2,6 +2,9 @@
 // so one write wakes all of them and none can see revisions out of order. Writers never wait for readers: each
 // watcher buffers on its own, and a watcher whose buffer passes the bound is ended with Expired (the client relists),
 // as kube-apiserver's cacher does with consumers that cannot keep up.
+//
+// Each write becomes one frozen StorageEvent that every watcher receives (the contract in storage.ts): with a
+// thousand watchers an event costs one object, not a thousand copies, and the gateway can encode it once for all.
 import { StorageError, type StorageEvent } from '../storage.js';
 import type { LogEntry } from './revision-history.js';
 
@@ -50,10 +53,19 @@ function matches(request: WatchRequest, key: string): boolean {
   return request.recursive ? key.startsWith(request.key) : key === request.key;
 }
 
+// One event per log entry, made on first delivery and shared by every watcher (live or replaying) after that.
+const events = new WeakMap<LogEntry, StorageEvent>();
+
 function toEvent(item: Queued): StorageEvent {
-  if ('bookmark' in item) return { type: 'BOOKMARK', revision: item.bookmark, key: '' };
-  const event: StorageEvent = { type: item.type, revision: item.revision, key: item.key, object: structuredClone(item.object) };
-  if (item.type !== 'ADDED' && item.prevObject) event.prevObject = structuredClone(item.prevObject);
+  if ('bookmark' in item) return Object.freeze({ type: 'BOOKMARK', revision: item.bookmark, key: '' });
+  let event = events.get(item);
+  if (!event) {
+    // The entry's objects are the history's frozen copies already; only the envelope is new.
+    const fresh: StorageEvent = { type: item.type, revision: item.revision, key: item.key, object: item.object };
+    if (item.type !== 'ADDED' && item.prevObject) fresh.prevObject = item.prevObject;
+    event = Object.freeze(fresh);
+    events.set(item, event);
+  }
   return event;
 }
 

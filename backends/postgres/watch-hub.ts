@@ -3,8 +3,9 @@
 // queue synchronously. The switch happens without an await once the watcher's position has reached what the reader
 // delivered, and live rows at or below the position are skipped, so the seam loses and repeats nothing.
 //
-// Each watcher gets its own decoded copy of every event (the contract lets callers mutate what they get); the
-// stored JSON text is shared and parsed once per delivered event, never re-serialized per watcher.
+// A row the log reader fans out is decoded once into one deep-frozen event that every live watcher receives (the
+// sharing contract in storage.ts): a thousand watchers cost one JSON.parse per event, and the gateway can encode the
+// event once for all of them. Catch-up rows are each watcher's own query results, decoded for that watcher alone.
 import { StorageError, type StorageEvent } from '../storage.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
 
@@ -54,10 +55,25 @@ function matches(request: WatchRequest, key: string): boolean {
   return request.recursive ? key.startsWith(request.key) : key === request.key;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+const decoded = new WeakMap<LogRow, StorageEvent>();
+
+/** The row's event, decoded and frozen on first delivery and shared by every watcher the same row reaches. */
 export function toEvent(row: LogRow): StorageEvent {
+  let event = decoded.get(row);
+  if (event) return event;
   const type = row.deleted ? 'DELETED' : row.created ? 'ADDED' : 'MODIFIED';
-  const event: StorageEvent = { type, revision: row.revision, key: row.key, object: decodeObject(row.value, row.revision) };
-  if (type !== 'ADDED' && row.prev_value !== null) event.prevObject = decodeObject(row.prev_value, row.prev_revision);
+  const fresh: StorageEvent = { type, revision: row.revision, key: row.key, object: decodeObject(row.value, row.revision) };
+  if (type !== 'ADDED' && row.prev_value !== null) fresh.prevObject = decodeObject(row.prev_value, row.prev_revision);
+  event = deepFreeze(fresh);
+  decoded.set(row, event);
   return event;
 }
 
@@ -135,7 +151,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
             w.queue = [];
             w.next = 0;
           }
-          if ('bookmark' in item) yield { type: 'BOOKMARK', revision: item.bookmark, key: '' };
+          if ('bookmark' in item) yield Object.freeze({ type: 'BOOKMARK', revision: item.bookmark, key: '' });
           else yield toEvent(item);
           continue;
         }

@@ -55,6 +55,19 @@ export const DEADLINE_MS = 2_000;
 export const WAIT_MS = 50;
 const SHORT_WINDOW_MS = 50;
 
+/**
+ * Attempts a mutation of an object a backend returned. Returned objects may be shared and deep-frozen (storage.ts):
+ * writing through them must either throw (a TypeError, as strict-mode code gets from a frozen object) or touch only
+ * a private copy; the caller then checks that stored state is unchanged.
+ */
+export function tryMutate(mutate: () => void): void {
+  try {
+    mutate();
+  } catch (e) {
+    expect(e).to.be.instanceOf(TypeError);
+  }
+}
+
 export function key(ns: string, name: string): string {
   return `/registry/configmaps/${ns}/${name}`;
 }

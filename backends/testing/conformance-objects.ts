@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { KObject } from '../../api/meta/types.js';
 import type { Storage } from '../storage.js';
-import { configMap, dataOf, expectCode, key, rv, type Harness } from './conformance-harness.js';
+import { configMap, dataOf, expectCode, key, rv, tryMutate, type Harness } from './conformance-harness.js';
 
 function yieldToOthers(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -60,15 +60,36 @@ export function describeObjectConformance(h: Harness): void {
       const input = configMap('a', { v: '1' });
       const created = await s.create(key('ns1', 'a'), input);
       (input.data as Record<string, string>).v = 'input';
-      (created.data as Record<string, string>).v = 'created';
+      tryMutate(() => ((created.data as Record<string, string>).v = 'created'));
       const got = await s.get(key('ns1', 'a'));
-      (got.data as Record<string, string>).v = 'got';
-      got.metadata.labels = { x: 'y' };
+      tryMutate(() => ((got.data as Record<string, string>).v = 'got'));
+      tryMutate(() => (got.metadata.labels = { x: 'y' }));
       const listed = (await s.getList('/registry/configmaps/')).items[0];
-      (listed.data as Record<string, string>).v = 'listed';
+      tryMutate(() => ((listed.data as Record<string, string>).v = 'listed'));
+      const paged = (await s.getList('/registry/configmaps/', { limit: 1 })).items[0];
+      tryMutate(() => delete paged.metadata.name);
       const again = await s.get(key('ns1', 'a'));
       expect(dataOf(again)).to.deep.equal({ v: '1' });
       expect(again.metadata.labels).to.deep.equal({});
+      expect(again.metadata.name).to.equal('a');
+    });
+
+    it('objects from update and delete are read-only too, and tryUpdate still gets a private copy', async () => {
+      await s.create(key('ns1', 'a'), configMap('a', { v: '1' }));
+      const updated = await s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: '2' } }));
+      tryMutate(() => ((updated.data as Record<string, string>).v = 'updated'));
+      const unchanged = await s.guaranteedUpdate(key('ns1', 'a'), (cur) => cur);
+      tryMutate(() => ((unchanged.data as Record<string, string>).v = 'unchanged'));
+      expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: '2' });
+      const next = await s.guaranteedUpdate(key('ns1', 'a'), (cur) => {
+        (cur.data as Record<string, string>).v = '3';
+        cur.metadata.labels = { mutable: 'yes' };
+        return cur;
+      });
+      expect(dataOf(next)).to.deep.equal({ v: '3' });
+      const gone = await s.delete(key('ns1', 'a'));
+      tryMutate(() => (gone.metadata.name = 'other'));
+      await expectCode(s.get(key('ns1', 'a')), 'NotFound');
     });
   });
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError, type Storage, type StorageEvent } from '../storage.js';
-import { configMap, dataOf, DEADLINE_MS, expectCode, key, PREFIX, rv, within, type Harness } from './conformance-harness.js';
+import { configMap, dataOf, DEADLINE_MS, expectCode, key, PREFIX, rv, tryMutate, within, type Harness } from './conformance-harness.js';
 
 const summary = (e: StorageEvent): string => `${e.type} ${e.key}`;
 
@@ -101,15 +101,23 @@ export function describeWatchConformance(h: Harness): void {
       expect((await within(iterator.next(), 500, 'a pre-aborted watch to end')).done).to.equal(true);
     });
 
-    it('hands each watcher its own copies of event objects', async () => {
+    it('event objects are read-only: a watcher writing through one changes neither other watchers nor the store', async () => {
       const start = await s.currentRevision();
       const w1 = h.watch(s, PREFIX, { revision: start, recursive: true });
       const w2 = h.watch(s, PREFIX, { revision: start, recursive: true });
       await s.create(key('ns1', 'a'), configMap('a', { v: '1' }));
-      const e1 = await w1.next();
-      (e1.object!.data as Record<string, string>).v = 'mutated';
-      expect(dataOf((await w2.next()).object)).to.deep.equal({ v: '1' });
-      expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: '1' });
+      await s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: '2' } }));
+      const [added, modified] = await w1.take(2);
+      tryMutate(() => ((added.object!.data as Record<string, string>).v = 'mutated'));
+      tryMutate(() => ((modified.prevObject!.data as Record<string, string>).v = 'mutated'));
+      tryMutate(() => (modified.object!.metadata.labels = { x: 'y' }));
+      tryMutate(() => ((added as { type: string }).type = 'DELETED'));
+      const [added2, modified2] = await w2.take(2);
+      expect(added2.type).to.equal('ADDED');
+      expect(dataOf(added2.object)).to.deep.equal({ v: '1' });
+      expect(dataOf(modified2.prevObject)).to.deep.equal({ v: '1' });
+      expect(modified2.object!.metadata.labels).to.deep.equal({});
+      expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: '2' });
     });
 
     it('sends progress BOOKMARKs only to watchers that asked, after the events they cover', async () => {

@@ -34,6 +34,12 @@ export function createCompression(features: FeatureGates, opts: CompressionOptio
     if (!features.enabled('APIResponseCompression') || ctx.method !== 'GET') return next();
     const info = requestInfoOf(ctx);
     if (info?.verb === 'watch') return next();
+    // Without Accept-Encoding koa-compress answers identity anyway; its per-request negotiation and body inspection
+    // are skipped, and only the Vary header it would have set is kept.
+    if (!ctx.req.headers['accept-encoding']) {
+      ctx.vary('Accept-Encoding');
+      return next();
+    }
     return gzip(ctx, next);
   };
 }

@@ -6,19 +6,22 @@ import { errors } from '../../api/meta/errors.js';
 import { requestInfoOf } from './request-info.js';
 
 export function createTimeoutFilter(timeoutMs: number) {
-  return async function timeoutFilter(ctx: Context, next: Next): Promise<void> {
+  return function timeoutFilter(ctx: Context, next: Next): Promise<void> {
     if (timeoutMs <= 0 || requestInfoOf(ctx).verb === 'watch') return next();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(errors.timeout('the server was unable to return a response in the time allotted, but may still be processing the request')), timeoutMs);
+    // One promise settled by whichever comes first (cheaper per request than racing two): once the deadline
+    // rejected it, the handler's own late result or failure has nobody left to hear it and settles nothing.
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(errors.timeout('the server was unable to return a response in the time allotted, but may still be processing the request')), timeoutMs);
+      next().then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
     });
-    const work = next();
-    // The handler's own failure after the deadline has nobody left to hear it.
-    work.catch(() => undefined);
-    try {
-      await Promise.race([work, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
   };
 }

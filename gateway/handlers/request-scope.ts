@@ -1,5 +1,6 @@
 // What every resource handler shares: the resolved resource, body reading with the size limit, decoding by
 // Content-Type, the write settings of the query, and encoding the answer for the negotiated media type.
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { errors, type StatusError } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
@@ -7,7 +8,7 @@ import { isObject, type KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
 import type { ResourceStore } from '../registry/store.js';
-import type { DecodeResult, Serializer } from '../negotiation/serializer.js';
+import type { DecodeResult, ListValue, Serializer } from '../negotiation/serializer.js';
 import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import type { RequestInfo } from '../filters/request-info.js';
@@ -88,7 +89,7 @@ export function isPretty(q: URLSearchParams): boolean {
   return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }
 
-function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } {
+function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } & ListValue {
   return isObject(value) && Array.isArray(value.items);
 }
 
@@ -109,8 +110,26 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, v
   }
   ctx.status = status;
   ctx.set('Content-Type', target.contentType);
-  ctx.body = target.serializer.encode(body, { pretty: isPretty(q) });
+  const pretty = isPretty(q);
+  const chunks = !pretty && body === value && isList(value) && value.items.length > LIST_CHUNK_MIN_ITEMS
+    ? target.serializer.encodeList?.(value)
+    : undefined;
+  if (!chunks) {
+    ctx.body = target.serializer.encode(body, { pretty });
+  } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
+    // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
+    ctx.body = Readable.from(chunks, { objectMode: false });
+  } else {
+    // A page is encoded in small chunks too, which stay cheap young garbage, but answered whole (Content-Length,
+    // one write): streaming it costs more in event-loop turns than it saves.
+    ctx.body = Buffer.concat([...chunks]);
+  }
 }
+
+/** Lists with more items than this are encoded in chunks rather than as one string. */
+const LIST_CHUNK_MIN_ITEMS = 100;
+/** Lists with more items than this (two default pages) are streamed; smaller ones keep a Content-Length. */
+const LIST_STREAM_MIN_ITEMS = 1000;
 
 export function successStatus(def: KindDefinition, name: string, uid?: string): Record<string, unknown> {
   const details: Record<string, unknown> = { name, kind: def.resource };

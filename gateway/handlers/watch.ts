@@ -1,7 +1,14 @@
 // Watch: everything that can fail cleanly (bad parameters, 410 for a compacted start, 504 for a list that cannot be
 // served) fails before the headers go out as an ordinary Status response. Once streaming, events are written in
 // revision order and a failure travels as an ERROR event, after which the stream ends.
-import { PassThrough } from 'node:stream';
+//
+// Fan-out cost: storage hands every watcher the same frozen event object (storage.ts), so an event's frame is encoded
+// once per (event, event type after selection, encoding settings) and the Buffer is shared by every watcher that
+// asks for the same; a thousand watchers of one write cost one JSON.stringify. The cache lives as long as the event
+// object does, which for the memory backend is the history window, as kube-apiserver's watch cache keeps the
+// serializations of the events in its buffer. Frames go straight to the response, or for shared frames straight to
+// the connection as ready-made HTTP chunks (see `direct` below): no intermediate stream.
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { errors, isStatusError, StatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
@@ -23,6 +30,67 @@ function defaultTimeoutSeconds(minSeconds: number): number {
 }
 
 type ClientEvent = { type: string; object: unknown };
+
+const frames = new WeakMap<StorageEvent, Map<string, Buffer>>();
+
+/** The encoded frame of `event` under `variant` (type + encoding settings), made once and shared. */
+function sharedFrame(event: StorageEvent, variant: string, encode: () => Buffer): Buffer {
+  let byVariant = frames.get(event);
+  if (!byVariant) {
+    // Only frozen events are known never to change under their cached encoding.
+    if (!Object.isFrozen(event)) return encode();
+    byVariant = new Map();
+    frames.set(event, byVariant);
+  }
+  let frame = byVariant.get(variant);
+  if (!frame) {
+    frame = encode();
+    byVariant.set(variant, frame);
+  }
+  return frame;
+}
+
+// Open watches per shutdown signal, which then carries one listener instead of one per watch (a thousand watches
+// would each add theirs, and trip the EventTarget leak warning).
+const openWatches = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `stop` when `shutdown` aborts; returns the unregistration. */
+function onShutdown(shutdown: AbortSignal, stop: () => void): () => void {
+  let stops = openWatches.get(shutdown);
+  if (!stops) {
+    const registered = new Set<() => void>();
+    stops = registered;
+    openWatches.set(shutdown, registered);
+    shutdown.addEventListener('abort', () => {
+      for (const each of [...registered]) each();
+    }, { once: true });
+  }
+  // As with addEventListener, a watch that starts after the shutdown began is not ended by it.
+  if (shutdown.aborted) return () => undefined;
+  stops.add(stop);
+  const set = stops;
+  return () => void set.delete(stop);
+}
+
+/** The frame as one HTTP/1.1 chunk (size line, data, CRLF), to write to the connection as it is. */
+function chunkOf(frame: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`, 'latin1'), frame, CRLF]);
+}
+
+const CRLF = Buffer.from('\r\n', 'latin1');
+
+/** Resolves once `stream` drained or `res` closed, for a write that returned false. */
+function drained(stream: NodeJS.WritableStream, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      stream.removeListener('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /** Maps a storage event through the selector: objects entering the selection are ADDED, leaving it DELETED. */
 export function selectEvent(ev: StorageEvent, predicate: SelectionPredicate): { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KObject } | null {
@@ -62,7 +130,10 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const render = (object: KObject): unknown => target.as === 'Table'
     ? toTable(store.def, [object], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })
     : object;
-
+  // Everything besides the event that decides the bytes of a frame.
+  const settings = `${target.serializer.mediaType}|${target.as === 'Table' ? `Table|${target.tableApiVersion ?? ''}|${include}` : ''}`;
+  // Cache keys per event type after selection, made once per watch rather than per event.
+  const variants = new Map(['ADDED', 'MODIFIED', 'DELETED'].map((type) => [type, { frame: `${type}|${settings}`, chunk: `${type}|${settings}|chunk` }]));
   let initial: KObject[] = [];
   let startRevision: bigint;
   const start = params.start;
@@ -85,40 +156,45 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const abort = new AbortController();
   const timeout = setTimeout(() => abort.abort(), (params.timeoutSeconds ?? defaultTimeoutSeconds(deps.minRequestTimeoutSeconds ?? 1800)) * 1000);
   timeout.unref();
-  const onShutdown = (): void => abort.abort();
-  deps.shutdownSignal.addEventListener('abort', onShutdown, { once: true });
-  const stream = new PassThrough();
+  const unregister = onShutdown(deps.shutdownSignal, () => abort.abort());
   const cleanup = (): void => {
     clearTimeout(timeout);
-    deps.shutdownSignal.removeEventListener('abort', onShutdown);
+    unregister();
     abort.abort();
   };
-  ctx.res.on('close', cleanup);
-  stream.on('close', cleanup);
+  const res = ctx.res;
+  res.on('close', cleanup);
 
   // The stream bypasses Koa's response handling so the headers go out now: a client waits for them before it
   // makes the writes it then expects to see.
   ctx.respond = false;
-  const res = ctx.res;
   res.writeHead(200, {
     'Content-Type': target.as === 'Table' ? target.contentType : target.serializer.streamMediaType,
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });
   res.flushHeaders();
-  stream.pipe(res);
-  ctx.req.socket.setTimeout(0);
+  const socket = ctx.req.socket;
+  socket.setTimeout(0);
+  // Shared frames of live events go to the connection pre-chunked, as the same bytes res.write would produce: the
+  // HTTP layer's per-write work (cork, four buffered writes, a tick, a gathering copy) is most of what a write costs
+  // besides the TLS record itself, times a thousand watchers. Only when the headers reached the connection and
+  // nothing of this response waits in front of it (res.writableLength 0), so the order of bytes stays the same;
+  // res.write and direct writes both queue on the one socket after that.
+  const direct = res.chunkedEncoding && res.socket === socket && res.writableLength === 0;
 
-  const write = async (event: ClientEvent): Promise<void> => {
-    if (stream.destroyed || stream.writableEnded) return;
-    if (!stream.write(target.serializer.encodeWatchEvent(event))) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => { stream.off('drain', done); stream.off('close', done); resolve(); };
-        stream.on('drain', done);
-        stream.on('close', done);
-      });
-    }
+  /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
+  const send = (frame: Buffer): Promise<void> | undefined => {
+    if (res.destroyed || res.writableEnded) return undefined;
+    return res.write(frame) ? undefined : drained(res, res);
   };
+  const sendShared = (event: StorageEvent, variant: { frame: string; chunk: string }, encode: () => Buffer): Promise<void> | undefined => {
+    if (!direct) return send(sharedFrame(event, variant.frame, encode));
+    if (res.destroyed || res.writableEnded || socket.destroyed) return undefined;
+    const chunk = sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode)));
+    return socket.write(chunk) ? undefined : drained(socket, res);
+  };
+  const write = (event: ClientEvent): Promise<void> | undefined => send(target.serializer.encodeWatchEvent(event));
 
   void (async () => {
     try {
@@ -134,18 +210,24 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
           continue;
         }
         const selected = selectEvent(ev, predicate);
-        if (selected) await write({ type: selected.type, object: render(selected.object) });
+        if (!selected) continue;
+        const pending = sendShared(ev, variants.get(selected.type)!, () => target.serializer.encodeWatchEvent({ type: selected.type, object: render(selected.object) }));
+        if (pending) await pending;
       }
     } catch (e) {
       if (!abort.signal.aborted) {
         const statusError = isStorageError(e) ? toStatusError(e, store.groupResource, info.name) : e;
         const status = isStatusError(statusError) ? statusError : errors.internal();
         if (!(statusError instanceof StatusError)) console.error('watch failed:', e);
-        await write({ type: 'ERROR', object: status.toStatus() }).catch(() => undefined);
+        try {
+          await write({ type: 'ERROR', object: status.toStatus() });
+        } catch {
+          // The client is gone or the status does not encode: the stream ends either way.
+        }
       }
     } finally {
       cleanup();
-      stream.end();
+      if (!res.writableEnded) res.end();
     }
   })();
 }

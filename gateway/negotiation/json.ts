@@ -2,7 +2,7 @@
 // to find duplicate keys, which JSON.parse silently resolves to the last one, and positions of syntax errors.
 import { visit } from 'jsonc-parser';
 import { errors } from '../../api/meta/errors.js';
-import type { DecodeOptions, DecodeResult, Serializer } from './serializer.js';
+import type { DecodeOptions, DecodeResult, ListValue, Serializer } from './serializer.js';
 
 /** jsonc-parser's ParseErrorCode values (a const enum, so spelled out here). */
 const SYNTAX_PROBLEMS: Record<number, string> = {
@@ -108,11 +108,45 @@ function encodeJson(value: unknown, pretty?: boolean): string {
   return `${text}\n`;
 }
 
+/**
+ * Target size of a chunk of a streamed list: enough that per-chunk costs vanish, small enough that its string and
+ * Buffer are young-generation garbage (V8 puts strings above ~128 KiB in large-object space, which only a full GC
+ * frees, and the process would grow by many pages' worth before one ran).
+ */
+const LIST_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * A list as chunks whose concatenation is byte for byte what encode(list) gives, encoded lazily one chunk at a time:
+ * a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's string is large.
+ * Only for lists whose last field is `items`, so that the field order matches; otherwise undefined.
+ */
+function encodeJsonList(list: ListValue): Iterable<Buffer> | undefined {
+  const fields = Object.keys(list);
+  if (fields[fields.length - 1] !== 'items') return undefined;
+  const { items, ...rest } = list;
+  const head = JSON.stringify(rest);
+  function* chunks(): Generator<Buffer> {
+    yield Buffer.from(`${head === '{}' ? '{' : `${head.slice(0, -1)},`}"items":[`);
+    // Items per chunk follow the size of the items encoded so far.
+    let count = 16;
+    for (let i = 0; i < items.length;) {
+      const taken = Math.min(count, items.length - i);
+      const text = JSON.stringify(items.slice(i, i + taken));
+      yield Buffer.from(`${i === 0 ? '' : ','}${text.slice(1, -1)}`);
+      i += taken;
+      count = Math.max(1, Math.min(1024, Math.floor((LIST_CHUNK_CHARS * taken) / text.length)));
+    }
+    yield Buffer.from(']}\n');
+  }
+  return chunks();
+}
+
 export function createJsonSerializer(): Serializer {
   return {
     mediaType: 'application/json',
     aliases: [],
     encode: (value, opts) => Buffer.from(encodeJson(value, opts?.pretty)),
+    encodeList: encodeJsonList,
     decode: (body, opts) => decodeJsonText(body.toString('utf8'), opts),
     streamMediaType: 'application/json',
     // One event per line: clients split the stream on newlines (JSON has no raw newline inside a document).

@@ -109,8 +109,30 @@ export interface ResponseOptions {
   serializers: Serializer[];
 }
 
+// Clients send the same few Accept headers over and over (kubectl, informers, the bench), so each answer is kept per
+// serializer table, keyed by the header and the options. Client-chosen headers cannot grow it without bound: it
+// starts over once full. Refusals (406) are not kept: they are rare, and their error objects are not shared.
+const RESPONSE_CACHE_LIMIT = 256;
+const responseCache = new WeakMap<Serializer[], Map<string, ResponseTarget>>();
+
 /** Chooses the response encoding; throws 406 Not Acceptable when no entry of the Accept header can be served. */
 export function negotiateResponse(accept: string | undefined, opts: ResponseOptions): ResponseTarget {
+  let cache = responseCache.get(opts.serializers);
+  if (!cache) {
+    cache = new Map();
+    responseCache.set(opts.serializers, cache);
+  }
+  const id = `${accept ?? ''}\u0000${opts.allowTable}|${opts.streaming ?? false}|${opts.allowPartialObjectMetadata ?? false}`;
+  let target = cache.get(id);
+  if (!target) {
+    target = Object.freeze(chooseResponse(accept, opts));
+    if (cache.size >= RESPONSE_CACHE_LIMIT) cache.clear();
+    cache.set(id, target);
+  }
+  return target;
+}
+
+function chooseResponse(accept: string | undefined, opts: ResponseOptions): ResponseTarget {
   const streaming = opts.streaming ?? false;
   const ranges = accept && accept.trim() !== '' ? parseAccept(accept) : [{ type: '*', subtype: '*', params: {}, q: 1 }];
   for (const range of ranges) {

@@ -1,5 +1,7 @@
 // A serializer turns bytes of one media type into plain JSON values and back. Decoding never loses information a
 // validator needs: duplicate fields are reported (JSON.parse would silently keep the last one).
+/** A list object: its metadata fields and its items. */
+export type ListValue = Record<string, unknown> & { items: unknown[] };
 
 export interface DecodeResult {
   value: unknown;
@@ -18,6 +20,11 @@ export interface Serializer {
   /** Other names accepted for the same codec (Content-Type and Accept). */
   readonly aliases: readonly string[];
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
+  /**
+   * Optional: a large list (not pretty-printed) as chunks, produced lazily, whose concatenation has the same bytes as
+   * encode(list). Undefined when this list cannot be chunked; callers then use encode.
+   */
+  encodeList?(list: ListValue): Iterable<Buffer> | undefined;
   /** Throws StatusError 400 naming the problem (line/offset) on malformed input. */
   decode(body: Buffer, opts?: DecodeOptions): DecodeResult;
   /**

@@ -227,7 +227,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     if (!ctx.dryRun) return translated(gr, name, () => storage.guaranteedUpdate(key, tryUpdate, { createFrom }));
     let current: KObject;
     try {
-      current = await storage.get(key);
+      // Storage hands out read-only objects; tryUpdate, as under guaranteedUpdate, gets a private copy.
+      current = structuredClone(await storage.get(key));
     } catch (e) {
       if (!(isStorageError(e, 'NotFound') && createFrom)) throw toStatusError(e, gr, name);
       current = createFrom();
