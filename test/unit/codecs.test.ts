@@ -118,3 +118,25 @@ describe('YAML codec', () => {
     expect(statusErrorOf(() => yaml.encodeWatchEvent({ type: 'ADDED', object: {} })).code).to.equal(406);
   });
 });
+
+describe('JSON list encoding in chunks', () => {
+  const json = createJsonSerializer();
+  const list = (n: number) => ({
+    kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'abc' },
+    items: Array.from({ length: n }, (_, i) => ({ metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { v: 'é"\\'.repeat(i % 7) } })),
+  });
+
+  for (const n of [0, 1, 101, 2500]) {
+    it(`is byte-identical to the whole encoding for ${n} items`, () => {
+      const value = list(n);
+      const chunks = json.encodeList?.(value);
+      expect(chunks).to.not.equal(undefined);
+      expect(Buffer.concat([...chunks!]).toString('utf8')).to.equal(json.encode(value).toString('utf8'));
+    });
+  }
+
+  it('declines lists whose items field is not last, so field order stays as encoded', () => {
+    const value = { kind: 'ConfigMapList', items: [], metadata: {} };
+    expect(json.encodeList?.(value as never)).to.equal(undefined);
+  });
+});
