@@ -111,6 +111,27 @@ describe('list and watch', function () {
       expect(page.metadata).to.not.have.property('remainingItemCount');
     });
 
+    it('streams a list too large to answer in one piece, complete and valid', async function () {
+      this.timeout(30000);
+      const big = await startTestGatehouse(['--storage-backend=memory']);
+      try {
+        const path = '/api/v1/namespaces/default/configmaps';
+        const total = 1100;
+        for (let i = 0; i < total; i += 50) {
+          await Promise.all(Array.from({ length: Math.min(50, total - i) }, (_, j) => big.request('POST', path, { body: cm(`big-${String(i + j).padStart(4, '0')}`, {}, { v: 'x'.repeat(200) }) })));
+        }
+        const res = await big.request('GET', path);
+        expect(res.status).to.equal(200);
+        expect(res.headers['content-length']).to.equal(undefined);
+        const list = res.json();
+        expect(list.kind).to.equal('ConfigMapList');
+        expect(list.items).to.have.length(total);
+        expect(list.items[total - 1].metadata.name).to.equal('big-1099');
+      } finally {
+        await big.close();
+      }
+    });
+
     it('refuses malformed continue tokens with 400', async () => {
       const res = await gh.request('GET', '/api/v1/configmaps?limit=1&continue=not-a-token');
       expect(res.status).to.equal(400);
