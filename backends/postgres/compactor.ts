@@ -17,6 +17,8 @@ export interface CompactorOptions {
   historyWindowMs: number;
   now: () => number;
   log: (line: string) => void;
+  /** Called after a pass of this instance committed a new compaction mark, so the read cache follows at once. */
+  compacted?: (mark: bigint) => void;
 }
 
 export interface Compactor {
@@ -33,17 +35,18 @@ export function createCompactor(opts: CompactorOptions): Compactor {
   let running: Promise<void> | undefined;
   let closed = false;
 
-  async function pass(): Promise<void> {
+  /** One pass; the new compaction mark once committed, or undefined when there was nothing to do. */
+  async function pass(): Promise<bigint | undefined> {
     const cutoff = opts.now() - opts.historyWindowMs;
-    await transaction(sql, async (tx) => {
+    return transaction(sql, async (tx) => {
       const [{ locked }] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${COMPACT_LOCK.toString()}::bigint) AS locked`;
-      if (!locked) return;
+      if (!locked) return undefined;
       const [state] = await tx<{ old: bigint; cut: bigint | null; top: bigint | null }[]>`
         SELECT (SELECT revision FROM gatehouse_compaction WHERE id = 1) AS old,
                (SELECT revision FROM gatehouse_log WHERE written_at < ${cutoff.toString()}::bigint
                 ORDER BY written_at DESC, revision DESC LIMIT 1) AS cut,
                (SELECT max(revision) FROM gatehouse_log) AS top`;
-      if (state.cut === null || state.cut <= state.old) return;
+      if (state.cut === null || state.cut <= state.old) return undefined;
       const cut = state.cut.toString();
       // Rows superseded within (old, C]; rows superseded at or below the old cut went in earlier passes.
       const superseded = await tx`
@@ -56,6 +59,7 @@ export function createCompactor(opts: CompactorOptions): Compactor {
       if (superseded.count + tombstones.count > 0) {
         opts.log(`postgres storage: compacted to revision ${cut}: ${superseded.count} superseded rows, ${tombstones.count} tombstones`);
       }
+      return state.cut;
     });
   }
 
@@ -64,7 +68,8 @@ export function createCompactor(opts: CompactorOptions): Compactor {
     running ??= (async () => {
       lastRun = opts.now();
       try {
-        await pass();
+        const mark = await pass();
+        if (mark !== undefined) opts.compacted?.(mark);
       } finally {
         running = undefined;
       }

@@ -1,6 +1,6 @@
 // The one reader of the revision log per storage instance. It reads `revision > lastDelivered` in order, in chunks,
-// and hands each chunk to the watch hub, which fans it out to every local watcher; so the database serves one log
-// scan per replica however many watchers there are.
+// and hands each chunk to its consumer (the read cache, then the watch hub, which fans it out to every local
+// watcher); so the database serves one log scan per replica however many watchers and readers there are.
 //
 // Wake-ups: a NOTIFY from any replica (payload = a revision, a hint only), this replica's own commits (directly,
 // without the NOTIFY round trip), every (re)connect of the LISTEN connection (catch-up after a lost connection:
@@ -17,13 +17,16 @@ export interface LogReaderOptions {
   url: string;
   /** application_name of the LISTEN connection, so operators (and tests) can find it in pg_stat_activity. */
   listenName: string;
-  /** The revision everything up to which counts as delivered (the store's current revision at start). */
+  /** The revision everything up to which counts as delivered (the revision the read cache was loaded at). */
   start: bigint;
   pollIntervalMs: number;
-  /** Receives each chunk of rows in revision order, synchronously. */
-  deliver: (rows: readonly LogRow[]) => void;
-  /** Called when rows the reader had not delivered were compacted away: watchers must relist. */
-  lost: (compacted: bigint) => void;
+  /** Receives each chunk of rows in revision order (possibly none), with the compaction mark of its snapshot. */
+  deliver: (rows: readonly LogRow[], compacted: bigint) => void;
+  /**
+   * Called when rows the reader had not delivered were compacted away: watchers must relist and the consumer must
+   * reload. Resolves with the revision the consumer reloaded at, where the scan resumes.
+   */
+  lost: (compacted: bigint) => Promise<bigint>;
   log: (line: string) => void;
   chunkSize?: number;
 }
@@ -70,16 +73,17 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
           if (closed) return;
           if (chunk.compacted > lastDelivered) {
             // Rows between lastDelivered and the compaction mark may be gone: nobody can be caught up from here.
-            opts.log(`postgres storage: log reader fell behind compaction (${lastDelivered} < ${chunk.compacted}); ending watches`);
-            lastDelivered = chunk.compacted;
-            opts.lost(chunk.compacted);
+            opts.log(`postgres storage: log reader fell behind compaction (${lastDelivered} < ${chunk.compacted}); ending watches, reloading`);
+            const reloaded = await opts.lost(chunk.compacted);
+            if (closed) return;
+            lastDelivered = reloaded;
+            settle();
             continue;
           }
-          if (chunk.rows.length) {
-            lastDelivered = chunk.rows[chunk.rows.length - 1].revision;
-            opts.deliver(chunk.rows);
-            settle();
-          }
+          // Advanced only once the consumer took the chunk: if it throws, the next scan hands it the rows again.
+          opts.deliver(chunk.rows, chunk.compacted);
+          if (chunk.rows.length) lastDelivered = chunk.rows[chunk.rows.length - 1].revision;
+          settle();
           if (chunk.rows.length < chunkSize) break;
         }
       } while (again && !closed);

@@ -5,10 +5,13 @@ import { expect } from 'chai';
 import postgres from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
-import { isStorageError, type Storage, type StorageEvent } from '../storage.js';
+import { EVERYTHING, isStorageError, type Storage, type StorageEvent } from '../storage.js';
 import { configMap, dataOf, key, PREFIX, rv, within } from '../testing/conformance-harness.js';
 import { describeStorageConformance, type ConformanceStorageOptions } from '../testing/conformance.js';
 import { createPostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+import { createLogReader } from './log-reader.js';
+import { decodeObject, type Db } from './queries.js';
+import { createReadCache } from './read-cache.js';
 
 let pg: TestPostgres | undefined;
 let admin: postgres.Sql | undefined;
@@ -99,6 +102,21 @@ function collect(storage: Storage, prefix: string, from: bigint): Collector {
 function expectContiguous(events: StorageEvent[], expected: bigint[]): void {
   expect(events.map((e) => e.revision)).to.deep.equal(expected);
   for (const e of events) expect(rv(e.object)).to.equal(e.revision);
+}
+
+/** The live objects at `revision` straight from the log table: what the SQL read path answered before the cache. */
+async function sqlState(url: string, revision: bigint): Promise<KObject[]> {
+  const db = postgres(url, { max: 1, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
+  try {
+    const rows = await db<{ key: string; revision: bigint; deleted: boolean; value: string }[]>`
+      SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
+      WHERE revision <= ${revision.toString()}::bigint ORDER BY key, revision DESC`;
+    // JavaScript string order, as the cache's: byte order for the ASCII keys of these tests.
+    rows.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    return rows.filter((r) => !r.deleted).map((r) => decodeObject(r.value, r.revision));
+  } finally {
+    await db.end();
+  }
 }
 
 const sortRevisions = (list: bigint[]): bigint[] => [...list].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
@@ -197,18 +215,26 @@ describe('postgres storage', function () {
     const written: bigint[] = [];
     const { admin } = await cluster();
     const database = new URL(url).pathname.slice(1);
+    // The server's view is the only sign of the reconnect (it backs off a little), so it is polled, boundedly.
+    const listening = async (): Promise<number[]> => {
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const rows = await admin<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
+        if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.pid);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
     for (let i = 0; i < 60; i++) {
       written.push(rv(await a.create(key('ns1', `o${i}`), configMap(`o${i}`))));
       if (i === 20 || i === 40) {
-        const killed = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-                                   WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
-        expect(killed.length, 'LISTEN connections found').to.equal(1);
+        const pids = await listening();
+        expect(pids.length, 'LISTEN connections found').to.equal(1);
+        await admin`SELECT pg_terminate_backend(${pids[0]})`;
       }
     }
     await watcher.until(written[written.length - 1]);
     expectContiguous(watcher.events, written);
-    const listeners = await admin`SELECT 1 FROM pg_stat_activity WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
-    expect(listeners.length, 'LISTEN connection re-established').to.equal(1);
+    expect((await listening()).length, 'LISTEN connection re-established').to.equal(1);
   });
 
   it('revisions and objects survive a new storage instance on the same database; history replays to its watchers', async () => {
@@ -228,6 +254,130 @@ describe('postgres storage', function () {
     expect(rv(b)).to.equal(current + 1n);
     await watcher.until(rv(b));
     expect(watcher.events.map((e) => [e.type, e.revision])).to.deep.equal([['MODIFIED', rv(a2)], ['ADDED', rv(b)]]);
+  });
+
+  it('a consistent read on B right after a write on A sees it, also when B has not been told of the write', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    // No fallback poll: only the notification or the revision fence can bring B's cache forward.
+    const b = await instance(url, { pollIntervalMs: 60_000 });
+    for (let i = 0; i < 20; i++) {
+      const created = await a.create(key('ns1', `o${i}`), configMap(`o${i}`, { i: String(i) }));
+      expect(await b.get(key('ns1', `o${i}`))).to.deep.equal(created);
+      const list = await b.getList(PREFIX);
+      expect(list.items).to.have.length(i + 1);
+      expect(list.revision >= rv(created)).to.equal(true);
+      const updated = await b.guaranteedUpdate(key('ns1', `o${i}`), (cur) => ({ ...cur, data: { i: `${i}b` } }));
+      expect(await a.get(key('ns1', `o${i}`))).to.deep.equal(updated);
+      expect(await a.count(PREFIX)).to.equal(i + 1);
+    }
+  });
+
+  it('the caches of two instances agree with SQL after a burst of concurrent writes through both', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const b = await instance(url);
+    const start = await a.currentRevision();
+    await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+      const s = w % 2 ? a : b;
+      for (let i = 0; i < 25; i++) {
+        const k = key(`ns${i % 3}`, `o${(w * 7 + i) % 30}`);
+        const op = (w + i) % 4;
+        try {
+          if (op === 0) await s.delete(k);
+          else await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { by: String(w), i: String(i) } }), { createFrom: () => configMap(`o${(w * 7 + i) % 30}`, {}, {}, `ns${i % 3}`) });
+        } catch (e) {
+          if (!isStorageError(e, 'NotFound')) throw e;
+        }
+      }
+    }));
+    const end = await a.currentRevision();
+    expect(end > start + 100n).to.equal(true);
+    for (const s of [a, b]) {
+      const latest = await s.getList(PREFIX);
+      expect(latest.revision).to.equal(end);
+      expect(latest.items, 'latest').to.deep.equal(await sqlState(url, end));
+      for (const at of [start + 1n, (start + end) / 2n, end - 1n]) {
+        const exact = await s.getList(PREFIX, { read: { match: 'exact', revision: at } });
+        expect(exact.items, `at ${at}`).to.deep.equal(await sqlState(url, at));
+      }
+    }
+  });
+
+  it('serves the pages of a list at the first page\'s revision while writes continue through both instances', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const b = await instance(url);
+    for (let i = 0; i < 60; i++) await a.create(key('ns1', `o${String(i).padStart(2, '0')}`), configMap(`o${i}`, { v: '0' }));
+    let writing = true;
+    const writes = (async () => {
+      for (let i = 0; writing; i++) {
+        const s = i % 2 ? a : b;
+        const k = key('ns1', `o${String(i % 60).padStart(2, '0')}`);
+        if (i % 5 === 4) await s.delete(k).catch(() => undefined);
+        else await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { v: String(i) } }), { createFrom: () => configMap(`o${i % 60}`) });
+      }
+    })();
+    try {
+      for (const reader of [a, b]) {
+        const first = await reader.getList(PREFIX, { limit: 7 });
+        const items = [...first.items];
+        let page = first;
+        while (page.continue) {
+          // A write lands between every two pages.
+          await a.guaranteedUpdate(key('ns1', 'o00'), (cur) => ({ ...cur, data: { v: 'between' } }), { createFrom: () => configMap('o00') });
+          page = await (page === first ? b : reader).getList(PREFIX, { limit: 7, continue: page.continue });
+          expect(page.revision).to.equal(first.revision);
+          items.push(...page.items);
+        }
+        expect(items).to.deep.equal(await sqlState(url, first.revision));
+        expect(first.remainingItemCount).to.equal(items.length - first.items.length);
+      }
+    } finally {
+      writing = false;
+      await writes;
+    }
+  });
+
+  it('a log reader that fell behind compaction reloads the read cache from a fresh snapshot and goes on from it', async () => {
+    const url = await freshDatabase();
+    let offset = 0;
+    const a = await instance(url, { historyWindowMs: 50, now: () => Date.now() + offset });
+    for (let i = 0; i < 5; i++) await a.create(key('ns1', `o${i}`), configMap(`o${i}`));
+    await a.delete(key('ns1', 'o0'));
+    offset += 10_000;
+    const compacted = await a.compactedRevision();
+    expect(compacted > 2n).to.equal(true);
+    const sql: Db = postgres(url, { max: 2, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
+    const cache = await createReadCache(sql);
+    const lost: bigint[] = [];
+    // Started below the compaction mark, as a replica cut off from the database for longer than the window.
+    const reader = await createLogReader({
+      sql,
+      url,
+      listenName: 'gatehouse-listen-behind',
+      start: 1n,
+      pollIntervalMs: 60_000,
+      deliver: (rows, mark) => cache.apply(rows, mark),
+      lost: (mark) => {
+        lost.push(mark);
+        return cache.reload();
+      },
+      log: () => undefined,
+    });
+    try {
+      expect(lost).to.deep.equal([compacted]);
+      expect(reader.delivered()).to.equal(await a.currentRevision());
+      expect(cache.list({ prefix: PREFIX, start: PREFIX, revision: cache.current(), predicate: EVERYTHING, limit: Infinity }).items)
+        .to.deep.equal(await sqlState(url, cache.current()));
+      const later = await a.create(key('ns1', 'later'), configMap('later'));
+      reader.wake(rv(later));
+      expect(await reader.waitFor(rv(later), 5_000)).to.equal(true);
+      expect(cache.get(key('ns1', 'later'), rv(later))).to.deep.equal(later);
+    } finally {
+      await reader.close();
+      await sql.end();
+    }
   });
 
   it('several instances migrating one fresh database at once all start', async () => {
@@ -251,13 +401,25 @@ describe('postgres storage', function () {
     // The fast cluster commits asynchronously: make what was committed durable before the crash.
     await admin`CHECKPOINT`;
     await pg.kill();
-    for (const call of [() => s.readiness(), () => s.get(key('ns1', 'a')), () => s.create(key('ns1', 'b'), configMap('b'))]) {
+    const calls = [
+      () => s.readiness(),
+      () => s.get(key('ns1', 'a')),
+      () => s.getList(PREFIX),
+      () => s.count(PREFIX),
+      () => s.currentRevision(),
+      () => s.create(key('ns1', 'b'), configMap('b')),
+    ];
+    for (const call of calls) {
       const started = Date.now();
       let caught: unknown;
       await call().catch((e: unknown) => (caught = e));
       expect(isStorageError(caught, 'Unavailable'), String(caught)).to.equal(true);
       expect(Date.now() - started).to.be.below(2_000);
     }
+    // Consistent reads fail, as the cache cannot be proven current; reads at any revision answer from the cache.
+    expect(await s.get(key('ns1', 'a'), { read: { match: 'any' } })).to.deep.equal(before);
+    expect((await s.getList(PREFIX, { read: { match: 'any' } })).items).to.deep.equal([before]);
+    expect(await s.get(key('ns1', 'a'), { read: { match: 'exact', revision: rv(before) } })).to.deep.equal(before);
     await pg.restart();
     const deadline = Date.now() + 10_000;
     for (;;) {

@@ -1,10 +1,13 @@
 // The PostgreSQL backend: the storage contract over an append-only revision log shared by every gateway replica.
-// Writes go through the group-commit writer (writer.ts), reads are SQL at a snapshot revision (queries.ts), watches
-// are served by one log reader per instance fanning out in memory (log-reader.ts, watch-hub.ts), and the
+// Writes go through the group-commit writer (writer.ts); one log reader per instance (log-reader.ts) keeps an
+// in-memory read cache (read-cache.ts) current and fans the same rows out to watchers (watch-hub.ts); the
 // compactor keeps the history window (compactor.ts). The schema is migrated on start (schema.ts).
 //
-// Reads at `latest` are consistent across replicas without coordination: each statement reads the newest committed
-// rows, and revision order equals commit order.
+// Gets, lists and counts are answered from the read cache. Reads at `latest` stay consistent across replicas: the
+// revision fence (revision-fence.ts) asks the database for its current revision and waits until the cache has
+// applied it, so a read sees every write committed before it arrived, on any replica, and fails with Unavailable
+// rather than answer from a cache it cannot prove current. `any` reads answer from the cache at once, even while the
+// database is away. Writes read the key's newest row by SQL: their preconditions must hold against the database.
 import postgres from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
 import { isObject } from '../../api/meta/types.js';
@@ -27,7 +30,9 @@ import {
 import { createCompactor } from './compactor.js';
 import { reconnectBackoff, redactUrl, toStorageError } from './errors.js';
 import { createLogReader } from './log-reader.js';
-import { countLive, decodeObject, encodeObject, readBounds, readKey, readListChunk, readLogAfter, type Bounds, type Db, type KeyRow } from './queries.js';
+import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type Db, type KeyRow } from './queries.js';
+import { createReadCache, type ReadCache } from './read-cache.js';
+import { createRevisionFence } from './revision-fence.js';
 import { migrate } from './schema.js';
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
@@ -57,7 +62,9 @@ export interface PostgresStorageOptions {
 }
 
 const READINESS_TIMEOUT_MS = 1_500;
-const LIST_CHUNK = 1_000;
+// How long a consistent read waits for the log reader to bring the cache to the database's revision: one log scan,
+// normally a millisecond; the bound keeps a reader that cannot read the log from hanging requests.
+const CATCH_UP_MS = 2_000;
 
 function intake(obj: KObject): KObject {
   const copy = structuredClone(obj);
@@ -104,38 +111,61 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   });
 
   let closed = false;
+  let cache: ReadCache;
   try {
     await migrate(sql, log);
+    cache = await createReadCache(sql);
   } catch (e) {
     await sql.end({ timeout: 1 });
     const error = toStorageError(e);
     throw error instanceof StorageError ? new StorageError(error.code, `postgres storage at ${redactUrl(opts.url)}: ${error.message}`) : error;
   }
-  const start = (await readBounds(sql)).current;
 
   const hub = createWatchHub({
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
     bufferLimit: opts.watchBufferLimit ?? 10_000,
     delivered: () => reader.delivered(),
-    readLog: (after, limit, prefix) => readLogAfter(sql, after, limit, prefix),
+    async readLog(after, limit, prefix) {
+      // A watcher catching up stops at what the reader delivered (the reader's fan-out brings the rest), so it
+      // never sees an event the read cache does not have yet.
+      const chunk = await readLogAfter(sql, after, limit, prefix);
+      const delivered = reader.delivered();
+      const end = chunk.rows.findIndex((row) => row.revision > delivered);
+      return end < 0 ? chunk : { compacted: chunk.compacted, rows: chunk.rows.slice(0, end) };
+    },
   });
   const reader = await createLogReader({
     sql,
     url: opts.url,
     listenName: opts.listenName ?? 'gatehouse-listen',
-    start,
+    start: cache.current(),
     pollIntervalMs: opts.pollIntervalMs ?? 1_000,
-    deliver: (rows) => hub.publish(rows),
-    lost: (compacted) => hub.endAll(new StorageError('Expired', `watch fell behind the history window (compacted to ${compacted}); relist and watch again`)),
+    // The cache first: whoever learns of a revision from a watch event finds it in the cache.
+    deliver(rows, compacted) {
+      cache.apply(rows, compacted);
+      hub.publish(rows);
+    },
+    lost(compacted) {
+      hub.endAll(new StorageError('Expired', `watch fell behind the history window (compacted to ${compacted}); relist and watch again`));
+      return cache.reload();
+    },
     log,
   });
   const writer = createWriter({ sql, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
-  const compactor = createCompactor({ sql, historyWindowMs, now, log });
+  const compactor = createCompactor({ sql, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
+  const fence = createRevisionFence({ query: () => readBounds(sql), cache, reader, catchUpMs: CATCH_UP_MS });
 
-  /** Every entry point: refuses calls after close and applies compaction that is due by the (injectable) clock. */
+  /**
+   * Every entry point: refuses calls after close and applies compaction that is due by the (injectable) clock. A
+   * failed pass does not fail the call (the timer retries it): `any` reads are answered from the cache even while
+   * the database is away, and whatever else needs the database fails on its own query.
+   */
   async function enter(key = ''): Promise<void> {
     if (closed) throw new StorageError('Unavailable', 'storage is closed', key);
-    await compactor.maybeCompact();
+    await compactor.maybeCompact().catch((e: unknown) => {
+      const error = toStorageError(e);
+      if (!(error instanceof StorageError && error.code === 'Unavailable')) log(`postgres storage: compaction failed: ${(e as Error).message}`);
+    });
   }
 
   /** Runs an entry point with driver errors mapped to the storage catalog; a caller's own errors pass through. */
@@ -148,34 +178,35 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     }
   }
 
-  function expired(key: string, revision: bigint, bounds: Bounds): StorageError {
-    return new StorageError('Expired', `too old resource version: ${revision} (${bounds.compacted})`, key, revision, bounds.current);
+  function expired(key: string, revision: bigint): StorageError {
+    return new StorageError('Expired', `too old resource version: ${revision} (${cache.compacted()})`, key, revision, cache.current());
   }
 
-  /** Waits for a future revision to be committed; TooLargeRevision when it is not within notOlderThanWaitMs. */
+  /** Waits for a future revision to be committed and cached; TooLargeRevision when it is not within notOlderThanWaitMs. */
   async function waitForRevision(revision: bigint, key: string): Promise<void> {
-    if (await reader.waitFor(revision, notOlderThanWaitMs)) return;
+    if (await reader.waitFor(revision, notOlderThanWaitMs)) return fence.reach(revision, key);
     // The reader may lag (a lost hint between polls): the database has the last word.
-    const { current } = await readBounds(sql);
-    if (current >= revision) return;
-    throw new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${current}`, key, revision, current);
+    const { current } = await fence.bounds();
+    if (current < revision) throw new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${current}`, key, revision, current);
+    await fence.reach(revision, key);
+  }
+
+  async function chooseRevision(spec: ReadRevision | undefined, key: string): Promise<bigint> {
+    if (!spec || spec.match === 'latest') return fence.latest(key);
+    if (spec.match === 'any') return cache.current();
+    if (spec.match === 'exact' && spec.revision < cache.compacted()) throw expired(key, spec.revision);
+    if (spec.revision > cache.current()) await waitForRevision(spec.revision, key);
+    return spec.match === 'notOlderThan' ? cache.current() : spec.revision;
   }
 
   /**
-   * Runs `read` at the revision `spec` asks for: null means the statement's own current revision. The result's
-   * bounds come from the same snapshot as its rows.
+   * Runs `read` on the cache at the revision `spec` asks for, in the same synchronous step as the check against the
+   * window: a compaction mark learned during the waits may have moved it.
    */
-  async function readAt<T extends Bounds>(spec: ReadRevision | undefined, key: string, read: (revision: bigint | null) => Promise<T>): Promise<T> {
-    if (!spec || spec.match === 'latest' || spec.match === 'any') return read(null);
-    const revision = spec.match === 'exact' ? spec.revision : null;
-    let result = await read(revision);
-    if (spec.match === 'exact' && spec.revision < result.compacted) throw expired(key, spec.revision, result);
-    if (result.current < spec.revision) {
-      await waitForRevision(spec.revision, key);
-      result = await read(revision);
-    }
-    if (spec.match === 'exact' && spec.revision < result.compacted) throw expired(key, spec.revision, result);
-    return result;
+  async function readAt<T>(spec: ReadRevision | undefined, key: string, read: (revision: bigint) => T): Promise<T> {
+    const revision = await chooseRevision(spec, key);
+    if (revision < cache.compacted()) throw expired(key, revision);
+    return read(revision);
   }
 
   async function readHead(key: string): Promise<KeyRow | undefined> {
@@ -184,9 +215,11 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
 
   function get(key: string, getOpts: GetOptions = {}): Promise<KObject> {
     return guard(key, async () => {
-      const { row } = await readAt(getOpts.read, key, (revision) => readKey(sql, key, revision));
-      if (!live(row)) throw notFound(key);
-      return decodeObject(row.value, row.revision);
+      return readAt(getOpts.read, key, (revision) => {
+        const object = cache.get(key, revision);
+        if (!object) throw notFound(key, revision);
+        return object;
+      });
     });
   }
 
@@ -195,42 +228,13 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       let start = prefix;
       let spec = listOpts.read;
       if (listOpts.continue) {
-        const position = decodeContinue(listOpts.continue, prefix);
+        const position = decodeContinue(listOpts.continue, prefix, cache.compacted());
         start = position.start;
         spec = { match: 'exact', revision: position.revision };
       }
       const predicate = listOpts.predicate ?? EVERYTHING;
       const limit = listOpts.limit && listOpts.limit > 0 ? listOpts.limit : Infinity;
-      // One row beyond the limit tells whether more remain; a filtering predicate needs larger chunks.
-      const fetch = predicate.empty && limit < LIST_CHUNK ? limit + 1 : LIST_CHUNK;
-      let chunk = await readAt(spec, prefix, (revision) => readListChunk(sql, prefix, start, revision, fetch));
-      if (listOpts.continue) decodeContinue(listOpts.continue, prefix, chunk.compacted);
-      const revision = chunk.revision;
-      const items: KObject[] = [];
-      let lastKey = '';
-      let more = false;
-      for (;;) {
-        for (const row of chunk.rows) {
-          if (items.length === limit) {
-            more = true;
-            break;
-          }
-          const object = decodeObject(row.value, row.revision);
-          if (predicate.matches(object)) {
-            items.push(object);
-            lastKey = row.key;
-          }
-        }
-        if (more || chunk.rows.length < fetch) break;
-        const after = `${chunk.rows[chunk.rows.length - 1].key}\u0000`;
-        chunk = await readListChunk(sql, prefix, after, revision, fetch);
-      }
-      const result: ListResult = { items, revision };
-      if (more) {
-        result.continue = encodeContinue(`${lastKey}\u0000`, prefix, revision);
-        if (predicate.empty) result.remainingItemCount = await countLive(sql, prefix, `${lastKey}\u0000`, revision);
-      }
-      return result;
+      return readAt(spec, prefix, (revision) => cache.list({ prefix, start, revision, predicate, limit }));
     });
   }
 
@@ -295,9 +299,9 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     guaranteedUpdate,
     delete: remove,
     watch,
-    count: (prefix) => guard(prefix, () => countLive(sql, prefix, prefix, null)),
-    currentRevision: () => guard('', async () => (await readBounds(sql)).current),
-    compactedRevision: () => guard('', async () => (await readBounds(sql)).compacted),
+    count: (prefix) => guard(prefix, () => readAt(undefined, prefix, (revision) => cache.count(prefix, revision))),
+    currentRevision: () => guard('', async () => (await fence.bounds()).current),
+    compactedRevision: () => guard('', async () => (await fence.bounds()).compacted),
     async readiness() {
       if (closed) throw new StorageError('Unavailable', 'storage is closed');
       let timer: NodeJS.Timeout | undefined;

@@ -4,9 +4,9 @@
 //
 // Revisions travel as decimal strings with explicit ::bigint casts, and come back as bigint (the pool parses int8
 // with postgres.BigInt).
-import type postgres from 'postgres';
 import type { Sql } from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
+import { transaction } from './transaction.js';
 
 export type Db = Sql<{ bigint: bigint }>;
 
@@ -28,6 +28,8 @@ export interface LogRow extends KeyRow {
   prev_revision: bigint;
   /** The value of the row this one superseded, when it is still stored. */
   prev_value: string | null;
+  /** Wall-clock commit time (ms), which decides when the row leaves the history window. */
+  written_at: bigint;
 }
 
 // The bounds as one scalar subquery pair; the log's max can lag the compaction mark only when the newest row was
@@ -54,17 +56,9 @@ export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
-/**
- * `key >= start` as SQL. Continue tokens put "\u0000" after the last key, which PostgreSQL text cannot hold; as no
- * key contains NUL, "at or after X\u0000..." is exactly "after X".
- */
-function fromStart(sql: Db, start: string): postgres.PendingQuery<postgres.Row[]> {
-  const nul = start.indexOf('\u0000');
-  return nul < 0 ? sql`key >= ${start}` : sql`key > ${start.slice(0, nul)}`;
-}
-
+/** The bounds now: every consistent read's fence, so a prepared statement (planned once per connection). */
 export async function readBounds(sql: Db): Promise<Bounds> {
-  const [row] = await sql.unsafe<Bounds[]>(BOUNDS);
+  const [row] = await sql.unsafe<Bounds[]>(BOUNDS, [], { prepare: true });
   return row;
 }
 
@@ -87,48 +81,6 @@ export async function readKey(sql: Db, key: string, revision: bigint | null): Pr
   return { ...bounds, row: { key: first.key!, revision: first.revision, deleted: first.deleted!, value: first.value! } };
 }
 
-export interface ListChunk extends Bounds {
-  /** The revision the chunk was read at. */
-  revision: bigint;
-  /** Live objects in key order. */
-  rows: KeyRow[];
-}
-
-/**
- * Up to `limit` live objects under `prefix` with key >= `start`, each at its newest row with revision <= `revision`
- * (null: the current revision of this statement's snapshot). Keyset pagination over the (key, revision DESC) index.
- */
-export async function readListChunk(sql: Db, prefix: string, start: string, revision: bigint | null, limit: number): Promise<ListChunk> {
-  const rows = await sql<(Bounds & { at: bigint } & Partial<KeyRow>)[]>`
-    WITH b AS (${sql.unsafe(BOUNDS)}),
-    at AS (SELECT b.current, b.compacted, coalesce(${revision?.toString() ?? null}::bigint, b.current) AS at FROM b)
-    SELECT at.current, at.compacted, at.at, r.key, r.revision, r.value
-    FROM at LEFT JOIN LATERAL (
-      SELECT n.key, n.revision, n.value FROM (
-        SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
-        WHERE ${fromStart(sql, start)} AND key < ${prefixEnd(prefix)} AND revision <= at.at
-        ORDER BY key, revision DESC
-      ) n WHERE NOT n.deleted ORDER BY n.key LIMIT ${limit}
-    ) r ON true`;
-  const [first] = rows;
-  const chunk: ListChunk = { current: first.current, compacted: first.compacted, revision: first.at, rows: [] };
-  if (first.key === null || first.key === undefined) return chunk;
-  chunk.rows = rows.map((r) => ({ key: r.key!, revision: r.revision!, deleted: false, value: r.value! }));
-  return chunk;
-}
-
-/** Live objects under `prefix` with key >= `start` at `revision`. */
-export async function countLive(sql: Db, prefix: string, start: string, revision: bigint | null): Promise<number> {
-  const [row] = await sql<{ n: bigint }[]>`
-    WITH b AS (${sql.unsafe(BOUNDS)})
-    SELECT count(*) AS n FROM (
-      SELECT DISTINCT ON (key) deleted FROM gatehouse_log, b
-      WHERE ${fromStart(sql, start)} AND key < ${prefixEnd(prefix)} AND revision <= coalesce(${revision?.toString() ?? null}::bigint, b.current)
-      ORDER BY key, revision DESC
-    ) n WHERE NOT n.deleted`;
-  return Number(row.n);
-}
-
 export interface LogChunk {
   compacted: bigint;
   rows: LogRow[];
@@ -144,7 +96,7 @@ export async function readLogAfter(sql: Db, after: bigint, limit: number, prefix
   const rows = await sql<({ c: bigint } & Partial<LogRow>)[]>`
     WITH c AS (SELECT revision AS c FROM gatehouse_compaction WHERE id = 1)
     SELECT c.c, r.* FROM c LEFT JOIN LATERAL (
-      SELECT l.revision, l.key, l.created, l.deleted, l.prev_revision, l.value, p.value AS prev_value
+      SELECT l.revision, l.key, l.created, l.deleted, l.prev_revision, l.value, l.written_at, p.value AS prev_value
       FROM gatehouse_log l LEFT JOIN gatehouse_log p ON p.revision = l.prev_revision AND l.prev_revision > 0
       WHERE l.revision > ${after.toString()}::bigint AND l.key >= ${lower} AND (${upper}::text IS NULL OR l.key < ${upper}::text)
       ORDER BY l.revision LIMIT ${limit}
@@ -152,4 +104,48 @@ export async function readLogAfter(sql: Db, after: bigint, limit: number, prefix
   const [first] = rows;
   if (first.revision === null || first.revision === undefined) return { compacted: first.c, rows: [] };
   return { compacted: first.c, rows: rows as LogRow[] };
+}
+
+/** A log row as the read cache replays it. */
+export type ReplayRow = Pick<LogRow, 'revision' | 'key' | 'deleted' | 'value' | 'written_at'>;
+
+export interface SnapshotVisitor {
+  /** The snapshot's bounds, first. */
+  bounds(bounds: Bounds): void;
+  /** Live objects at the compacted revision, in key order, chunk by chunk (before any `rows`). */
+  base(rows: readonly KeyRow[]): void;
+  /** Every row above the compacted revision, in revision order, chunk by chunk. */
+  rows(rows: readonly ReplayRow[]): void;
+}
+
+/**
+ * The whole readable history in one REPEATABLE READ snapshot: the state at the compaction mark, then every row
+ * after it (the compactor never deletes those, and revisions are contiguous). Read in keyset chunks so neither the
+ * driver nor the server holds the whole table at once. Returns the bounds of the snapshot.
+ */
+export async function readSnapshot(sql: Db, visit: SnapshotVisitor, chunk = 2_000): Promise<Bounds> {
+  return transaction(sql, async (tx) => {
+    const [bounds] = await tx.unsafe<Bounds[]>(BOUNDS);
+    visit.bounds(bounds);
+    const compacted = bounds.compacted.toString();
+    // Keys are never empty, so '' sorts before every key.
+    for (let after = ''; ;) {
+      const rows = await tx<KeyRow[]>`
+        SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
+        WHERE key > ${after} AND revision <= ${compacted}::bigint
+        ORDER BY key, revision DESC LIMIT ${chunk}`;
+      visit.base(rows.filter((r) => !r.deleted));
+      if (rows.length < chunk) break;
+      after = rows[rows.length - 1].key;
+    }
+    for (let after = bounds.compacted; ;) {
+      const rows = await tx<ReplayRow[]>`
+        SELECT revision, key, deleted, value, written_at FROM gatehouse_log
+        WHERE revision > ${after.toString()}::bigint ORDER BY revision LIMIT ${chunk}`;
+      visit.rows(rows);
+      if (rows.length < chunk) break;
+      after = rows[rows.length - 1].revision;
+    }
+    return { current: bounds.current, compacted: bounds.compacted };
+  }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }

@@ -59,12 +59,15 @@ export async function reserveSession(sql: Db): Promise<{ tx: Db; run<T>(fn: () =
   };
 }
 
-/** Runs `fn` between BEGIN and COMMIT on one reserved connection; ROLLBACK on failure while the connection lives. */
-export async function transaction<T>(sql: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` between `begin` (BEGIN, or BEGIN with a mode) and COMMIT on one reserved connection; ROLLBACK on failure
+ * while the connection lives.
+ */
+export async function transaction<T>(sql: Db, fn: (tx: Db) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const session = await reserveSession(sql);
   try {
     return await session.run(async () => {
-      await session.tx.unsafe('BEGIN');
+      await session.tx.unsafe(begin);
       const result = await fn(session.tx);
       await session.tx.unsafe('COMMIT');
       return result;
