@@ -13,8 +13,7 @@
 // Reads hand out the history's own deep-frozen objects, shared by every caller (see the contract in storage.ts): a
 // get, a page of a list and an event fanned out to a thousand watchers cost no copy at all.
 import type { KObject } from '../../api/meta/types.js';
-import { isObject } from '../../api/meta/types.js';
-import { decodeContinue, encodeContinue } from '../continue-token.js';
+import { decodeContinue } from '../continue-token.js';
 import {
   EVERYTHING,
   StorageError,
@@ -22,7 +21,6 @@ import {
   type GetOptions,
   type ListOptions,
   type ListResult,
-  type Preconditions,
   type ReadRevision,
   type Storage,
   type StorageEvent,
@@ -30,9 +28,10 @@ import {
   type UpdateOptions,
   type WatchOptions,
 } from '../storage.js';
-import { createListSnapshotCache, lowerBound, type ListSnapshot } from './list-snapshots.js';
+import { createHistoryLister } from './history-lists.js';
 import { createRevisionHistory, type HistorySnapshot, type LogEntry, type RevisionHistory } from './revision-history.js';
 import { createWatchHub, failedWatch } from './watch-hub.js';
+import { checkPreconditions, intake, notFound } from '../storage-support.js';
 
 export interface MemoryStorageOptions {
   /** How long writes stay readable at their revision and replayable to watchers. Default 5 minutes. */
@@ -73,30 +72,6 @@ function sameContent(a: KObject, b: KObject): boolean {
 }
 
 /** A private, writable copy of a caller's object; its resourceVersion is replaced on commit. */
-function intake(obj: KObject): KObject {
-  const copy = structuredClone(obj);
-  if (!isObject(copy.metadata)) copy.metadata = {};
-  return copy;
-}
-
-function checkPreconditions(key: string, current: KObject | undefined, pre: Preconditions | undefined): void {
-  if (!pre) return;
-  const meta = current?.metadata ?? {};
-  if (pre.uid !== undefined && pre.uid !== meta.uid) {
-    throw new StorageError('PreconditionUid', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`, key);
-  }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
-    throw new StorageError(
-      'Conflict',
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-      key,
-    );
-  }
-}
-
-function notFound(key: string, revision?: bigint): StorageError {
-  return new StorageError('NotFound', `key not found: ${key}`, key, revision);
-}
 
 export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStorage {
   const historyWindowMs = opts.historyWindowMs ?? 5 * 60_000;
@@ -115,7 +90,7 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
     currentRevision: () => visible,
   });
   const waiters = new Set<RevisionWaiter>();
-  const listSnapshots = createListSnapshotCache();
+  const lister = createHistoryLister(history);
   let closed = false;
   let broken: StorageError | undefined;
 
@@ -236,20 +211,6 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
   }
 
   /** Every live object under `prefix` at `revision`, which each page of a list with an empty predicate slices. */
-  function snapshotOf(prefix: string, revision: bigint): ListSnapshot {
-    listSnapshots.compact(history.compacted());
-    return listSnapshots.get(prefix, revision, () => {
-      const keys: string[] = [];
-      const objects: KObject[] = [];
-      history.scan(prefix, prefix, revision, (key, object) => {
-        keys.push(key);
-        objects.push(object);
-        return true;
-      });
-      return { keys, objects };
-    });
-  }
-
   async function getList(prefix: string, listOpts: ListOptions = {}): Promise<ListResult> {
     let start = prefix;
     let read = listOpts.read;
@@ -260,35 +221,8 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
       read = { match: 'exact', revision: position.revision };
     }
     const revision = await readAt(read, prefix);
-    const predicate = listOpts.predicate ?? EVERYTHING;
     const limit = listOpts.limit && listOpts.limit > 0 ? listOpts.limit : Infinity;
-    if (predicate.empty && limit !== Infinity) {
-      const { keys, objects } = snapshotOf(prefix, revision);
-      const from = lowerBound(keys, start);
-      const to = Math.min(from + limit, keys.length);
-      const page: ListResult = { items: objects.slice(from, to), revision };
-      if (to < keys.length) {
-        page.continue = encodeContinue(`${keys[to - 1]}\u0000`, prefix, revision);
-        page.remainingItemCount = keys.length - to;
-      }
-      return page;
-    }
-    const items: KObject[] = [];
-    let lastKey = '';
-    let more = false;
-    history.scan(prefix, start, revision, (key, object) => {
-      if (!predicate.matches(object)) return true;
-      if (items.length < limit) {
-        items.push(object);
-        lastKey = key;
-        return true;
-      }
-      more = true;
-      return false;
-    });
-    const result: ListResult = { items, revision };
-    if (more) result.continue = encodeContinue(`${lastKey}\u0000`, prefix, revision);
-    return result;
+    return lister.list({ prefix, start, revision, predicate: listOpts.predicate ?? EVERYTHING, limit });
   }
 
   async function create(key: string, obj: KObject): Promise<KObject> {
@@ -364,12 +298,7 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
 
   async function count(prefix: string): Promise<number> {
     enter(prefix);
-    let n = 0;
-    history.scan(prefix, prefix, visible, () => {
-      n++;
-      return true;
-    });
-    return n;
+    return lister.count(prefix, visible);
   }
 
   return {

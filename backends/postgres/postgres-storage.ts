@@ -10,7 +10,6 @@
 // database is away. Writes read the key's newest row by SQL: their preconditions must hold against the database.
 import postgres from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
-import { isObject } from '../../api/meta/types.js';
 import { decodeContinue, encodeContinue } from '../continue-token.js';
 import {
   EVERYTHING,
@@ -19,7 +18,6 @@ import {
   type GetOptions,
   type ListOptions,
   type ListResult,
-  type Preconditions,
   type ReadRevision,
   type Storage,
   type StorageEvent,
@@ -36,6 +34,7 @@ import { createRevisionFence } from './revision-fence.js';
 import { migrate } from './schema.js';
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
+import { checkPreconditions, intake, notFound } from '../storage-support.js';
 
 export interface PostgresStorageOptions {
   /** postgres://user:password@host:port/database; never logged with its password. */
@@ -66,30 +65,6 @@ const READINESS_TIMEOUT_MS = 1_500;
 // normally a millisecond; the bound keeps a reader that cannot read the log from hanging requests.
 const CATCH_UP_MS = 2_000;
 
-function intake(obj: KObject): KObject {
-  const copy = structuredClone(obj);
-  if (!isObject(copy.metadata)) copy.metadata = {};
-  return copy;
-}
-
-function checkPreconditions(key: string, current: KObject | undefined, pre: Preconditions | undefined): void {
-  if (!pre) return;
-  const meta = current?.metadata ?? {};
-  if (pre.uid !== undefined && pre.uid !== meta.uid) {
-    throw new StorageError('PreconditionUid', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`, key);
-  }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
-    throw new StorageError(
-      'Conflict',
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-      key,
-    );
-  }
-}
-
-function notFound(key: string, revision?: bigint): StorageError {
-  return new StorageError('NotFound', `key not found: ${key}`, key, revision);
-}
 
 function live(row: KeyRow | undefined): row is KeyRow {
   return row !== undefined && !row.deleted;

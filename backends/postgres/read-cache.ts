@@ -11,19 +11,11 @@
 // Objects are parsed once per row and deep-frozen by the history; reads hand them out shared (storage.ts).
 import type { KObject } from '../../api/meta/types.js';
 import { createRevisionHistory, type RevisionHistory } from '../memory/revision-history.js';
-import { encodeContinue } from '../continue-token.js';
-import { StorageError, type ListResult, type SelectionPredicate } from '../storage.js';
+import { createHistoryLister, type HistoryListRequest, type HistoryLister } from '../memory/history-lists.js';
+import { StorageError, type ListResult } from '../storage.js';
 import { decodeObject, readSnapshot, type Db, type KeyRow, type ReplayRow } from './queries.js';
 
-export interface ListRequest {
-  prefix: string;
-  /** First key of the page (inclusive): the prefix, or a continue token's position. */
-  start: string;
-  revision: bigint;
-  predicate: SelectionPredicate;
-  /** Infinity: no limit. */
-  limit: number;
-}
+export type ListRequest = HistoryListRequest;
 
 export interface ReadCache {
   /** Newest revision applied: reads at or below it (and at or above `compacted`) are answered from memory. */
@@ -42,20 +34,11 @@ export interface ReadCache {
   reload(): Promise<bigint>;
 }
 
-/** The live objects under a prefix at a revision, in key order: what each page of a paged list slices. */
-interface ListSnapshot {
-  readonly revision: bigint;
-  readonly keys: readonly string[];
-  readonly objects: readonly KObject[];
-}
-
-// Snapshots kept (newest use last out): a few lists paged at once; each is two arrays of pointers to frozen objects.
-const SNAPSHOTS = 4;
 
 interface State {
   history: RevisionHistory;
-  /** By revision and prefix. */
-  snapshots: Map<string, ListSnapshot>;
+  /** Lists and counts at a revision, with the list snapshots that make pages cheap. */
+  lister: HistoryLister;
   /** The highest compaction mark learned, applied as far as the history reaches it. */
   mark: bigint;
 }
@@ -89,7 +72,7 @@ async function load(sql: Db): Promise<State> {
   if (history.current() !== bounds.current) {
     throw new StorageError('Internal', `read cache: loaded up to revision ${history.current()}, the snapshot's current is ${bounds.current}`);
   }
-  return { history, snapshots: new Map(), mark: bounds.compacted };
+  return { history, lister: createHistoryLister(history), mark: bounds.compacted };
 }
 
 export async function createReadCache(sql: Db): Promise<ReadCache> {
@@ -100,41 +83,6 @@ export async function createReadCache(sql: Db): Promise<ReadCache> {
     if (mark <= history.compacted()) return;
     // Every entry up to the mark leaves (times are irrelevant: the database decided), as far as the log reaches.
     history.compact(Number.POSITIVE_INFINITY, mark);
-    // A snapshot below the window can no longer be read, and would pin compacted versions.
-    for (const [id, snapshot] of state.snapshots) if (snapshot.revision < history.compacted()) state.snapshots.delete(id);
-  }
-
-  function snapshotOf(prefix: string, revision: bigint): ListSnapshot {
-    const { snapshots, history } = state;
-    const id = `${revision}\u0000${prefix}`;
-    let snapshot = snapshots.get(id);
-    if (snapshot) {
-      snapshots.delete(id);
-    } else {
-      const keys: string[] = [];
-      const objects: KObject[] = [];
-      history.scan(prefix, prefix, revision, (key, object) => {
-        keys.push(key);
-        objects.push(object);
-        return true;
-      });
-      snapshot = { revision, keys, objects };
-      if (snapshots.size >= SNAPSHOTS) snapshots.delete(snapshots.keys().next().value!);
-    }
-    snapshots.set(id, snapshot);
-    return snapshot;
-  }
-
-  /** Index of the first key >= target in ascending `keys` (JavaScript string order, as the history's). */
-  function lowerBound(keys: readonly string[], target: string): number {
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid] < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   return {
@@ -155,46 +103,9 @@ export async function createReadCache(sql: Db): Promise<ReadCache> {
 
     get: (key, revision) => state.history.at(key, revision),
 
-    list({ prefix, start, revision, predicate, limit }) {
-      // Paged lists with an empty predicate report remainingItemCount: one snapshot per (prefix, revision) makes each
-      // page a binary search and a slice instead of a count of everything after it.
-      if (predicate.empty && limit !== Infinity) {
-        const { keys, objects } = snapshotOf(prefix, revision);
-        const from = lowerBound(keys, start);
-        const to = Math.min(from + limit, keys.length);
-        const page: ListResult = { items: objects.slice(from, to), revision };
-        if (to < keys.length) {
-          page.continue = encodeContinue(`${keys[to - 1]}\u0000`, prefix, revision);
-          page.remainingItemCount = keys.length - to;
-        }
-        return page;
-      }
-      const items: KObject[] = [];
-      let lastKey = '';
-      let more = false;
-      state.history.scan(prefix, start, revision, (key, object) => {
-        if (!predicate.matches(object)) return true;
-        if (items.length < limit) {
-          items.push(object);
-          lastKey = key;
-          return true;
-        }
-        more = true;
-        return false;
-      });
-      const result: ListResult = { items, revision };
-      if (more) result.continue = encodeContinue(`${lastKey}\u0000`, prefix, revision);
-      return result;
-    },
+    list: (req) => state.lister.list(req),
 
-    count(prefix, revision) {
-      let n = 0;
-      state.history.scan(prefix, prefix, revision, () => {
-        n++;
-        return true;
-      });
-      return n;
-    },
+    count: (prefix, revision) => state.lister.count(prefix, revision),
 
     async reload() {
       state = await load(sql);
