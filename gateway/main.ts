@@ -24,6 +24,7 @@ import { createBearerTokenAuthenticator, type TokenAuthenticator } from './authn
 import { createStaticTokenAuthenticator, loadTokenFile } from './authn/token-file.js';
 import { createAdminTokenAuthenticator, loadOrCreateAdminToken } from './authn/admin-token.js';
 import { withAnonymousFallback } from './authn/anonymous.js';
+import { clientCertTlsOptions, createClientCertAuthenticator, readClientCaBundle } from './authn/client-cert.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
@@ -93,7 +94,10 @@ async function createAuthenticator(options: GatehouseOptions, adminToken: string
     for (const warning of parsed.warnings) log(`warning: ${warning}`);
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
-  const union = createAuthenticatorUnion([createBearerTokenAuthenticator(tokens)]);
+  // Client certificates first, as upstream orders them: a presented certificate is judged before any token.
+  const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
+  members.push(createBearerTokenAuthenticator(tokens));
+  const union = createAuthenticatorUnion(members);
   return options.anonymousAuth ? withAnonymousFallback(union) : union;
 }
 
@@ -171,7 +175,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   }
   const { app } = gateway;
 
-  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2' }, app.callback());
+  // With --client-ca-file the TLS layer asks for and verifies client certificates; the x509 authenticator maps them.
+  const clientAuth = options.clientCaFile ? clientCertTlsOptions(readClientCaBundle(options.clientCaFile)) : {};
+  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth }, app.callback());
   // Watches are long-lived: Node's default 5-minute request timeout would cut them.
   server.requestTimeout = 0;
   let port: number;

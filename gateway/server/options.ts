@@ -6,6 +6,7 @@ import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
+import { readClientCaBundle } from '../authn/client-cert.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -20,6 +21,8 @@ export interface GatehouseOptions {
   certDir: string;
   dataDir: string;
   tokenAuthFile?: string;
+  /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
+  clientCaFile?: string;
   anonymousAuth: boolean;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
@@ -60,6 +63,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'cert-dir': { kind: 'string', default: '<data-dir>/pki', usage: 'Directory of the generated certificates; ignored when --tls-cert-file is given.' },
   'data-dir': { kind: 'string', default: './.data', usage: 'Directory for the admin kubeconfig, the admin token and local state.' },
   'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
+  'client-ca-file': { kind: 'string', usage: 'PEM bundle of client CAs: a client certificate signed by one authenticates as its CN, each O a group.' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
   'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
   'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
@@ -216,6 +220,16 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     throw new OptionsError('--tls-cert-file and --tls-private-key-file must be given together');
   }
 
+  const clientCaFile = optional('client-ca-file');
+  if (clientCaFile !== undefined) {
+    // A bad bundle would otherwise only show as every client certificate being refused.
+    try {
+      readClientCaBundle(clientCaFile);
+    } catch (e) {
+      throw invalid('client-ca-file', clientCaFile, (e as Error).message);
+    }
+  }
+
   let featureGates: FeatureGates;
   try {
     featureGates = parseFeatureGates(seen.get('feature-gates') ?? []);
@@ -261,6 +275,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     certDir: seen.has('cert-dir') ? path.resolve(cwd, last('cert-dir')) : path.join(dataDir, 'pki'),
     dataDir,
     tokenAuthFile: optional('token-auth-file'),
+    clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
