@@ -30,7 +30,8 @@ import {
 } from '../storage.js';
 import { createHistoryLister } from './history-lists.js';
 import { createRevisionHistory, type HistorySnapshot, type LogEntry, type RevisionHistory } from './revision-history.js';
-import { createWatchHub, failedWatch } from './watch-hub.js';
+import { failedWatch } from '../watcher-queue.js';
+import { createWatchHub } from './watch-hub.js';
 import { checkPreconditions, intake, notFound } from '../storage-support.js';
 
 export interface MemoryStorageOptions {

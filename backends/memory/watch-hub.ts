@@ -1,11 +1,10 @@
-// Watch fan-out for the memory backend. A commit is pushed synchronously into the queue of every matching watcher,
-// so one write wakes all of them and none can see revisions out of order. Writers never wait for readers: each
-// watcher buffers on its own, and a watcher whose buffer passes the bound is ended with Expired (the client relists),
-// as kube-apiserver's cacher does with consumers that cannot keep up.
+// Watch fan-out for the memory backend. A commit is pushed synchronously into the queue of every matching watcher
+// (watcher-queue.ts), so one write wakes all of them and none can see revisions out of order.
 //
 // Each write becomes one frozen StorageEvent that every watcher receives (the contract in storage.ts): with a
 // thousand watchers an event costs one object, not a thousand copies, and the gateway can encode it once for all.
-import { StorageError, type StorageEvent } from '../storage.js';
+import type { StorageEvent } from '../storage.js';
+import { createWatcherQueue, selects, type WatcherQueue, type WatchSelector } from '../watcher-queue.js';
 import type { LogEntry } from './revision-history.js';
 
 export interface WatchHubOptions {
@@ -15,9 +14,7 @@ export interface WatchHubOptions {
   currentRevision: () => bigint;
 }
 
-export interface WatchRequest {
-  key: string;
-  recursive: boolean;
+export interface WatchRequest extends WatchSelector {
   progressNotify: boolean;
   /** Events after this revision are delivered. */
   revision: bigint;
@@ -37,27 +34,15 @@ export interface WatchHub {
   close(): void;
 }
 
-type Queued = LogEntry | { readonly bookmark: bigint };
-
 interface Watcher {
   readonly request: WatchRequest;
-  queue: Queued[];
-  /** Index of the next queued item, so dequeueing is O(1) without shifting the array. */
-  next: number;
-  done: boolean;
-  error?: StorageError;
-  wake?: () => void;
-}
-
-function matches(request: WatchRequest, key: string): boolean {
-  return request.recursive ? key.startsWith(request.key) : key === request.key;
+  readonly queue: WatcherQueue<LogEntry>;
 }
 
 // One event per log entry, made on first delivery and shared by every watcher (live or replaying) after that.
 const events = new WeakMap<LogEntry, StorageEvent>();
 
-function toEvent(item: Queued): StorageEvent {
-  if ('bookmark' in item) return Object.freeze({ type: 'BOOKMARK', revision: item.bookmark, key: '' });
+function toEvent(item: LogEntry): StorageEvent {
   let event = events.get(item);
   if (!event) {
     // The entry's objects are the history's frozen copies already; only the envelope is new.
@@ -69,35 +54,10 @@ function toEvent(item: Queued): StorageEvent {
   return event;
 }
 
-/** An iterable that throws `error` on its first step: the contract surfaces watch failures through iteration. */
-export async function* failedWatch(error: StorageError): AsyncGenerator<StorageEvent> {
-  throw error;
-}
-
 export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const watchers = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let notifying = 0;
-
-  function push(w: Watcher, item: Queued): void {
-    if (w.done) return;
-    w.queue.push(item);
-    if (w.queue.length - w.next > opts.bufferLimit) {
-      end(w, new StorageError('Expired', `watch fell behind: more than ${opts.bufferLimit} events buffered; relist and watch again`, w.request.key));
-      return;
-    }
-    w.wake?.();
-  }
-
-  function end(w: Watcher, error?: StorageError): void {
-    if (w.done) return;
-    w.done = true;
-    w.error = error;
-    w.queue = [];
-    w.next = 0;
-    unregister(w);
-    w.wake?.();
-  }
 
   function unregister(w: Watcher): void {
     if (!watchers.delete(w) || !w.request.progressNotify) return;
@@ -113,61 +73,48 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     for (const w of watchers) {
       // Only idle watchers need a progress mark; a busy one learns the revision from its events. A watch that
       // starts in the future gets none until the store reaches its start, so a client never resumes before it.
-      if (w.request.progressNotify && w.next === w.queue.length && revision >= w.request.revision) push(w, { bookmark: revision });
-    }
-  }
-
-  async function* iterate(w: Watcher, signal: AbortSignal, onAbort: () => void): AsyncGenerator<StorageEvent> {
-    try {
-      for (;;) {
-        if (w.next < w.queue.length) {
-          const item = w.queue[w.next++];
-          if (w.next === w.queue.length) {
-            w.queue = [];
-            w.next = 0;
-          }
-          yield toEvent(item);
-          continue;
-        }
-        if (w.error) throw w.error;
-        if (w.done) return;
-        await new Promise<void>((resolve) => (w.wake = resolve));
-        w.wake = undefined;
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      end(w);
+      if (w.request.progressNotify && w.queue.idle && revision >= w.request.revision) w.queue.push({ bookmark: revision });
     }
   }
 
   return {
     open(request, replay, signal) {
-      const w: Watcher = { request, queue: [], next: 0, done: false };
-      const onAbort = (): void => end(w);
+      const onAbort = (): void => w.queue.end();
+      const w: Watcher = {
+        request,
+        queue: createWatcherQueue<LogEntry>({
+          key: request.key,
+          bufferLimit: opts.bufferLimit,
+          onEnd: () => {
+            signal.removeEventListener('abort', onAbort);
+            unregister(w);
+          },
+        }),
+      };
       if (signal.aborted) {
-        w.done = true;
-        return iterate(w, signal, onAbort);
+        w.queue.end();
+        return w.queue.iterate(toEvent);
       }
-      for (const entry of replay) if (matches(request, entry.key)) push(w, entry);
-      if (w.done) return iterate(w, signal, onAbort);
+      for (const entry of replay) if (selects(request, entry.key)) w.queue.push(entry);
+      if (w.queue.done) return w.queue.iterate(toEvent);
       watchers.add(w);
       signal.addEventListener('abort', onAbort, { once: true });
       if (request.progressNotify && notifying++ === 0) {
         bookmarkTimer = setInterval(tick, opts.bookmarkIntervalMs);
         bookmarkTimer.unref();
       }
-      return iterate(w, signal, onAbort);
+      return w.queue.iterate(toEvent);
     },
 
     publish(entry) {
       // A watch may start at a future revision; it gets only the writes after it.
-      for (const w of watchers) if (entry.revision > w.request.revision && matches(w.request, entry.key)) push(w, entry);
+      for (const w of watchers) if (entry.revision > w.request.revision && selects(w.request, entry.key)) w.queue.push(entry);
     },
 
     size: () => watchers.size,
 
     close() {
-      for (const w of [...watchers]) end(w);
+      for (const w of [...watchers]) w.queue.end();
       if (bookmarkTimer) clearInterval(bookmarkTimer);
       bookmarkTimer = undefined;
       notifying = 0;

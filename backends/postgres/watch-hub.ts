@@ -7,6 +7,7 @@
 // sharing contract in storage.ts): a thousand watchers cost one JSON.parse per event, and the gateway can encode the
 // event once for all of them. Catch-up rows are each watcher's own query results, decoded for that watcher alone.
 import { StorageError, type StorageEvent } from '../storage.js';
+import { createWatcherQueue, selects, type WatcherQueue, type WatchSelector } from '../watcher-queue.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
 
 export interface WatchHubOptions {
@@ -19,9 +20,7 @@ export interface WatchHubOptions {
   readLog: (after: bigint, limit: number, prefix: string) => Promise<LogChunk>;
 }
 
-export interface WatchRequest {
-  key: string;
-  recursive: boolean;
+export interface WatchRequest extends WatchSelector {
   progressNotify: boolean;
   revision: bigint;
 }
@@ -35,25 +34,15 @@ export interface WatchHub {
   size(): number;
 }
 
-type Queued = LogRow | { readonly bookmark: bigint };
-
 interface Watcher {
   readonly request: WatchRequest;
+  readonly queue: WatcherQueue<LogRow>;
   /** Highest revision handed to this watcher's queue (or skipped as not matching). */
   position: bigint;
   live: boolean;
-  queue: Queued[];
-  next: number;
-  done: boolean;
-  error?: StorageError;
-  wake?: () => void;
 }
 
 const CATCH_UP_CHUNK = 500;
-
-function matches(request: WatchRequest, key: string): boolean {
-  return request.recursive ? key.startsWith(request.key) : key === request.key;
-}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -82,37 +71,21 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const all = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
 
-  function push(w: Watcher, item: Queued): void {
-    if (w.done) return;
-    w.queue.push(item);
-    if (w.queue.length - w.next > opts.bufferLimit) {
-      end(w, new StorageError('Expired', `watch fell behind: more than ${opts.bufferLimit} events buffered; relist and watch again`, w.request.key));
-      return;
-    }
-    w.wake?.();
-  }
-
-  function end(w: Watcher, error?: StorageError): void {
-    if (w.done) return;
-    w.done = true;
-    w.error = error;
-    w.queue = [];
-    w.next = 0;
+  function unregister(w: Watcher): void {
     live.delete(w);
     all.delete(w);
     if (all.size === 0 && bookmarkTimer) {
       clearInterval(bookmarkTimer);
       bookmarkTimer = undefined;
     }
-    w.wake?.();
   }
 
   function tick(): void {
     const revision = opts.delivered();
     for (const w of live) {
-      if (w.request.progressNotify && w.next === w.queue.length && revision >= w.request.revision && revision >= w.position) {
+      if (w.request.progressNotify && w.queue.idle && revision >= w.request.revision && revision >= w.position) {
         w.position = revision;
-        push(w, { bookmark: revision });
+        w.queue.push({ bookmark: revision });
       }
     }
   }
@@ -120,16 +93,16 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   /** Reads the database until the watcher reaches what the reader delivered, then registers it live. */
   async function catchUp(w: Watcher): Promise<void> {
     const prefix = w.request.key;
-    while (!w.done && !w.live) {
+    while (!w.queue.done && !w.live) {
       const target = opts.delivered();
       const chunk = await opts.readLog(w.position, CATCH_UP_CHUNK, prefix);
-      if (w.done) return;
+      if (w.queue.done) return;
       if (chunk.compacted > w.position) {
-        end(w, new StorageError('Expired', `too old resource version: ${w.request.revision} (${chunk.compacted})`, prefix, w.request.revision));
+        w.queue.end(new StorageError('Expired', `too old resource version: ${w.request.revision} (${chunk.compacted})`, prefix, w.request.revision));
         return;
       }
       for (const row of chunk.rows) {
-        if (matches(w.request, row.key)) push(w, row);
+        if (selects(w.request, row.key)) w.queue.push(row);
         w.position = row.revision;
       }
       if (chunk.rows.length < CATCH_UP_CHUNK && target > w.position) w.position = target;
@@ -141,40 +114,25 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     }
   }
 
-  async function* iterate(w: Watcher, signal: AbortSignal, onAbort: () => void): AsyncGenerator<StorageEvent> {
-    const catching = catchUp(w).catch((e: unknown) => end(w, e instanceof StorageError ? e : new StorageError('Unavailable', `watch catch-up failed: ${(e as Error).message}`, w.request.key)));
-    try {
-      for (;;) {
-        if (w.next < w.queue.length) {
-          const item = w.queue[w.next++];
-          if (w.next === w.queue.length) {
-            w.queue = [];
-            w.next = 0;
-          }
-          if ('bookmark' in item) yield Object.freeze({ type: 'BOOKMARK', revision: item.bookmark, key: '' });
-          else yield toEvent(item);
-          continue;
-        }
-        if (w.error) throw w.error;
-        if (w.done) return;
-        await new Promise<void>((resolve) => (w.wake = resolve));
-        w.wake = undefined;
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      end(w);
-      // A catch-up query still in flight finishes on its own and finds the watcher done.
-      void catching;
-    }
-  }
-
   return {
     open(request, signal) {
-      const w: Watcher = { request, position: request.revision, live: false, queue: [], next: 0, done: false };
-      const onAbort = (): void => end(w);
+      const onAbort = (): void => w.queue.end();
+      const w: Watcher = {
+        request,
+        position: request.revision,
+        live: false,
+        queue: createWatcherQueue<LogRow>({
+          key: request.key,
+          bufferLimit: opts.bufferLimit,
+          onEnd: () => {
+            signal.removeEventListener('abort', onAbort);
+            unregister(w);
+          },
+        }),
+      };
       if (signal.aborted) {
-        w.done = true;
-        return iterate(w, signal, onAbort);
+        w.queue.end();
+        return w.queue.iterate(toEvent);
       }
       all.add(w);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -182,7 +140,9 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
         bookmarkTimer = setInterval(tick, opts.bookmarkIntervalMs);
         bookmarkTimer.unref();
       }
-      return iterate(w, signal, onAbort);
+      // A catch-up query still in flight when the watcher ends finishes on its own and finds it done.
+      catchUp(w).catch((e: unknown) => w.queue.end(e instanceof StorageError ? e : new StorageError('Unavailable', `watch catch-up failed: ${(e as Error).message}`, request.key)));
+      return w.queue.iterate(toEvent);
     },
 
     publish(rows) {
@@ -191,13 +151,13 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
         for (const w of live) {
           if (row.revision <= w.position) continue;
           w.position = row.revision;
-          if (matches(w.request, row.key)) push(w, row);
+          if (selects(w.request, row.key)) w.queue.push(row);
         }
       }
     },
 
     endAll(error) {
-      for (const w of [...all]) end(w, error);
+      for (const w of [...all]) w.queue.end(error);
     },
 
     size: () => all.size,
