@@ -6,6 +6,8 @@
 // caller or a predicate that tries to write through a shared reference fails loudly instead of corrupting history.
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError } from '../storage.js';
+// Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes.
+import { lowerBound } from './list-snapshots.js';
 
 export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -78,18 +80,6 @@ export interface RevisionHistory {
   replay(write: ReplayedWrite): LogEntry;
   /** The base state at the compacted revision and the log up to `upTo` (at most current). */
   snapshot(upTo: bigint): HistorySnapshot;
-}
-
-/** Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes. */
-function lowerBound(keys: string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function deepFreeze<T>(value: T): T {
