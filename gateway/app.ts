@@ -7,7 +7,7 @@ import type { Authenticator } from './authn/authenticator.js';
 import type { Authorizer } from '../policies/authorizer.js';
 import type { FeatureGates } from './server/feature-gates.js';
 import { createHealthHandler, type HealthChecks } from './handlers/health.js';
-import { requestInfoFilter, requestInfoOf } from './filters/request-info.js';
+import { requestInfoFilter, requestInfoOf, requestQuery } from './filters/request-info.js';
 import { createStatusFilter } from './filters/status.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
@@ -96,7 +96,7 @@ export function createGateway(deps: AppDeps): Gateway {
     if (info.isResourceRequest) return resources(ctx);
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
-      if (discovery.handle(ctx, isPretty(new URLSearchParams(ctx.querystring)))) return;
+      if (discovery.handle(ctx, isPretty(requestQuery(ctx)))) return;
       if (openapi.handle(ctx)) return;
     }
     throw errors.pathNotFound();

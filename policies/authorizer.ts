@@ -34,13 +34,14 @@ export function createAuthorizerUnion(members: Authorizer[]): Authorizer {
   return {
     name: 'union',
     async authorize(attrs, signal) {
-      const reasons: string[] = [];
+      // Allocated only once a member gives a reason: most requests are decided by the first member.
+      let reasons: string[] | undefined;
       for (const member of members) {
         const result = await member.authorize(attrs, signal);
         if (result.decision !== 'NoOpinion') return result;
-        if (result.reason) reasons.push(result.reason);
+        if (result.reason) (reasons ??= []).push(result.reason);
       }
-      return { decision: 'NoOpinion', reason: reasons.join('\n') };
+      return { decision: 'NoOpinion', reason: reasons ? reasons.join('\n') : '' };
     },
   };
 }

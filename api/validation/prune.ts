@@ -11,7 +11,9 @@ function join(path: string, key: string): string {
 function pruneValue(schema: JSONSchema, value: unknown, path: string, unknown: string[]): void {
   if (Array.isArray(value)) {
     if (!schema.items) return;
-    value.forEach((item, i) => pruneValue(schema.items!, item, `${path}[${i}]`, unknown));
+    value.forEach((item, i) => {
+      if (isContainer(item)) pruneValue(schema.items!, item, `${path}[${i}]`, unknown);
+    });
     return;
   }
   if (!isObject(value)) return;
@@ -20,14 +22,17 @@ function pruneValue(schema: JSONSchema, value: unknown, path: string, unknown: s
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   // A schema with no structure at all (no properties, no map values) only makes sense as an opaque subtree.
   const opaque = !props && additional === undefined && !schema.type;
-  for (const [key, child] of Object.entries(value)) {
+  // for-in rather than Object.entries: no array of pairs per object (decoded JSON has no inherited keys), and
+  // deleting the key being visited is allowed. Child paths are built only for children that can hold fields.
+  for (const key in value) {
+    const child = value[key];
     const known = props?.[key];
     if (known) {
       if (child === null && !known.nullable) delete value[key];
-      else pruneValue(known, child, join(path, key), unknown);
+      else if (isContainer(child)) pruneValue(known, child, join(path, key), unknown);
     } else if (isObject(additional)) {
       if (child === null && !additional.nullable) delete value[key];
-      else pruneValue(additional, child, `${path}[${key}]`, unknown);
+      else if (isContainer(child)) pruneValue(additional, child, `${path}[${key}]`, unknown);
     } else if (additional === true || preserve || opaque) {
       continue;
     } else {
@@ -35,6 +40,10 @@ function pruneValue(schema: JSONSchema, value: unknown, path: string, unknown: s
       unknown.push(join(path, key));
     }
   }
+}
+
+function isContainer(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
 }
 
 /** Removes unknown fields of `value` in place; returns their paths in document order. */

@@ -69,6 +69,8 @@ function dedupe(errs: FieldError[]): FieldError[] {
 
 /** Kind errors win over schema errors on the same field and type: they carry kube's detail text. */
 function merge(schemaErrs: FieldError[], kindErrs: FieldError[]): FieldError[] {
+  if (kindErrs.length === 0) return schemaErrs;
+  if (schemaErrs.length === 0) return kindErrs;
   const covered = new Set(kindErrs.map(key));
   return [...schemaErrs.filter((e) => !covered.has(key(e))), ...kindErrs];
 }

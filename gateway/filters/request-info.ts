@@ -29,23 +29,29 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
     namespace: '', resource: '', subresource: '', name: '', parts: [],
   };
-  const segments = path.split('/').filter((s, i) => i > 0 || s !== '');
-  if (segments[0] === '') segments.shift();
-  while (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  // Segments between the leading slash (at most two are skipped) and any trailing slashes; empty segments in
+  // between are kept, so that `/api/v1//x` stays a path nothing serves.
+  const all = path.split('/');
+  let start = all[0] === '' ? 1 : 0;
+  if (all[start] === '') start++;
+  let end = all.length;
+  while (end > start && all[end - 1] === '') end--;
+  const count = end - start;
 
-  let rest: string[];
-  if (segments[0] === 'api' && segments.length >= 2) {
+  let restStart: number;
+  if (all[start] === 'api' && count >= 2) {
     info.apiPrefix = 'api';
-    info.apiVersion = segments[1];
-    rest = segments.slice(2);
-  } else if (segments[0] === 'apis' && segments.length >= 3) {
+    info.apiVersion = all[start + 1];
+    restStart = start + 2;
+  } else if (all[start] === 'apis' && count >= 3) {
     info.apiPrefix = 'apis';
-    info.apiGroup = segments[1];
-    info.apiVersion = segments[2];
-    rest = segments.slice(3);
+    info.apiGroup = all[start + 1];
+    info.apiVersion = all[start + 2];
+    restStart = start + 3;
   } else {
     return info;
   }
+  let rest = all.slice(restStart, end);
   if (rest.length === 0) return info; // discovery of one group/version: a non-resource request
   info.isResourceRequest = true;
 
@@ -87,10 +93,24 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   return info;
 }
 
-/** First filter: every later one reads requestInfoOf(ctx). */
-export async function requestInfoFilter(ctx: Context, next: Next): Promise<void> {
-  ctx.state.requestInfo = parseRequestInfo(ctx.method, ctx.path, new URLSearchParams(ctx.querystring));
-  await next();
+/** First filter: every later one reads requestInfoOf(ctx) and requestQuery(ctx). */
+export function requestInfoFilter(ctx: Context, next: Next): Promise<void> {
+  ctx.state.requestInfo = parseRequestInfo(ctx.method, ctx.path, requestQuery(ctx));
+  return next();
+}
+
+/**
+ * The query string parsed once per request and shared by the filters and handlers that read it (parsing it anew in
+ * each was a measurable share of a GET). A handler that changes it (the router turns a watch on an item path into a
+ * field selector) changes it for everyone after it, which is the intent.
+ */
+export function requestQuery(ctx: Context): URLSearchParams {
+  let query = ctx.state.query as URLSearchParams | undefined;
+  if (query === undefined) {
+    query = new URLSearchParams(ctx.querystring);
+    ctx.state.query = query;
+  }
+  return query;
 }
 
 export function requestInfoOf(ctx: Context): RequestInfo {

@@ -11,7 +11,7 @@ import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ListValue, Serializer } from '../negotiation/serializer.js';
 import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
-import type { RequestInfo } from '../filters/request-info.js';
+import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -27,17 +27,63 @@ export interface ResourceRequest {
   query: URLSearchParams;
 }
 
-export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
+/**
+ * The body as one Buffer, 413 past `limit`. Plain stream events rather than `for await`: the async iterator costs
+ * more per request than the usual one-chunk body. As the iterator did, an overflow destroys the request and a
+ * connection closed before the end rejects with ERR_STREAM_PREMATURE_CLOSE.
+ */
+export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || '0');
-  if (declared > limit) throw errors.requestEntityTooLarge(limit);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limit) throw errors.requestEntityTooLarge(limit);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.reject(errors.requestEntityTooLarge(limit));
+  const req = ctx.req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > limit) {
+        cleanup();
+        req.destroy();
+        reject(errors.requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+    };
+    const onError = (e: Error): void => {
+      cleanup();
+      reject(e);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(prematureClose());
+    };
+    if (req.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    if (req.destroyed) {
+      reject(req.errored ?? prematureClose());
+      return;
+    }
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /** Reads and decodes the request body by its Content-Type (415 for types we cannot read). */
@@ -98,7 +144,7 @@ function isList(value: unknown): value is { items: KObject[]; metadata: Record<s
  * when the client asked for one.
  */
 export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, value: unknown, def?: KindDefinition): void {
-  const q = new URLSearchParams(ctx.querystring);
+  const q = requestQuery(ctx);
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: Boolean(def) && !isStatusBody, serializers: deps.serializers });
   let body = value;
@@ -115,7 +161,9 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, v
     ? target.serializer.encodeList?.(value)
     : undefined;
   if (!chunks) {
-    ctx.body = target.serializer.encode(body, { pretty });
+    ctx.body = !pretty && body === value && ctx.method === 'GET' && isObject(value) && Object.isFrozen(value)
+      ? encodeShared(target.serializer, value)
+      : target.serializer.encode(body, { pretty });
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
     ctx.body = Readable.from(chunks, { objectMode: false });
@@ -124,6 +172,31 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, v
     // one write): streaming it costs more in event-loop turns than it saves.
     ctx.body = Buffer.concat([...chunks]);
   }
+}
+
+/**
+ * Encodings of objects read from storage, per serializer, kept as long as the object itself lives. Storage shares
+ * what it returns deep-frozen (backends/storage.ts), so an object's bytes cannot change, and encoding a 1 KiB
+ * object was the largest single cost of a GET in the gateway's own code. Only reads fill it (a write answers a
+ * fresh version that is seldom read back whole), and each entry is a private Buffer rather than a slice of Node's
+ * shared pool, which would keep a whole 8 KiB pool block alive per entry.
+ */
+const sharedEncodings = new WeakMap<Serializer, WeakMap<object, Buffer>>();
+
+function encodeShared(serializer: Serializer, value: object): Buffer {
+  let cache = sharedEncodings.get(serializer);
+  if (!cache) {
+    cache = new WeakMap();
+    sharedEncodings.set(serializer, cache);
+  }
+  let encoded = cache.get(value);
+  if (!encoded) {
+    const fresh = serializer.encode(value);
+    encoded = Buffer.allocUnsafeSlow(fresh.length);
+    fresh.copy(encoded);
+    cache.set(value, encoded);
+  }
+  return encoded;
 }
 
 /** Lists with more items than this are encoded in chunks rather than as one string. */

@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { requestInfoOf } from '../filters/request-info.js';
+import { requestInfoOf, requestQuery } from '../filters/request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
@@ -28,7 +28,7 @@ export function createResourceRouter(registry: Registry, deps: HandlerDeps & { f
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();
     }
-    const query = new URLSearchParams(ctx.querystring);
+    const query = requestQuery(ctx);
     const req: ResourceRequest = { info, store, query };
     const method = ctx.method.toUpperCase();
     if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);

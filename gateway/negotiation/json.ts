@@ -98,8 +98,61 @@ export function decodeJsonText(text: string, opts: DecodeOptions = {}): DecodeRe
   } catch (e) {
     throw errors.badRequest(describeSyntaxError(text, (e as Error).message));
   }
-  const duplicateFields = opts.reportDuplicates === false ? [] : scanJson(text);
+  const duplicateFields = opts.reportDuplicates === false || !mayHaveDuplicates(text, value) ? [] : scanJson(text);
   return { value, duplicateFields };
+}
+
+/**
+ * Whether the text names more keys than the parsed value holds, which only a repeated key explains: in JSON that
+ * parsed, every ':' outside a string separates one key from its value, and JSON.parse keeps one property per
+ * distinct key. Counting both is far cheaper than scanJson's full walk, which then only runs to find the paths.
+ */
+function mayHaveDuplicates(text: string, value: unknown): boolean {
+  return countKeysInText(text) > countKeys(value);
+}
+
+function countKeysInText(text: string): number {
+  let colons = 0;
+  // Each region of the text is searched once: a colon found beyond the current string stays pending until the scan
+  // reaches it, so that a long run of strings without colons costs linear time, not quadratic.
+  let colon = -1;
+  let i = 0;
+  for (;;) {
+    const quote = text.indexOf('"', i);
+    const stop = quote < 0 ? text.length : quote;
+    if (colon < i) colon = nextColon(text, i);
+    while (colon < stop) {
+      colons++;
+      colon = nextColon(text, colon + 1);
+    }
+    if (quote < 0) return colons;
+    // The string's closing quote is the next one not escaped by an odd run of backslashes.
+    let close = text.indexOf('"', quote + 1);
+    for (;;) {
+      let slashes = 0;
+      while (text.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
+      if (slashes % 2 === 0) break;
+      close = text.indexOf('"', close + 1);
+    }
+    i = close + 1;
+  }
+}
+
+/** The next ':' at or after `from`, or the text's length when there is none (so that it is never searched again). */
+function nextColon(text: string, from: number): number {
+  const at = text.indexOf(':', from);
+  return at < 0 ? text.length : at;
+}
+
+function countKeys(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += countKeys(item);
+    return count;
+  }
+  for (const key in value) count += 1 + countKeys((value as Record<string, unknown>)[key]);
+  return count;
 }
 
 function encodeJson(value: unknown, pretty?: boolean): string {

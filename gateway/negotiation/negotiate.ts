@@ -157,6 +157,8 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
   throw errors.notAcceptable([...new Set(supported)]);
 }
 
+const requestCache = new WeakMap<Serializer[], Map<string, Serializer>>();
+
 /**
  * Chooses the serializer for a request body by its Content-Type. A missing or empty Content-Type reads as the
  * first serializer (JSON), as kube-apiserver does. Parameters such as charset are ignored. Patch media types
@@ -165,13 +167,24 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
 export function negotiateRequest(contentType: string | undefined, serializers: Serializer[]): Serializer {
   if (contentType === undefined || contentType.trim() === '') {
     if (serializers.length > 0) return serializers[0];
-  } else {
+    throw errors.unsupportedMediaType(contentType ?? '', serializers.map((s) => s.mediaType));
+  }
+  // Kept per header value as the response choices are, for the same reason: every write parses the same few.
+  let cache = requestCache.get(serializers);
+  if (!cache) {
+    cache = new Map();
+    requestCache.set(serializers, cache);
+  }
+  let found = cache.get(contentType);
+  if (!found) {
     const mt = parseMediaType(contentType);
     if (mt) {
       const name = `${mt.type}/${mt.subtype}`;
-      const found = serializers.find((s) => s.mediaType === name || s.aliases.includes(name));
-      if (found) return found;
+      found = serializers.find((s) => s.mediaType === name || s.aliases.includes(name));
     }
+    if (!found) throw errors.unsupportedMediaType(contentType, serializers.map((s) => s.mediaType));
+    if (cache.size >= RESPONSE_CACHE_LIMIT) cache.clear();
+    cache.set(contentType, found);
   }
-  throw errors.unsupportedMediaType(contentType ?? '', serializers.map((s) => s.mediaType));
+  return found;
 }
