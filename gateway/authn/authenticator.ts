@@ -29,13 +29,24 @@ export const SYSTEM_MASTERS = 'system:masters';
 export const ANONYMOUS_USER = 'system:anonymous';
 export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
 
-/** First success decides; every authenticated user also gets system:authenticated. */
+/**
+ * First success decides; every authenticated user also gets system:authenticated. A member that rejects its
+ * credential does not stop the others (a request may carry an expired client certificate and a valid token, as
+ * upstream's union allows), but when nobody succeeds that rejection is the answer: a 401, never anonymous.
+ */
 export function createAuthenticatorUnion(members: Authenticator[]): Authenticator {
   return {
     name: 'union',
     async authenticate(req) {
+      let rejection: unknown;
       for (const member of members) {
-        const result = await member.authenticate(req);
+        let result: AuthenticationResult | null;
+        try {
+          result = await member.authenticate(req);
+        } catch (e) {
+          rejection ??= e;
+          continue;
+        }
         if (result) {
           const groups = result.user.groups.includes(SYSTEM_AUTHENTICATED)
             ? result.user.groups
@@ -43,6 +54,7 @@ export function createAuthenticatorUnion(members: Authenticator[]): Authenticato
           return { ...result, user: { ...result.user, groups } };
         }
       }
+      if (rejection !== undefined) throw rejection;
       return null;
     },
   };

@@ -104,6 +104,19 @@ describe('token authentication', () => {
     expect(anon?.user).to.deep.equal({ name: 'system:anonymous', groups: ['system:unauthenticated'] });
   });
 
+  it('lets a later member succeed after an earlier one rejected its credential, and 401s when none does', async () => {
+    const rejecting = { name: 'rejecting', authenticate: async () => { throw new AuthenticationError('expired certificate'); } };
+    const both = createAuthenticatorUnion([rejecting, createBearerTokenAuthenticator([admin, fileSource])]);
+    const ok = await both.authenticate(req('Bearer secret-1'));
+    expect(ok?.user.name).to.equal('alice');
+    try {
+      await withAnonymousFallback(both).authenticate(req());
+      expect.fail('a rejected credential must not become anonymous');
+    } catch (e) {
+      expect((e as Error).message).to.equal('expired certificate');
+    }
+  });
+
   it('does not leak state between results', async () => {
     const first = await fileSource.authenticateToken('secret-1');
     first!.user.groups.push('mutated');
