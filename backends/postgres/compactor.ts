@@ -8,12 +8,11 @@
 // all run it: a transaction-scoped try-lock lets one at a time do the work and the others skip.
 import { StorageError } from '../storage.js';
 import { toStorageError } from './errors.js';
-import type { Db } from './queries.js';
 import { COMPACT_LOCK } from './schema.js';
-import { transaction } from './transaction.js';
+import type { Sessions } from './transaction.js';
 
 export interface CompactorOptions {
-  sql: Db;
+  sessions: Sessions;
   historyWindowMs: number;
   now: () => number;
   log: (line: string) => void;
@@ -30,7 +29,7 @@ export interface Compactor {
 }
 
 export function createCompactor(opts: CompactorOptions): Compactor {
-  const { sql } = opts;
+  const { sessions } = opts;
   let lastRun = opts.now();
   let running: Promise<void> | undefined;
   let closed = false;
@@ -38,7 +37,7 @@ export function createCompactor(opts: CompactorOptions): Compactor {
   /** One pass; the new compaction mark once committed, or undefined when there was nothing to do. */
   async function pass(): Promise<bigint | undefined> {
     const cutoff = opts.now() - opts.historyWindowMs;
-    return transaction(sql, async (tx) => {
+    return sessions.transaction(async (tx) => {
       const [{ locked }] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${COMPACT_LOCK.toString()}::bigint) AS locked`;
       if (!locked) return undefined;
       const [state] = await tx<{ old: bigint; cut: bigint | null; top: bigint | null }[]>`

@@ -12,6 +12,7 @@ import { createPostgresStorage, type PostgresStorageOptions } from './postgres-s
 import { createLogReader } from './log-reader.js';
 import { decodeObject, type Db } from './queries.js';
 import { createReadCache } from './read-cache.js';
+import { createSessions } from './transaction.js';
 
 let pg: TestPostgres | undefined;
 let admin: postgres.Sql | undefined;
@@ -349,7 +350,8 @@ describe('postgres storage', function () {
     const compacted = await a.compactedRevision();
     expect(compacted > 2n).to.equal(true);
     const sql: Db = postgres(url, { max: 2, onnotice: () => undefined, types: { bigint: postgres.BigInt } });
-    const cache = await createReadCache(sql);
+    const sessions = createSessions({ url });
+    const cache = await createReadCache(sessions);
     const lost: bigint[] = [];
     // Started below the compaction mark, as a replica cut off from the database for longer than the window.
     const reader = await createLogReader({
@@ -377,6 +379,7 @@ describe('postgres storage', function () {
     } finally {
       await reader.close();
       await sql.end();
+      await sessions.close();
     }
   });
 
@@ -434,5 +437,106 @@ describe('postgres storage', function () {
     const after = await s.create(key('ns1', 'c'), configMap('c'));
     await watcher.until(rv(after));
     expect(watcher.events.map((e) => e.revision)).to.deep.equal([rv(after)]);
+  });
+});
+
+// Writes that reach the group-commit writer while the database restarts: the driver's pool once leaked its
+// connections to waiters that had already failed (every later write then hung), and a connection lost while being
+// set up ended the process with an unhandled rejection. A cluster of its own: the suite above stops the shared one.
+describe('postgres storage writes while the database goes away', function () {
+  this.timeout(120_000);
+  const BOUND_MS = 5_000;
+
+  it('create, update and delete fail fast with Unavailable while it is down, nothing crashes, and writes recover', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown): void => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    const own = await startPostgres({ fast: true });
+    const s = await createPostgresStorage({ url: own.url, pollIntervalMs: 200 });
+    const node = (name: string): KObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+    const nodeKey = (name: string): string => `/registry/nodes/${name}`;
+    const slow: string[] = [];
+    const wrong: string[] = [];
+    let acked = 0;
+    let seq = 0;
+    let stopped = false;
+
+    /** One write, timed; a failure must be Unavailable. */
+    async function attempt(label: string, write: () => Promise<unknown>): Promise<boolean> {
+      const started = Date.now();
+      try {
+        await write();
+        return true;
+      } catch (e) {
+        if (!isStorageError(e, 'Unavailable')) wrong.push(`${label}: ${String(e)}`);
+        return false;
+      } finally {
+        const ms = Date.now() - started;
+        if (ms >= BOUND_MS) slow.push(`${label}: ${ms} ms`);
+      }
+    }
+
+    // Creates, updates and deletes of cluster-scoped keys (no namespace check in front of them), many at once so
+    // that batches and fresh connections are in flight whenever the database goes.
+    async function loop(id: number): Promise<void> {
+      while (!stopped) {
+        const name = `n${id}-${++seq}`;
+        let ok = await attempt(`create ${name}`, () => s.create(nodeKey(name), node(name)));
+        if (ok) ok = await attempt(`update ${name}`, () => s.guaranteedUpdate(nodeKey(name), (o) => ({ ...o, metadata: { ...o.metadata, labels: { u: '1' } } })));
+        if (ok) ok = await attempt(`delete ${name}`, () => s.delete(nodeKey(name)));
+        if (ok) acked++;
+        else await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+
+    /** While the database is down: each kind of write, one by one, fails with Unavailable within the bound. */
+    async function expectDown(): Promise<void> {
+      await s.create(nodeKey('kept'), node('kept')).catch(() => undefined);
+      const calls: [string, () => Promise<unknown>][] = [
+        ['create', () => s.create(nodeKey(`down-${++seq}`), node('down'))],
+        ['guaranteedUpdate', () => s.guaranteedUpdate(nodeKey('kept'), (o) => o, { createFrom: () => node('kept') })],
+        ['delete', () => s.delete(nodeKey('kept'))],
+      ];
+      for (const [name, call] of calls) {
+        const started = Date.now();
+        let caught: unknown;
+        await call().catch((e: unknown) => (caught = e));
+        expect(isStorageError(caught, 'Unavailable'), `${name}: ${String(caught)}`).to.equal(true);
+        expect(Date.now() - started, name).to.be.below(BOUND_MS);
+      }
+    }
+
+    async function progress(count: number): Promise<void> {
+      const target = acked + count;
+      const deadline = Date.now() + 20_000;
+      while (acked < target) {
+        if (Date.now() > deadline) expect.fail(`only ${acked} of ${target} write rounds acknowledged after the database returned`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
+    const loops = Array.from({ length: 12 }, (_, i) => loop(i));
+    try {
+      await progress(50);
+      for (let round = 0; round < 3; round++) {
+        // A crash stop, long enough to probe, then the ordinary restart (a fast shutdown) under the same load.
+        await own.kill();
+        await expectDown();
+        await own.restart();
+        await progress(50);
+        await own.restart();
+        await progress(50);
+      }
+    } finally {
+      stopped = true;
+      // Bounded, so that a write that hangs fails the assertions below rather than the test's timeout.
+      await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, 2 * BOUND_MS))]);
+      process.off('unhandledRejection', onUnhandled);
+      await s.close();
+      await own.stop();
+    }
+    expect(unhandled.map(String), 'unhandled rejections').to.deep.equal([]);
+    expect(wrong, 'failures other than Unavailable').to.deep.equal([]);
+    expect(slow, 'writes slower than the bound').to.deep.equal([]);
   });
 });

@@ -26,12 +26,13 @@ import {
   type WatchOptions,
 } from '../storage.js';
 import { createCompactor } from './compactor.js';
-import { reconnectBackoff, redactUrl, toStorageError } from './errors.js';
+import { redactUrl, toStorageError } from './errors.js';
 import { createLogReader } from './log-reader.js';
 import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type Db, type KeyRow } from './queries.js';
 import { createReadCache, type ReadCache } from './read-cache.js';
 import { createRevisionFence } from './revision-fence.js';
 import { migrate } from './schema.js';
+import { clientOptions, createSessions } from './transaction.js';
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
 import { checkPreconditions, intake, notFound } from '../storage-support.js';
@@ -75,23 +76,17 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   const notOlderThanWaitMs = opts.notOlderThanWaitMs ?? 3_000;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => undefined);
-  const sql: Db = postgres(opts.url, {
-    max: opts.maxConnections ?? 20,
-    // A database that is down must fail calls fast (Unavailable), not queue them for the default 30 s.
-    connect_timeout: 3,
-    backoff: reconnectBackoff,
-    onnotice: () => undefined,
-    types: { bigint: postgres.BigInt },
-    connection: { application_name: 'gatehouse' },
-  });
+  // Reads and NOTIFYs; never a transaction or a reserved connection (transaction.ts), which take sessions.
+  const sql = postgres(opts.url, { ...clientOptions('gatehouse'), max: opts.maxConnections ?? 20 }) as unknown as Db;
+  const sessions = createSessions({ url: opts.url, applicationName: 'gatehouse' });
 
   let closed = false;
   let cache: ReadCache;
   try {
-    await migrate(sql, log);
-    cache = await createReadCache(sql);
+    await migrate(sessions, log);
+    cache = await createReadCache(sessions);
   } catch (e) {
-    await sql.end({ timeout: 1 });
+    await Promise.all([sql.end({ timeout: 1 }), sessions.close()]);
     const error = toStorageError(e);
     throw error instanceof StorageError ? new StorageError(error.code, `postgres storage at ${redactUrl(opts.url)}: ${error.message}`) : error;
   }
@@ -126,8 +121,8 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     },
     log,
   });
-  const writer = createWriter({ sql, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
-  const compactor = createCompactor({ sql, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
+  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
+  const compactor = createCompactor({ sessions, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
   const fence = createRevisionFence({ query: () => readBounds(sql), cache, reader, catchUpMs: CATCH_UP_MS });
 
   /**
@@ -299,7 +294,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       compactor.close();
       hub.endAll();
       await reader.close();
-      await sql.end({ timeout: 2 });
+      await Promise.all([sql.end({ timeout: 2 }), sessions.close()]);
     },
   } satisfies Storage;
 }

@@ -6,7 +6,7 @@
 // with postgres.BigInt).
 import type { Sql } from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
-import { transaction } from './transaction.js';
+import type { Sessions } from './transaction.js';
 
 export type Db = Sql<{ bigint: bigint }>;
 
@@ -37,6 +37,14 @@ export interface LogRow extends KeyRow {
 const BOUNDS = `
   SELECT greatest(coalesce((SELECT max(revision) FROM gatehouse_log), 1), c.revision) AS current, c.revision AS compacted
   FROM gatehouse_compaction c WHERE c.id = 1`;
+
+/**
+ * A text[] literal of `values`, sent as one text parameter and cast with ::text[] in SQL: the clients fetch no
+ * array types (see transaction.ts), without which the driver cannot serialize a JavaScript array itself.
+ */
+export function textArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
 
 /** Parses a stored value and stamps the revision it is read at as its resourceVersion. */
 export function decodeObject(value: string, revision: bigint): KObject {
@@ -123,8 +131,8 @@ export interface SnapshotVisitor {
  * after it (the compactor never deletes those, and revisions are contiguous). Read in keyset chunks so neither the
  * driver nor the server holds the whole table at once. Returns the bounds of the snapshot.
  */
-export async function readSnapshot(sql: Db, visit: SnapshotVisitor, chunk = 2_000): Promise<Bounds> {
-  return transaction(sql, async (tx) => {
+export async function readSnapshot(sessions: Sessions, visit: SnapshotVisitor, chunk = 2_000): Promise<Bounds> {
+  return sessions.transaction(async (tx) => {
     const [bounds] = await tx.unsafe<Bounds[]>(BOUNDS);
     visit.bounds(bounds);
     const compacted = bounds.compacted.toString();
@@ -147,5 +155,5 @@ export async function readSnapshot(sql: Db, visit: SnapshotVisitor, chunk = 2_00
       after = rows[rows.length - 1].revision;
     }
     return { current: bounds.current, compacted: bounds.compacted };
-  }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
 }

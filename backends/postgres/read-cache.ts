@@ -13,7 +13,8 @@ import type { KObject } from '../../api/meta/types.js';
 import { createRevisionHistory, type RevisionHistory } from '../memory/revision-history.js';
 import { createHistoryLister, type HistoryListRequest, type HistoryLister } from '../memory/history-lists.js';
 import { StorageError, type ListResult } from '../storage.js';
-import { decodeObject, readSnapshot, type Db, type KeyRow, type ReplayRow } from './queries.js';
+import { decodeObject, readSnapshot, type KeyRow, type ReplayRow } from './queries.js';
+import type { Sessions } from './transaction.js';
 
 export type ListRequest = HistoryListRequest;
 
@@ -52,12 +53,12 @@ function replayRow(history: RevisionHistory, row: ReplayRow): void {
   });
 }
 
-async function load(sql: Db): Promise<State> {
+async function load(sessions: Sessions): Promise<State> {
   const history = createRevisionHistory();
   const base: { key: string; object: KObject }[] = [];
   let compacted = 0n;
   let restored = false;
-  const bounds = await readSnapshot(sql, {
+  const bounds = await readSnapshot(sessions, {
     bounds: (b) => (compacted = b.compacted),
     base(rows: readonly KeyRow[]) {
       for (const row of rows) base.push({ key: row.key, object: decodeObject(row.value, row.revision) });
@@ -75,8 +76,8 @@ async function load(sql: Db): Promise<State> {
   return { history, lister: createHistoryLister(history), mark: bounds.compacted };
 }
 
-export async function createReadCache(sql: Db): Promise<ReadCache> {
-  let state = await load(sql);
+export async function createReadCache(sessions: Sessions): Promise<ReadCache> {
+  let state = await load(sessions);
 
   function settleMark(): void {
     const { history, mark } = state;
@@ -108,7 +109,7 @@ export async function createReadCache(sql: Db): Promise<ReadCache> {
     count: (prefix, revision) => state.lister.count(prefix, revision),
 
     async reload() {
-      state = await load(sql);
+      state = await load(sessions);
       return state.history.current();
     },
   };

@@ -1,8 +1,7 @@
 // Versioned schema migrations, applied on start. Several replicas may start at once: a session advisory lock
 // serializes them, and each migration runs in its own transaction and records its version, so a replica that
 // waited finds the work done and applies nothing twice.
-import type { Db } from './queries.js';
-import { connectionLost, reserveSession } from './transaction.js';
+import { connectionLost, type Sessions } from './transaction.js';
 
 /** Advisory lock keys (pg_advisory_lock takes a bigint); distinct per purpose so they never block each other. */
 export const MIGRATION_LOCK = 0x6761746501n;
@@ -53,40 +52,45 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-export async function migrate(sql: Db, log: (line: string) => void): Promise<void> {
-  // A session that stops using its connection once it is lost: see transaction.ts for the driver defect.
-  const session = await reserveSession(sql);
-  const reserved = session.tx;
-  try {
-    // A session lock, held across the per-migration transactions below; released explicitly (and by the server
-    // if this process dies).
-    await session.run(() => reserved`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`);
+export async function migrate(sessions: Sessions, log: (line: string) => void): Promise<void> {
+  // A connection of its own (see transaction.ts for the driver's defects), closed afterwards: were the unlock below
+  // to fail, the session lock goes with the connection instead of blocking the next replica to start.
+  await sessions.session(async (tx) => {
+    // A session lock, held across the per-migration transactions below; released explicitly (and by the server if
+    // this process dies). A statement on a lost connection fails before it is sent: nothing runs outside the lock.
+    await tx`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
     try {
-      await session.run(() => reserved`CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations (
+      await tx`CREATE TABLE IF NOT EXISTS gatehouse_schema_migrations (
         version int PRIMARY KEY,
         description text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
-      )`);
-      const done = new Set((await session.run(() => reserved<{ version: number }[]>`SELECT version FROM gatehouse_schema_migrations`)).map((r) => r.version));
+      )`;
+      const done = new Set((await tx<{ version: number }[]>`SELECT version FROM gatehouse_schema_migrations`).map((r) => r.version));
       for (const m of MIGRATIONS) {
         if (done.has(m.version)) continue;
-        await session.run(async () => {
-          await reserved.unsafe('BEGIN');
-          try {
-            await reserved.unsafe(m.sql);
-            await reserved`INSERT INTO gatehouse_schema_migrations (version, description) VALUES (${m.version}, ${m.description})`;
-            await reserved.unsafe('COMMIT');
-          } catch (e) {
-            if (!connectionLost(e)) await reserved.unsafe('ROLLBACK').catch(() => undefined);
-            throw e;
+        await tx.unsafe('BEGIN');
+        try {
+          await tx.unsafe(m.sql);
+          await tx`INSERT INTO gatehouse_schema_migrations (version, description) VALUES (${m.version}, ${m.description})`;
+          await tx.unsafe('COMMIT');
+        } catch (e) {
+          if (!connectionLost(e)) {
+            try {
+              await tx.unsafe('ROLLBACK');
+            } catch {
+              // The connection went meanwhile: the server rolled back.
+            }
           }
-        });
+          throw e;
+        }
         log(`postgres storage: applied schema migration ${m.version} (${m.description})`);
       }
     } finally {
-      if (session.usable()) await session.run(() => reserved`SELECT pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`).catch(() => undefined);
+      try {
+        await tx`SELECT pg_advisory_unlock(${MIGRATION_LOCK.toString()}::bigint)`;
+      } catch {
+        // Lost with the connection, which is closed after this call either way.
+      }
     }
-  } finally {
-    session.release();
-  }
+  });
 }

@@ -1,12 +1,28 @@
-// Transactions on a reserved connection, written around a defect of the postgres driver (3.4.9, upstream
-// porsager/postgres#1208): a statement sent on a connection whose socket is gone throws from a setImmediate
-// callback, which no caller can catch, so the whole process dies. The driver's own sql.begin() does exactly that
-// when the connection is lost mid-transaction (it sends ROLLBACK on the dead connection), and releasing a lost
-// reserved connection puts it back among the open ones, where the next query meets the same end.
+// Transactions on connections of their own, written around defects of the postgres driver (3.4.9):
 //
-// So once a statement failed because the connection is gone, nothing more is sent on it: no ROLLBACK (the server
-// rolls back the transaction of a session that ended) and no release (the pool took the closed connection back
-// when it closed).
+// - A statement sent on a reserved connection whose socket is gone throws from a setImmediate callback, which no
+//   caller can catch (upstream porsager/postgres#1208). The driver's sql.begin() sends ROLLBACK on the dead
+//   connection when it is lost mid-transaction, and releasing a lost reserved connection puts it back among the open
+//   ones, where the next query meets the same end.
+// - sql.reserve() on a pool without an open connection queues its waiter and also hands it to a connection it
+//   starts; when that connect fails the waiter is rejected but stays queued, and the next connection that opens is
+//   handed to the dead waiter and lost for good. Every outage leaks connections this way until none is left and
+//   every reserve() (and then every query) waits forever.
+// - With fetch_types (the default) every new connection first runs a query for the array types, whose promise no
+//   one handles: a connection lost in that moment (a database restarting) is an unhandled rejection
+//   `write CONNECTION_CLOSED`, which ends the process. Without fetch_types, reserve() on a connection it had to
+//   open never resolves at all.
+//
+// So no pool of this backend fetches types or reserves connections. A transaction runs on a session: a client of
+// its own with a single connection (max: 1, where the driver allows BEGIN as a plain statement), whose queries the
+// driver routes to a new connection when the old one is gone instead of writing to a dead socket. That routing
+// would run the rest of a transaction outside it, so every statement of a transaction first checks that the
+// session's connection is still the one BEGIN ran on (the driver reports each close through onclose), and nothing
+// is sent once it changed: the server rolls back the transaction of a session that ended. Connections do not
+// expire by age or idleness (max_lifetime, idle_timeout): an expiry between two statements would be such a change.
+import postgres from 'postgres';
+import { StorageError } from '../storage.js';
+import { reconnectBackoff } from './errors.js';
 import type { Db } from './queries.js';
 
 // The driver's codes for a connection it lost or never had, the socket errors it passes through, and the server's
@@ -34,49 +50,160 @@ export function connectionLost(e: unknown): boolean {
   return LOST_CODES.has(error.code) || error.code.startsWith('08') || error.severity === 'FATAL' || error.severity === 'PANIC';
 }
 
-/**
- * A session on one reserved connection that stops using it after a lost connection. `run` passes errors through
- * and records whether the connection is still usable; `release` hands it back only then.
- */
-export async function reserveSession(sql: Db): Promise<{ tx: Db; run<T>(fn: () => Promise<T>): Promise<T>; usable(): boolean; release(): void }> {
-  const reserved = await sql.reserve();
-  let usable = true;
+/** Seconds a connection attempt may take before it fails with CONNECT_TIMEOUT (Unavailable), for every pool. */
+export const CONNECT_TIMEOUT_S = 3;
+
+/** The options every client of this backend shares; see above for fetch_types. */
+export function clientOptions(applicationName: string): postgres.Options<{ bigint: typeof postgres.BigInt }> {
   return {
-    tx: reserved,
-    async run(fn) {
-      if (!usable) throw Object.assign(new Error('connection lost earlier in this session'), { code: 'CONNECTION_CLOSED' });
-      try {
-        return await fn();
-      } catch (e) {
-        if (connectionLost(e)) usable = false;
-        throw e;
-      }
-    },
-    usable: () => usable,
-    release() {
-      if (usable) reserved.release();
-    },
+    fetch_types: false,
+    // A database that is down must fail calls fast (Unavailable), not queue them for the default 30 s.
+    connect_timeout: CONNECT_TIMEOUT_S,
+    backoff: reconnectBackoff,
+    onnotice: () => undefined,
+    types: { bigint: postgres.BigInt },
+    connection: { application_name: applicationName },
   };
 }
 
+export interface TransactionOptions {
+  /** BEGIN, or BEGIN with a mode. */
+  begin?: string;
+  /**
+   * The longest the transaction may take, connecting included; past it the session's connection is destroyed (the
+   * server rolls back) and the call fails with Unavailable. Default: none.
+   */
+  deadlineMs?: number;
+}
+
+export interface Sessions {
+  /** Runs `fn` between BEGIN and COMMIT on one connection; ROLLBACK on failure while the connection lives. */
+  transaction<T>(fn: (tx: Db) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn` on one connection of its own, for session state (a session-level advisory lock) across statements;
+   * its statements fail once the connection changed. The connection is closed afterwards, so no session state
+   * outlives the call.
+   */
+  session<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Closes every session; calls after it fail with Unavailable. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  client: Db;
+  /** Bumped whenever the connection closes. */
+  generation: number;
+}
+
+function lostError(): Error {
+  return Object.assign(new Error('the connection of this transaction was lost'), { code: 'CONNECTION_CLOSED' });
+}
+
 /**
- * Runs `fn` between `begin` (BEGIN, or BEGIN with a mode) and COMMIT on one reserved connection; ROLLBACK on failure
- * while the connection lives.
+ * The session's client for one transaction: each statement is refused (thrown synchronously, before the driver
+ * sees it) once the connection it started on closed.
  */
-export async function transaction<T>(sql: Db, fn: (tx: Db) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-  const session = await reserveSession(sql);
-  try {
-    return await session.run(async () => {
-      await session.tx.unsafe(begin);
-      const result = await fn(session.tx);
-      await session.tx.unsafe('COMMIT');
-      return result;
-    });
-  } catch (e) {
-    // Sent in the same microtask run as the failure arrived, before the driver can process a close event.
-    if (session.usable()) await session.run(() => session.tx.unsafe('ROLLBACK')).catch(() => undefined);
-    throw e;
-  } finally {
-    session.release();
+function guarded(session: Session): Db {
+  const start = session.generation;
+  const check = (): void => {
+    if (session.generation !== start) throw lostError();
+  };
+  const client = session.client as unknown as (...args: unknown[]) => unknown;
+  const tx = (...args: unknown[]): unknown => {
+    check();
+    return client(...args);
+  };
+  return Object.assign(tx, {
+    unsafe: (...args: Parameters<Db['unsafe']>) => {
+      check();
+      return session.client.unsafe(...args);
+    },
+  }) as unknown as Db;
+}
+
+/**
+ * A small pool of single-connection sessions, one per concurrent caller (the writer, the compactor, a snapshot
+ * read), reused while healthy.
+ */
+export function createSessions(opts: { url: string; applicationName?: string }): Sessions {
+  const idle: Session[] = [];
+  const all = new Set<Session>();
+  let closed = false;
+
+  function open(): Session {
+    const session: Session = { generation: 0, client: undefined as unknown as Db };
+    session.client = postgres(opts.url, {
+      ...clientOptions(opts.applicationName ?? 'gatehouse'),
+      max: 1,
+      max_lifetime: 0,
+      idle_timeout: 0,
+      onclose: () => void session.generation++,
+    }) as unknown as Db;
+    all.add(session);
+    return session;
   }
+
+  function discard(session: Session): void {
+    all.delete(session);
+    // end() never rejects; timeout 0 destroys the connection at once, failing whatever is still in flight on it.
+    void session.client.end({ timeout: 0 });
+  }
+
+  async function use<T>(body: (session: Session) => Promise<T>, deadlineMs: number | undefined, keep: boolean): Promise<T> {
+    if (closed) throw new StorageError('Unavailable', 'storage is closed');
+    const session = idle.pop() ?? open();
+    let timer: NodeJS.Timeout | undefined;
+    let expired = false;
+    try {
+      const work = body(session);
+      if (deadlineMs === undefined) return await work;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          expired = true;
+          // Fails the statements in flight, so `work` settles too (its rejection is handled by the race).
+          discard(session);
+          reject(new StorageError('Unavailable', `database did not answer within ${deadlineMs} ms`));
+        }, deadlineMs);
+      });
+      return await Promise.race([work, deadline]);
+    } finally {
+      clearTimeout(timer);
+      if (!expired) {
+        if (keep && !closed) idle.push(session);
+        else discard(session);
+      }
+    }
+  }
+
+  return {
+    transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
+      return use(async (session) => {
+        const tx = guarded(session);
+        try {
+          await tx.unsafe(begin);
+          const result = await fn(tx);
+          await tx.unsafe('COMMIT');
+          return result;
+        } catch (e) {
+          if (!connectionLost(e)) {
+            try {
+              await tx.unsafe('ROLLBACK');
+            } catch {
+              // The connection went meanwhile: the server rolled back.
+            }
+          }
+          throw e;
+        }
+      }, deadlineMs, true);
+    },
+    session(fn) {
+      return use((session) => fn(guarded(session)), undefined, false);
+    },
+    async close() {
+      closed = true;
+      idle.length = 0;
+      await Promise.all([...all].map((s) => s.client.end({ timeout: 1 })));
+      all.clear();
+    },
+  };
 }

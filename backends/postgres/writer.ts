@@ -10,11 +10,15 @@
 // the lock) so one failing write does not abort the others; the unique (key, prev_revision) index backs the check.
 // The wake-up NOTIFY goes out after commit, one per batch and coalesced: a NOTIFY inside the transaction would
 // serialize commits on the server's notification queue lock.
+//
+// While the database is unreachable writes fail fast with Unavailable: a batch's transaction (connecting included)
+// has a deadline, and a batch that failed because the database is gone takes the writes queued behind it along, so
+// no write waits for more than about one attempt.
 import { StorageError } from '../storage.js';
 import { toStorageError } from './errors.js';
-import type { Db, KeyRow } from './queries.js';
+import { textArray, type Db, type KeyRow } from './queries.js';
 import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
-import { transaction } from './transaction.js';
+import { connectionLost, type Sessions } from './transaction.js';
 
 export interface WriteRequest {
   key: string;
@@ -37,14 +41,23 @@ export interface Writer {
 }
 
 export interface WriterOptions {
+  /** The pool, for the NOTIFY after commit. */
   sql: Db;
+  /** The transactions' connections. */
+  sessions: Sessions;
   now: () => number;
   /** Called after each commit with the batch's highest revision (the local log reader's wake-up). */
   onCommit: (revision: bigint) => void;
   log: (line: string) => void;
   /** Writes per transaction; bounds the statement size and the lock hold time. */
   maxBatch?: number;
+  /** How long one batch's transaction may take, connecting included, before it fails with Unavailable. */
+  deadlineMs?: number;
 }
+
+// Above the connect timeout (3 s, transaction.ts) plus a reconnect backoff, so a refused or timed-out connection
+// fails with its own error first; far above a healthy commit.
+const WRITE_DEADLINE_MS = 4_000;
 
 interface Pending {
   request: WriteRequest;
@@ -55,6 +68,7 @@ interface Pending {
 export function createWriter(opts: WriterOptions): Writer {
   const { sql } = opts;
   const maxBatch = opts.maxBatch ?? 256;
+  const deadlineMs = opts.deadlineMs ?? WRITE_DEADLINE_MS;
   let queue: Pending[] = [];
   let draining = false;
   let closed = false;
@@ -79,14 +93,14 @@ export function createWriter(opts: WriterOptions): Writer {
 
   async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined }> {
     const keys = [...new Set(batch.map((p) => p.request.key))];
-    return transaction(sql, async (tx) => {
+    return opts.sessions.transaction(async (tx) => {
       // Pipelined in one round trip; each statement takes its snapshot after the previous one finished, so the
       // reads see every commit of the lock's previous holder. Arrays travel as text[] (the driver infers no element
       // type from JS values) and are cast in SQL.
       const [, heads, [top]] = await Promise.all([
         tx`SELECT pg_advisory_xact_lock(${WRITE_LOCK.toString()}::bigint)`,
         tx<KeyRow[]>`SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
-                     WHERE key = ANY(${keys}::text[]) ORDER BY key, revision DESC`,
+                     WHERE key = ANY(${textArray(keys)}::text[]) ORDER BY key, revision DESC`,
         tx<{ top: bigint }[]>`SELECT greatest(coalesce((SELECT max(revision) FROM gatehouse_log), 1),
                               (SELECT revision FROM gatehouse_compaction WHERE id = 1)) AS top`,
       ]);
@@ -114,12 +128,13 @@ export function createWriter(opts: WriterOptions): Writer {
       });
       if (rows.key.length) {
         await tx`INSERT INTO gatehouse_log (revision, key, created, deleted, prev_revision, value, written_at)
-                 SELECT * FROM unnest(${rows.revision}::text[]::bigint[], ${rows.key}::text[], ${rows.created}::text[]::bool[],
-                   ${rows.deleted}::text[]::bool[], ${rows.prev}::text[]::bigint[], ${rows.value}::text[],
+                 SELECT * FROM unnest(${textArray(rows.revision)}::text[]::bigint[], ${textArray(rows.key)}::text[],
+                   ${textArray(rows.created)}::text[]::bool[], ${textArray(rows.deleted)}::text[]::bool[],
+                   ${textArray(rows.prev)}::text[]::bigint[], ${textArray(rows.value)}::text[],
                    array_fill(${at.toString()}::bigint, ARRAY[${rows.key.length}::int]))`;
       }
       return { results, last: rows.key.length ? next : undefined };
-    });
+    }, { deadlineMs });
   }
 
   async function drain(): Promise<void> {
@@ -141,6 +156,13 @@ export function createWriter(opts: WriterOptions): Writer {
           const error = toStorageError(e);
           if (!(error instanceof StorageError)) opts.log(`postgres storage: write batch failed: ${(e as Error).message}`);
           for (const p of batch) p.reject(error);
+          // The database is gone (or did not answer in time): the writes queued meanwhile, never sent, fail with
+          // it rather than wait for an attempt of their own, and their callers retry.
+          if (connectionLost(e) || (e instanceof StorageError && e.code === 'Unavailable')) {
+            const waiting = queue;
+            queue = [];
+            for (const p of waiting) p.reject(toStorageError(e, p.request.key));
+          }
         }
       }
     } finally {

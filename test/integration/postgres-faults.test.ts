@@ -263,6 +263,70 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     expect(lost, 'acknowledged creates missing after the restarts').to.deep.equal([]);
   });
 
+  it('cluster-scoped creates (no namespace check in front of the writer) while PostgreSQL restarts: fast 503s, no crash, recovery', async () => {
+    // Node creates reach the group-commit writer directly: they must fail fast while the database is gone, never
+    // take the process down (a rejection of the driver's nobody handled did once), and succeed once it is back.
+    const attempts: Attempt[] = [];
+    let stopped = false;
+    let seq = 0;
+    async function loop(through: Replica): Promise<void> {
+      while (!stopped && through.alive()) {
+        const name = `node-${through.name}-${++seq}`;
+        const started = Date.now();
+        const attempt: Attempt = { name, through: through.name, ms: 0 };
+        attempts.push(attempt);
+        try {
+          const res = await through.request('POST', '/api/v1/nodes', { body: { metadata: { name } }, timeoutMs: 2 * BOUNDED_MS });
+          attempt.status = res.status;
+        } catch (e) {
+          attempt.error = (e as Error).message;
+        }
+        attempt.ms = Date.now() - started;
+        if (attempt.status !== 201) await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const created = () => attempts.filter((x) => x.status === 201).length;
+    async function moreCreated(count: number): Promise<void> {
+      const target = created() + count;
+      await eventually(`${target} node creates acknowledged`, async () => (created() >= target ? true : undefined), 20_000);
+    }
+    const loops = [a, b].flatMap((r) => [loop(r), loop(r), loop(r)]);
+    stopLoad = async () => {
+      stopped = true;
+      await Promise.all(loops);
+    };
+    await moreCreated(10);
+
+    await pg!.kill();
+    for (const replica of [a, b]) {
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        const res = await replica.request('POST', '/api/v1/nodes', { body: { metadata: { name: `down-${replica.name}-${i}` } }, timeoutMs: BOUNDED_MS });
+        const ms = Date.now() - started;
+        expect(res.status, `${replica.name} POST /api/v1/nodes after ${ms} ms: ${res.body}`).to.equal(503);
+        expect(ms, `${replica.name} POST /api/v1/nodes`).to.be.below(BOUNDED_MS);
+        expect(res.json()).to.include({ kind: 'Status', status: 'Failure', code: 503 });
+      }
+    }
+    await pg!.restart();
+    await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
+    await moreCreated(20);
+    await pg!.restart();
+    await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
+    await moreCreated(20);
+    await stopLoad();
+    stopLoad = undefined;
+
+    const outputs = `${a.output()}\n---\n${b.output()}`;
+    expect(a.alive() && b.alive(), `replicas still running:\n${outputs}`).to.equal(true);
+    expect(outputs, 'replica output').not.to.match(/triggerUncaughtException|unhandledRejection|Unhandled promise rejection/i);
+    const slow = attempts.filter((x) => x.ms >= BOUNDED_MS || x.error !== undefined);
+    expect(slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`), `node creates that hung\n${outputs}`).to.deep.equal([]);
+    for (const x of attempts.filter((y) => y.status !== 201)) expect([503, 504], `${x.name}`).to.include(x.status);
+    const after = await a.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'after-restarts' } }, timeoutMs: BOUNDED_MS });
+    expect(after.status, after.body).to.equal(201);
+  });
+
   it('pg_terminate_backend of the LISTEN connection: watchers on both replicas miss nothing and see nothing twice', async () => {
     const ns = await namespace(a);
     const watches = [await watchFromList(a, ns), await watchFromList(b, ns)];
