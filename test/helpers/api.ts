@@ -21,3 +21,17 @@ export function expectFailure(res: { status: number; body: string; json(): any }
   expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
   return status;
 }
+
+/**
+ * Polls `probe` until it yields a value other than undefined or false, failing the test past the deadline: for
+ * state that changes asynchronously (controllers, reconnects), where no event can be awaited.
+ */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 10_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) expect.fail(`${what}: not within ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -18,6 +18,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Send no Authorization header (anonymous), or a different bearer token. */
   token?: string | null;
+  /** Destroys the request and rejects after this long (default: none), so a hanging server fails a test fast. */
+  timeoutMs?: number;
+  /** A client certificate (PEM) to present, on a fresh connection. */
+  clientCert?: { cert: string; key: string };
 }
 
 export interface TestGatehouse {
@@ -44,17 +48,23 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
     // Node frames a DELETE body only with an explicit length.
     headers['content-length'] = String(payload.length);
   }
+  const tls = opts.clientCert ? { ...opts.clientCert, agent: false as const } : {};
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(urlPath, url), { method, headers, ca }, (res) => {
+    const req = https.request(new URL(urlPath, url), { method, headers, ca, ...tls }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
+        clearTimeout(timer);
         const body = Buffer.concat(chunks).toString('utf8');
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
       });
       res.on('error', reject);
     });
-    req.on('error', reject);
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new Error(`${method} ${urlPath}: no response within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     req.end(payload);
   });
 }

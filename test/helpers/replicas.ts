@@ -3,14 +3,13 @@
 // concurrent starts never race to create it) and has its own --data-dir and admin token. The sources run through
 // tsx, so no build is needed; the storage URL travels in the environment, as an operator would pass a password.
 import { spawn, type ChildProcess } from 'node:child_process';
-import https from 'node:https';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { STORAGE_URL_ENV } from '../../gateway/server/options.js';
-import type { GatehouseResponse, RequestOptions } from './gatehouse.js';
+import { httpsRequest, type GatehouseResponse, type RequestOptions } from './gatehouse.js';
 import { openWatch, type OpenWatch } from './watch-client.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,10 +17,7 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 const BANNER = /Gatehouse is serving on (https:\/\/\S+)/;
 
-export interface ReplicaRequestOptions extends RequestOptions {
-  /** Destroys the request and rejects after this long (default: none), so a hanging server fails a test fast. */
-  timeoutMs?: number;
-}
+export type ReplicaRequestOptions = RequestOptions;
 
 export interface Replica {
   name: string;
@@ -73,33 +69,7 @@ function installExitHook(): void {
 }
 
 export function replicaRequest(url: string, ca: string, token: string, method: string, urlPath: string, opts: ReplicaRequestOptions = {}): Promise<GatehouseResponse> {
-  const headers: Record<string, string> = { ...opts.headers };
-  const bearer = opts.token === undefined ? token : opts.token;
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  let payload: Buffer | undefined;
-  if (opts.body !== undefined) {
-    payload = Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-    headers['content-length'] = String(payload.length);
-  }
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL(urlPath, url), { method, headers, ca }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        clearTimeout(timer);
-        const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
-      });
-      res.on('error', reject);
-    });
-    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new Error(`${method} ${urlPath}: no response within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    req.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    req.end(payload);
-  });
+  return httpsRequest(url, ca, method, urlPath, { ...opts, defaultToken: token });
 }
 
 async function startReplica(name: string, storageUrl: string, certDir: string, ca: string, extraArgs: string[]): Promise<Replica> {

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestGatehouse, type TestGatehouse, type GatehouseResponse } from '../helpers/gatehouse.js';
+import { httpsRequest, startTestGatehouse, type TestGatehouse, type GatehouseResponse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { caBundle, issueClientCert, makeCA, selfSignedClientCert, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
 import { clientCertTlsOptions, createClientCertAuthenticator, parseCaBundle } from '../../gateway/authn/client-cert.js';
@@ -28,21 +28,8 @@ interface ClientRequest {
 
 /** A GET with a client certificate (and optionally a bearer token), on a fresh connection each time. */
 function get(url: string, ca: string, urlPath: string, opts: ClientRequest = {}): Promise<GatehouseResponse> {
-  const headers: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
-  const tls = opts.client ? { cert: opts.withChain ? opts.client.chainPem : opts.client.certPem, key: opts.client.keyPem } : {};
-  return new Promise((resolve, reject) => {
-    const req = https.request(new URL(urlPath, url), { method: 'GET', headers, ca, agent: false, ...tls }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const clientCert = opts.client ? { cert: opts.withChain ? opts.client.chainPem : opts.client.certPem, key: opts.client.keyPem } : undefined;
+  return httpsRequest(url, ca, 'GET', urlPath, { token: opts.token ?? null, clientCert });
 }
 
 function kubeconfig(server: string, caPem: string, client: IssuedCertificate): string {

@@ -3,20 +3,9 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
-import { createNamespace as createNs, expectFailure, MERGE, uniqueName } from '../helpers/api.js';
+import { MERGE, createNamespace as createNs, eventually, expectFailure, uniqueName } from '../helpers/api.js';
 
 const FINALIZER = 'example.platform.io/hold';
-
-
-/** Polls until `check` returns true; the namespace controller works asynchronously, so no fixed sleep will do. */
-async function eventually(what: string, check: () => Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) expect.fail(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 
 describe('deletion', function () {

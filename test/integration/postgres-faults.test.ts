@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReplicas, waitReady, type Replica, type ReplicaCluster } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
+import { eventually } from '../helpers/api.js';
 
 /** The longest any request may take while the database is gone: long enough for a 503, far short of a hang. */
 const BOUNDED_MS = 5_000;
@@ -148,16 +149,6 @@ async function listenBackends(pg: TestPostgres, replica: Replica): Promise<strin
   if (ports.length === 0) return [];
   const out = await pg.psql(`SELECT pid FROM pg_stat_activity WHERE application_name = '${LISTEN_NAME}' AND client_port IN (${ports.join(',')})`);
   return out ? out.split('\n') : [];
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) expect.fail(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('PostgreSQL faults under two gateway replicas', function () {

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { startReplicas, type Replica, type ReplicaCluster } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
+import { eventually } from '../helpers/api.js';
 
 const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 
@@ -14,15 +15,6 @@ interface Item {
 }
 
 /** Polls until `check` returns true; the namespace controllers work asynchronously, so no fixed sleep will do. */
-async function eventually(what: string, check: () => Promise<boolean>, deadlineMs: number): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) expect.fail(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('two gateway replicas on one PostgreSQL database', function () {
   this.timeout(60_000);
   let pg: TestPostgres | undefined;
