@@ -8,6 +8,7 @@
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
 import { reconnectBackoff } from './errors.js';
+import { readRetryingLostConnection } from './transaction.js';
 import { readLogAfter, type Db, type LogRow } from './queries.js';
 import { NOTIFY_CHANNEL } from './schema.js';
 
@@ -69,7 +70,7 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
       do {
         again = false;
         for (;;) {
-          const chunk = await readLogAfter(opts.sql, lastDelivered, chunkSize);
+          const chunk = await readRetryingLostConnection(() => readLogAfter(opts.sql, lastDelivered, chunkSize));
           if (closed) return;
           if (chunk.compacted > lastDelivered) {
             // Rows between lastDelivered and the compaction mark may be gone: nobody can be caught up from here.

@@ -32,7 +32,7 @@ import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type Db,
 import { createReadCache, type ReadCache } from './read-cache.js';
 import { createRevisionFence } from './revision-fence.js';
 import { migrate } from './schema.js';
-import { clientOptions, createSessions } from './transaction.js';
+import { clientOptions, createSessions, readRetryingLostConnection } from './transaction.js';
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
 import { checkPreconditions, intake, notFound } from '../storage-support.js';
@@ -123,7 +123,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   });
   const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
   const compactor = createCompactor({ sessions, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
-  const fence = createRevisionFence({ query: () => readBounds(sql), cache, reader, catchUpMs: CATCH_UP_MS });
+  const fence = createRevisionFence({ query: () => readRetryingLostConnection(() => readBounds(sql)), cache, reader, catchUpMs: CATCH_UP_MS });
 
   /**
    * Every entry point: refuses calls after close and applies compaction that is due by the (injectable) clock. A

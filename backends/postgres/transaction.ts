@@ -53,6 +53,19 @@ export function connectionLost(e: unknown): boolean {
 /** Seconds a connection attempt may take before it fails with CONNECT_TIMEOUT (Unavailable), for every pool. */
 export const CONNECT_TIMEOUT_S = 3;
 
+/**
+ * Runs a read on the pool once more when its connection turned out dead: after a database restart each pooled
+ * connection is found closed only by the next statement sent on it, and a read has no effect to repeat.
+ */
+export async function readRetryingLostConnection<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!connectionLost(e)) throw e;
+    return read();
+  }
+}
+
 /** The options every client of this backend shares; see above for fetch_types. */
 export function clientOptions(applicationName: string): postgres.Options<{ bigint: typeof postgres.BigInt }> {
   return {
@@ -64,6 +77,14 @@ export function clientOptions(applicationName: string): postgres.Options<{ bigin
     types: { bigint: postgres.BigInt },
     connection: { application_name: applicationName },
   };
+}
+
+// Failures raised before COMMIT was sent: the transaction certainly did not commit, so running it again is safe.
+const uncommitted = new WeakSet<object>();
+
+/** True when `e` came from a transaction that failed before its COMMIT was sent (nothing of it committed). */
+export function failedBeforeCommit(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && uncommitted.has(e);
 }
 
 export interface TransactionOptions {
@@ -179,12 +200,15 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
       return use(async (session) => {
         const tx = guarded(session);
+        let commitSent = false;
         try {
           await tx.unsafe(begin);
           const result = await fn(tx);
+          commitSent = true;
           await tx.unsafe('COMMIT');
           return result;
         } catch (e) {
+          if (!commitSent && typeof e === 'object' && e !== null) uncommitted.add(e);
           if (!connectionLost(e)) {
             try {
               await tx.unsafe('ROLLBACK');

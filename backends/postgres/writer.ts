@@ -18,7 +18,7 @@ import { StorageError } from '../storage.js';
 import { toStorageError } from './errors.js';
 import { textArray, type Db, type KeyRow } from './queries.js';
 import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
-import { connectionLost, type Sessions } from './transaction.js';
+import { connectionLost, failedBeforeCommit, type Sessions } from './transaction.js';
 
 export interface WriteRequest {
   key: string;
@@ -137,6 +137,19 @@ export function createWriter(opts: WriterOptions): Writer {
     }, { deadlineMs });
   }
 
+  /**
+   * A connection that died while idle (a database restart, a terminated backend) is found only when the next batch
+   * uses it; that batch never reached COMMIT, so it runs once more on a fresh connection before anyone sees an error.
+   */
+  async function commitOnce(batch: Pending[]): ReturnType<typeof commit> {
+    try {
+      return await commit(batch);
+    } catch (e) {
+      if (!(connectionLost(e) && failedBeforeCommit(e)) || closed) throw e;
+      return commit(batch);
+    }
+  }
+
   async function drain(): Promise<void> {
     draining = true;
     try {
@@ -144,7 +157,7 @@ export function createWriter(opts: WriterOptions): Writer {
         const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
         if (batch === queue) queue = [];
         try {
-          const { results, last } = await commit(batch);
+          const { results, last } = await commitOnce(batch);
           if (last !== undefined) {
             opts.onCommit(last);
             notify(last);
