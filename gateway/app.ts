@@ -20,6 +20,7 @@ import { createDiscovery } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
+import { builtinVirtualResources, createVirtualResources } from './handlers/virtual-resources.js';
 import { errors } from '../api/meta/errors.js';
 import { isPretty } from './handlers/request-scope.js';
 
@@ -64,14 +65,16 @@ export interface Gateway {
 export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers();
   const registry = createRegistry(deps.kinds, deps.storage, createKindValidator);
-  const discovery = createDiscovery(deps.kinds);
+  const virtual = createVirtualResources(builtinVirtualResources());
+  // Virtual resources are listed in discovery but not in the OpenAPI documents.
+  const discovery = createDiscovery(deps.kinds, virtual.listed());
   const openapi = createOpenAPIHandler(deps.kinds);
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
   };
-  const resources = createResourceRouter(registry, handlerDeps);
+  const resources = createResourceRouter(registry, handlerDeps, virtual);
   const health = createHealthHandler(deps.health, { log: deps.log });
 
   const app = new Koa();

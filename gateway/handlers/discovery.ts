@@ -4,14 +4,18 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
+import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const STATUS_VERBS = ['get', 'patch', 'update'];
+/** Virtual resources (the review kinds) are create-only. */
+const VIRTUAL_VERBS = ['create'];
 
 interface GroupVersion {
   group: string;
   version: string;
   kinds: KindDefinition[];
+  virtual: VirtualResource[];
 }
 
 function storageVersionHash(def: KindDefinition): string {
@@ -24,14 +28,16 @@ function withOptional<T extends Record<string, unknown>>(base: T, extra: Record<
   return out as T;
 }
 
-function groupVersions(kinds: KindDefinition[]): GroupVersion[] {
+function groupVersions(kinds: KindDefinition[], virtual: VirtualResource[]): GroupVersion[] {
   const byKey = new Map<string, GroupVersion>();
-  for (const def of kinds) {
-    const key = `${def.group}/${def.version}`;
+  const entry = (group: string, version: string): GroupVersion => {
+    const key = `${group}/${version}`;
     let gv = byKey.get(key);
-    if (!gv) byKey.set(key, gv = { group: def.group, version: def.version, kinds: [] });
-    gv.kinds.push(def);
-  }
+    if (!gv) byKey.set(key, gv = { group, version, kinds: [], virtual: [] });
+    return gv;
+  };
+  for (const def of kinds) entry(def.group, def.version).kinds.push(def);
+  for (const r of virtual) if (!r.hidden) entry(r.group, r.version).virtual.push(r);
   return [...byKey.values()];
 }
 
@@ -46,6 +52,9 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
       resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
     }
   }
+  for (const r of gv.virtual) {
+    resources.push({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VIRTUAL_VERBS });
+  }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(gv), resources };
 }
 
@@ -59,6 +68,13 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
   return entry;
 }
 
+function virtualDiscoveryResource(r: VirtualResource): Record<string, unknown> {
+  return {
+    resource: r.resource, responseKind: { group: r.group, version: r.version, kind: r.kind },
+    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: VIRTUAL_VERBS,
+  };
+}
+
 function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string, unknown> {
   const byGroup = new Map<string, GroupVersion[]>();
   for (const gv of gvs) byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), gv]);
@@ -66,7 +82,7 @@ function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string,
     kind: 'APIGroupDiscoveryList', apiVersion, metadata: {},
     items: [...byGroup.entries()].map(([group, versions]) => ({
       metadata: { name: group, creationTimestamp: null },
-      versions: versions.map((gv) => ({ version: gv.version, resources: gv.kinds.map(discoveryResource), freshness: 'Current' })),
+      versions: versions.map((gv) => ({ version: gv.version, resources: [...gv.kinds.map(discoveryResource), ...gv.virtual.map(virtualDiscoveryResource)], freshness: 'Current' })),
     })),
   };
 }
@@ -90,8 +106,9 @@ export interface Discovery {
   handle(ctx: Context, pretty: boolean): boolean;
 }
 
-export function createDiscovery(kinds: KindDefinition[]): Discovery {
-  const gvs = groupVersions(kinds);
+/** `virtual`: the virtual resources to list (hidden ones are skipped here too), each with verbs [create]. */
+export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResource[] = []): Discovery {
+  const gvs = groupVersions(kinds, virtual);
   const core = gvs.filter((gv) => gv.group === '');
   const named = gvs.filter((gv) => gv.group !== '');
   const groupNames = [...new Set(named.map((gv) => gv.group))];

@@ -14,10 +14,13 @@ import { handlePatch } from './patch.js';
 import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
+import { handleVirtualResource, type VirtualResources } from './virtual-resources.js';
 
-export function createResourceRouter(registry: Registry, deps: HandlerDeps & { features: FeatureGates }) {
+export function createResourceRouter(registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources) {
   return async function resourceRouter(ctx: Context): Promise<void> {
     const info = requestInfoOf(ctx);
+    const virtualResource = virtual?.lookup(info.apiGroup, info.apiVersion, info.resource);
+    if (virtualResource) return handleVirtualResource(ctx, deps, info, virtualResource);
     const store = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!store) throw errors.pathNotFound();
     const def = store.def;
