@@ -6,7 +6,18 @@
 // with postgres.BigInt).
 import type { Sql } from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
+import { StorageError } from '../storage.js';
 import type { Sessions } from './transaction.js';
+
+/**
+ * The first row of a query that always yields one (it selects from the one-row bounds): a connection lost as the
+ * answer arrives can leave the driver with an empty result, which is an unavailable database, not a missing row.
+ */
+function single<T>(rows: readonly T[], what: string): T {
+  const [row] = rows;
+  if (row === undefined) throw new StorageError('Unavailable', `the database returned no row for ${what}`);
+  return row;
+}
 
 export type Db = Sql<{ bigint: bigint }>;
 
@@ -66,8 +77,7 @@ export function prefixEnd(prefix: string): string {
 
 /** The bounds now: every consistent read's fence, so a prepared statement (planned once per connection). */
 export async function readBounds(sql: Db): Promise<Bounds> {
-  const [row] = await sql.unsafe<Bounds[]>(BOUNDS, [], { prepare: true });
-  return row;
+  return single(await sql.unsafe<Bounds[]>(BOUNDS, [], { prepare: true }), 'the revision bounds');
 }
 
 /**
@@ -83,7 +93,7 @@ export async function readKey(sql: Db, key: string, revision: bigint | null): Pr
       WHERE key = ${key} AND revision <= coalesce(${revision?.toString() ?? null}::bigint, b.current)
       ORDER BY revision DESC LIMIT 1
     ) r ON true`;
-  const [first] = rows;
+  const first = single(rows, `key ${key}`);
   const bounds = { current: first.current, compacted: first.compacted };
   if (first.revision === null || first.revision === undefined) return bounds;
   return { ...bounds, row: { key: first.key!, revision: first.revision, deleted: first.deleted!, value: first.value! } };
@@ -109,7 +119,7 @@ export async function readLogAfter(sql: Db, after: bigint, limit: number, prefix
       WHERE l.revision > ${after.toString()}::bigint AND l.key >= ${lower} AND (${upper}::text IS NULL OR l.key < ${upper}::text)
       ORDER BY l.revision LIMIT ${limit}
     ) r ON true`;
-  const [first] = rows;
+  const first = single(rows, 'the log');
   if (first.revision === null || first.revision === undefined) return { compacted: first.c, rows: [] };
   return { compacted: first.c, rows: rows as LogRow[] };
 }
@@ -133,7 +143,7 @@ export interface SnapshotVisitor {
  */
 export async function readSnapshot(sessions: Sessions, visit: SnapshotVisitor, chunk = 2_000): Promise<Bounds> {
   return sessions.transaction(async (tx) => {
-    const [bounds] = await tx.unsafe<Bounds[]>(BOUNDS);
+    const bounds = single(await tx.unsafe<Bounds[]>(BOUNDS), 'the snapshot bounds');
     visit.bounds(bounds);
     const compacted = bounds.compacted.toString();
     // Keys are never empty, so '' sorts before every key.
