@@ -3,25 +3,37 @@
 // for the log but never the connection URL.
 import { StorageError } from '../storage.js';
 
-// SQLSTATE classes and codes that mean "the server cannot serve right now" rather than "this request is wrong".
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01']);
-const UNAVAILABLE_NODE_CODES = new Set([
+// Codes that mean the connection a statement ran on is gone (or going): nothing more may be sent on it.
+const LOST_CODES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',
   'EHOSTUNREACH',
   'ENOTFOUND',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
+  '57P01',
+  '57P02',
+  '57P03',
 ]);
+
+// Failures of a live connection that still mean "the server cannot serve right now": too many connections,
+// serialization failure, deadlock. The client's retry may succeed.
+const TRANSIENT_SQLSTATES = new Set(['53300', '40001', '40P01']);
+
+/** True when `e` means the connection it came from is gone (or going): nothing more may be sent on it. */
+export function connectionLost(e: unknown): boolean {
+  const error = e as { code?: unknown; severity?: unknown } | null;
+  if (typeof error?.code !== 'string') return false;
+  return LOST_CODES.has(error.code) || error.code.startsWith('08') || error.severity === 'FATAL' || error.severity === 'PANIC';
+}
 
 export function isUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  return UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08');
+  return connectionLost(e) || (typeof code === 'string' && TRANSIENT_SQLSTATES.has(code));
 }
 
 /** Passes StorageErrors through; maps driver errors; keeps anything else (a caller's own error) untouched. */

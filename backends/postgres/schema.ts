@@ -1,7 +1,8 @@
 // Versioned schema migrations, applied on start. Several replicas may start at once: a session advisory lock
 // serializes them, and each migration runs in its own transaction and records its version, so a replica that
 // waited finds the work done and applies nothing twice.
-import { connectionLost, type Sessions } from './transaction.js';
+import { connectionLost } from './errors.js';
+import type { Sessions } from './transaction.js';
 
 /** Advisory lock keys (pg_advisory_lock takes a bigint); distinct per purpose so they never block each other. */
 export const MIGRATION_LOCK = 0x6761746501n;

@@ -22,34 +22,11 @@
 // expire by age or idleness (max_lifetime, idle_timeout): an expiry between two statements would be such a change.
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
-import { reconnectBackoff } from './errors.js';
+import { connectionLost, reconnectBackoff } from './errors.js';
 import type { Db } from './queries.js';
 
 // The driver's codes for a connection it lost or never had, the socket errors it passes through, and the server's
 // errors that end the session (connection exceptions, and the administrator or crash shutdowns of class 57P).
-const LOST_CODES = new Set([
-  'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
-  'CONNECT_TIMEOUT',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  '57P01',
-  '57P02',
-  '57P03',
-]);
-
-/** True when `e` means the connection it came from is gone (or going): nothing more may be sent on it. */
-export function connectionLost(e: unknown): boolean {
-  const error = e as { code?: unknown; severity?: unknown } | null;
-  if (typeof error?.code !== 'string') return false;
-  return LOST_CODES.has(error.code) || error.code.startsWith('08') || error.severity === 'FATAL' || error.severity === 'PANIC';
-}
-
 /** Seconds a connection attempt may take before it fails with CONNECT_TIMEOUT (Unavailable), for every pool. */
 export const CONNECT_TIMEOUT_S = 3;
 

@@ -15,10 +15,10 @@
 // has a deadline, and a batch that failed because the database is gone takes the writes queued behind it along, so
 // no write waits for more than about one attempt.
 import { StorageError } from '../storage.js';
-import { toStorageError } from './errors.js';
+import { connectionLost, toStorageError } from './errors.js';
 import { textArray, type Db, type KeyRow } from './queries.js';
 import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
-import { connectionLost, failedBeforeCommit, type Sessions } from './transaction.js';
+import { failedBeforeCommit, type Sessions } from './transaction.js';
 
 export interface WriteRequest {
   key: string;
