@@ -7,7 +7,7 @@ export const MERGE = { 'content-type': 'application/merge-patch+json' };
 let seq = 0;
 export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${++seq}`;
 
-export async function createNamespace(gh: TestGatehouse, prefix: string): Promise<string> {
+export async function createNamespace(gh: Pick<TestGatehouse, 'request'>, prefix: string): Promise<string> {
   const name = uniqueName(prefix);
   const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
   expect(res.status, res.body).to.equal(201);

@@ -202,3 +202,12 @@ export async function startReplicas(storageUrl: string, names: string[]): Promis
   replicas.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
   return cluster;
 }
+
+/** A watch on `through` from the resourceVersion of a list of `collection` made on it just before. */
+export async function watchFromList(through: Replica, collection: string): Promise<OpenWatch> {
+  const list = await through.request('GET', collection);
+  if (list.status !== 200) throw new Error(`${through.name}: list ${collection}: ${list.status} ${list.body}`);
+  const w = await through.watch(`${collection}?watch=1&resourceVersion=${list.json().metadata.resourceVersion}`);
+  if (w.status !== 200) throw new Error(`${through.name}: watch ${collection}: ${w.status}`);
+  return w;
+}

@@ -5,9 +5,9 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { expect } from 'chai';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, waitReady, type Replica, type ReplicaCluster } from '../helpers/replicas.js';
+import { startReplicas, waitReady, type Replica, type ReplicaCluster, watchFromList as watchCollection } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
-import { eventually } from '../helpers/api.js';
+import { createNamespace, eventually } from '../helpers/api.js';
 
 /** The longest any request may take while the database is gone: long enough for a 503, far short of a hang. */
 const BOUNDED_MS = 5_000;
@@ -159,21 +159,12 @@ describe('PostgreSQL faults under two gateway replicas', function () {
   let b: Replica;
   const opened: OpenWatch[] = [];
   let stopLoad: (() => Promise<void>) | undefined;
-  let seq = 0;
 
-  async function namespace(through: Replica): Promise<string> {
-    const name = `fault-${++seq}`;
-    const res = await through.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } });
-    expect(res.status, res.body).to.equal(201);
-    return name;
-  }
+  const namespace = (through: Replica): Promise<string> => createNamespace(through, 'fault');
 
   async function watchFromList(through: Replica, ns: string): Promise<OpenWatch> {
-    const list = await through.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
-    expect(list.status, list.body).to.equal(200);
-    const w = await through.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.json().metadata.resourceVersion}`);
+    const w = await watchCollection(through, `/api/v1/namespaces/${ns}/configmaps`);
     opened.push(w);
-    expect(w.status).to.equal(200);
     return w;
   }
 

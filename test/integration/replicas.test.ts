@@ -3,9 +3,9 @@
 // holds across replicas, and a watch sees concurrent writes through both exactly once and in revision order.
 import { expect } from 'chai';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, type Replica, type ReplicaCluster } from '../helpers/replicas.js';
+import { startReplicas, type Replica, type ReplicaCluster, watchFromList as watchCollection } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
-import { eventually } from '../helpers/api.js';
+import { createNamespace, eventually } from '../helpers/api.js';
 
 const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
 
@@ -14,7 +14,6 @@ interface Item {
   data?: Record<string, string>;
 }
 
-/** Polls until `check` returns true; the namespace controllers work asynchronously, so no fixed sleep will do. */
 describe('two gateway replicas on one PostgreSQL database', function () {
   this.timeout(60_000);
   let pg: TestPostgres | undefined;
@@ -22,14 +21,8 @@ describe('two gateway replicas on one PostgreSQL database', function () {
   let a: Replica;
   let b: Replica;
   const opened: OpenWatch[] = [];
-  let seq = 0;
 
-  async function namespace(through: Replica): Promise<string> {
-    const name = `rep-${++seq}`;
-    const res = await through.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
-    expect(res.status, res.body).to.equal(201);
-    return name;
-  }
+  const namespace = (through: Replica): Promise<string> => createNamespace(through, 'rep');
 
   async function create(through: Replica, ns: string, body: object): Promise<Item> {
     const res = await through.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body });
@@ -37,13 +30,9 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     return res.json();
   }
 
-  /** Opens a watch on `through` from the resourceVersion of a list made on it just before. */
   async function watchFromList(through: Replica, ns: string): Promise<OpenWatch> {
-    const list = await through.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
-    expect(list.status, list.body).to.equal(200);
-    const w = await through.watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${list.json().metadata.resourceVersion}`);
+    const w = await watchCollection(through, `/api/v1/namespaces/${ns}/configmaps`);
     opened.push(w);
-    expect(w.status).to.equal(200);
     return w;
   }
 
