@@ -2,6 +2,7 @@
 // (prune → defaults → prepare → validate → storage) and the deletion state machine; handlers only translate
 // HTTP into these calls.
 import { errors, type GroupResource } from '../../api/meta/errors.js';
+import { fieldErrors } from '../../api/meta/field-errors.js';
 import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
 import { isObject } from '../../api/meta/types.js';
 import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
@@ -65,11 +66,14 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
     }
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    // Everything after this reads and sets metadata fields, so a metadata of another type is refused first.
+    if (!isObject(obj.metadata)) {
+      throw errors.invalid(def.kind, def.group, '', [fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object')]);
+    }
     obj.apiVersion = apiVersion;
     obj.kind = def.kind;
-    const unknown = isObject(obj.metadata) ? validator.prune(obj) : [];
-    applyFieldValidation(unknown, ctx);
-    if (isObject(obj.metadata)) def.defaults?.(obj);
+    applyFieldValidation(validator.prune(obj), ctx);
+    def.defaults?.(obj);
     return obj;
   }
 

@@ -120,6 +120,17 @@ describe('standard verbs', function () {
     expect(status.message).to.match(/^ReplicaSet\.apps "Bad_Name" is invalid: \[/);
   });
 
+  it('answers 422 naming metadata when it is not an object, for create, update and patch', async () => {
+    const created = await gh.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'x' } });
+    expect(created.status, created.body).to.equal(422);
+    expect(created.json().details.causes[0].field).to.equal('metadata');
+    await gh.request('POST', cms, { body: cm('meta-type') });
+    const updated = await gh.request('PUT', `${cms}/meta-type`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: ['x'] } });
+    expect(updated.status, updated.body).to.equal(422);
+    const patched = await gh.request('PATCH', `${cms}/meta-type`, { body: { metadata: 7 }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(patched.status, patched.body).to.equal(422);
+  });
+
   it('creates in a missing namespace → 404 for the namespace', async () => {
     const res = await gh.request('POST', '/api/v1/namespaces/ghost/configmaps', { body: cm('x') });
     expect(res.status).to.equal(404);
