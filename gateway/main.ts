@@ -19,12 +19,9 @@ import { parseOptions, usage, OptionsError, type GatehouseOptions } from './serv
 import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
-import { createAuthenticatorUnion, type Authenticator } from './authn/authenticator.js';
-import { createBearerTokenAuthenticator, type TokenAuthenticator } from './authn/bearer-token.js';
-import { createStaticTokenAuthenticator, loadTokenFile } from './authn/token-file.js';
-import { createAdminTokenAuthenticator, loadOrCreateAdminToken } from './authn/admin-token.js';
-import { withAnonymousFallback } from './authn/anonymous.js';
-import { clientCertTlsOptions, createClientCertAuthenticator, readClientCaBundle } from './authn/client-cert.js';
+import { loadOrCreateAdminToken } from './authn/admin-token.js';
+import { buildAuthenticator } from './authn/build-authenticator.js';
+import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
@@ -87,20 +84,6 @@ async function createStorage(options: GatehouseOptions, log: (line: string) => v
   }
 }
 
-async function createAuthenticator(options: GatehouseOptions, adminToken: string, log: (l: string) => void): Promise<Authenticator> {
-  const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
-  if (options.tokenAuthFile) {
-    const parsed = await loadTokenFile(options.tokenAuthFile);
-    for (const warning of parsed.warnings) log(`warning: ${warning}`);
-    tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
-  }
-  // Client certificates first, as upstream orders them: a presented certificate is judged before any token.
-  const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
-  members.push(createBearerTokenAuthenticator(tokens));
-  const union = createAuthenticatorUnion(members);
-  return options.anonymousAuth ? withAnonymousFallback(union) : union;
-}
-
 function registerHealthChecks(health: HealthChecks, storage: Storage): void {
   health.add(pingCheck());
   health.add(logCheck());
@@ -135,7 +118,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   });
   if (certs.action !== 'reused' && certs.action !== 'provided') log(`serving certificate ${certs.action} in ${options.certDir}`);
   const adminToken = await loadOrCreateAdminToken(options.dataDir);
-  const authenticator = await createAuthenticator(options, adminToken, log);
+  const authenticator = await buildAuthenticator({ options, adminToken, log });
   const authorizer = buildAuthorizer(options.authorizationModes);
 
   const storage = await createStorage(options, log);

@@ -1,0 +1,29 @@
+// Turns the authentication flags into the authenticator union, in upstream's order: client certificates first (a
+// presented certificate is judged before any token), then bearer tokens, and anonymous wrapped around the whole.
+import type { GatehouseOptions } from '../server/options.js';
+import { createAuthenticatorUnion, type Authenticator } from './authenticator.js';
+import { createBearerTokenAuthenticator, type TokenAuthenticator } from './bearer-token.js';
+import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
+import { createAdminTokenAuthenticator } from './admin-token.js';
+import { withAnonymousFallback } from './anonymous.js';
+import { createClientCertAuthenticator } from './client-cert.js';
+
+export interface AuthenticatorDeps {
+  options: GatehouseOptions;
+  /** The generated admin credential (system:masters). */
+  adminToken: string;
+  log: (line: string) => void;
+}
+
+export async function buildAuthenticator({ options, adminToken, log }: AuthenticatorDeps): Promise<Authenticator> {
+  const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
+  if (options.tokenAuthFile) {
+    const parsed = await loadTokenFile(options.tokenAuthFile);
+    for (const warning of parsed.warnings) log(`warning: ${warning}`);
+    tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
+  }
+  const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
+  members.push(createBearerTokenAuthenticator(tokens));
+  const union = createAuthenticatorUnion(members);
+  return options.anonymousAuth ? withAnonymousFallback(union) : union;
+}
