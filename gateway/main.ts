@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway, type VersionInfo } from './app.js';
-import { ensureSystemNamespaces, startNamespaceController, type Controller } from './controllers/namespace-lifecycle.js';
+import { startControllers, type Controller } from './controllers/start.js';
 import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
 import type { Storage } from '../backends/storage.js';
@@ -130,7 +130,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
 
   const controller = new AbortController();
   let gateway;
-  let namespaceController: Controller;
+  let controllers: Controller;
   try {
     gateway = createGateway({
       storage,
@@ -148,9 +148,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
-    // The built-in namespaces exist before the first request is served.
-    await ensureSystemNamespaces(gateway.registry);
-    namespaceController = startNamespaceController(gateway.registry, { log });
+    // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
+    controllers = await startControllers({ registry: gateway.registry, options, log });
     namespacesHook.complete();
   } catch (e) {
     await storage.close();
@@ -167,7 +166,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   try {
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
-    await namespaceController.stop();
+    await controllers.stop();
     await storage.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
   }
@@ -182,7 +181,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => namespaceController.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};

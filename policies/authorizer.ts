@@ -45,3 +45,29 @@ export function createAuthorizerUnion(members: Authorizer[]): Authorizer {
     },
   };
 }
+
+/** A rule as SelfSubjectRulesReview reports it (authorization.platform.io/v1 ResourceRule). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface RulesResult {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when some authorizer cannot enumerate its rules (webhooks): the lists may be a subset. */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
+/** Implemented by authorizers that can list what a user may do (RBAC); SelfSubjectRulesReview asks each in order. */
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): Promise<RulesResult>;
+}

@@ -47,10 +47,10 @@ export class OptionsError extends Error {
   }
 }
 
-type Kind = 'string' | 'int' | 'bool' | 'duration' | 'list';
+export type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'list';
 
-interface FlagSpec {
-  kind: Kind;
+export interface FlagSpec {
+  kind: FlagKind;
   usage: string;
   default?: string;
 }
@@ -114,7 +114,7 @@ export function usage(): string {
   return lines.join('\n') + '\n';
 }
 
-function invalid(flag: string, value: string, why: string): OptionsError {
+export function invalid(flag: string, value: string, why: string): OptionsError {
   return new OptionsError(`invalid argument "${value}" for "--${flag}" flag: ${why}`);
 }
 
@@ -147,20 +147,20 @@ function scan(argv: string[]): Map<string, string[]> {
   return seen;
 }
 
-function parseIntFlag(flag: string, raw: string, min: number, max: number): number {
+export function parseIntFlag(flag: string, raw: string, min: number, max: number): number {
   if (!/^-?\d+$/.test(raw)) throw invalid(flag, raw, `strconv.ParseInt: parsing "${raw}": invalid syntax`);
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(flag, raw, `must be between ${min} and ${max}`);
   return n;
 }
 
-function parseBoolFlag(flag: string, raw: string): boolean {
+export function parseBoolFlag(flag: string, raw: string): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
   throw invalid(flag, raw, `strconv.ParseBool: parsing "${raw}": invalid syntax`);
 }
 
-function parseDurationFlag(flag: string, raw: string): number {
+export function parseDurationFlag(flag: string, raw: string): number {
   try {
     return parseDuration(raw);
   } catch (e) {

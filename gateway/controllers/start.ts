@@ -1,0 +1,24 @@
+// The in-process controllers, started once the registry exists and stopped at shutdown. Each controller the spec
+// names gets one entry here; `--controllers` (when present) selects among the optional ones.
+import type { GatehouseOptions } from '../server/options.js';
+import type { Registry } from '../registry/registry.js';
+import { ensureSystemNamespaces, startNamespaceController, type Controller } from './namespace-lifecycle.js';
+
+export type { Controller };
+
+export interface ControllerDeps {
+  registry: Registry;
+  options: GatehouseOptions;
+  log: (line: string) => void;
+}
+
+/** Seeds what must exist before the first request, then starts every enabled controller. */
+export async function startControllers({ registry, log }: ControllerDeps): Promise<Controller> {
+  await ensureSystemNamespaces(registry);
+  const running: Controller[] = [startNamespaceController(registry, { log })];
+  return {
+    async stop() {
+      await Promise.all(running.map((c) => c.stop()));
+    },
+  };
+}
