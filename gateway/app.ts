@@ -26,7 +26,9 @@ import { isPretty } from './handlers/request-scope.js';
 
 export interface AppDeps {
   storage: Storage;
-  kinds: KindDefinition[];
+  /** The served kinds, unless `registry` (already built over them) is given. */
+  kinds?: KindDefinition[];
+  registry?: Registry;
   authenticator: Authenticator;
   authorizer: Authorizer;
   health: HealthChecks;
@@ -64,11 +66,12 @@ export interface Gateway {
 
 export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers();
-  const registry = createRegistry(deps.kinds, deps.storage, createKindValidator);
+  const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
+  const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(builtinVirtualResources());
   // Virtual resources are listed in discovery but not in the OpenAPI documents.
-  const discovery = createDiscovery(deps.kinds, virtual.listed());
-  const openapi = createOpenAPIHandler(deps.kinds);
+  const discovery = createDiscovery(kinds, virtual.listed());
+  const openapi = createOpenAPIHandler(kinds);
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,

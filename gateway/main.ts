@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway, type VersionInfo } from './app.js';
+import { createRegistry } from './registry/registry.js';
+import { createKindValidator } from '../api/validation/schema-validator.js';
 import { startControllers, type Controller } from './controllers/start.js';
 import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
@@ -118,8 +120,6 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   });
   if (certs.action !== 'reused' && certs.action !== 'provided') log(`serving certificate ${certs.action} in ${options.certDir}`);
   const adminToken = await loadOrCreateAdminToken(options.dataDir);
-  const authenticator = await buildAuthenticator({ options, adminToken, log });
-  const authorizer = buildAuthorizer(options.authorizationModes);
 
   const storage = await createStorage(options, log);
   const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
@@ -132,9 +132,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   try {
+    // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
+    // their objects through it.
+    const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
+    const authenticator = await buildAuthenticator({ options, adminToken, registry, log });
+    const authorizer = buildAuthorizer(options.authorizationModes, { log });
     gateway = createGateway({
       storage,
-      kinds: servedKinds(opts.kinds ?? builtinKinds, options),
+      registry,
       authenticator,
       authorizer,
       health,

@@ -8,7 +8,13 @@ import { createPrivilegedGroupsAuthorizer } from './privileged-groups.js';
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
-const FACTORIES: Partial<Record<AuthorizationMode, () => Authorizer>> = {
+/** What authorizers may need from the gateway; each mode that needs something adds a field (policies never import
+ * gateway, so the gateway hands over narrow interfaces defined here or in the mode's folder). */
+export interface AuthorizerDeps {
+  log?: (line: string) => void;
+}
+
+const FACTORIES: Partial<Record<AuthorizationMode, (deps: AuthorizerDeps) => Authorizer>> = {
   AlwaysAllow: createAlwaysAllowAuthorizer,
   AlwaysDeny: createAlwaysDenyAuthorizer,
 };
@@ -17,11 +23,11 @@ export function isImplementedMode(mode: AuthorizationMode): boolean {
   return FACTORIES[mode] !== undefined;
 }
 
-export function buildAuthorizer(modes: readonly AuthorizationMode[]): Authorizer {
+export function buildAuthorizer(modes: readonly AuthorizationMode[], deps: AuthorizerDeps = {}): Authorizer {
   const members = modes.map((mode) => {
     const factory = FACTORIES[mode];
     if (!factory) throw new Error(`authorization mode "${mode}" is not implemented yet`);
-    return factory();
+    return factory(deps);
   });
   return createAuthorizerUnion([createPrivilegedGroupsAuthorizer(), ...members]);
 }

@@ -1,6 +1,7 @@
 // Turns the authentication flags into the authenticator union, in upstream's order: client certificates first (a
 // presented certificate is judged before any token), then bearer tokens, and anonymous wrapped around the whole.
 import type { GatehouseOptions } from '../server/options.js';
+import type { Registry } from '../registry/registry.js';
 import { createAuthenticatorUnion, type Authenticator } from './authenticator.js';
 import { createBearerTokenAuthenticator, type TokenAuthenticator } from './bearer-token.js';
 import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
@@ -12,6 +13,8 @@ export interface AuthenticatorDeps {
   options: GatehouseOptions;
   /** The generated admin credential (system:masters). */
   adminToken: string;
+  /** Bootstrap and service-account tokens look their objects up here. */
+  registry: Registry;
   log: (line: string) => void;
 }
 
