@@ -76,6 +76,9 @@ export const errors = {
   alreadyExists: (gr: GroupResource, name: string) =>
     new StatusError(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, named(gr, name)),
 
+  /** Server-side apply conflicts: one FieldManagerConflict cause per field (upstream's NewApplyConflict). */
+  applyConflict: (message: string, causes: StatusCause[]) => new StatusError(409, 'Conflict', message, { causes }),
+
   conflict: (gr: GroupResource, name: string, why: string) =>
     new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`, named(gr, name)),
 

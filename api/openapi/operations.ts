@@ -41,7 +41,7 @@ const WRITE_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation];
 const DELETE_PARAMS = [P.dryRun, P.gracePeriodSeconds, P.ignoreStoreReadError, P.propagationPolicy];
 const DELETE_COLLECTION_PARAMS = [P.continue, P.dryRun, P.fieldSelector, P.gracePeriodSeconds, P.ignoreStoreReadError, P.labelSelector, P.limit, P.propagationPolicy, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds];
 // Only the patch types the server accepts: clients pick their patch type from this list.
-export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+export const PATCH_CONTENT_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 function content(schemaName: string, types = ['application/json', 'application/yaml']): Record<string, unknown> {
   return Object.fromEntries(types.map((t) => [t, { schema: ref(schemaName) }]));

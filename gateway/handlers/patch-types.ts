@@ -43,9 +43,15 @@ export const PATCH_TYPES: Record<string, PatchFunction> = {
   'application/strategic-merge-patch+json': strategicMergePatch,
 };
 
-export function patchFunctionFor(contentType: string | undefined): PatchFunction {
-  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
+/** Server-side apply: not a function of (object, patch) but a merge with field ownership (managed-fields/). */
+export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+
+export function patchMediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function patchFunctionFor(mediaType: string): PatchFunction {
   const fn = PATCH_TYPES[mediaType];
-  if (!fn) throw errors.unsupportedMediaType(mediaType, Object.keys(PATCH_TYPES));
+  if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), APPLY_PATCH_TYPE]);
   return fn;
 }

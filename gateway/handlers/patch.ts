@@ -1,19 +1,51 @@
 import type { Context } from 'koa';
+import { errors } from '../../api/meta/errors.js';
+import { isObject, type KObject } from '../../api/meta/types.js';
 import type { Subresource } from '../registry/store.js';
-import { patchFunctionFor } from './patch-types.js';
+import { APPLY_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
 import { decodeJsonText } from '../negotiation/json.js';
+import { decodeYamlText } from '../negotiation/yaml.js';
+import { applyManager, parseForce, updateManager } from './field-manager.js';
 import { addWarnings, type HandlerDeps, parseFieldValidation, readBody, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handlePatch(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
-  const patchFn = patchFunctionFor(ctx.get('content-type') || undefined);
+  const mediaType = patchMediaType(ctx.get('content-type') || undefined);
+  if (mediaType === APPLY_PATCH_TYPE) return handleApply(ctx, deps, req);
+  const patchFn = patchFunctionFor(mediaType);
+  parseForce(query, false);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
   const body = await readBody(ctx, deps.maxRequestBodyBytes);
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
-  const wctx = writeContext(query, 'PatchOptions', decoded);
+  const wctx = { ...writeContext(query, 'PatchOptions', decoded), fieldManager: updateManager(ctx, query, 'PatchOptions') };
   const object = await store.patch(info.namespace, info.name, (current) => patchFn(current, patch, store.def.schema), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
+}
+
+/** Server-side apply: the body is the manager's whole intent for the object, in YAML (JSON being YAML). */
+async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
+  const { info, store, query } = req;
+  const fieldManager = applyManager(query);
+  const force = parseForce(query, true);
+  const fieldValidation = parseFieldValidation(query, 'PatchOptions');
+  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const decoded = decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
+  const config = decoded.value;
+  if (!isObject(config)) throw errors.badRequest('an apply patch must be an object (the applied configuration)');
+  if (typeof config.apiVersion !== 'string' || config.apiVersion === '' || typeof config.kind !== 'string' || config.kind === '') {
+    throw errors.badRequest('an apply patch must set apiVersion and kind');
+  }
+  if (config.metadata !== undefined && !isObject(config.metadata)) {
+    throw errors.badRequest('metadata of an apply patch must be an object');
+  }
+  if (isObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+    throw errors.badRequest('metadata.managedFields must be nil');
+  }
+  const wctx = { ...writeContext(query, 'PatchOptions', decoded), fieldManager };
+  const { object, created } = await store.apply(info.namespace, info.name, config as KObject, force, wctx, info.subresource as Subresource);
+  addWarnings(ctx, wctx.warnings);
+  writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

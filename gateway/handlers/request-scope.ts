@@ -97,7 +97,7 @@ export async function decodeRequestBody(ctx: Context, deps: HandlerDeps): Promis
 /** The options object kube-apiserver validates the query of each write as (and names in its 422). */
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
-function invalidOptions(kind: OptionsKind, errs: FieldError[]): StatusError {
+export function invalidOptions(kind: OptionsKind, errs: FieldError[]): StatusError {
   return errors.invalid(kind, 'meta.k8s.io', '', errs);
 }
 

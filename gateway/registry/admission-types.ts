@@ -29,4 +29,9 @@ export interface WriteContext {
   duplicateFields: string[];
   /** Collected for `Warning:` response headers. */
   warnings: string[];
+  /**
+   * The field manager an API write records in metadata.managedFields (the fieldManager parameter, else derived from
+   * the User-Agent). Internal writes (controllers) leave it unset and change no ownership.
+   */
+  fieldManager?: string;
 }

@@ -12,6 +12,7 @@ import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
+import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
 
 export type Subresource = '' | 'status';
@@ -35,6 +36,8 @@ export interface ResourceStore {
   update(namespace: string, name: string, body: unknown, ctx: WriteContext, subresource: Subresource): Promise<{ object: KObject; created: boolean }>;
   /** PATCH: `applyPatch` turns the stored object into the new body; retried on conflicts with a fresh object. */
   patch(namespace: string, name: string, applyPatch: (current: KObject) => unknown, ctx: WriteContext, subresource: Subresource): Promise<KObject>;
+  /** Server-side apply by ctx.fieldManager; creates a missing object (not through a subresource). */
+  apply(namespace: string, name: string, config: KObject, force: boolean, ctx: WriteContext, subresource: Subresource): Promise<{ object: KObject; created: boolean }>;
   delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult>;
 }
 
@@ -54,6 +57,18 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
   const basePrefix = collectionPrefix(def, '');
+  const tracking: TrackingScope = { schema: def.schema, statusSubresource: !!def.statusSubresource };
+
+  function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {
+    return ctx.fieldManager === undefined ? undefined : { manager: ctx.fieldManager, operation, apiVersion, subresource };
+  }
+
+  /** Records an Update's ownership when the write came from a manager. */
+  function track(current: KObject | undefined, next: KObject, ctx: WriteContext, subresource: Subresource): KObject {
+    const ref = managerOf(ctx, 'Update', subresource);
+    if (ref) recordUpdate(current, next, ref, tracking);
+    return next;
+  }
 
   /** Body → object of this kind: type checks, unknown/duplicate field policy, defaults. */
   function admitBody(body: unknown, ctx: WriteContext): KObject {
@@ -149,6 +164,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
       prepareForCreate(def, obj);
       invalid(obj, validator.validate(obj));
+      track(undefined, obj, ctx, '');
       if (def.namespaced) await namespaces.admitCreate(namespace);
       const name = meta.name as string;
       if (ctx.dryRun) {
@@ -176,13 +192,14 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
           const fresh = structuredClone(obj);
           prepareForCreate(def, fresh);
           invalid(fresh, validator.validate(fresh));
+          track(undefined, fresh, ctx, '');
           if (def.namespaced) await namespaces.admitCreate(namespace);
           return fresh;
         }
         if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
           throw errors.staleObject(gr, name);
         }
-        return buildUpdate(structuredClone(obj), current, subresource);
+        return track(current, buildUpdate(structuredClone(obj), current, subresource), ctx, subresource);
       }, ctx, def.allowCreateOnUpdate && subresource === '' ? () => {
         pendingCreate = true;
         return obj;
@@ -198,9 +215,41 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = obj.metadata.resourceVersion;
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        return buildUpdate(obj, current, subresource);
+        return track(current, buildUpdate(obj, current, subresource), ctx, subresource);
       }, ctx);
       return ctx.dryRun ? next : removeIfFinalized(key, next);
+    },
+
+    async apply(namespace, name, config, force, ctx, subresource) {
+      const ref = managerOf(ctx, 'Apply', subresource);
+      if (!ref) throw new Error('apply needs a field manager');
+      const key = store.key(namespace, name);
+      let pendingCreate = false;
+      let created = false;
+      const next = await writeThrough(key, name, async (current) => {
+        created = pendingCreate;
+        pendingCreate = false;
+        if (created) {
+          const fresh = admitBody(applyConfiguration(undefined, structuredClone(config), ref, force, tracking), ctx);
+          checkNameMatches(fresh, name);
+          checkNamespaceMatches(fresh, namespace);
+          prepareForCreate(def, fresh);
+          placeManagedFieldsLast(fresh);
+          invalid(fresh, validator.validate(fresh));
+          if (def.namespaced) await namespaces.admitCreate(namespace);
+          return fresh;
+        }
+        const obj = admitBody(applyConfiguration(current, structuredClone(config), ref, force, tracking), ctx);
+        checkNameMatches(obj, name);
+        checkNamespaceMatches(obj, namespace);
+        const expectedVersion = config.metadata.resourceVersion;
+        if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
+        return buildUpdate(obj, current, subresource);
+      }, ctx, subresource === '' ? () => {
+        pendingCreate = true;
+        return { apiVersion, kind: def.kind, metadata: { name } } as KObject;
+      } : undefined);
+      return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
     },
 
     async delete(namespace, name, options, ctx) {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { strategicMergePatch } from '../../gateway/handlers/strategic-merge.js';
-import { PATCH_TYPES, patchFunctionFor } from '../../gateway/handlers/patch-types.js';
+import { PATCH_TYPES, patchFunctionFor, patchMediaType } from '../../gateway/handlers/patch-types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';
@@ -402,7 +402,7 @@ describe('strategic merge patch', () => {
   describe('registration', () => {
     it('serves application/strategic-merge-patch+json with the kind schema', () => {
       expect(PATCH_TYPES).to.have.property('application/strategic-merge-patch+json');
-      const fn = patchFunctionFor('application/strategic-merge-patch+json; charset=utf-8');
+      const fn = patchFunctionFor(patchMediaType('application/strategic-merge-patch+json; charset=utf-8'));
       const result = fn(baseNode as unknown as KObject, { status: { conditions: [{ type: 'Ready', $patch: 'delete' }] } }, node.schema) as Json;
       expect((at(result, 'status.conditions') as Json[]).map((c) => c.type)).to.deep.equal(['MemoryPressure', 'DiskPressure']);
     });

@@ -1,0 +1,195 @@
+// Sets of field paths, as server-side apply records ownership. A path is a list of path elements in the notation of
+// `metadata.managedFields[].fieldsV1`: `f:<field>` (a field of an object), `k:<json>` (an element of a keyed list,
+// by its key fields), `v:<json>` (an element of a set list, by value), `i:<n>` (an element by position).
+// The tree keeps, per level, which elements are themselves members and which have members below them; FieldsV1 is
+// that tree as JSON, with `.` marking a member that also has children.
+
+export type PathElement = string;
+export type FieldPath = readonly PathElement[];
+
+const KIND_ORDER: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+function compareElements(a: PathElement, b: PathElement): number {
+  const ka = KIND_ORDER[a[0]] ?? 4;
+  const kb = KIND_ORDER[b[0]] ?? 4;
+  if (ka !== kb) return ka - kb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class FieldsV1Error extends Error {}
+
+export class FieldSet {
+  private readonly members = new Set<PathElement>();
+  private readonly children = new Map<PathElement, FieldSet>();
+
+  static fromPaths(paths: Iterable<FieldPath>): FieldSet {
+    const set = new FieldSet();
+    for (const p of paths) set.insert(p);
+    return set;
+  }
+
+  /** Parses a FieldsV1 object; throws FieldsV1Error naming the problem for anything else. */
+  static fromFieldsV1(value: unknown): FieldSet {
+    const set = new FieldSet();
+    set.readFieldsV1(value, '');
+    return set;
+  }
+
+  private readFieldsV1(value: unknown, at: string): void {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new FieldsV1Error(`expected an object${at ? ` at ${at}` : ''}`);
+    }
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      if (key === '.') continue;
+      if (!/^[fkvi]:/.test(key)) throw new FieldsV1Error(`unknown path element "${key}"${at ? ` at ${at}` : ''}`);
+      if (child === null || typeof child !== 'object' || Array.isArray(child)) {
+        throw new FieldsV1Error(`expected an object at ${at}${key}`);
+      }
+      const entries = Object.keys(child);
+      if (entries.length === 0 || entries.includes('.')) this.members.add(key);
+      if (entries.some((k) => k !== '.')) {
+        const sub = this.childFor(key);
+        sub.readFieldsV1(child, `${at}${key}/`);
+      }
+    }
+  }
+
+  private childFor(pe: PathElement): FieldSet {
+    let sub = this.children.get(pe);
+    if (!sub) {
+      sub = new FieldSet();
+      this.children.set(pe, sub);
+    }
+    return sub;
+  }
+
+  insert(path: FieldPath): void {
+    if (path.length === 0) return;
+    let node: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) node = node.childFor(path[i]);
+    node.members.add(path[path.length - 1]);
+  }
+
+  has(path: FieldPath): boolean {
+    let node: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && node; i++) node = node.children.get(path[i]);
+    return !!node && path.length > 0 && node.members.has(path[path.length - 1]);
+  }
+
+  /** True when the path or anything below it is a member. */
+  hasPrefix(path: FieldPath): boolean {
+    if (path.length === 0) return !this.isEmpty();
+    let node: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1; i++) {
+      node = node.children.get(path[i]);
+      if (!node) return false;
+    }
+    const last = path[path.length - 1];
+    if (node.members.has(last)) return true;
+    const sub = node.children.get(last);
+    return !!sub && !sub.isEmpty();
+  }
+
+  isEmpty(): boolean {
+    if (this.members.size > 0) return false;
+    for (const sub of this.children.values()) if (!sub.isEmpty()) return false;
+    return true;
+  }
+
+  /** Every member path, parents before their children. */
+  *paths(prefix: PathElement[] = []): Generator<FieldPath> {
+    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(compareElements);
+    for (const pe of keys) {
+      const path = [...prefix, pe];
+      if (this.members.has(pe)) yield path;
+      const sub = this.children.get(pe);
+      if (sub) yield* sub.paths(path);
+    }
+  }
+
+  union(other: FieldSet): FieldSet {
+    const out = FieldSet.fromPaths(this.paths());
+    for (const p of other.paths()) out.insert(p);
+    return out;
+  }
+
+  difference(other: FieldSet): FieldSet {
+    return FieldSet.fromPaths([...this.paths()].filter((p) => !other.has(p)));
+  }
+
+  intersection(other: FieldSet): FieldSet {
+    return FieldSet.fromPaths([...this.paths()].filter((p) => other.has(p)));
+  }
+
+  /** Drops every member at or below any of the given paths. */
+  withoutPrefixes(prefixes: readonly FieldPath[]): FieldSet {
+    return FieldSet.fromPaths([...this.paths()].filter((p) => !prefixes.some((pre) => startsWith(p, pre))));
+  }
+
+  /** Keeps only members at or below one of the given paths. */
+  onlyPrefixes(prefixes: readonly FieldPath[]): FieldSet {
+    return FieldSet.fromPaths([...this.paths()].filter((p) => prefixes.some((pre) => startsWith(p, pre))));
+  }
+
+  equals(other: FieldSet): boolean {
+    const a = [...this.paths()].map((p) => p.join('\u0000'));
+    const b = [...other.paths()].map((p) => p.join('\u0000'));
+    return a.length === b.length && a.every((p, i) => p === b[i]);
+  }
+
+  toFieldsV1(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const keys = [...new Set([...this.members, ...this.children.keys()])].sort(compareElements);
+    for (const pe of keys) {
+      const sub = this.children.get(pe);
+      const below = sub && !sub.isEmpty() ? sub.toFieldsV1() : undefined;
+      if (!below) {
+        if (this.members.has(pe)) out[pe] = {};
+        continue;
+      }
+      out[pe] = this.members.has(pe) ? { '.': {}, ...below } : below;
+    }
+    return out;
+  }
+}
+
+export function startsWith(path: FieldPath, prefix: FieldPath): boolean {
+  return prefix.length <= path.length && prefix.every((pe, i) => path[i] === pe);
+}
+
+/** `.spec.containers[name="app"].image`, as kube-apiserver prints paths in apply conflicts. */
+export function pathString(path: FieldPath): string {
+  return path.map((pe) => {
+    const body = pe.slice(2);
+    switch (pe[0]) {
+      case 'f':
+        return `.${body}`;
+      case 'k': {
+        const keys = JSON.parse(body) as Record<string, unknown>;
+        return `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+      }
+      case 'v':
+        return `[=${body}]`;
+      default:
+        return `[${body}]`;
+    }
+  }).join('');
+}
+
+/** A keyed list element's path element: keys in name order, as upstream serializes them. */
+export function keyElement(keys: Record<string, unknown>): PathElement {
+  const sorted = Object.keys(keys).sort().map((k) => [k, keys[k]]);
+  return `k:${JSON.stringify(Object.fromEntries(sorted))}`;
+}
+
+export function fieldElement(name: string): PathElement {
+  return `f:${name}`;
+}
+
+export function valueElement(value: unknown): PathElement {
+  return `v:${JSON.stringify(value)}`;
+}
+
+export function indexElement(index: number): PathElement {
+  return `i:${index}`;
+}

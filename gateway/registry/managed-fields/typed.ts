@@ -1,0 +1,273 @@
+// Schema-driven walks over JSON objects for server-side apply: which paths an object sets, how two versions differ,
+// how an applied configuration merges into the live object, and removing paths. The list and map semantics come from
+// the kind's schema markers (x-kubernetes-list-type, -list-map-keys, -map-type), as structured-merge-diff reads them
+// from OpenAPI: lists default to atomic, maps and objects to granular; fields the schema does not describe are
+// treated as granular maps and atomic lists.
+import type { JSONSchema } from '../../../api/schema.js';
+import { isObject } from '../../../api/meta/types.js';
+import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.js';
+
+type Json = unknown;
+type JsonMap = Record<string, unknown>;
+
+type Shape =
+  | { kind: 'scalar' }
+  | { kind: 'atomic' }
+  | { kind: 'object'; schema?: JSONSchema }
+  | { kind: 'set'; item?: JSONSchema }
+  | { kind: 'map-list'; keys: string[]; item?: JSONSchema };
+
+function parts(schema: JSONSchema | undefined): JSONSchema[] {
+  if (!schema) return [];
+  return [schema, ...(schema.allOf ?? []).flatMap(parts)];
+}
+
+function marker<K extends keyof JSONSchema>(schema: JSONSchema | undefined, key: K): JSONSchema[K] | undefined {
+  return parts(schema).find((s) => s[key] !== undefined)?.[key];
+}
+
+function childSchema(schema: JSONSchema | undefined, key: string): { schema?: JSONSchema; declared: boolean } {
+  const all = parts(schema);
+  for (const s of all) if (s.properties?.[key]) return { schema: s.properties[key], declared: true };
+  for (const s of all) if (typeof s.additionalProperties === 'object') return { schema: s.additionalProperties, declared: false };
+  return { declared: false };
+}
+
+function hasProperties(schema: JSONSchema | undefined): boolean {
+  return parts(schema).some((s) => s.properties && Object.keys(s.properties).length > 0);
+}
+
+function itemSchema(schema: JSONSchema | undefined): JSONSchema | undefined {
+  return parts(schema).find((s) => s.items)?.items;
+}
+
+/** The shape a value has under its schema; without a schema the value's own type decides. */
+function shapeOf(schema: JSONSchema | undefined, value: Json): Shape {
+  if (marker(schema, 'x-kubernetes-int-or-string')) return { kind: 'scalar' };
+  const type = marker(schema, 'type') ?? (Array.isArray(value) ? 'array' : isObject(value) ? 'object' : undefined);
+  if (type === 'array') {
+    const listType = marker(schema, 'x-kubernetes-list-type');
+    const item = itemSchema(schema);
+    if (listType === 'set') return { kind: 'set', item };
+    if (listType === 'map') return { kind: 'map-list', keys: marker(schema, 'x-kubernetes-list-map-keys') ?? [], item };
+    return { kind: 'atomic' };
+  }
+  if (type === 'object') {
+    if (marker(schema, 'x-kubernetes-map-type') === 'atomic') return { kind: 'atomic' };
+    return { kind: 'object', schema };
+  }
+  return { kind: 'scalar' };
+}
+
+function isEmptyValue(v: Json): boolean {
+  return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+/** The key of a keyed-list element; a key field missing from the element takes its schema default, if any. */
+function listElement(shape: Shape, item: Json, index: number): PathElement {
+  if (shape.kind === 'set') return valueElement(item);
+  if (shape.kind === 'map-list' && isObject(item) && shape.keys.length > 0) {
+    const keys: JsonMap = {};
+    for (const k of shape.keys) {
+      const v = item[k] ?? childSchema(shape.item, k).schema?.default;
+      if (v !== undefined) keys[k] = v;
+    }
+    return keyElement(keys);
+  }
+  return indexElement(index);
+}
+
+/** Elements of a list by path element, first occurrence wins (as upstream ignores repeats). */
+function indexList(shape: Shape, list: Json): { order: PathElement[]; byElement: Map<PathElement, Json> } {
+  const order: PathElement[] = [];
+  const byElement = new Map<PathElement, Json>();
+  if (!Array.isArray(list)) return { order, byElement };
+  list.forEach((item, i) => {
+    const pe = listElement(shape, item, i);
+    if (byElement.has(pe)) return;
+    byElement.set(pe, item);
+    order.push(pe);
+  });
+  return { order, byElement };
+}
+
+function equal(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => equal(v, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && equal(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Every path `value` sets: leaves, map entries, list elements, and atomic values as a whole. */
+export function toFieldSet(value: Json, schema: JSONSchema | undefined): FieldSet {
+  const set = new FieldSet();
+  const walk = (v: Json, s: JSONSchema | undefined, path: PathElement[]): void => {
+    const shape = shapeOf(s, v);
+    if (shape.kind === 'scalar' || shape.kind === 'atomic' || isEmptyValue(v)) {
+      set.insert(path);
+      return;
+    }
+    if (shape.kind === 'object') {
+      for (const [key, child] of Object.entries(v as JsonMap)) {
+        const { schema: cs, declared } = childSchema(shape.schema, key);
+        const childPath = [...path, fieldElement(key)];
+        walk(child, cs, childPath);
+        if (!declared) set.insert(childPath);
+      }
+      return;
+    }
+    const { order, byElement } = indexList(shape, v);
+    for (const pe of order) {
+      const childPath = [...path, pe];
+      walk(byElement.get(pe), shape.item, childPath);
+      set.insert(childPath);
+    }
+  };
+  if (isObject(value)) walk(value, schema, []);
+  return set;
+}
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/** What changed from `lhs` to `rhs`, path by path (structured-merge-diff's Compare). */
+export function compare(lhs: Json, rhs: Json, schema: JSONSchema | undefined): Comparison {
+  const result: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const leaf = (l: Json, r: Json, path: FieldPath): void => {
+    if (l === undefined) result.added.insert(path);
+    else if (r === undefined) result.removed.insert(path);
+    else if (!equal(l, r)) result.modified.insert(path);
+  };
+  const walk = (l: Json, r: Json, s: JSONSchema | undefined, path: PathElement[], isEntry: boolean): void => {
+    const shape = shapeOf(s, r ?? l);
+    if (shape.kind === 'scalar' || shape.kind === 'atomic' || (isEmptyValue(l) && isEmptyValue(r))) {
+      if (path.length > 0) leaf(l, r, path);
+      return;
+    }
+    if (shape.kind === 'object') {
+      const lm = isObject(l) ? l : {};
+      const rm = isObject(r) ? r : {};
+      for (const key of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
+        const { schema: cs, declared } = childSchema(shape.schema, key);
+        walk(lm[key], rm[key], cs, [...path, fieldElement(key)], !declared);
+      }
+    } else {
+      const left = indexList(shape, l);
+      const right = indexList(shape, r);
+      for (const pe of new Set([...left.order, ...right.order])) {
+        walk(left.byElement.get(pe), right.byElement.get(pe), shape.item, [...path, pe], true);
+      }
+    }
+    // A map, granular list, map entry or list element that appeared or went is itself a path (the `.` of
+    // FieldsV1); a struct is not, since upstream's typed objects always carry their (non-pointer) structs.
+    const nilable = isEntry || shape.kind !== 'object' || !hasProperties(shape.schema);
+    if (nilable && path.length > 0 && (l === undefined || r === undefined)) leaf(l, r, path);
+  };
+  walk(lhs, rhs, schema, [], false);
+  return result;
+}
+
+/** Merges an applied configuration into the live object: config values win, granular parts merge. */
+export function merge(live: Json, config: Json, schema: JSONSchema | undefined): Json {
+  if (config === undefined) return structuredClone(live);
+  if (live === undefined || live === null) return structuredClone(config);
+  const shape = shapeOf(schema, config);
+  if (shape.kind === 'scalar' || shape.kind === 'atomic') return structuredClone(config);
+  if (shape.kind === 'object') {
+    if (!isObject(live) || !isObject(config)) return structuredClone(config);
+    const out: JsonMap = {};
+    for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
+      out[key] = merge(live[key], config[key], childSchema(shape.schema, key).schema);
+    }
+    return out;
+  }
+  if (!Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+  return mergeLists(shape, live, config);
+}
+
+/**
+ * Keyed and set lists keep the live order for elements the config does not mention, and take the config's order for
+ * the ones it does (structured-merge-diff's interleaving).
+ */
+function mergeLists(shape: Shape, live: Json[], config: Json[]): Json[] {
+  const item = shape.kind === 'set' || shape.kind === 'map-list' ? shape.item : undefined;
+  const l = indexList(shape, live);
+  const r = indexList(shape, config);
+  const shared = r.order.filter((pe) => l.byElement.has(pe));
+  let nextShared = 0;
+  const out: Json[] = [];
+  let li = 0;
+  let ri = 0;
+  while (li < l.order.length || ri < r.order.length) {
+    if (li < l.order.length && ri < r.order.length) {
+      const pe = l.order[li];
+      if (pe === r.order[ri]) {
+        out.push(merge(l.byElement.get(pe), r.byElement.get(pe), item));
+        li++;
+        ri++;
+        nextShared++;
+        continue;
+      }
+      if (r.byElement.has(pe) && nextShared < shared.length && shared[nextShared] !== pe) {
+        li++;
+        continue;
+      }
+    }
+    if (li < l.order.length && !r.byElement.has(l.order[li])) {
+      out.push(structuredClone(l.byElement.get(l.order[li])));
+      li++;
+      continue;
+    }
+    if (ri < r.order.length) {
+      const pe = r.order[ri];
+      out.push(merge(l.byElement.get(pe), r.byElement.get(pe), item));
+      ri++;
+      if (nextShared < shared.length && shared[nextShared] === pe) nextShared++;
+      continue;
+    }
+    // A live element the config lists but that was already taken in the config's order.
+    li++;
+  }
+  return out;
+}
+
+/** Removes the given paths from `obj` in place (a path whose ancestor is removed goes with it). */
+export function removePaths(obj: Json, paths: readonly FieldPath[], schema: JSONSchema | undefined): void {
+  for (const path of [...paths].sort((a, b) => a.length - b.length)) removePath(obj, path, schema);
+}
+
+function removePath(obj: Json, path: FieldPath, schema: JSONSchema | undefined): void {
+  let node: Json = obj;
+  let s = schema;
+  for (let i = 0; i < path.length; i++) {
+    const pe = path[i];
+    const last = i === path.length - 1;
+    if (pe.startsWith('f:')) {
+      if (!isObject(node)) return;
+      const key = pe.slice(2);
+      if (last) {
+        delete node[key];
+        return;
+      }
+      s = childSchema(s, key).schema;
+      node = node[key];
+      continue;
+    }
+    if (!Array.isArray(node)) return;
+    const shape = shapeOf(s, node);
+    const index = node.findIndex((item, n) => listElement(shape, item, n) === pe);
+    if (index < 0) return;
+    if (last) {
+      node.splice(index, 1);
+      return;
+    }
+    s = shape.kind === 'set' || shape.kind === 'map-list' ? shape.item : undefined;
+    node = node[index];
+  }
+}

@@ -1,0 +1,58 @@
+// Server-side apply with the stock kubectl 1.32: `apply --server-side`, a second manager conflicting, and
+// `--force-conflicts` taking the fields over, checked in kubectl's output and in the managedFields read back.
+import { expect } from 'chai';
+import yaml from 'js-yaml';
+import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
+
+describe('kubectl apply --server-side', function () {
+  this.timeout(60_000);
+  let gh: TestGatehouse;
+  let kubectl: Kubectl;
+  const ns = 'e2e-ssa';
+
+  before(async () => {
+    gh = await startTestGatehouse();
+    kubectl = await createKubectl(gh.kubeconfigPath);
+    const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    expect(res.status).to.equal(201);
+  });
+  after(async () => {
+    await kubectl?.cleanup();
+    await gh?.close();
+  });
+
+  const configMap = (data: Record<string, string>) =>
+    yaml.dump({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns }, data });
+  const stored = async (): Promise<any> => (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/settings`)).json();
+  const applyArgs = async (data: Record<string, string>, ...flags: string[]) =>
+    ['apply', '--server-side', ...flags, '-f', await kubectl.manifest(`cm-${Object.keys(data).join('-')}-${flags.length}.yaml`, configMap(data))];
+
+  it('creates, changes and prunes with kubectl as the Apply manager', async () => {
+    expect(await kubectl.ok(await applyArgs({ mode: 'fast', retries: '3' }))).to.equal('configmap/settings serverside-applied\n');
+    let obj = await stored();
+    expect(obj.data).to.deep.equal({ mode: 'fast', retries: '3' });
+    const entry = obj.metadata.managedFields.find((e: any) => e.manager === 'kubectl');
+    expect(entry).to.include({ operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1' });
+    expect(entry.fieldsV1).to.deep.equal({ 'f:data': { 'f:mode': {}, 'f:retries': {} } });
+
+    expect(await kubectl.ok(await applyArgs({ mode: 'safe' }))).to.equal('configmap/settings serverside-applied\n');
+    obj = await stored();
+    expect(obj.data).to.deep.equal({ mode: 'safe' });
+  });
+
+  it('refuses a second manager changing an owned field, naming field and manager, until --force-conflicts', async () => {
+    const conflict = await kubectl.run(await applyArgs({ mode: 'other' }, '--field-manager=ops'));
+    expect(conflict.code).to.equal(1);
+    expect(conflict.stderr).to.contain('Apply failed with 1 conflict: conflict with "kubectl": .data.mode');
+    expect((await stored()).data).to.deep.equal({ mode: 'safe' });
+
+    expect(await kubectl.ok(await applyArgs({ mode: 'other' }, '--field-manager=ops', '--force-conflicts')))
+      .to.equal('configmap/settings serverside-applied\n');
+    const obj = await stored();
+    expect(obj.data).to.deep.equal({ mode: 'other' });
+    const owners = Object.fromEntries(obj.metadata.managedFields.map((e: any) => [e.manager, e.fieldsV1]));
+    expect(owners.ops).to.deep.equal({ 'f:data': { 'f:mode': {} } });
+    expect(owners.kubectl).to.equal(undefined);
+  });
+});
