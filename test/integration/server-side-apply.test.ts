@@ -166,6 +166,26 @@ describe('server-side apply', function () {
     expect(stripped.json().metadata.managedFields).to.equal(undefined);
   });
 
+  it('records PUT as an Update and a status write with its subresource; apply to the main resource owns no status', async () => {
+    const nss = '/api/v1/namespaces';
+    const name = uniqueName('ns-apply');
+    const created = await gh.request('PATCH', `${nss}/${name}?fieldManager=tool`, { headers: APPLY, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { a: 'b' } }, status: { phase: 'Terminating' } } });
+    expect(created.status).to.equal(201);
+    expect(created.json().status.phase).to.equal('Active');
+    expect(entry(created.json(), 'tool')?.fieldsV1).to.deep.equal({ 'f:metadata': { 'f:labels': { 'f:a': {} } } });
+
+    const current = created.json();
+    const put = await gh.request('PUT', `${nss}/${name}?fieldManager=putter`, { body: { ...current, metadata: { ...current.metadata, annotations: { note: 'x' } } } });
+    expect(put.status).to.equal(200);
+    expect(entry(put.json(), 'putter', 'Update')?.fieldsV1).to.deep.equal({ 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } } });
+
+    const status = await gh.request('PATCH', `${nss}/${name}/status?fieldManager=reporter`, { headers: MERGE, body: { status: { conditions: [{ type: 'Custom', status: 'True' }] } } });
+    expect(status.status).to.equal(200);
+    const reporter = entry(status.json(), 'reporter', 'Update') as Entry;
+    expect(reporter.subresource).to.equal('status');
+    expect(Object.keys(reporter.fieldsV1)).to.deep.equal(['f:status']);
+  });
+
   it('does not bump the object for an apply that changes nothing', async () => {
     const name = uniqueName('noop');
     const first = (await apply(name, cm(name, { a: '1' }), 'tool')).json();
