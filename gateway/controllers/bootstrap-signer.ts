@@ -12,7 +12,7 @@ import type { KObject } from '../../api/meta/types.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, signingToken } from '../../api/core/v1/bootstrap-token.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
-import { CLIENT_CONFIG_KEY, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_PREFIX, publishClusterInfo } from './cluster-info.js';
+import { CLIENT_CONFIG_KEY, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_PREFIX, grantAnonymousClusterInfoRead, publishClusterInfo } from './cluster-info.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 
@@ -138,7 +138,11 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
     },
   });
   const published = opts.serverUrl && opts.caPem !== undefined
-    ? opts.serverUrl.then((url) => (abort.signal.aborted ? undefined : publishClusterInfo(registry, url, opts.caPem!)))
+    ? opts.serverUrl.then(async (url) => {
+      if (abort.signal.aborted) return;
+      await grantAnonymousClusterInfoRead(registry);
+      await publishClusterInfo(registry, url, opts.caPem!);
+    })
       .catch((e: unknown) => log(`bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
     : Promise.resolve();
 

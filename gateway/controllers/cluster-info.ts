@@ -2,6 +2,8 @@
 // reads anonymously to learn the server URL and the CA before it trusts the server. Its `clientconfig` key holds a
 // kubeconfig with one unnamed cluster and nothing else, as kubeadm writes it; Gatehouse writes it itself at start,
 // since it knows its URL (once listening) and its CA. The `jws-clientconfig-<id>` keys belong to the bootstrap signer.
+// Clients read it unauthenticated, so (as kubeadm does) a Role and RoleBinding let system:anonymous get this one
+// ConfigMap once RBAC authorizes requests.
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { WriteContext } from '../registry/admission-types.js';
@@ -11,6 +13,9 @@ export const CLUSTER_INFO_NAMESPACE = 'platform-public';
 export const CLUSTER_INFO_NAME = 'cluster-info';
 export const CLIENT_CONFIG_KEY = 'clientconfig';
 export const JWS_KEY_PREFIX = 'jws-clientconfig-';
+/** kubeadm names its grant `kubeadm:bootstrap-signer-clusterinfo`; Gatehouse plays kubeadm's part here. */
+export const CLUSTER_INFO_READER = 'gatehouse:bootstrap-signer-clusterinfo';
+const RBAC_GROUP = 'rbac.authorization.platform.io';
 
 function internalWrite(): WriteContext {
   return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
@@ -33,6 +38,32 @@ export function renderClusterInfoKubeconfig(serverUrl: string, caPem: string): s
     'users: null',
     '',
   ].join('\n');
+}
+
+/** Creates the Role and RoleBinding letting system:anonymous get cluster-info, unless they exist (left as found). */
+export async function grantAnonymousClusterInfoRead(registry: Registry): Promise<void> {
+  const roles = registry.byKind(RBAC_GROUP, 'Role');
+  const bindings = registry.byKind(RBAC_GROUP, 'RoleBinding');
+  if (!roles || !bindings) return;
+  const metadata = { name: CLUSTER_INFO_READER, namespace: CLUSTER_INFO_NAMESPACE };
+  const objects: [typeof roles, unknown][] = [
+    [roles, {
+      apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata,
+      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [CLUSTER_INFO_NAME], verbs: ['get'] }],
+    }],
+    [bindings, {
+      apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata,
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: CLUSTER_INFO_READER },
+      subjects: [{ apiGroup: RBAC_GROUP, kind: 'User', name: 'system:anonymous' }],
+    }],
+  ];
+  for (const [store, body] of objects) {
+    try {
+      await store.create(CLUSTER_INFO_NAMESPACE, body, internalWrite());
+    } catch (e) {
+      if (!(isStatusError(e) && e.code === 409)) throw e;
+    }
+  }
 }
 
 /**

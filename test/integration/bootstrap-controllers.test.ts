@@ -2,6 +2,10 @@
 // are deleted (awaited as DELETED watch events); cluster-info is published for anonymous readers and carries one
 // detached JWS per signing token, verified the way a joining client does, that follows the tokens as they come,
 // change, go and expire.
+import { createHmac } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { compactVerify, decodeProtectedHeader } from 'jose';
@@ -52,6 +56,13 @@ async function verifyAsJoiningClient(gh: TestGatehouse, t: TestToken): Promise<s
   expect(decodeProtectedHeader(detached)).to.deep.equal({ alg: 'HS256', kid: t.id });
   expect(new TextDecoder().decode(verified.payload)).to.equal(data.clientconfig);
   return data.clientconfig;
+}
+
+/** Whether cluster-info holds a signature by `t` over its current clientconfig (HMAC-SHA256 recomputed here). */
+function signedBy(cm: ClusterInfo, t: TestToken): boolean {
+  const [header, , signature] = (cm.data[`jws-clientconfig-${t.id}`] ?? '..').split('.');
+  const input = `${header}.${Buffer.from(cm.data.clientconfig ?? '', 'utf8').toString('base64url')}`;
+  return signature !== '' && createHmac('sha256', t.token).update(input).digest('base64url') === signature;
 }
 
 function isoIn(ms: number): string {
@@ -107,6 +118,21 @@ describe('bootstrap token controllers', function () {
         expect(Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString()).to.equal(gh.ca);
         const anonymous = await gh.request('GET', CLUSTER_INFO, { token: null });
         expect(anonymous.status, anonymous.body).to.equal(200);
+      });
+
+      it('grants system:anonymous get on cluster-info alone, for when RBAC authorizes', async () => {
+        // The grant is written before cluster-info is.
+        await clusterInfoWhen(gh, 'published', (c) => typeof c.data.clientconfig === 'string');
+        const rbac = '/apis/rbac.authorization.platform.io/v1/namespaces/platform-public';
+        const role = await gh.request('GET', `${rbac}/roles/gatehouse:bootstrap-signer-clusterinfo`);
+        expect(role.status, role.body).to.equal(200);
+        expect(role.json().rules).to.deep.equal([{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['get'] }]);
+        const binding = await gh.request('GET', `${rbac}/rolebindings/gatehouse:bootstrap-signer-clusterinfo`);
+        expect(binding.status, binding.body).to.equal(200);
+        expect(binding.json()).to.deep.include({
+          roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'gatehouse:bootstrap-signer-clusterinfo' },
+          subjects: [{ apiGroup: 'rbac.authorization.platform.io', kind: 'User', name: 'system:anonymous' }],
+        });
       });
 
       it('signs with signing tokens only, verifiably by a joining client, and drops the key when the token is deleted', async () => {
@@ -165,6 +191,43 @@ describe('bootstrap token controllers', function () {
       await verifyAsJoiningClient(gh, t);
       await clusterInfoWhen(gh, 'key removed at expiry', (c) => !(key in c.data));
       expect((await gh.request('GET', `${SECRETS}/bootstrap-token-${t.id}`)).status).to.equal(200);
+    });
+  });
+
+  describe('across a restart', () => {
+    let dataDir: string;
+    before(async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-signer-'));
+    });
+    after(async () => {
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('rewrites a stale clientconfig at start and re-signs it', async () => {
+      const args = ['--controllers=bootstrapsigner', '--storage-backend', 'embedded'];
+      const t = newToken();
+      const first = await startTestGatehouse(args, { dataDir });
+      let firstConfig: string;
+      try {
+        await createTokenSecret(first, t, { 'usage-bootstrap-signing': 'true' });
+        await clusterInfoWhen(first, 'signed', (c) => signedBy(c, t));
+        await verifyAsJoiningClient(first, t);
+        // As if written by an earlier run on another port: the next start must replace it.
+        firstConfig = 'apiVersion: v1\nkind: Config\nclusters: []\n';
+        const res = await first.request('PATCH', CLUSTER_INFO, { body: { data: { clientconfig: firstConfig } }, headers: MERGE });
+        expect(res.status, res.body).to.equal(200);
+      } finally {
+        await first.close();
+      }
+      const second = await startTestGatehouse(args, { dataDir });
+      try {
+        await clusterInfoWhen(second, 'new URL', (c) => c.data.clientconfig?.includes(`server: ${second.url}\n`) ?? false);
+        await clusterInfoWhen(second, 're-signed', (c) => c.data.clientconfig !== firstConfig && signedBy(c, t));
+        const config = await verifyAsJoiningClient(second, t);
+        expect(config).to.contain(`server: ${second.url}\n`);
+      } finally {
+        await second.close();
+      }
     });
   });
 
