@@ -60,28 +60,36 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
   let expiryTimer: NodeJS.Timeout | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let dirty = false;
-  let running: Promise<void> | undefined;
+  let running = false;
+  let current: Promise<void> = Promise.resolve();
 
   /** Marks the ConfigMap for a sync; starts one unless one is running (that one loops while dirty). */
   function poke(): void {
     dirty = true;
     if (running || abort.signal.aborted) return;
-    running = (async () => {
-      while (dirty && !abort.signal.aborted) {
-        dirty = false;
-        try {
-          await sync();
-        } catch (e) {
-          if (isStatusError(e) && e.code === 409) {
-            dirty = true;
-            continue;
+    running = true;
+    current = (async () => {
+      try {
+        while (dirty && !abort.signal.aborted) {
+          dirty = false;
+          try {
+            await sync();
+          } catch (e) {
+            // Changed or removed underneath (a concurrent write, another replica): start over from a fresh read.
+            if (isStatusError(e) && (e.code === 409 || e.code === 404)) {
+              dirty = true;
+              continue;
+            }
+            log(`bootstrap signer: ${(e as Error).message}`);
+            clearTimeout(retryTimer);
+            retryTimer = setTimeout(poke, retryMs);
           }
-          log(`bootstrap signer: ${(e as Error).message}`);
-          clearTimeout(retryTimer);
-          retryTimer = setTimeout(poke, retryMs);
         }
+      } finally {
+        // Cleared in the same turn as the last `dirty` check, so a poke arriving now starts a new round.
+        running = false;
       }
-    })().finally(() => { running = undefined; });
+    })();
   }
 
   async function sync(): Promise<void> {
@@ -152,7 +160,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
       clearTimeout(expiryTimer);
       clearTimeout(retryTimer);
       await Promise.all([secretsLoop, configMapLoop]);
-      await running;
+      await current;
       // A server that never listened leaves serverUrl pending forever: do not wait on it.
       await Promise.race([published, Promise.resolve()]);
     },

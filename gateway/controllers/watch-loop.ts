@@ -35,8 +35,15 @@ export async function runWatchLoop(opts: WatchLoopOptions): Promise<void> {
     }
     if (opts.signal.aborted) break;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, retryMs);
-      opts.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        opts.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, retryMs);
+      opts.signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 }
