@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { expectFailure } from '../helpers/api.js';
+import { createKubectl } from '../helpers/kubectl.js';
 import { createTokenSecret, newToken, type TestToken } from '../helpers/bootstrap-tokens.js';
 
 const SSR_PATH = '/apis/authentication.platform.io/v1/selfsubjectreviews';
@@ -71,6 +72,28 @@ describe('bootstrap token authentication', function () {
         expectFailure(await whoami(token), 401, 'Unauthorized');
       });
     }
+
+    it('works with the stock kubectl: a token Secret from a manifest, then `auth whoami --token`', async () => {
+      const t = newToken();
+      const k = await createKubectl(gh.kubeconfigPath);
+      try {
+        const manifest = await k.manifest('token.yaml', [
+          'apiVersion: v1', 'kind: Secret', 'type: bootstrap.platform.io/token',
+          `metadata: {name: bootstrap-token-${t.id}, namespace: platform-system}`,
+          'stringData:', `  token-id: "${t.id}"`, `  token-secret: "${t.secret}"`, '  usage-bootstrap-authentication: "true"',
+          '  auth-extra-groups: "system:bootstrappers:kubectl"', '',
+        ].join('\n'));
+        await k.ok(['create', '-f', manifest]);
+        const r = JSON.parse(await k.ok(['auth', 'whoami', '--token', t.token, '-o', 'json']));
+        expect(r.status.userInfo.username).to.equal(`system:bootstrap:${t.id}`);
+        expect(r.status.userInfo.groups).to.have.members(['system:bootstrappers', 'system:bootstrappers:kubectl', 'system:authenticated']);
+        const refused = await k.run(['auth', 'whoami', '--token', `${t.id}.${'0'.repeat(16)}`]);
+        expect(refused.code).to.not.equal(0);
+        expect(refused.stderr).to.match(/Unauthorized/i);
+      } finally {
+        await k.cleanup();
+      }
+    });
 
     it('logs no token secret', async () => {
       const t = newToken();
