@@ -129,6 +129,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const namespacesHook = health.postStartHook('start-system-namespaces-controller');
 
   const controller = new AbortController();
+  // Controllers that publish the server's URL (the bootstrap signer's cluster-info) start before the server listens.
+  let setServerUrl: (url: string) => void = () => {};
+  const serverUrl = new Promise<string>((resolve) => { setServerUrl = resolve; });
   let gateway;
   let controllers: Controller;
   try {
@@ -154,7 +157,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
-    controllers = await startControllers({ registry: gateway.registry, options, log });
+    controllers = await startControllers({ registry: gateway.registry, options, log, caPem: certs.caPem, serverUrl });
     namespacesHook.complete();
   } catch (e) {
     await storage.close();
@@ -178,6 +181,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   informers.complete();
 
   const url = clientUrl(options.bindAddress, port);
+  setServerUrl(url);
   const adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
 
   const shutdown = createShutdown({

@@ -8,6 +8,7 @@ import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
 import { createAdminTokenAuthenticator } from './admin-token.js';
 import { withAnonymousFallback } from './anonymous.js';
 import { createClientCertAuthenticator } from './client-cert.js';
+import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;
@@ -18,13 +19,15 @@ export interface AuthenticatorDeps {
   log: (line: string) => void;
 }
 
-export async function buildAuthenticator({ options, adminToken, log }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({ options, adminToken, registry, log }: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
     for (const warning of parsed.warnings) log(`warning: ${warning}`);
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
+  const secrets = registry.byKind('', 'Secret');
+  if (options.enableBootstrapTokenAuth && secrets) tokens.push(createBootstrapTokenAuthenticator(secrets, { log }));
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);

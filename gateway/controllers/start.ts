@@ -1,8 +1,11 @@
 // The in-process controllers, started once the registry exists and stopped at shutdown. Each controller the spec
-// names gets one entry here; `--controllers` (when present) selects among the optional ones.
+// names gets one entry here (and its name in known-controllers.ts); `--controllers` selects among them.
 import type { GatehouseOptions } from '../server/options.js';
 import type { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, startNamespaceController, type Controller } from './namespace-lifecycle.js';
+import { BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from './known-controllers.js';
+import { startTokenCleaner } from './token-cleaner.js';
+import { startBootstrapSigner } from './bootstrap-signer.js';
 
 export type { Controller };
 
@@ -10,12 +13,26 @@ export interface ControllerDeps {
   registry: Registry;
   options: GatehouseOptions;
   log: (line: string) => void;
+  /** PEM of the CA clients should trust (published in cluster-info). */
+  caPem?: string;
+  /** The URL clients reach the server at; resolves once it listens. */
+  serverUrl?: Promise<string>;
 }
 
+/** Canonical controller name → how to start it. */
+const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
+  [NAMESPACE_CONTROLLER]: ({ registry, log }) => startNamespaceController(registry, { log }),
+  [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
+  [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
+};
+
 /** Seeds what must exist before the first request, then starts every enabled controller. */
-export async function startControllers({ registry, log }: ControllerDeps): Promise<Controller> {
-  await ensureSystemNamespaces(registry);
-  const running: Controller[] = [startNamespaceController(registry, { log })];
+export async function startControllers(deps: ControllerDeps): Promise<Controller> {
+  await ensureSystemNamespaces(deps.registry);
+  const running: Controller[] = [];
+  for (const [name, start] of Object.entries(CONTROLLERS)) {
+    if (deps.options.controllers.enabled(name)) running.push(start(deps));
+  }
   return {
     async stop() {
       await Promise.all(running.map((c) => c.stop()));

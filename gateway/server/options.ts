@@ -7,6 +7,7 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
+import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -24,6 +25,10 @@ export interface GatehouseOptions {
   /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
   clientCaFile?: string;
   anonymousAuth: boolean;
+  /** --enable-bootstrap-token-auth: `<id>.<secret>` bearer tokens backed by Secrets in platform-system. */
+  enableBootstrapTokenAuth: boolean;
+  /** --controllers: which in-process controllers run. */
+  controllers: ControllerSelection;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -65,6 +70,8 @@ const FLAGS: Record<string, FlagSpec> = {
   'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
   'client-ca-file': { kind: 'string', usage: 'PEM bundle of client CAs: a client certificate signed by one authenticates as its CN, each O a group.' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
+  'enable-bootstrap-token-auth': { kind: 'bool', default: 'false', usage: 'Accept bootstrap tokens <id>.<secret> backed by Secrets of type bootstrap.platform.io/token in platform-system.' },
+  controllers: { kind: 'list', default: '*', usage: 'Controllers to run: * (those on by default), name (enable), -name (disable); tokencleaner and bootstrapsigner are off by default.' },
   'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
   'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
   'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
@@ -277,6 +284,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     tokenAuthFile: optional('token-auth-file'),
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
+    enableBootstrapTokenAuth: parseBoolFlag('enable-bootstrap-token-auth', last('enable-bootstrap-token-auth')),
+    controllers: parseControllersFlag(seen.get('controllers') ?? []),
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,

@@ -1,0 +1,14 @@
+// Every controller `--controllers` may name, with upstream's canonical names and aliases. A new controller adds one
+// line here (so the flag accepts it) and one entry in start.ts (so it runs).
+import type { ControllerInfo } from './selection.js';
+
+export const NAMESPACE_CONTROLLER = 'namespace-controller';
+export const TOKEN_CLEANER_CONTROLLER = 'token-cleaner-controller';
+export const BOOTSTRAP_SIGNER_CONTROLLER = 'bootstrap-signer-controller';
+
+export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
+  { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
+  // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.
+  { name: TOKEN_CLEANER_CONTROLLER, aliases: ['tokencleaner'], enabledByDefault: false },
+  { name: BOOTSTRAP_SIGNER_CONTROLLER, aliases: ['bootstrapsigner'], enabledByDefault: false },
+];
