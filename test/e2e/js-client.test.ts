@@ -1,0 +1,69 @@
+// The JavaScript client (@kubernetes/client-node 1.4, the line that runs on Node 20): its informer lists and watches
+// ConfigMaps, resumes after the server ends a watch, relists after a 410 for a compacted resourceVersion, and sees
+// every change. The short history window and watch timeout make the server do both within seconds.
+import { expect } from 'chai';
+import * as k8s from '@kubernetes/client-node';
+import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { eventually } from '../helpers/api.js';
+
+describe('@kubernetes/client-node informer', function () {
+  this.timeout(60_000);
+  let gh: TestGatehouse;
+  let informer: (k8s.Informer<k8s.V1ConfigMap> & k8s.ObjectCache<k8s.V1ConfigMap>) | undefined;
+  const ns = 'js-client';
+
+  before(async () => {
+    gh = await startTestGatehouse(['--history-window=2s', '--min-request-timeout=1']);
+    for (const name of [ns, `${ns}-noise`]) {
+      expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status).to.equal(201);
+    }
+  });
+  after(async () => {
+    await informer?.stop();
+    await gh?.close();
+  });
+
+  const cms = (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`;
+
+  it('sees every change across a watch timeout and a relist after 410 Gone', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(gh.kubeconfigPath);
+    const api = kc.makeApiClient(k8s.CoreV1Api);
+    let lists = 0;
+    const seen = new Map<string, string | undefined>();
+    const deleted = new Set<string>();
+    const errors: unknown[] = [];
+    informer = k8s.makeInformer(kc, cms(ns), () => {
+      lists++;
+      return api.listNamespacedConfigMap({ namespace: ns });
+    });
+    const record = (cm: k8s.V1ConfigMap) => seen.set(cm.metadata!.name!, cm.data?.v);
+    informer.on('add', record);
+    informer.on('update', record);
+    informer.on('delete', (cm) => deleted.add(cm.metadata!.name!));
+    informer.on('error', (e) => errors.push(e));
+    await informer.start();
+
+    expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'a' }, data: { v: '1' } } })).status).to.equal(201);
+    await eventually('the informer to add a', async () => seen.get('a') === '1');
+
+    // Writes elsewhere push the history past the informer's last resourceVersion; once they are compacted the next
+    // watch from it answers 410 and the informer must relist.
+    const listsBefore = lists;
+    const deadline = Date.now() + 4_000;
+    for (let i = 0; Date.now() < deadline; i++) {
+      await gh.request('POST', cms(`${ns}-noise`), { body: { metadata: { name: `n-${i}` } } });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await eventually('the informer to relist after 410', async () => lists > listsBefore, 15_000);
+
+    expect((await gh.request('PATCH', `${cms(ns)}/a`, { body: { data: { v: '2' } }, headers: { 'content-type': 'application/merge-patch+json' } })).status).to.equal(200);
+    expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'b' }, data: { v: '3' } } })).status).to.equal(201);
+    expect((await gh.request('DELETE', `${cms(ns)}/a`)).status).to.equal(200);
+    await eventually('the informer to see the update, the add and the delete', async () =>
+      seen.get('a') === '2' && seen.get('b') === '3' && deleted.has('a'), 15_000);
+    expect(informer.list().map((cm) => cm.metadata!.name)).to.deep.equal(['b']);
+    // The informer handles 410 by relisting on its own; an error event would mean it stopped.
+    expect(errors).to.deep.equal([]);
+  });
+});
