@@ -8,6 +8,8 @@ import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
 import { createAdminTokenAuthenticator } from './admin-token.js';
 import { withAnonymousFallback } from './anonymous.js';
 import { createClientCertAuthenticator } from './client-cert.js';
+import type { ServiceAccountKeys } from './service-account-keys.js';
+import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;
@@ -16,14 +18,21 @@ export interface AuthenticatorDeps {
   /** Bootstrap and service-account tokens look their objects up here. */
   registry: Registry;
   log: (line: string) => void;
+  /** Service-account token keys (loadServiceAccountKeys); absent or without verification keys: no such tokens. */
+  serviceAccountKeys?: ServiceAccountKeys;
 }
 
-export async function buildAuthenticator({ options, adminToken, log }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys }: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
     for (const warning of parsed.warnings) log(`warning: ${warning}`);
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
+  }
+  if (serviceAccountKeys && serviceAccountKeys.verification.length > 0) {
+    tokens.push(createServiceAccountTokenAuthenticator({
+      ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),
+    }));
   }
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));

@@ -7,6 +7,7 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
+import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -24,6 +25,8 @@ export interface GatehouseOptions {
   /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
   clientCaFile?: string;
   anonymousAuth: boolean;
+  /** --service-account-* and --api-audiences (service-account-options.ts). */
+  serviceAccounts: ServiceAccountOptions;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -65,6 +68,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
   'client-ca-file': { kind: 'string', usage: 'PEM bundle of client CAs: a client certificate signed by one authenticates as its CN, each O a group.' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
+  'service-account-key-file': { kind: 'string', usage: 'PEM file of RSA or ECDSA keys (private or public, several per file) verifying service-account tokens; repeatable. Default: --tls-private-key-file, else a generated <cert-dir>/sa.key.' },
+  'service-account-signing-key-file': { kind: 'string', usage: 'PEM private key (RSA or ECDSA) signing service-account tokens. Default: the first private key among the verification keys.' },
+  'service-account-issuer': { kind: 'string', default: 'https://kubernetes.default.svc.cluster.local', usage: 'Issuer ("iss") of service-account tokens; repeatable: the first issues, all are accepted.' },
+  'api-audiences': { kind: 'list', usage: 'Audiences of the API: service-account tokens must be bound to one of them (default: the issuers).' },
+  'service-account-max-token-expiration': { kind: 'duration', default: '0s', usage: 'Longest validity of an issued token (1h to 2^32s); longer requests are shortened; 0: no cap.' },
+  'service-account-lookup': { kind: 'bool', default: 'true', usage: 'Check on each request that the service account (and bound object) of a token still exist with the same uid.' },
   'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
   'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
   'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
@@ -277,6 +286,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     tokenAuthFile: optional('token-auth-file'),
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
+    serviceAccounts: parseServiceAccountOptions((name) => seen.get(name) ?? [], cwd),
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,
