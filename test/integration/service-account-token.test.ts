@@ -370,6 +370,25 @@ describe('service-account token keys', function () {
     }
   });
 
+  it('with public keys only, verifies tokens but issues none (the subresource answers 404)', async () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const gh = await startTestGatehouse(['--service-account-key-file', await file('verify-only.pub', pem(ec.publicKey, 'spki'))]);
+    try {
+      expect(gh.logs.join('\n')).to.match(/verified but not issued/);
+      const ns = await createNamespace(gh, 'verifyonly');
+      const uid = await createServiceAccount(gh, ns, 'bot');
+      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest() }), 404, 'NotFound');
+      const t = Math.floor(Date.now() / 1000);
+      const minted = await signClaims(parsePemKeys(pem(ec.privateKey, 'pkcs8')).privateKeys[0], {
+        iss: ISSUER, sub: `system:serviceaccount:${ns}:bot`, aud: [ISSUER], exp: t + 600, iat: t, nbf: t, jti: 'ext',
+        'kubernetes.io': { namespace: ns, serviceaccount: { name: 'bot', uid } },
+      });
+      expect((await whoami(gh, minted)).uid).to.equal(uid);
+    } finally {
+      await gh.close();
+    }
+  });
+
   it('falls back to --tls-private-key-file for signing and verification', async () => {
     // A real serving pair: the one a first Gatehouse generated, served by a second with the CA appended for clients.
     const first = await startTestGatehouse();
