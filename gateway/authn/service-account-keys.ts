@@ -6,6 +6,8 @@
 // that issued tokens survive restarts. The signing key: --service-account-signing-key-file, else the first private
 // key among the verification keys' sources (upstream requires the flag; a bare start should still issue tokens).
 // A file that cannot be read or holds no usable key is an OptionsError naming the flag and the file.
+// The generated key sits next to the generated CA: replicas that share the CA (one cert dir, or the same
+// --tls-* files) share their service-account keys the same way, so each verifies the others' tokens.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -32,9 +34,15 @@ export const GENERATED_SA_KEY_FILE = 'sa.key';
 
 const EC_ALGORITHMS: Record<string, JwsAlgorithm> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 
-/** The JWS algorithm for a key, or undefined for key types service-account tokens do not use (Ed25519, RSA-PSS...). */
+/** jose (rightly) refuses RS256 with shorter moduli, so such a key could neither sign nor verify. */
+const MIN_RSA_BITS = 2048;
+
+/**
+ * The JWS algorithm for a key, or undefined for keys service-account tokens cannot use (Ed25519, RSA-PSS, RSA below
+ * 2048 bits, curves other than P-256/384/521).
+ */
 export function algorithmFor(key: KeyObject): JwsAlgorithm | undefined {
-  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'rsa') return (key.asymmetricKeyDetails?.modulusLength ?? 0) >= MIN_RSA_BITS ? 'RS256' : undefined;
   if (key.asymmetricKeyType === 'ec') return EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
   return undefined;
 }
@@ -135,7 +143,7 @@ export async function loadServiceAccountKeys(opts: ServiceAccountOptions, source
     for (const file of opts.keyFiles) {
       const parsed = parsePemKeys(await readFlagFile('service-account-key-file', file));
       if (parsed.publicKeys.length === 0) {
-        throw invalid('service-account-key-file', file, 'data does not contain any valid RSA or ECDSA public keys');
+        throw invalid('service-account-key-file', file, 'data does not contain any valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) public keys');
       }
       verification.push(...parsed.publicKeys);
       candidates.push(...parsed.privateKeys);
@@ -158,7 +166,7 @@ export async function loadServiceAccountKeys(opts: ServiceAccountOptions, source
   if (opts.signingKeyFile) {
     const parsed = parsePemKeys(await readFlagFile('service-account-signing-key-file', opts.signingKeyFile));
     if (parsed.privateKeys.length === 0) {
-      throw invalid('service-account-signing-key-file', opts.signingKeyFile, 'data does not contain a valid RSA or ECDSA private key');
+      throw invalid('service-account-signing-key-file', opts.signingKeyFile, 'data does not contain a valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) private key');
     }
     signing = parsed.privateKeys[0];
     // Tokens this server issues must verify here even when the key files leave the signing key out.

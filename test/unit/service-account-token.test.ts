@@ -97,9 +97,10 @@ describe('service-account key files', () => {
     const ec521 = ecKey('secp521r1');
     const ed = generateKeyPairSync('ed25519');
     const k1 = ecKey('secp256k1');
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const text = [
       pem(rsa.privateKey, 'pkcs1'), pem(ec256.privateKey, 'sec1'), pem(ec384.publicKey, 'spki'), pem(ec521.privateKey, 'pkcs8'),
-      pem(rsa.publicKey, 'pkcs1'), pem(ed.publicKey, 'spki'), pem(k1.privateKey, 'sec1'),
+      pem(rsa.publicKey, 'pkcs1'), pem(ed.publicKey, 'spki'), pem(k1.privateKey, 'sec1'), pem(small.privateKey, 'pkcs8'),
       '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----', 'junk between blocks',
     ].join('\n');
     const parsed = parsePemKeys(text);
@@ -173,7 +174,7 @@ describe('service-account key files', () => {
       expect.fail('expected an OptionsError');
     };
     await refused({ keyFiles: [missing] }, new RegExp(`"${missing}" for "--service-account-key-file".*ENOENT`));
-    await refused({ keyFiles: [pubOnly, junk] }, new RegExp(`"${junk}" for "--service-account-key-file".*no.* valid RSA or ECDSA public keys`));
+    await refused({ keyFiles: [pubOnly, junk] }, new RegExp(`"${junk}" for "--service-account-key-file".*no.* valid RSA .*or ECDSA .*public keys`));
     await refused({ signingKeyFile: pubOnly }, new RegExp(`"${pubOnly}" for "--service-account-signing-key-file".*private key`));
     await refused({ signingKeyFile: missing }, /--service-account-signing-key-file/);
   });
