@@ -2,7 +2,8 @@
 // expiration cap), tokens authenticating as their account (read back through SelfSubjectReview), tokens the test
 // mints with the server's own key (expired, other audience, other issuer, tampered), revocation by deleting or
 // recreating the account or the bound Secret (and its absence with --service-account-lookup=false), keys surviving a
-// restart, RSA/ECDSA and several key files, the --tls-private-key-file fallback, discovery, and `kubectl create token`.
+// restart, RSA/ECDSA and several key files, the --tls-private-key-file fallback, and discovery. `kubectl create token`
+// is in test/e2e/service-account-token.test.ts.
 import { expect } from 'chai';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -10,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, expectFailure, uniqueName } from '../helpers/api.js';
-import { createKubectl } from '../helpers/kubectl.js';
 import { startGatehouse } from '../../gateway/main.js';
 import { OptionsError } from '../../gateway/server/options.js';
 import { keyId, parsePemKeys, type ServiceAccountKey } from '../../gateway/authn/service-account-keys.js';
@@ -247,36 +247,6 @@ describe('service-account tokens', function () {
       expect(sa.subresources).to.deep.equal([{
         subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'],
       }]);
-    });
-  });
-
-  describe('kubectl create token', () => {
-    it('prints a token that authenticates as the account; --duration and --bound-object-* are honoured', async () => {
-      const k = await createKubectl(gh.kubeconfigPath);
-      try {
-        const token = (await k.ok(['create', 'token', 'bot', '-n', ns])).trim();
-        expect((await whoami(gh, token)).username).to.equal(`system:serviceaccount:${ns}:bot`);
-
-        const secret = uniqueName('kbound');
-        // Through the API: `kubectl create secret` POSTs protobuf, which only the token subresource reads so far.
-        const created = await gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } } });
-        expect(created.status, created.body).to.equal(201);
-        const bound = (await k.ok(['create', 'token', 'bot', '-n', ns, '--duration=20m', '--audience=vault', '--audience', ISSUER,
-          '--bound-object-kind=Secret', `--bound-object-name=${secret}`])).trim();
-        const { claims } = decodeJwt(bound);
-        expect(claims.exp - claims.iat).to.equal(1200);
-        expect(claims.aud).to.deep.equal(['vault', ISSUER]);
-        expect(claims['kubernetes.io'].secret.name).to.equal(secret);
-        expect((await whoami(gh, bound)).username).to.equal(`system:serviceaccount:${ns}:bot`);
-
-        const short = await k.run(['create', 'token', 'bot', '-n', ns, '--duration=5m']);
-        expect(short.code).to.not.equal(0);
-        expect(short.stderr).to.contain('may not specify a duration less than 10 minutes');
-        const missing = await k.run(['create', 'token', 'nobody', '-n', ns]);
-        expect(missing.stderr).to.contain('serviceaccounts "nobody" not found');
-      } finally {
-        await k.cleanup();
-      }
     });
   });
 });
