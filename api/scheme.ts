@@ -15,6 +15,13 @@ export interface TableColumn {
   cell(obj: KObject): unknown;
 }
 
+/** The kind a create-only subresource reads and answers (discovery lists it as the subresource's responseKind). */
+export interface CreateSubresourceKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
 export interface KindDefinition {
   group: string;          // '' for the core group
   version: string;
@@ -26,6 +33,11 @@ export interface KindDefinition {
   categories?: string[];
   /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
   statusSubresource: boolean;
+  /**
+   * Create-only subresources (ServiceAccount `token`): POST <item>/<name> with a body of another kind, answered 201
+   * by a handler the gateway registers for it (gateway/handlers/create-subresource.ts); listed with verbs [create].
+   */
+  createSubresources?: Record<string, CreateSubresourceKind>;
   /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */

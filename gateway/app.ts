@@ -21,6 +21,7 @@ import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
 import { builtinVirtualResources, createVirtualResources } from './handlers/virtual-resources.js';
+import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import { isPretty } from './handlers/request-scope.js';
 
@@ -45,6 +46,8 @@ export interface AppDeps {
   minRequestTimeoutSeconds?: number;
   /** Failure details withheld from clients go here. */
   log?: (line: string) => void;
+  /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
+  createSubresources?: CreateSubresourceHandler[];
 }
 
 export interface VersionInfo {
@@ -77,7 +80,7 @@ export function createGateway(deps: AppDeps): Gateway {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
   };
-  const resources = createResourceRouter(registry, handlerDeps, virtual);
+  const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));
   const health = createHealthHandler(deps.health, { log: deps.log });
 
   const app = new Koa();

@@ -23,6 +23,8 @@ import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
+import { loadServiceAccountKeys } from './authn/service-account-keys.js';
+import { serviceAccountTokenSubresources } from './handlers/token-request.js';
 import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
@@ -120,6 +122,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   });
   if (certs.action !== 'reused' && certs.action !== 'provided') log(`serving certificate ${certs.action} in ${options.certDir}`);
   const adminToken = await loadOrCreateAdminToken(options.dataDir);
+  const serviceAccountKeys = await loadServiceAccountKeys(options.serviceAccounts, { tlsPrivateKeyFile: options.tlsPrivateKeyFile, certDir: options.certDir, log });
 
   const storage = await createStorage(options, log);
   const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
@@ -138,7 +141,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
-    const authenticator = await buildAuthenticator({ options, adminToken, registry, log });
+    const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys });
     const authorizer = buildAuthorizer(options.authorizationModes, { log });
     gateway = createGateway({
       storage,
@@ -153,6 +156,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       requestTimeoutMs: options.requestTimeoutMs,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       log,
+      createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();

@@ -9,6 +9,8 @@ import { createAdminTokenAuthenticator } from './admin-token.js';
 import { withAnonymousFallback } from './anonymous.js';
 import { createClientCertAuthenticator } from './client-cert.js';
 import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
+import type { ServiceAccountKeys } from './service-account-keys.js';
+import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;
@@ -17,9 +19,11 @@ export interface AuthenticatorDeps {
   /** Bootstrap and service-account tokens look their objects up here. */
   registry: Registry;
   log: (line: string) => void;
+  /** Service-account token keys (loadServiceAccountKeys); absent or without verification keys: no such tokens. */
+  serviceAccountKeys?: ServiceAccountKeys;
 }
 
-export async function buildAuthenticator({ options, adminToken, registry, log }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys }: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
@@ -28,6 +32,11 @@ export async function buildAuthenticator({ options, adminToken, registry, log }:
   }
   const secrets = registry.byKind('', 'Secret');
   if (options.enableBootstrapTokenAuth && secrets) tokens.push(createBootstrapTokenAuthenticator(secrets, { log }));
+  if (serviceAccountKeys && serviceAccountKeys.verification.length > 0) {
+    tokens.push(createServiceAccountTokenAuthenticator({
+      ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),
+    }));
+  }
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);

@@ -8,7 +8,7 @@ import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const STATUS_VERBS = ['get', 'patch', 'update'];
-/** Virtual resources (the review kinds) are create-only. */
+/** Virtual resources (the review kinds) and create-only subresources (serviceaccounts/token). */
 const VIRTUAL_VERBS = ['create'];
 
 interface GroupVersion {
@@ -51,6 +51,13 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
     if (def.statusSubresource) {
       resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
     }
+    // A subresource answering another kind names its group and version, as upstream lists serviceaccounts/token.
+    for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
+      resources.push({
+        name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
+        group: target.group, version: target.version, kind: target.kind, verbs: VIRTUAL_VERBS,
+      });
+    }
   }
   for (const r of gv.virtual) {
     resources.push({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VIRTUAL_VERBS });
@@ -64,7 +71,12 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
     resource: def.resource, responseKind, scope: def.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: def.singular, verbs: ITEM_VERBS,
   }, { shortNames: def.shortNames, categories: def.categories });
-  if (def.statusSubresource) (entry as Record<string, unknown>).subresources = [{ subresource: 'status', responseKind, verbs: STATUS_VERBS }];
+  const subresources: Record<string, unknown>[] = [];
+  if (def.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: STATUS_VERBS });
+  for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
+    subresources.push({ subresource: sub, responseKind: { ...target }, verbs: VIRTUAL_VERBS });
+  }
+  if (subresources.length > 0) (entry as Record<string, unknown>).subresources = subresources;
   return entry;
 }
 

@@ -15,8 +15,11 @@ import { handleUpdate } from './update.js';
 import { handleWatch } from './watch.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { handleVirtualResource, type VirtualResources } from './virtual-resources.js';
+import { handleCreateSubresource, type CreateSubresources } from './create-subresource.js';
 
-export function createResourceRouter(registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources) {
+export function createResourceRouter(
+  registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources, createSubresources?: CreateSubresources,
+) {
   return async function resourceRouter(ctx: Context): Promise<void> {
     const info = requestInfoOf(ctx);
     const virtualResource = virtual?.lookup(info.apiGroup, info.apiVersion, info.resource);
@@ -28,6 +31,9 @@ export function createResourceRouter(registry: Registry, deps: HandlerDeps & { f
     // The namespace segment must match the resource's scope; namespaced items need it.
     if (!def.namespaced && namespacePath) throw errors.pathNotFound();
     if (def.namespaced && !info.namespace && (info.name || ctx.method !== 'GET')) throw errors.pathNotFound();
+    if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
+      return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
+    }
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();
     }

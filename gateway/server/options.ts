@@ -8,6 +8,7 @@ import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
+import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -29,6 +30,8 @@ export interface GatehouseOptions {
   enableBootstrapTokenAuth: boolean;
   /** --controllers: which in-process controllers run. */
   controllers: ControllerSelection;
+  /** --service-account-* and --api-audiences (service-account-options.ts). */
+  serviceAccounts: ServiceAccountOptions;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -72,6 +75,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
   'enable-bootstrap-token-auth': { kind: 'bool', default: 'false', usage: 'Accept bootstrap tokens <id>.<secret> backed by Secrets of type bootstrap.platform.io/token in platform-system.' },
   controllers: { kind: 'list', default: '*', usage: 'Controllers to run: * (those on by default), name (enable), -name (disable); tokencleaner and bootstrapsigner are off by default.' },
+  'service-account-key-file': { kind: 'string', usage: 'PEM file of RSA or ECDSA keys (private or public, several per file) verifying service-account tokens; repeatable. Default: --tls-private-key-file, else a generated <cert-dir>/sa.key.' },
+  'service-account-signing-key-file': { kind: 'string', usage: 'PEM private key (RSA or ECDSA) signing service-account tokens. Default: the first private key among the verification keys.' },
+  'service-account-issuer': { kind: 'string', default: 'https://kubernetes.default.svc.cluster.local', usage: 'Issuer ("iss") of service-account tokens; repeatable: the first issues, all are accepted.' },
+  'api-audiences': { kind: 'list', usage: 'Audiences of the API: service-account tokens must be bound to one of them (default: the issuers).' },
+  'service-account-max-token-expiration': { kind: 'duration', default: '0s', usage: 'Longest validity of an issued token (1h to 2^32s); longer requests are shortened; 0: no cap.' },
+  'service-account-lookup': { kind: 'bool', default: 'true', usage: 'Check on each request that the service account (and bound object) of a token still exist with the same uid.' },
   'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
   'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
   'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
@@ -286,6 +295,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
     enableBootstrapTokenAuth: parseBoolFlag('enable-bootstrap-token-auth', last('enable-bootstrap-token-auth')),
     controllers: parseControllersFlag(seen.get('controllers') ?? []),
+    serviceAccounts: parseServiceAccountOptions((name) => seen.get(name) ?? [], cwd),
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,

@@ -6,6 +6,9 @@ import { arr, bool, mapList } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { ageColumn, column } from '../../common/printers.js';
 import { asArr } from '../../common/validation-helpers.js';
+import {
+  TOKEN_REQUEST_GROUP, TOKEN_REQUEST_KIND, TOKEN_REQUEST_SUBRESOURCE, TOKEN_REQUEST_VERSION,
+} from '../../authentication/v1/token-request.js';
 
 const schema = kindSchema({
   group: '', version: 'v1', kind: 'ServiceAccount',
@@ -21,6 +24,9 @@ export const serviceAccount: KindDefinition = {
   group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', singular: 'serviceaccount',
   namespaced: true, shortNames: ['sa'],
   statusSubresource: false, tracksGeneration: false,
+  createSubresources: {
+    [TOKEN_REQUEST_SUBRESOURCE]: { group: TOKEN_REQUEST_GROUP, version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
+  },
   schema,
   validate: (obj) => validateMetadata(obj, true, 'subdomain'),
   tableColumns: [

@@ -1,0 +1,76 @@
+// Create-only subresources of stored kinds (ServiceAccount `token` now; others such as `eviction` would come the same
+// way): POST <collection>/<name>/<subresource> with a body of another kind, answered 201 with what the registered
+// handler returns. The kind declares the subresource (KindDefinition.createSubresources, for discovery); the gateway
+// registers its behaviour here, so that the API layer stays free of I/O. A declared subresource without a handler
+// (a token subresource with no signing key) is a 404, every method but POST a 405.
+import type { Context } from 'koa';
+import { errors } from '../../api/meta/errors.js';
+import type { UserInfo } from '../../api/meta/user.js';
+import { userOf } from '../filters/user.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceStore } from '../registry/store.js';
+import { addWarnings, decodeRequestBody, parseDryRun, readBody, writeResponse, type HandlerDeps, type ResourceRequest } from './request-scope.js';
+
+export interface CreateSubresourceContext {
+  /** The parent object's namespace ('' for cluster-scoped kinds) and name, from the path. */
+  namespace: string;
+  name: string;
+  /** The parent kind's store. */
+  store: ResourceStore;
+  /** Other kinds the handler reads (bound objects). */
+  registry: Registry;
+  /** The decoded body (not yet checked: the handler owns its kind). */
+  body: unknown;
+  user: UserInfo;
+  dryRun: boolean;
+  /** Collected for `Warning:` response headers. */
+  warnings: string[];
+}
+
+export interface CreateSubresourceHandler {
+  /** The parent kind (group and kind) and the subresource name. */
+  group: string;
+  kind: string;
+  subresource: string;
+  /** The answer, sent with 201; throws a StatusError for a bad request. */
+  create(ctx: CreateSubresourceContext): Promise<unknown>;
+  /**
+   * Reads a body in a media type the serializers do not handle (a protobuf TokenRequest from typed clients), or
+   * returns undefined to leave it to the serializers.
+   */
+  decode?(contentType: string, body: () => Promise<Buffer>): Promise<unknown> | undefined;
+}
+
+export interface CreateSubresources {
+  lookup(group: string, kind: string, subresource: string): CreateSubresourceHandler | undefined;
+}
+
+export function createSubresourceRegistry(handlers: CreateSubresourceHandler[]): CreateSubresources {
+  const byKey = new Map<string, CreateSubresourceHandler>();
+  for (const h of handlers) {
+    const key = `${h.group}/${h.kind}/${h.subresource}`;
+    if (byKey.has(key)) throw new Error(`create subresource ${key} registered twice`);
+    byKey.set(key, h);
+  }
+  return { lookup: (group, kind, subresource) => byKey.get(`${group}/${kind}/${subresource}`) };
+}
+
+export async function handleCreateSubresource(
+  ctx: Context, deps: HandlerDeps, req: ResourceRequest, registry: Registry, handlers: CreateSubresources | undefined,
+): Promise<void> {
+  const { info, store, query } = req;
+  const def = store.def;
+  const handler = handlers?.lookup(def.group, def.kind, info.subresource);
+  if (!handler) throw errors.pathNotFound();
+  const method = ctx.method.toUpperCase();
+  if (method !== 'POST') throw errors.methodNotAllowed(method, `${def.resource}/${info.subresource}`);
+  const dryRun = parseDryRun(query.getAll('dryRun'), 'CreateOptions');
+  const custom = handler.decode?.(ctx.get('content-type'), () => readBody(ctx, deps.maxRequestBodyBytes));
+  const body = custom !== undefined ? await custom : (await decodeRequestBody(ctx, deps)).value;
+  const warnings: string[] = [];
+  const result = await handler.create({
+    namespace: def.namespaced ? info.namespace : '', name: info.name, store, registry, body, user: userOf(ctx), dryRun, warnings,
+  });
+  addWarnings(ctx, warnings);
+  writeResponse(ctx, deps, 201, result);
+}
