@@ -35,9 +35,10 @@ export function childNodes(node: CelNode): CelNode[] {
   if (meta.alternate) return [meta.alternate];
   if (meta.macro) {
     const found: CelNode[] = [];
+    // A macro object may point back at its own call node (cel.bind keeps `ast`); that is not a child.
     for (const value of Object.values(meta.macro)) {
-      if (isNode(value)) found.push(value);
-      else if (Array.isArray(value)) found.push(...value.filter(isNode));
+      if (isNode(value) && value !== node) found.push(value);
+      else if (Array.isArray(value)) found.push(...value.filter((v) => isNode(v) && v !== node));
     }
     return found;
   }

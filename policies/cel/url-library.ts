@@ -50,8 +50,9 @@ function invalid(): CelLibraryError {
   return new CelLibraryError('invalid_argument', 'URL parse error during conversion from string');
 }
 
-function hasControlOrSpace(s: string): boolean {
-  return /[\x00-\x20\x7f]/.test(s);
+// Go refuses ASCII control characters anywhere; a space is fine in the path and query (not in the host).
+function hasControl(s: string): boolean {
+  return /[\x00-\x1f\x7f]/.test(s);
 }
 
 function unescapePath(s: string): string {
@@ -84,7 +85,7 @@ function validateHost(host: string): void {
 
 /** Parses as Go's url.ParseRequestURI; throws CelLibraryError (without the input) when invalid. */
 export function parseUrl(input: string): CelUrl {
-  if (hasControlOrSpace(input)) throw invalid();
+  if (hasControl(input)) throw invalid();
   let scheme = '';
   let rest = input;
   if (!input.startsWith('/')) {
