@@ -147,14 +147,21 @@ export async function evaluateWithAuthorizer<T>(
   const known = new Map<string, AuthorizationResult | Error>();
   for (let round = 0; ; round++) {
     const pending = new Map<string, Attributes>();
-    const value = evaluate(createCelAuthorizer(user, (attributes) => {
-      const key = attributesKey(attributes);
-      const result = known.get(key);
-      if (result instanceof Error) throw result;
-      if (result) return result;
-      pending.set(key, attributes);
-      return { decision: 'NoOpinion', reason: '' };
-    }));
+    let value: T;
+    try {
+      value = evaluate(createCelAuthorizer(user, (attributes) => {
+        const key = attributesKey(attributes);
+        const result = known.get(key);
+        if (result instanceof Error) throw result;
+        if (result) return result;
+        pending.set(key, attributes);
+        return { decision: 'NoOpinion', reason: '' };
+      }));
+    } catch (error) {
+      // A placeholder answer may have led the expression into an error; only a fully answered run decides.
+      if (pending.size === 0 || round >= MAX_ROUNDS) throw error;
+      value = undefined as T;
+    }
     if (pending.size === 0 || round >= MAX_ROUNDS) return value;
     const answers = await Promise.all([...pending].map(async ([key, attributes]) => {
       try {

@@ -87,6 +87,16 @@ describe('CEL authorizer library', () => {
       .to.equal('about nodes');
   });
 
+  it('does not let an error caused by a not yet answered check decide', async () => {
+    const allowAll: Authorizer = { name: 'all', authorize: async () => ({ decision: 'Allow', reason: '' }) };
+    const p = program('authorizer.path("/a").check("get").allowed() ? "ok" : string(int("not a number"))', ['string']);
+    expect(await evaluateWithAuthorizer(allowAll, user, (authorizer) => p.evaluate({ authorizer, request: {} }))).to.equal('ok');
+    const denyAll: Authorizer = { name: 'none', authorize: async () => ({ decision: 'Deny', reason: '' }) };
+    let failure: unknown;
+    await evaluateWithAuthorizer(denyAll, user, (authorizer) => p.evaluate({ authorizer, request: {} })).catch((e) => { failure = e; });
+    expect(failure).to.be.instanceOf(Error).with.property('message', 'int conversion error');
+  });
+
   it('turns a failing async authorizer into errored decisions', async () => {
     const failing: Authorizer = { name: 'down', authorize: async () => { throw new Error('timeout'); } };
     const p = program('authorizer.path("/metrics").check("get").errored()');
