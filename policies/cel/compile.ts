@@ -38,7 +38,10 @@ export interface CelCompileOptions {
 
 export interface CelProgram {
   readonly expression: string;
-  /** The checked type of the expression (one of resultTypes, or `dyn`). */
+  /**
+   * The checked type of the expression: one of resultTypes, or a less specific type (`dyn`, `list<dyn>`...) whose
+   * value evaluate checks against resultTypes at run time.
+   */
   readonly resultType: string;
   evaluate(activation: Record<string, unknown>): unknown;
 }

@@ -23,6 +23,12 @@ describe('CEL environment: compile', () => {
     expect(e.message).to.contain('\n | request.user == other\n | ................^');
   });
 
+  it('rejects an invalid variable declaration', () => {
+    const e = thrown(() => compileCel('x', { variables: { x: 'no_such_type<' }, resultTypes: ['dyn'] }));
+    expect(e).to.be.instanceOf(CelCompileError);
+    expect(e.message).to.contain('invalid variable declaration');
+  });
+
   it('rejects syntax errors and type errors', () => {
     expect(thrown(() => compileCel('1 +', { variables: {}, resultTypes: ['int'] }))).to.be.instanceOf(CelCompileError);
     const e = thrown(() => compileCel('1 + "a"', { variables: {}, resultTypes: ['dyn'] }));
