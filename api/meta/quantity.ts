@@ -85,7 +85,7 @@ export function parseQuantity(s: string): Quantity {
   };
 }
 
-function canonicalize(sign: 1 | -1, digits: bigint, scale: number, format: QuantityFormat): string {
+export function canonicalize(sign: 1 | -1, digits: bigint, scale: number, format: QuantityFormat): string {
   if (digits === 0n) return '0';
   const prefix = sign < 0 ? '-' : '';
   if (format === 'BinarySI' && scale >= 0) {

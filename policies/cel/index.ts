@@ -9,71 +9,32 @@
 //   bool → boolean, string → string, int/uint → number (bigint when beyond Number.MAX_SAFE_INTEGER), double → number,
 //   list → array, map → object; it throws CelEvaluationError (never leaking the activation) on errors, including a
 //   runtime cost budget being exceeded.
-import { Environment } from '@marcbachmann/cel-js';
-
-export class CelCompileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CelCompileError';
-  }
-}
-
-export class CelEvaluationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CelEvaluationError';
-  }
-}
-
-export interface CelCompileOptions {
-  /** Declared variables, name → CEL type (`bool`, `string`, `map<string, dyn>`, `dyn`, `list<string>`...). */
-  variables: Record<string, string>;
-  /** The types the expression may yield (for example `['bool']`, or `['string', 'list<string>']`). */
-  resultTypes: string[];
-  /** Reject at compile time an expression whose estimated cost is above this. */
-  maxEstimatedCost?: number;
-  /** Halt an evaluation that spends more than this (cost units). */
-  runtimeCostBudget?: number;
-}
-
-export interface CelProgram {
-  readonly expression: string;
-  /** The checked type of the expression (one of resultTypes, or `dyn`). */
-  readonly resultType: string;
-  evaluate(activation: Record<string, unknown>): unknown;
-}
-
-function toPlain(value: unknown): unknown {
-  if (typeof value === 'bigint') return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), toPlain(v)]));
-  return value;
-}
-
-export function compileCel(expression: string, options: CelCompileOptions): CelProgram {
-  const env = new Environment({ unlistedVariablesAreDyn: false });
-  for (const [name, type] of Object.entries(options.variables)) env.registerVariable(name, type);
-  let parsed;
-  try {
-    parsed = env.parse(expression);
-  } catch (e) {
-    throw new CelCompileError(`compilation failed: ${(e as Error).message}`);
-  }
-  const checked = parsed.check();
-  if (!checked.valid) throw new CelCompileError(`compilation failed: ${checked.error?.message ?? 'type check failed'}`);
-  const resultType = checked.type ?? 'dyn';
-  if (resultType !== 'dyn' && !options.resultTypes.includes(resultType)) {
-    throw new CelCompileError(`must evaluate to one of [${options.resultTypes.join(', ')}], got ${resultType}`);
-  }
-  return {
-    expression,
-    resultType,
-    evaluate(activation) {
-      try {
-        return toPlain(parsed(activation));
-      } catch (e) {
-        throw new CelEvaluationError((e as Error).message);
-      }
-    },
-  };
-}
+// - Integral JSON numbers reach the expression as int, others as double (values.ts explains; celDouble() forces a
+//   double).
+// - Expressions that use the authorizer library declare a variable of type AUTHORIZER_TYPE and pass
+//   createCelAuthorizer(user, decide) as its value, or let evaluateWithAuthorizer pre-resolve an async Authorizer.
+export {
+  compileCel,
+  type CelCompileOptions,
+  type CelCompiledProgram,
+  type CelProgram,
+} from './compile.js';
+export { CelCompileError, CelEvaluationError, COST_LIMIT_EXCEEDED_MESSAGE } from './errors.js';
+export { celDouble, CelDouble } from './values.js';
+export { escapePropertyName, unescapePropertyName, CEL_RESERVED_KEYWORDS } from './escaping.js';
+export {
+  AUTHORIZER_TYPE,
+  createCelAuthorizer,
+  evaluateWithAuthorizer,
+  type CelAuthorizer,
+  type CelDecisionFunction,
+} from './authorizer-library.js';
+export {
+  AUTHORIZER_CHECK_COST,
+  DEFAULT_MAX_VALUE_SIZE,
+  DEFAULT_RUNTIME_COST_BUDGET,
+  LIST_CREATION_COST,
+  LIST_LITERAL_COST,
+  MAP_CREATION_COST,
+  STRUCT_CREATION_COST,
+} from './cost-constants.js';
