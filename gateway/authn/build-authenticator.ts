@@ -8,6 +8,7 @@ import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
 import { createAdminTokenAuthenticator } from './admin-token.js';
 import { withAnonymousFallback } from './anonymous.js';
 import { createClientCertAuthenticator } from './client-cert.js';
+import { setUpOidc } from './oidc-setup.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;
@@ -25,6 +26,9 @@ export async function buildAuthenticator({ options, adminToken, log }: Authentic
     for (const warning of parsed.warnings) log(`warning: ${warning}`);
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
+  // OIDC last among token sources: it only claims JWTs whose `iss` is one of its issuers.
+  const oidc = await setUpOidc(options, log);
+  if (oidc) tokens.push(oidc.authenticator);
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
