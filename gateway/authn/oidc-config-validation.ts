@@ -50,10 +50,26 @@ function aggregate(errors: FieldError[]): string {
   return messages.length === 1 ? messages[0] : `[${messages.join(', ')}]`;
 }
 
+/** Whether a checked result type can yield what `resultTypes` asks for: `dyn` can, and any list can hold strings. */
+function compatible(type: string, resultTypes: string[]): boolean {
+  return resultTypes.includes(type) || (resultTypes.includes('list') && /^list\b/.test(type));
+}
+
 function compile(errors: FieldError[], at: FieldPath, expression: string, variables: Record<string, string>, resultTypes: string[]): CelProgram | undefined {
+  const options = { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET };
   try {
-    return compileCel(expression, { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET });
+    return compileCel(expression, options);
   } catch (e) {
+    // The library spells element types its own way (list, list<dyn>, list<T>...): a list of any element type is fine
+    // for a mapping and is checked element by element at evaluation.
+    const got = /must evaluate to .*got (\S+)$/.exec((e as Error).message)?.[1];
+    if (got !== undefined && compatible(got, resultTypes)) {
+      try {
+        return compileCel(expression, { ...options, resultTypes: [...resultTypes, got] });
+      } catch (again) {
+        e = again;
+      }
+    }
     errors.push(fieldErrors.invalid(at, expression, (e as Error).message));
     return undefined;
   }
