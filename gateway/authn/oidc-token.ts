@@ -10,7 +10,7 @@ import type { TokenAuthenticator } from './bearer-token.js';
 import { userFromClaims, ClaimsError } from './oidc-claims.js';
 import type { CompiledJwtAuthenticator } from './oidc-config-validation.js';
 import { createHttpsFetch, type HttpsFetch } from './oidc-fetch.js';
-import { createIssuerKeys, type IssuerKeys } from './oidc-keys.js';
+import { createIssuerKeys, IssuerUnavailableError, type IssuerKeys } from './oidc-keys.js';
 
 export const NOT_BEFORE_LEEWAY_SECONDS = 300;
 
@@ -23,6 +23,8 @@ export interface JwtTokenAuthenticatorOptions {
   fetchFor?: (caPems?: string[]) => HttpsFetch;
   /** After a failed discovery, how long before another attempt (default 1s). */
   retryAfterMs?: number;
+  /** Minimum time between key-set fetches caused by unknown key ids (default 1s). */
+  unknownKeyCooldownMs?: number;
 }
 
 export interface JwtTokenAuthenticator extends TokenAuthenticator {
@@ -67,7 +69,10 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
       const previous = byIssuer.get(url);
       const keys = previous && previous.keyIdentity === keyIdentity
         ? previous.keys
-        : createIssuerKeys({ issuerUrl: url, discoveryUrl: discoveryURL, fetch: fetchFor(compiled.caPems), log: opts.log, retryAfterMs: opts.retryAfterMs, now });
+        : createIssuerKeys({
+          issuerUrl: url, discoveryUrl: discoveryURL, fetch: fetchFor(compiled.caPems), log: opts.log, now,
+          retryAfterMs: opts.retryAfterMs, unknownKeyCooldownMs: opts.unknownKeyCooldownMs,
+        });
       if (keys !== previous?.keys) void keys.warmUp();
       next.set(url, { compiled, keys, keyIdentity });
     }
@@ -97,6 +102,7 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
           currentDate: new Date(now()),
         }));
       } catch (e) {
+        if (e instanceof IssuerUnavailableError) throw new AuthenticationError(e.message);
         throw new AuthenticationError(`oidc: verify token: ${describe(e)}`);
       }
       // jose's tolerance covers exp as well; go-oidc gives exp none.
