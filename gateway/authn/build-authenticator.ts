@@ -32,5 +32,7 @@ export async function buildAuthenticator({ options, adminToken, log }: Authentic
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
-  return options.anonymousAuth ? withAnonymousFallback(union) : union;
+  // An AuthenticationConfiguration file's `anonymous` replaces --anonymous-auth (the two may not both be set).
+  const anonymous = oidc?.anonymous ?? { enabled: options.anonymousAuth, conditions: [] };
+  return anonymous.enabled ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) }) : union;
 }

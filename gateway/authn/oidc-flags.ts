@@ -39,6 +39,7 @@ export interface AuthenticationFlagOptions {
   oidc: OidcFlagOptions;
   /** --authentication-config, resolved against cwd. */
   authenticationConfigFile?: string;
+  anonymousAuthFlagSet: boolean;
 }
 
 /**
@@ -99,6 +100,7 @@ export function parseAuthenticationFlags(values: (name: string) => string[] | un
 
   return {
     authenticationConfigFile,
+    anonymousAuthFlagSet: values('anonymous-auth') !== undefined,
     oidc: {
       flagsSet,
       issuerUrl,

@@ -6,13 +6,19 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { GatehouseOptions } from '../server/options.js';
-import { loadAuthenticationConfig, parseAuthenticationConfig } from './oidc-config.js';
-import { compileAuthenticationConfig } from './oidc-config-validation.js';
+import { isDeepStrictEqual } from 'node:util';
+import { fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
+import { loadAuthenticationConfig, parseAuthenticationConfig, type AnonymousConfig, type AuthenticationConfiguration } from './oidc-config.js';
+import {
+  AuthenticationConfigInvalidError, compileAuthenticationConfig, validateAuthenticationConfig, type CompiledJwtAuthenticator,
+} from './oidc-config-validation.js';
 import { oidcFlagsToConfig, SUPPORTED_SIGNING_ALGS } from './oidc-flags.js';
 import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from './oidc-token.js';
 
 export interface OidcSetup {
   authenticator: JwtTokenAuthenticator;
+  /** The configuration file's `anonymous`, which then replaces --anonymous-auth. */
+  anonymous?: AnonymousConfig;
   /** Stops watching the configuration file. */
   close(): void;
 }
@@ -55,18 +61,39 @@ function watchConfigFile(file: string, initial: string, apply: (text: string) =>
   };
 }
 
+/** Validation beyond the file itself: feature gates, the --anonymous-auth flag, and (on reload) an unchanged anonymous. */
+function compileFileConfig(config: AuthenticationConfiguration, options: GatehouseOptions, initial?: AuthenticationConfiguration): CompiledJwtAuthenticator[] {
+  const extra: FieldError[] = [];
+  const anonymous = FieldPath.root('anonymous');
+  if (config.anonymous && !options.featureGates.enabled('AnonymousAuthConfigurableEndpoints')) {
+    extra.push(fieldErrors.forbidden(anonymous, 'anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled'));
+  }
+  if (config.anonymous && options.anonymousAuthFlagSet) {
+    extra.push(fieldErrors.forbidden(anonymous, '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file'));
+  }
+  if (initial && !isDeepStrictEqual(initial.anonymous, config.anonymous)) {
+    extra.push(fieldErrors.forbidden(anonymous, 'changed from initial configuration file'));
+  }
+  const { errors, authenticators } = validateAuthenticationConfig(config);
+  if (errors.length + extra.length > 0) throw new AuthenticationConfigInvalidError([...errors, ...extra]);
+  return authenticators;
+}
+
 /** null when neither --authentication-config nor --oidc-issuer-url is given. */
 export async function setUpOidc(options: GatehouseOptions, log: (line: string) => void): Promise<OidcSetup | null> {
   const file = options.authenticationConfigFile;
   if (file !== undefined) {
+    if (!options.featureGates.enabled('StructuredAuthenticationConfiguration')) {
+      throw new Error('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+    }
     const { config, data } = await loadAuthenticationConfig(file);
-    const authenticator = createJwtTokenAuthenticator(compileAuthenticationConfig(config), {
+    const authenticator = createJwtTokenAuthenticator(compileFileConfig(config, options), {
       // As upstream: with a configuration file any supported algorithm is fine as long as a published key matches.
       signingAlgs: SUPPORTED_SIGNING_ALGS,
       log,
     });
-    const close = watchConfigFile(file, data, (text) => authenticator.update(compileAuthenticationConfig(parseAuthenticationConfig(text))), log);
-    return { authenticator, close };
+    const reload = (text: string): void => authenticator.update(compileFileConfig(parseAuthenticationConfig(text), options, config));
+    return { authenticator, anonymous: config.anonymous, close: watchConfigFile(file, data, reload, log) };
   }
   const config = oidcFlagsToConfig(options.oidc);
   if (!config) return null;

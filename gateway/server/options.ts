@@ -29,6 +29,8 @@ export interface GatehouseOptions {
   oidc: OidcFlagOptions;
   /** --authentication-config: AuthenticationConfiguration file (exclusive with the --oidc-* flags). */
   authenticationConfigFile?: string;
+  /** Whether --anonymous-auth was given explicitly (it may not be, beside an `anonymous` in the configuration file). */
+  anonymousAuthFlagSet: boolean;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;

@@ -282,6 +282,31 @@ describe('OIDC ID tokens', function () {
         + 'jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]');
     });
 
+    it('takes anonymous from the configuration file: only the listed paths, and never beside --anonymous-auth', async () => {
+      const file = path.join(dir, 'anonymous.yaml');
+      await writeFile(file, yaml.dump({
+        apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthenticationConfiguration',
+        anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/version' }] },
+      }));
+      const gh = await startTestGatehouse([`--authentication-config=${file}`]);
+      try {
+        expect((await gh.request('GET', '/livez', { token: null })).status).to.equal(200);
+        expect((await gh.request('GET', '/version?x=1', { token: null })).status).to.equal(200);
+        expectFailure(await gh.request('GET', '/api/v1/namespaces', { token: null }), 401, 'Unauthorized');
+        expect((await gh.request('GET', '/api/v1/namespaces')).status).to.equal(200);
+      } finally {
+        await gh.close();
+      }
+      const err = await startTestGatehouse([`--authentication-config=${file}`, '--anonymous-auth=true']).then(() => undefined, (e: Error) => e);
+      expect(err?.message).to.equal('invalid authentication configuration: anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+    });
+
+    it('refuses a configuration file while StructuredAuthenticationConfiguration is off', async () => {
+      const err = await startTestGatehouse([`--authentication-config=${path.join(dir, 'x.yaml')}`, '--feature-gates=StructuredAuthenticationConfiguration=false'])
+        .then(() => undefined, (e: Error) => e);
+      expect(err?.message).to.equal('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+    });
+
     it('refuses --authentication-config together with --oidc-* flags', async () => {
       const err = await startTestGatehouse([`--authentication-config=${path.join(dir, 'x.yaml')}`, `--oidc-issuer-url=${issuer.url}`])
         .then(() => undefined, (e: Error) => e);
