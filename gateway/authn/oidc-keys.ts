@@ -71,6 +71,9 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
       [customFetch]: opts.fetch,
       timeoutDuration: timeoutMs,
       cooldownDuration: opts.unknownKeyCooldownMs ?? 1_000,
+      // As go-oidc: known keys stay trusted until a token names an unknown one, so tokens keep being checked
+      // "without contacting the provider" (document 2) through an issuer outage.
+      cacheMaxAge: Infinity,
     });
   };
 

@@ -252,7 +252,7 @@ describe('OIDC ID tokens', function () {
   });
 
   describe('start-up', () => {
-    it('starts while the issuer is down, refuses its tokens meanwhile and accepts them once it is up', async () => {
+    it('starts while the issuer is down, refuses its tokens meanwhile, accepts them once it is up and through a later outage', async () => {
       const late = await createTestIssuer();
       await late.stop();
       const gh = await startTestGatehouse([`--oidc-issuer-url=${late.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${late.caFile}`]);
@@ -265,6 +265,9 @@ describe('OIDC ID tokens', function () {
           return res.status === 201 ? res.json().status.userInfo : undefined;
         });
         expect(user.username).to.equal(`${late.url}#dave`);
+        // Once the keys are known, an issuer outage does not matter: tokens are checked without contacting it.
+        await late.stop();
+        expect((await whoami(gh, await late.mint({ sub: 'erin', aud: CLIENT_ID }))).username).to.equal(`${late.url}#erin`);
       } finally {
         await gh.close();
         await late.close();
