@@ -67,7 +67,8 @@ export function parseAuthenticationFlags(values: (name: string) => string[] | un
     if (problems.length > 0) throw invalid('oidc-issuer-url', issuerUrl, problems.join(', '));
   }
 
-  const signingAlgsRaw = last('oidc-signing-algs') ?? 'RS256';
+  // A string slice as pflag's: repeating the flag appends.
+  const signingAlgsRaw = values('oidc-signing-algs')?.join(',') ?? 'RS256';
   const signingAlgs = signingAlgsRaw.split(',').map((a) => a.trim()).filter((a) => a !== '');
   if (signingAlgs.length === 0) throw invalid('oidc-signing-algs', signingAlgsRaw, 'at least one signing algorithm is required');
   for (const alg of signingAlgs) {

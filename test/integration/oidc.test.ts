@@ -274,6 +274,17 @@ describe('OIDC ID tokens', function () {
       }
     });
 
+    it('verifies the issuer against the configured CA only: without --oidc-ca-file the test CA is not trusted', async () => {
+      const gh = await startTestGatehouse([`--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`]);
+      try {
+        await expectRejected(gh, await issuer.mint({ sub: 'alice', aud: CLIENT_ID }));
+        const line = await eventually('discovery failure logged', async () => gh.logs.find((l) => l.includes('not initialized')));
+        expect(line).to.match(/certificate/i);
+      } finally {
+        await gh.close();
+      }
+    });
+
     it('refuses a configuration file that does not validate, naming the field', async () => {
       const file = path.join(dir, 'bad.yaml');
       await writeFile(file, yaml.dump({

@@ -71,6 +71,8 @@ describe('OIDC flags', () => {
     });
     expect(o.oidc.requiredClaims).to.deep.equal([{ claim: 'tenant', value: 'acme' }, { claim: 'expr', value: 'a=b,c' }]);
     expect(parseOptions(['--authentication-config', 'authn.yaml'], '/srv').authenticationConfigFile).to.equal('/srv/authn.yaml');
+    const repeated = parseOptions([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', '--oidc-signing-algs=RS256', '--oidc-signing-algs=PS512'], '/srv');
+    expect(repeated.oidc.signingAlgs).to.deep.equal(['RS256', 'PS512']);
   });
 
   it('refuses bad values naming the flag and the value', () => {
