@@ -17,9 +17,11 @@ export interface AuthenticatorDeps {
   /** Bootstrap and service-account tokens look their objects up here. */
   registry: Registry;
   log: (line: string) => void;
+  /** Aborted at shutdown: background work (configuration file watching) stops. */
+  signal?: AbortSignal;
 }
 
-export async function buildAuthenticator({ options, adminToken, log }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({ options, adminToken, log, signal }: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
@@ -28,7 +30,10 @@ export async function buildAuthenticator({ options, adminToken, log }: Authentic
   }
   // OIDC last among token sources: it only claims JWTs whose `iss` is one of its issuers.
   const oidc = await setUpOidc(options, log);
-  if (oidc) tokens.push(oidc.authenticator);
+  if (oidc) {
+    tokens.push(oidc.authenticator);
+    signal?.addEventListener('abort', () => oidc.close(), { once: true });
+  }
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
