@@ -141,7 +141,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
-    const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys });
+    const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal: controller.signal });
     const authorizer = buildAuthorizer(options.authorizationModes, { log });
     gateway = createGateway({
       storage,

@@ -4,12 +4,16 @@
 import type { Authenticator } from './authenticator.js';
 import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from './authenticator.js';
 
-export function withAnonymousFallback(inner: Authenticator): Authenticator {
+/** `allowedPaths` (AuthenticationConfiguration anonymous.conditions): when given, anonymous only for these exact paths. */
+export function withAnonymousFallback(inner: Authenticator, opts: { allowedPaths?: string[] } = {}): Authenticator {
+  const allowed = opts.allowedPaths?.length ? new Set(opts.allowedPaths) : undefined;
   return {
     name: `${inner.name}+anonymous`,
     async authenticate(req) {
       const result = await inner.authenticate(req);
-      return result ?? { user: { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] } };
+      if (result) return result;
+      if (allowed && !allowed.has((req.url ?? '/').split('?')[0])) return null;
+      return { user: { name: ANONYMOUS_USER, groups: [UNAUTHENTICATED_GROUP] } };
     },
   };
 }

@@ -11,6 +11,7 @@ import { createClientCertAuthenticator } from './client-cert.js';
 import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ServiceAccountKeys } from './service-account-keys.js';
 import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
+import { setUpOidc } from './oidc-setup.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;
@@ -21,9 +22,11 @@ export interface AuthenticatorDeps {
   log: (line: string) => void;
   /** Service-account token keys (loadServiceAccountKeys); absent or without verification keys: no such tokens. */
   serviceAccountKeys?: ServiceAccountKeys;
+  /** Aborted at shutdown: background work (configuration file watching) stops. */
+  signal?: AbortSignal;
 }
 
-export async function buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal }: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
@@ -37,8 +40,16 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
       ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),
     }));
   }
+  // OIDC last among token sources: it only claims JWTs whose `iss` is one of its issuers.
+  const oidc = await setUpOidc(options, log);
+  if (oidc) {
+    tokens.push(oidc.authenticator);
+    signal?.addEventListener('abort', () => oidc.close(), { once: true });
+  }
   const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
-  return options.anonymousAuth ? withAnonymousFallback(union) : union;
+  // An AuthenticationConfiguration file's `anonymous` replaces --anonymous-auth (the two may not both be set).
+  const anonymous = oidc?.anonymous ?? { enabled: options.anonymousAuth, conditions: [] };
+  return anonymous.enabled ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) }) : union;
 }

@@ -9,6 +9,7 @@ import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
+import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-flags.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -32,6 +33,12 @@ export interface GatehouseOptions {
   controllers: ControllerSelection;
   /** --service-account-* and --api-audiences (service-account-options.ts). */
   serviceAccounts: ServiceAccountOptions;
+  /** --oidc-* flags (checked; turned into a JWT authenticator by authn/oidc-setup.ts). */
+  oidc: OidcFlagOptions;
+  /** --authentication-config: AuthenticationConfiguration file (exclusive with the --oidc-* flags). */
+  authenticationConfigFile?: string;
+  /** Whether --anonymous-auth was given explicitly (it may not be, beside an `anonymous` in the configuration file). */
+  anonymousAuthFlagSet: boolean;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -72,6 +79,16 @@ const FLAGS: Record<string, FlagSpec> = {
   'data-dir': { kind: 'string', default: './.data', usage: 'Directory for the admin kubeconfig, the admin token and local state.' },
   'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
   'client-ca-file': { kind: 'string', usage: 'PEM bundle of client CAs: a client certificate signed by one authenticates as its CN, each O a group.' },
+  'authentication-config': { kind: 'string', usage: 'AuthenticationConfiguration file (YAML or JSON) with JWT authenticators; exclusive with --oidc-* flags.' },
+  'oidc-issuer-url': { kind: 'string', usage: 'URL of the OpenID issuer (https only); its ID tokens authenticate. Needs --oidc-client-id.' },
+  'oidc-client-id': { kind: 'string', usage: 'Client ID the ID tokens must be issued for (audience).' },
+  'oidc-ca-file': { kind: 'string', usage: "PEM bundle to verify the issuer's certificate with (default: the system roots)." },
+  'oidc-username-claim': { kind: 'string', default: 'sub', usage: 'Claim to use as the user name.' },
+  'oidc-username-prefix': { kind: 'string', usage: "Prefix for user names; default '<issuer-url>#' for claims other than email; '-' disables." },
+  'oidc-groups-claim': { kind: 'string', usage: 'Claim holding the groups (string or array of strings).' },
+  'oidc-groups-prefix': { kind: 'string', usage: 'Prefix for every group from --oidc-groups-claim.' },
+  'oidc-required-claim': { kind: 'list', usage: 'key=value a claim must hold; repeat for more.' },
+  'oidc-signing-algs': { kind: 'list', default: 'RS256', usage: 'Accepted JOSE signing algorithms (RS256..RS512, ES256..ES512, PS256..PS512).' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
   'enable-bootstrap-token-auth': { kind: 'bool', default: 'false', usage: 'Accept bootstrap tokens <id>.<secret> backed by Secrets of type bootstrap.platform.io/token in platform-system.' },
   controllers: { kind: 'list', default: '*', usage: 'Controllers to run: * (those on by default), name (enable), -name (disable); tokencleaner and bootstrapsigner are off by default.' },
@@ -246,6 +263,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     }
   }
 
+  const authenticationFlags = parseAuthenticationFlags((name) => seen.get(name), cwd);
+
   let featureGates: FeatureGates;
   try {
     featureGates = parseFeatureGates(seen.get('feature-gates') ?? []);
@@ -296,6 +315,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     enableBootstrapTokenAuth: parseBoolFlag('enable-bootstrap-token-auth', last('enable-bootstrap-token-auth')),
     controllers: parseControllersFlag(seen.get('controllers') ?? []),
     serviceAccounts: parseServiceAccountOptions((name) => seen.get(name) ?? [], cwd),
+    ...authenticationFlags,
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,
