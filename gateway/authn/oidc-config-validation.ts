@@ -20,7 +20,7 @@ const RUNTIME_COST_BUDGET = 1_000_000;
 const CLAIMS_VARIABLES = { claims: 'map<string, dyn>' };
 const USER_VARIABLES = { user: 'map<string, dyn>' };
 const STRING_RESULT = ['string'];
-const STRING_OR_LIST_RESULT = ['string', 'list<string>', 'list<dyn>', 'list', 'null'];
+const STRING_OR_LIST_RESULT = ['string', 'list<string>', 'list<dyn>', 'list', 'null_type'];
 
 export type ClaimOrProgram = { claim: string; prefix: string } | { program: CelProgram };
 
@@ -56,7 +56,8 @@ function compatible(type: string, resultTypes: string[]): boolean {
 }
 
 function compile(errors: FieldError[], at: FieldPath, expression: string, variables: Record<string, string>, resultTypes: string[]): CelProgram | undefined {
-  const options = { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET };
+  // Mapped values are checked by oidc-claims.ts with upstream's messages; rules yield bool and are checked here.
+  const options = { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET, checkResultAtRuntime: resultTypes.length === 1 && resultTypes[0] === 'bool' };
   try {
     return compileCel(expression, options);
   } catch (e) {

@@ -24,6 +24,11 @@ export interface CelCompileOptions {
   /** Halt an evaluation that spends more than this (cost units). Default 1,000,000 (kube's per-expression limit). */
   runtimeCostBudget?: number;
   /**
+   * When the checked type is gradual (`dyn`), the value is checked against resultTypes after evaluation (default). A
+   * caller that checks results itself, with its own messages, turns this off.
+   */
+  checkResultAtRuntime?: boolean;
+  /**
    * Size assumed by the cost estimate for a string, list or map whose size the expression does not fix.
    * Default 3 MiB (the request size limit), as kube-apiserver assumes for unbounded values.
    */
@@ -104,7 +109,7 @@ export function compileCel(expression: string, options: CelCompileOptions): CelC
 
   instrumentRuntimeCost(parsed.ast);
   const budget = options.runtimeCostBudget ?? DEFAULT_RUNTIME_COST_BUDGET;
-  const exact = resultType !== 'dyn' && options.resultTypes.includes(resultType);
+  const exact = options.checkResultAtRuntime === false || (resultType !== 'dyn' && options.resultTypes.includes(resultType));
 
   function evaluateWithCost(activation: Record<string, unknown>): { value: unknown; cost: number } {
     let outcome: { value: unknown; cost: number };
