@@ -23,7 +23,7 @@ import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
-import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
+import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
@@ -162,8 +162,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   }
   const { app } = gateway;
 
-  // With --client-ca-file the TLS layer asks for and verifies client certificates; the x509 authenticator maps them.
-  const clientAuth = options.clientCaFile ? clientCertTlsOptions(readClientCaBundle(options.clientCaFile)) : {};
+  // With --client-ca-file or --requestheader-client-ca-file the TLS layer asks for and verifies client certificates;
+  // the x509 and request-header authenticators each check which CA signed them.
+  const clientAuth = clientAuthTlsOptions(options);
   const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth }, app.callback());
   // Watches are long-lived: Node's default 5-minute request timeout would cut them.
   server.requestTimeout = 0;
@@ -205,6 +206,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
 
 /** CLI: `--help` prints usage; a bad flag or a failed start prints `Error: ...` and exits 1. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // `gatehouse credential ...` is the client-side credential plugin, not the server (gateway/cli/credential.ts).
+  if (argv[0] === 'credential') {
+    const { runCredential } = await import('./cli/credential.js');
+    process.exitCode = await runCredential(argv.slice(1), {
+      env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+    });
+    return;
+  }
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(usage());
     return;

@@ -119,31 +119,63 @@ function identifier(cert: X509Certificate): string {
   return `SN=${BigInt(`0x${cert.serialNumber}`)}, subject="${cert.subject.replace(/\n/g, ', ')}"`;
 }
 
-function judge(socket: PeerSocket, cert: X509Certificate, fingerprint: string): Verdict {
+/**
+ * Fingerprints of a CA bundle, for `chainReaches`. When the TLS layer trusts more than one bundle (the client CA and
+ * the request-header CA), a verified chain only says "some trusted CA"; each authenticator then checks that the chain
+ * reaches one of its own CAs, as Go verifies against each authenticator's own pool.
+ */
+export function anchorSet(caPems: string[]): Set<string> {
+  return new Set(caPems.map((pem) => new X509Certificate(pem).fingerprint256));
+}
+
+/** Whether the chain the TLS layer built (leaf included, as Go accepts a leaf that is itself in the pool) meets `anchors`. */
+export function chainReaches(leaf: X509Certificate, anchors: Set<string>): boolean {
+  return chainOf(leaf).some((c) => anchors.has(c.fingerprint256));
+}
+
+/**
+ * Judges a peer certificate against one authenticator's CAs: verified by the TLS layer, reaching `anchors` when
+ * given, every certificate of the chain allowing client auth. Returns why not, or null when it passes.
+ */
+export function verifyPeer(socket: PeerSocket, cert: X509Certificate, anchors?: Set<string>): string | null {
+  if (socket.authorized !== true) {
+    const reason = socket.authorizationError;
+    return String(reason instanceof Error ? reason.message : reason ?? 'not verified');
+  }
+  if (anchors && !chainReaches(cert, anchors)) return 'x509: certificate signed by unknown authority';
+  // OpenSSL's client purpose check covers this too; it is repeated so the rule does not hang on OpenSSL's defaults.
+  if (!chainOf(cert).every((c) => allowsClientAuth(new x509.X509Certificate(c.raw)))) {
+    return 'x509: certificate specifies an incompatible key usage';
+  }
+  return null;
+}
+
+export function describeCertificate(cert: X509Certificate): string {
+  return identifier(cert);
+}
+
+function judge(socket: PeerSocket, cert: X509Certificate, fingerprint: string, anchors?: Set<string>): Verdict {
   const verdict: Verdict = {
     fingerprint,
     notBefore: new Date(cert.validFrom).getTime(),
     notAfter: new Date(cert.validTo).getTime(),
     user: null,
   };
-  const failed = (why: string): Verdict => ({ ...verdict, error: `verifying certificate ${identifier(cert)} failed: ${why}` });
-  if (socket.authorized !== true) {
-    const reason = socket.authorizationError;
-    return failed(String(reason instanceof Error ? reason.message : reason ?? 'not verified'));
-  }
-  // OpenSSL's client purpose check covers this too; it is repeated so the rule does not hang on OpenSSL's defaults.
-  if (!chainOf(cert).every((c) => allowsClientAuth(new x509.X509Certificate(c.raw)))) {
-    return failed('x509: certificate specifies an incompatible key usage');
-  }
+  const why = verifyPeer(socket, cert, anchors);
+  if (why !== null) return { ...verdict, error: `verifying certificate ${identifier(cert)} failed: ${why}` };
   return { ...verdict, user: userFromCertificate(new x509.X509Certificate(cert.raw)) };
 }
 
 export interface ClientCertAuthenticatorOptions {
   now?: () => number;
+  /** The --client-ca-file bundle (PEMs). Needed when the TLS layer also trusts other CAs (--requestheader-client-ca-file):
+   * a certificate that only those sign is then not an x509 identity. */
+  trustedCAs?: string[];
 }
 
 export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptions = {}): Authenticator {
   const now = opts.now ?? Date.now;
+  const anchors = opts.trustedCAs ? anchorSet(opts.trustedCAs) : undefined;
   // Keyed by socket; the fingerprint notices a TLS 1.2 renegotiation that brought another certificate.
   const verdicts = new WeakMap<object, Verdict>();
   return {
@@ -156,7 +188,7 @@ export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptio
       const fingerprint = cert.fingerprint256;
       let verdict = verdicts.get(req.socket);
       if (!verdict || verdict.fingerprint !== fingerprint) {
-        verdict = judge(socket, cert, fingerprint);
+        verdict = judge(socket, cert, fingerprint, anchors);
         verdicts.set(req.socket, verdict);
       }
       if (verdict.error) throw new AuthenticationError(verdict.error);

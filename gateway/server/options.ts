@@ -7,6 +7,7 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
+import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -24,6 +25,8 @@ export interface GatehouseOptions {
   /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
   clientCaFile?: string;
   anonymousAuth: boolean;
+  /** The authenticating proxy (--requestheader-*); set only with --requestheader-client-ca-file. */
+  requestHeader?: RequestHeaderOptions;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -64,6 +67,11 @@ const FLAGS: Record<string, FlagSpec> = {
   'data-dir': { kind: 'string', default: './.data', usage: 'Directory for the admin kubeconfig, the admin token and local state.' },
   'token-auth-file': { kind: 'string', usage: 'Static token file: CSV lines token,user,uid[,"group1,group2"].' },
   'client-ca-file': { kind: 'string', usage: 'PEM bundle of client CAs: a client certificate signed by one authenticates as its CN, each O a group.' },
+  'requestheader-client-ca-file': { kind: 'string', usage: 'PEM bundle of the CAs of authenticating proxies: only a client certificate signed by one may assert identity headers.' },
+  'requestheader-allowed-names': { kind: 'list', usage: 'Common names a proxy client certificate may have; empty allows any certificate the proxy CA signed.' },
+  'requestheader-username-headers': { kind: 'list', usage: 'Headers naming the user, first non-empty wins (usually X-Remote-User).' },
+  'requestheader-group-headers': { kind: 'list', usage: 'Headers listing groups, every value added (usually X-Remote-Group).' },
+  'requestheader-extra-headers-prefix': { kind: 'list', usage: 'Header prefixes of extra attributes, the rest of the name (lowercased, %-decoded) is the key (usually X-Remote-Extra-).' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
   'authorization-mode': { kind: 'list', default: 'AlwaysAllow', usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.` },
   'runtime-config': { kind: 'list', usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].' },
@@ -230,6 +238,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     }
   }
 
+  const requestHeader = parseRequestHeaderOptions((name) => seen.get(name), (file) => path.resolve(cwd, file), invalid);
+
   let featureGates: FeatureGates;
   try {
     featureGates = parseFeatureGates(seen.get('feature-gates') ?? []);
@@ -277,6 +287,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     tokenAuthFile: optional('token-auth-file'),
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
+    requestHeader,
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,
