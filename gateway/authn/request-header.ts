@@ -18,7 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
-import { anchorSet, describeCertificate, verifyPeer, type PeerSocket } from './client-cert.js';
+import { anchorSet, describeCertificate, peerOf, verifyPeer, type Peer, type PeerSocket } from './client-cert.js';
 import { deleteHeaders, headerNames, headerValues, unescapeExtraKey } from './header-values.js';
 
 export interface RequestHeaderConfig {
@@ -93,9 +93,10 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
   // One verification per TLS connection, as for x509; the validity window is checked per request.
   const verdicts = new WeakMap<object, ProxyVerdict>();
 
-  const judge = (socket: PeerSocket, cert: X509Certificate): ProxyVerdict => {
+  const judge = (socket: PeerSocket, peer: Peer): ProxyVerdict => {
+    const cert = peer.leaf;
     const fingerprint = cert.fingerprint256;
-    const why = verifyPeer(socket, cert, anchors);
+    const why = verifyPeer(socket, peer, anchors);
     if (why !== null) return { fingerprint, error: `verifying certificate ${describeCertificate(cert)} failed: ${why}` };
     if (allowed.size > 0) {
       const cn = commonName(cert);
@@ -108,12 +109,12 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
     name: 'requestheader',
     async authenticate(req) {
       const socket = req.socket as PeerSocket;
-      if (typeof socket.getPeerX509Certificate !== 'function') return null;
-      const cert = socket.getPeerX509Certificate();
-      if (!cert) return null;
+      const peer = peerOf(socket);
+      if (!peer) return null;
+      const cert = peer.leaf;
       let verdict = verdicts.get(req.socket);
       if (!verdict || verdict.fingerprint !== cert.fingerprint256) {
-        verdict = judge(socket, cert);
+        verdict = judge(socket, peer);
         verdicts.set(req.socket, verdict);
       }
       if (verdict.error) throw new AuthenticationError(verdict.error);
