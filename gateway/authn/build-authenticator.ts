@@ -30,6 +30,9 @@ export async function buildAuthenticator({ options, adminToken, log }: Authentic
   const members: Authenticator[] = [];
   // The authenticating proxy comes first, as upstream: a verified proxy's headers speak for the user it forwards.
   const proxy = options.requestHeader;
+  if (proxy && proxy.usernameHeaders.length === 0) {
+    log('warning: --requestheader-client-ca-file is set without --requestheader-username-headers: no proxy request can name a user');
+  }
   if (proxy) members.push(createRequestHeaderAuthenticator({ ...proxy, caPems: readClientCaBundle(proxy.clientCaFile) }));
   if (options.clientCaFile) members.push(createClientCertAuthenticator({ trustedCAs: readClientCaBundle(options.clientCaFile) }));
   members.push(createBearerTokenAuthenticator(tokens));

@@ -20,8 +20,20 @@ export function headerNames(req: IncomingMessage): string[] {
   return Object.keys(req.headersDistinct);
 }
 
+/**
+ * Whether some header's lowercased name satisfies `match`. Reads the raw list only: the per-line map is built
+ * lazily by Node, and most requests carry none of the identity headers, so the hot path never builds it.
+ */
+export function hasHeader(req: IncomingMessage, match: (lowerName: string) => boolean): boolean {
+  // Requests faked in unit tests may have no raw list.
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i < raw.length; i += 2) if (match(raw[i].toLowerCase())) return true;
+  return false;
+}
+
 /** Removes every header whose lowercased name satisfies `match`. */
 export function deleteHeaders(req: IncomingMessage, match: (lowerName: string) => boolean): void {
+  if (!hasHeader(req, match)) return;
   const distinct = req.headersDistinct;
   for (const name of Object.keys(distinct)) if (match(name)) delete distinct[name];
   for (const name of Object.keys(req.headers)) if (match(name.toLowerCase())) delete req.headers[name];

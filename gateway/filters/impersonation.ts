@@ -17,7 +17,7 @@ import { errors } from '../../api/meta/errors.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import type { Attributes, Authorizer } from '../../policies/authorizer.js';
 import { ANONYMOUS_USER, SYSTEM_AUTHENTICATED, UNAUTHENTICATED_GROUP } from '../authn/authenticator.js';
-import { deleteHeaders, firstHeaderValue, headerNames, headerValues, unescapeExtraKey } from '../authn/header-values.js';
+import { deleteHeaders, firstHeaderValue, hasHeader, headerNames, headerValues, unescapeExtraKey } from '../authn/header-values.js';
 import { forbiddenError } from './authorization.js';
 import { setUser, userOf } from './user.js';
 
@@ -126,8 +126,14 @@ export function impersonatedUser(requests: Request[]): UserInfo {
   return user;
 }
 
+function isImpersonationHeader(name: string): boolean {
+  return name.startsWith('impersonate-') && (name === IMPERSONATE_USER || name === IMPERSONATE_GROUP || name === IMPERSONATE_UID
+    || name.startsWith(IMPERSONATE_EXTRA_PREFIX));
+}
+
 export function createImpersonationFilter(authorizer: Authorizer) {
   return async function impersonationFilter(ctx: Context, next: Next): Promise<void> {
+    if (!hasHeader(ctx.req, isImpersonationHeader)) return next();
     const requests = impersonationRequests(ctx.req);
     if (requests.length === 0) return next();
     const requestor = userOf(ctx);
@@ -137,8 +143,7 @@ export function createImpersonationFilter(authorizer: Authorizer) {
       if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
     }
     setUser(ctx, impersonatedUser(requests));
-    deleteHeaders(ctx.req, (name) => name === IMPERSONATE_USER || name === IMPERSONATE_GROUP || name === IMPERSONATE_UID
-      || name.startsWith(IMPERSONATE_EXTRA_PREFIX));
+    deleteHeaders(ctx.req, isImpersonationHeader);
     return next();
   };
 }
