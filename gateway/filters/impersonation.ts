@@ -15,6 +15,7 @@
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { UserInfo } from '../../api/meta/user.js';
+import { dns1123Label, dns1123Subdomain } from '../../api/meta/validation.js';
 import type { Attributes, Authorizer } from '../../policies/authorizer.js';
 import { ANONYMOUS_USER, SYSTEM_AUTHENTICATED, UNAUTHENTICATED_GROUP } from '../authn/authenticator.js';
 import { deleteHeaders, firstHeaderValue, hasHeader, headerNames, headerValues, unescapeExtraKey } from '../authn/header-values.js';
@@ -38,12 +39,17 @@ type Request =
   | { kind: 'UserExtra'; key: string; value: string }
   | { kind: 'UID'; uid: string };
 
-/** serviceaccount.SplitUsername: exactly `system:serviceaccount:<ns>:<name>`, both parts non-empty, no further `:`. */
+/**
+ * serviceaccount.SplitUsername: exactly `system:serviceaccount:<ns>:<name>` with a valid namespace (DNS label) and
+ * account name (DNS subdomain); anything else is impersonated as a plain user of that name.
+ */
 export function splitServiceAccount(username: string): { namespace: string; name: string } | null {
   if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) return null;
   const parts = username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
-  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') return null;
-  return { namespace: parts[0], name: parts[1] };
+  if (parts.length !== 2) return null;
+  const [namespace, name] = parts;
+  if (dns1123Label(namespace).length > 0 || dns1123Subdomain(name).length > 0) return null;
+  return { namespace, name };
 }
 
 function describe(r: Request): string {

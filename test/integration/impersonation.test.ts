@@ -155,6 +155,10 @@ describe('impersonation', function () {
         groups: ['system:serviceaccounts', 'system:serviceaccounts:ns1', 'system:authenticated'],
       });
       expect(await checksOf({ 'Impersonate-User': 'system:serviceaccount:ns1:sa1' })).to.deep.equal(['impersonate /serviceaccounts/ns1/sa1 as alice']);
+      // A name that is not a valid service account name is impersonated as a plain user, as upstream.
+      for (const odd of ['system:serviceaccount:ns1:sa1:x', 'system:serviceaccount:NS1:sa1', 'system:serviceaccount::sa1']) {
+        expect(await checksOf({ 'Impersonate-User': odd })).to.deep.equal([`impersonate /users//${odd} as alice`]);
+      }
       // Explicit groups replace the service account's own.
       expect((await reviewed({ 'Impersonate-User': 'system:serviceaccount:ns1:sa1', 'Impersonate-Group': 'dev' })).groups)
         .to.deep.equal(['dev', 'system:authenticated']);
