@@ -113,7 +113,7 @@ export function parseDuration(raw: string): number {
 }
 
 export function usage(): string {
-  const lines = ['Usage: gatehouse [flags]', '', 'Flags:'];
+  const lines = ['Usage: gatehouse [flags]', '       gatehouse credential ... (kubectl exec credential plugin; see gatehouse credential --help)', '', 'Flags:'];
   for (const [name, spec] of Object.entries(FLAGS)) {
     const value = spec.kind === 'bool' ? '' : ` ${spec.kind === 'list' ? 'strings' : spec.kind}`;
     const def = spec.default !== undefined && spec.kind !== 'bool' ? ` (default ${spec.default})` : '';

@@ -98,6 +98,17 @@ describe('gatehouse credential as kubectl exec plugin', function () {
     expect(await whoami(k)).to.deep.equal({ username: 'cert-plugin-user', groups: ['plugin-group', 'system:authenticated'] });
   });
 
+  it('bin/gatehouse.js dispatches `credential` to the plugin (without starting a server)', async () => {
+    const { execFile } = await import('node:child_process');
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [path.join(REPO, 'bin', 'gatehouse.js'), 'credential', 'token', '--token', 'abc'], {
+        env: { ...process.env, KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', spec: { interactive: false } }) },
+        timeout: 60_000,
+      }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+    });
+    expect(JSON.parse(out)).to.deep.equal({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'abc' } });
+  });
+
   it('a plugin that fails makes kubectl fail with its message, not fall back to anonymous', async () => {
     const k = await kubectlFor('broken', {
       apiVersion: 'client.authentication.k8s.io/v1', args: ['token', '--token-file', path.join(dir, 'missing-token')],
