@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // The `gatehouse` command. Runs the compiled server from dist/ (built by `npm ci` through the prepare script);
 // in a source checkout without a build it falls back to running the TypeScript through tsx.
+// `gatehouse credential ...` (kubectl's exec credential plugin) loads only its own module, so that kubectl does
+// not wait for the whole server to load each time it asks for a credential.
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/gateway/main.js', import.meta.url);
+const credential = process.argv[2] === 'credential';
+const module = credential ? 'cli/credential' : 'main';
+const compiled = new URL(`../dist/gateway/${module}.js`, import.meta.url);
 
 let entry;
 if (existsSync(compiled)) {
@@ -11,6 +15,12 @@ if (existsSync(compiled)) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  entry = await import(new URL('../gateway/main.ts', import.meta.url).href);
+  entry = await import(new URL(`../gateway/${module}.ts`, import.meta.url).href);
 }
-await entry.main(process.argv.slice(2));
+if (credential) {
+  process.exitCode = await entry.runCredential(process.argv.slice(3), {
+    env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+  });
+} else {
+  await entry.main(process.argv.slice(2));
+}

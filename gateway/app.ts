@@ -11,6 +11,7 @@ import { requestInfoFilter, requestInfoOf, requestQuery } from './filters/reques
 import { createStatusFilter } from './filters/status.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
+import { createImpersonationFilter } from './filters/impersonation.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { defaultSerializers } from './negotiation/negotiate.js';
@@ -95,7 +96,11 @@ export function createGateway(deps: AppDeps): Gateway {
   // the time, and only then compress and route.
   app.use(requestInfoFilter);
   app.use(createStatusFilter(serializers));
-  app.use(createAuthenticationFilter(deps.authenticator));
+  // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
+  app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => log(`Unable to authenticate the request: ${reason}`) }));
+  // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
+  // identity is what authorization and every handler see.
+  app.use(createImpersonationFilter(deps.authorizer));
   app.use(createAuthorizationFilter(deps.authorizer));
   app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
   app.use(createCompression(deps.features));

@@ -25,7 +25,7 @@ import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
 import { serviceAccountTokenSubresources } from './handlers/token-request.js';
-import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
+import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
@@ -169,8 +169,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   }
   const { app } = gateway;
 
-  // With --client-ca-file the TLS layer asks for and verifies client certificates; the x509 authenticator maps them.
-  const clientAuth = options.clientCaFile ? clientCertTlsOptions(readClientCaBundle(options.clientCaFile)) : {};
+  // With --client-ca-file or --requestheader-client-ca-file the TLS layer asks for and verifies client certificates;
+  // the x509 and request-header authenticators each check which CA signed them.
+  const clientAuth = clientAuthTlsOptions(options);
   const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth }, app.callback());
   // Watches are long-lived: Node's default 5-minute request timeout would cut them.
   server.requestTimeout = 0;
@@ -213,6 +214,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
 
 /** CLI: `--help` prints usage; a bad flag or a failed start prints `Error: ...` and exits 1. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // `gatehouse credential ...` is the client-side credential plugin, not the server (gateway/cli/credential.ts).
+  if (argv[0] === 'credential') {
+    const { runCredential } = await import('./cli/credential.js');
+    process.exitCode = await runCredential(argv.slice(1), {
+      env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+    });
+    return;
+  }
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(usage());
     return;

@@ -1,5 +1,6 @@
 // Turns the authentication flags into the authenticator union, in upstream's order: client certificates first (a
 // presented certificate is judged before any token), then bearer tokens, and anonymous wrapped around the whole.
+// The authenticating proxy (request headers) is asked before the client certificates.
 import type { GatehouseOptions } from '../server/options.js';
 import type { Registry } from '../registry/registry.js';
 import { createAuthenticatorUnion, type Authenticator } from './authenticator.js';
@@ -7,7 +8,8 @@ import { createBearerTokenAuthenticator, type TokenAuthenticator } from './beare
 import { createStaticTokenAuthenticator, loadTokenFile } from './token-file.js';
 import { createAdminTokenAuthenticator } from './admin-token.js';
 import { withAnonymousFallback } from './anonymous.js';
-import { createClientCertAuthenticator } from './client-cert.js';
+import { createClientCertAuthenticator, readClientCaBundle } from './client-cert.js';
+import { createRequestHeaderAuthenticator, withIdentityHeadersRemoved } from './request-header.js';
 import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ServiceAccountKeys } from './service-account-keys.js';
 import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
@@ -46,10 +48,19 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
     tokens.push(oidc.authenticator);
     signal?.addEventListener('abort', () => oidc.close(), { once: true });
   }
-  const members: Authenticator[] = options.clientCaFile ? [createClientCertAuthenticator()] : [];
+  const members: Authenticator[] = [];
+  // The authenticating proxy comes first, as upstream: a verified proxy's headers speak for the user it forwards.
+  const proxy = options.requestHeader;
+  if (proxy && proxy.usernameHeaders.length === 0) {
+    log('warning: --requestheader-client-ca-file is set without --requestheader-username-headers: no proxy request can name a user');
+  }
+  if (proxy) members.push(createRequestHeaderAuthenticator({ ...proxy, caPems: readClientCaBundle(proxy.clientCaFile) }));
+  if (options.clientCaFile) members.push(createClientCertAuthenticator({ trustedCAs: readClientCaBundle(options.clientCaFile) }));
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
   // An AuthenticationConfiguration file's `anonymous` replaces --anonymous-auth (the two may not both be set).
   const anonymous = oidc?.anonymous ?? { enabled: options.anonymousAuth, conditions: [] };
-  return anonymous.enabled ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) }) : union;
+  const withAnonymous = anonymous.enabled ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) }) : union;
+  // Identity headers (X-Remote-* and the configured ones) never travel past authentication.
+  return withIdentityHeadersRemoved(withAnonymous, proxy);
 }

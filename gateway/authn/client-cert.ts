@@ -15,7 +15,7 @@ import * as x509 from '@peculiar/x509';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import type { TlsOptions } from 'node:tls';
+import type { DetailedPeerCertificate, PeerCertificate, TlsOptions } from 'node:tls';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 
@@ -93,6 +93,8 @@ export interface PeerSocket {
   authorized?: boolean;
   authorizationError?: Error | string;
   getPeerX509Certificate?: () => X509Certificate | undefined;
+  /** The legacy form; the detailed one links each certificate to its issuer, up to the trust anchor. */
+  getPeerCertificate?: (detailed?: boolean) => PeerCertificate | DetailedPeerCertificate | null;
 }
 
 interface Verdict {
@@ -104,59 +106,128 @@ interface Verdict {
   user: UserInfo | null;
 }
 
-/** The peer's chain as the TLS layer built it: leaf first, each issuer after, up to the trust anchor. */
-function chainOf(leaf: X509Certificate): X509Certificate[] {
-  const chain = [leaf];
-  const seen = new Set([leaf.fingerprint256]);
-  for (let cert = leaf.issuerCertificate; cert && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
-    seen.add(cert.fingerprint256);
-    chain.push(cert);
+/** The peer's certificate and the chain the TLS layer built for it: leaf first, each issuer after, up to the anchor. */
+export interface Peer {
+  leaf: X509Certificate;
+  chain: X509Certificate[];
+}
+
+const peers = new WeakMap<object, Peer>();
+
+/**
+ * Reads the peer of a TLS socket. Real sockets are read through the legacy getPeerCertificate only: on Node 20,
+ * once getPeerX509Certificate has been called on a connection, the detailed legacy form loses the intermediates the
+ * client sent, and the X509Certificate it returns carries no issuer either. The cheap abbreviated form gives the
+ * fingerprint on each request (a TLS 1.2 renegotiation may bring another certificate); the chain is built once per
+ * certificate and connection and shared by the x509 and request-header authenticators.
+ */
+export function peerOf(socket: PeerSocket): Peer | null {
+  if (typeof socket.getPeerCertificate === 'function') {
+    const fingerprint = socket.getPeerCertificate(false)?.fingerprint256;
+    if (!fingerprint) return null;
+    const cached = peers.get(socket);
+    if (cached && cached.leaf.fingerprint256 === fingerprint) return cached;
+    const detailed = socket.getPeerCertificate(true) as DetailedPeerCertificate | null;
+    if (!detailed?.raw) return null;
+    const leaf = new X509Certificate(detailed.raw);
+    const chain = [leaf];
+    const seen = new Set([leaf.fingerprint256]);
+    for (let c = detailed.issuerCertificate; c?.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
+      seen.add(c.fingerprint256);
+      chain.push(new X509Certificate(c.raw));
+    }
+    const peer = { leaf, chain };
+    peers.set(socket, peer);
+    return peer;
   }
-  return chain;
+  if (typeof socket.getPeerX509Certificate === 'function') {
+    const leaf = socket.getPeerX509Certificate();
+    if (!leaf) return null;
+    const chain = [leaf];
+    const seen = new Set([leaf.fingerprint256]);
+    for (let cert = leaf.issuerCertificate; cert && !seen.has(cert.fingerprint256); cert = cert.issuerCertificate) {
+      seen.add(cert.fingerprint256);
+      chain.push(cert);
+    }
+    return { leaf, chain };
+  }
+  return null;
 }
 
 function identifier(cert: X509Certificate): string {
   return `SN=${BigInt(`0x${cert.serialNumber}`)}, subject="${cert.subject.replace(/\n/g, ', ')}"`;
 }
 
-function judge(socket: PeerSocket, cert: X509Certificate, fingerprint: string): Verdict {
+/**
+ * Fingerprints of a CA bundle, for `chainReaches`. When the TLS layer trusts more than one bundle (the client CA and
+ * the request-header CA), a verified chain only says "some trusted CA"; each authenticator then checks that the chain
+ * reaches one of its own CAs, as Go verifies against each authenticator's own pool.
+ */
+export function anchorSet(caPems: string[]): Set<string> {
+  return new Set(caPems.map((pem) => new X509Certificate(pem).fingerprint256));
+}
+
+/** Whether the chain the TLS layer built (leaf included, as Go accepts a leaf that is itself in the pool) meets `anchors`. */
+export function chainReaches(peer: Peer, anchors: Set<string>): boolean {
+  return peer.chain.some((c) => anchors.has(c.fingerprint256));
+}
+
+/**
+ * Judges a peer certificate against one authenticator's CAs: verified by the TLS layer, reaching `anchors` when
+ * given, every certificate of the chain allowing client auth. Returns why not, or null when it passes.
+ */
+export function verifyPeer(socket: PeerSocket, peer: Peer, anchors?: Set<string>): string | null {
+  if (socket.authorized !== true) {
+    const reason = socket.authorizationError;
+    return String(reason instanceof Error ? reason.message : reason ?? 'not verified');
+  }
+  if (anchors && !chainReaches(peer, anchors)) return 'x509: certificate signed by unknown authority';
+  // OpenSSL's client purpose check covers this too; it is repeated so the rule does not hang on OpenSSL's defaults.
+  if (!peer.chain.every((c) => allowsClientAuth(new x509.X509Certificate(c.raw)))) {
+    return 'x509: certificate specifies an incompatible key usage';
+  }
+  return null;
+}
+
+export function describeCertificate(cert: X509Certificate): string {
+  return identifier(cert);
+}
+
+function judge(socket: PeerSocket, peer: Peer, anchors?: Set<string>): Verdict {
+  const cert = peer.leaf;
   const verdict: Verdict = {
-    fingerprint,
+    fingerprint: cert.fingerprint256,
     notBefore: new Date(cert.validFrom).getTime(),
     notAfter: new Date(cert.validTo).getTime(),
     user: null,
   };
-  const failed = (why: string): Verdict => ({ ...verdict, error: `verifying certificate ${identifier(cert)} failed: ${why}` });
-  if (socket.authorized !== true) {
-    const reason = socket.authorizationError;
-    return failed(String(reason instanceof Error ? reason.message : reason ?? 'not verified'));
-  }
-  // OpenSSL's client purpose check covers this too; it is repeated so the rule does not hang on OpenSSL's defaults.
-  if (!chainOf(cert).every((c) => allowsClientAuth(new x509.X509Certificate(c.raw)))) {
-    return failed('x509: certificate specifies an incompatible key usage');
-  }
+  const why = verifyPeer(socket, peer, anchors);
+  if (why !== null) return { ...verdict, error: `verifying certificate ${identifier(cert)} failed: ${why}` };
   return { ...verdict, user: userFromCertificate(new x509.X509Certificate(cert.raw)) };
 }
 
 export interface ClientCertAuthenticatorOptions {
   now?: () => number;
+  /** The --client-ca-file bundle (PEMs). Needed when the TLS layer also trusts other CAs (--requestheader-client-ca-file):
+   * a certificate that only those sign is then not an x509 identity. */
+  trustedCAs?: string[];
 }
 
 export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptions = {}): Authenticator {
   const now = opts.now ?? Date.now;
+  const anchors = opts.trustedCAs ? anchorSet(opts.trustedCAs) : undefined;
   // Keyed by socket; the fingerprint notices a TLS 1.2 renegotiation that brought another certificate.
   const verdicts = new WeakMap<object, Verdict>();
   return {
     name: 'x509',
     async authenticate(req: IncomingMessage) {
       const socket = req.socket as PeerSocket;
-      if (typeof socket.getPeerX509Certificate !== 'function') return null;
-      const cert = socket.getPeerX509Certificate();
-      if (!cert) return null;
-      const fingerprint = cert.fingerprint256;
+      const peer = peerOf(socket);
+      if (!peer) return null;
+      const cert = peer.leaf;
       let verdict = verdicts.get(req.socket);
-      if (!verdict || verdict.fingerprint !== fingerprint) {
-        verdict = judge(socket, cert, fingerprint);
+      if (!verdict || verdict.fingerprint !== cert.fingerprint256) {
+        verdict = judge(socket, peer, anchors);
         verdicts.set(req.socket, verdict);
       }
       if (verdict.error) throw new AuthenticationError(verdict.error);

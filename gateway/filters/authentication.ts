@@ -6,7 +6,10 @@
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { AuthenticationError, type Authenticator } from '../authn/authenticator.js';
+import { deleteHeaders } from '../authn/header-values.js';
 import { setUser } from './user.js';
+
+const isAuthorization = (name: string): boolean => name === 'authorization';
 
 export interface AuthenticationFilterOptions {
   onFailure?: (reason: string, ctx: Context) => void;
@@ -27,8 +30,9 @@ export function createAuthenticationFilter(authenticator: Authenticator, opts: A
       throw errors.unauthorized();
     }
     setUser(ctx, result.user);
-    // As upstream: once accepted, the credential does not travel further (logs, proxied requests).
-    delete ctx.req.headers.authorization;
+    // As upstream: once accepted, the credential does not travel further (logs, proxied requests), in no view of
+    // the headers Node keeps.
+    deleteHeaders(ctx.req, isAuthorization);
     await next();
   };
 }

@@ -10,6 +10,7 @@ import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
 import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-flags.js';
+import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -39,6 +40,8 @@ export interface GatehouseOptions {
   authenticationConfigFile?: string;
   /** Whether --anonymous-auth was given explicitly (it may not be, beside an `anonymous` in the configuration file). */
   anonymousAuthFlagSet: boolean;
+  /** The authenticating proxy (--requestheader-*); set only with --requestheader-client-ca-file. */
+  requestHeader?: RequestHeaderOptions;
   authorizationModes: AuthorizationMode[];
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
@@ -89,6 +92,11 @@ const FLAGS: Record<string, FlagSpec> = {
   'oidc-groups-prefix': { kind: 'string', usage: 'Prefix for every group from --oidc-groups-claim.' },
   'oidc-required-claim': { kind: 'list', usage: 'key=value a claim must hold; repeat for more.' },
   'oidc-signing-algs': { kind: 'list', default: 'RS256', usage: 'Accepted JOSE signing algorithms (RS256..RS512, ES256..ES512, PS256..PS512).' },
+  'requestheader-client-ca-file': { kind: 'string', usage: 'PEM bundle of the CAs of authenticating proxies: only a client certificate signed by one may assert identity headers.' },
+  'requestheader-allowed-names': { kind: 'list', usage: 'Common names a proxy client certificate may have; empty allows any certificate the proxy CA signed.' },
+  'requestheader-username-headers': { kind: 'list', usage: 'Headers naming the user, first non-empty wins (usually X-Remote-User).' },
+  'requestheader-group-headers': { kind: 'list', usage: 'Headers listing groups, every value added (usually X-Remote-Group).' },
+  'requestheader-extra-headers-prefix': { kind: 'list', usage: 'Header prefixes of extra attributes, the rest of the name (lowercased, %-decoded) is the key (usually X-Remote-Extra-).' },
   'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
   'enable-bootstrap-token-auth': { kind: 'bool', default: 'false', usage: 'Accept bootstrap tokens <id>.<secret> backed by Secrets of type bootstrap.platform.io/token in platform-system.' },
   controllers: { kind: 'list', default: '*', usage: 'Controllers to run: * (those on by default), name (enable), -name (disable); tokencleaner and bootstrapsigner are off by default.' },
@@ -138,7 +146,7 @@ export function parseDuration(raw: string): number {
 }
 
 export function usage(): string {
-  const lines = ['Usage: gatehouse [flags]', '', 'Flags:'];
+  const lines = ['Usage: gatehouse [flags]', '       gatehouse credential ... (kubectl exec credential plugin; see gatehouse credential --help)', '', 'Flags:'];
   for (const [name, spec] of Object.entries(FLAGS)) {
     const value = spec.kind === 'bool' ? '' : ` ${spec.kind === 'list' ? 'strings' : spec.kind}`;
     const def = spec.default !== undefined && spec.kind !== 'bool' ? ` (default ${spec.default})` : '';
@@ -264,6 +272,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
   }
 
   const authenticationFlags = parseAuthenticationFlags((name) => seen.get(name), cwd);
+  const requestHeader = parseRequestHeaderOptions((name) => seen.get(name), (file) => path.resolve(cwd, file), invalid);
 
   let featureGates: FeatureGates;
   try {
@@ -316,6 +325,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     controllers: parseControllersFlag(seen.get('controllers') ?? []),
     serviceAccounts: parseServiceAccountOptions((name) => seen.get(name) ?? [], cwd),
     ...authenticationFlags,
+    requestHeader,
     authorizationModes: parseModes(last('authorization-mode')),
     runtimeConfig,
     featureGates,

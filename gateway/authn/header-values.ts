@@ -1,0 +1,57 @@
+// Header access with Go's net/http semantics, for the headers that carry identity (authenticating proxy,
+// impersonation). Node joins repeated header lines with ", ", which would split or merge group names that contain
+// commas; Go keeps one value per line, and so does this module (through headersDistinct). Deleting has to reach
+// every view Node keeps of the headers (the joined map, the per-line map once built, the raw list), so that nothing
+// later in the chain, a proxied request included, can read a stripped header back.
+import type { IncomingMessage } from 'node:http';
+
+/** Every value of `name` (case-insensitive), one per header line, in order; [] when absent. */
+export function headerValues(req: IncomingMessage, name: string): string[] {
+  return req.headersDistinct[name.toLowerCase()] ?? [];
+}
+
+/** Go's Header.Get: the first value of `name`, or '' when absent. */
+export function firstHeaderValue(req: IncomingMessage, name: string): string {
+  return headerValues(req, name)[0] ?? '';
+}
+
+/** The lowercased names of the request's headers. */
+export function headerNames(req: IncomingMessage): string[] {
+  return Object.keys(req.headersDistinct);
+}
+
+/**
+ * Whether some header's lowercased name satisfies `match`. Reads the raw list only: the per-line map is built
+ * lazily by Node, and most requests carry none of the identity headers, so the hot path never builds it.
+ */
+export function hasHeader(req: IncomingMessage, match: (lowerName: string) => boolean): boolean {
+  // Requests faked in unit tests may have no raw list.
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i < raw.length; i += 2) if (match(raw[i].toLowerCase())) return true;
+  return false;
+}
+
+/** Removes every header whose lowercased name satisfies `match`. */
+export function deleteHeaders(req: IncomingMessage, match: (lowerName: string) => boolean): void {
+  if (!hasHeader(req, match)) return;
+  const distinct = req.headersDistinct;
+  for (const name of Object.keys(distinct)) if (match(name)) delete distinct[name];
+  for (const name of Object.keys(req.headers)) if (match(name.toLowerCase())) delete req.headers[name];
+  const raw = req.rawHeaders;
+  let kept = 0;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (match(raw[i].toLowerCase())) continue;
+    raw[kept++] = raw[i];
+    raw[kept++] = raw[i + 1];
+  }
+  raw.length = kept;
+}
+
+/** Go's url.PathUnescape, keeping the text as it came when it is not valid percent-encoding (as upstream does). */
+export function unescapeExtraKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
