@@ -25,6 +25,8 @@ import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
+import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
+import { installRbacAdmission } from './rbac/install.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
 export interface RunningGatehouse {
@@ -127,16 +129,21 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const informers = health.postStartHook('generic-apiserver-start-informers');
   const autoregister = health.bootSequence('autoregister-completion');
   const namespacesHook = health.postStartHook('start-system-namespaces-controller');
+  const rbacHook = health.postStartHook('rbac/bootstrap-roles');
 
   const controller = new AbortController();
   let gateway;
   let controllers: Controller;
+  let rbac: RbacIndexFeed | undefined;
   try {
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
     const authenticator = await buildAuthenticator({ options, adminToken, registry, log });
-    const authorizer = buildAuthorizer(options.authorizationModes, { log });
+    // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
+    rbac = startRbacIndexFeed(registry, { log });
+    const authorizer = buildAuthorizer(options.authorizationModes, { log, rbac: rbac.index });
+    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: options.authorizationModes });
     gateway = createGateway({
       storage,
       registry,
@@ -156,7 +163,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
     controllers = await startControllers({ registry: gateway.registry, options, log });
     namespacesHook.complete();
+    await rbac.bootstrapIndexed();
+    rbacHook.complete();
   } catch (e) {
+    await rbac?.stop();
     await storage.close();
     throw e;
   }
@@ -172,6 +182,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
     await controllers.stop();
+    await rbac.stop();
     await storage.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
   }
@@ -186,7 +197,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), () => rbac!.stop(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};

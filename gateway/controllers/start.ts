@@ -3,6 +3,8 @@
 import type { GatehouseOptions } from '../server/options.js';
 import type { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, startNamespaceController, type Controller } from './namespace-lifecycle.js';
+import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
+import { startRoleAggregationController } from './role-aggregation.js';
 
 export type { Controller };
 
@@ -15,7 +17,8 @@ export interface ControllerDeps {
 /** Seeds what must exist before the first request, then starts every enabled controller. */
 export async function startControllers({ registry, log }: ControllerDeps): Promise<Controller> {
   await ensureSystemNamespaces(registry);
-  const running: Controller[] = [startNamespaceController(registry, { log })];
+  await ensureBootstrapPolicy(registry);
+  const running: Controller[] = [startNamespaceController(registry, { log }), startRoleAggregationController(registry, { log })];
   return {
     async stop() {
       await Promise.all(running.map((c) => c.stop()));

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
+import { userOf } from '../filters/user.js';
 import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps);
-  const wctx = writeContext(query, 'CreateOptions', decoded);
+  const wctx = writeContext(query, 'CreateOptions', decoded, userOf(ctx));
   const created = await store.create(info.namespace, decoded.value, wctx);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 201, created, store.def);
