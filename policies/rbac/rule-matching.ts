@@ -91,11 +91,11 @@ export function subjectProblem(subject: Subject): string | undefined {
   }
 }
 
-/** `User "alice"`, `ServiceAccount "ns/name"` as upstream's reason strings write subjects. */
+/** `User "alice"`, `ServiceAccount "name/namespace"` as upstream's reason strings write subjects. */
 export function describeSubject(subject: Subject, bindingNamespace: string): string {
   if (subject.kind === 'ServiceAccount') {
     const ns = subject.namespace || bindingNamespace;
-    return `${subject.kind} ${JSON.stringify(`${ns}/${subject.name}`)}`;
+    return `${subject.kind} ${JSON.stringify(`${subject.name}/${ns}`)}`;
   }
   return `${subject.kind} ${JSON.stringify(subject.name)}`;
 }
