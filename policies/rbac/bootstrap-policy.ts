@@ -76,6 +76,8 @@ export function bootstrapClusterRoles(): RoleObject[] {
     ]),
     clusterRole('system:discovery', [urls(['get'], DISCOVERY_URLS)]),
     clusterRole('system:public-info-viewer', [urls(['get'], PUBLIC_INFO_URLS)]),
+    // Scrapers and probes that want the per-check health endpoints and metrics join the group system:monitoring.
+    clusterRole('system:monitoring', [urls(['get'], ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'])]),
     // What a node agent needs of the resources served here; bound to nobody (the Node authorizer grants it).
     clusterRole('system:node', [
       rule(READ, [''], ['nodes']),
@@ -93,5 +95,6 @@ export function bootstrapClusterRoleBindings(): BindingObject[] {
     clusterRoleBinding('system:basic-user', 'system:basic-user', ['system:authenticated']),
     clusterRoleBinding('system:discovery', 'system:discovery', ['system:authenticated']),
     clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    clusterRoleBinding('system:monitoring', 'system:monitoring', ['system:monitoring']),
   ];
 }

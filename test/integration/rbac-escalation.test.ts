@@ -1,10 +1,9 @@
 // The write side of RBAC over real HTTPS: escalation prevention on roles and bindings (403 unless the author holds
 // the permissions, or `escalate` / `bind`), roleRef immutability and the other validation rules (422), the
-// role-aggregation controller following labelled ClusterRoles, and RBAC driven by the real kubectl (`apply -f`).
+// role-aggregation controller following labelled ClusterRoles.
 import { expect } from 'chai';
 import { createNamespace, eventually, expectFailure, MERGE } from '../helpers/api.js';
 import type { TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { bindingBody, RBAC, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
 
 describe('RBAC writes', function () {
@@ -152,31 +151,6 @@ describe('RBAC writes', function () {
       // A hand edit is undone.
       expect((await gh.request('PATCH', `${RBAC_V1}/clusterroles/agg-custom`, { headers: MERGE, body: { rules: [] } })).status).to.equal(200);
       await eventually('edit undone', async () => JSON.stringify(await rulesOf('agg-custom')) === JSON.stringify([widgets]));
-    });
-  });
-
-  describe('through kubectl', () => {
-    let kubectl: Kubectl;
-    before(async () => { kubectl = await createKubectl(gh.kubeconfigPath); });
-    after(async () => { await kubectl?.cleanup(); });
-
-    it('applies a Role and RoleBinding from YAML, after which the user may read and nothing more', async () => {
-      const ns = await createNamespace(gh, 'rbac-kubectl');
-      const file = await kubectl.manifest('rbac.yaml', [
-        `apiVersion: ${RBAC}/v1`, 'kind: Role', 'metadata:', '  name: cm-reader', `  namespace: ${ns}`, 'rules:',
-        '- apiGroups: [""]', '  resources: [configmaps]', '  verbs: [get, list]', '---',
-        `apiVersion: ${RBAC}/v1`, 'kind: RoleBinding', 'metadata:', '  name: alice-cm', `  namespace: ${ns}`,
-        'roleRef:', `  apiGroup: ${RBAC}`, '  kind: Role', '  name: cm-reader', 'subjects:', '- kind: User', '  name: alice', '',
-      ].join('\n'));
-      const out = await kubectl.ok(['apply', '-f', file]);
-      expect(out).to.contain('role.rbac.authorization.platform.io/cm-reader created');
-      expect(out).to.contain('rolebinding.rbac.authorization.platform.io/alice-cm created');
-      const asAlice = ['--token', tokenOf('alice'), '-n', ns];
-      await eventually('alice lists configmaps', async () => (await kubectl.run(['get', 'configmaps', ...asAlice])).code === 0);
-      const denied = await kubectl.run(['get', 'secrets', ...asAlice]);
-      expect(denied.code).to.not.equal(0);
-      expect(denied.stderr).to.contain(`Error from server (Forbidden): secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "${ns}"`);
-      expect(await kubectl.ok(['get', 'rolebindings', '-n', ns, '-o', 'wide'])).to.match(/alice-cm\s+Role\/cm-reader/);
     });
   });
 });
