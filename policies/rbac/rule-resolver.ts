@@ -38,8 +38,7 @@ export function createRuleResolver(source: RbacSource) {
   }
 
   /** Visits one binding's rules when a subject names the user; false when the visitor stopped the walk. */
-  function visitBinding(binding: BindingObject, user: UserInfo, namespace: string, visit: RuleVisitor): boolean {
-    const bindingNamespace = namespace;
+  function visitBinding(binding: BindingObject, user: UserInfo, bindingNamespace: string, visit: RuleVisitor): boolean {
     let matched: number | undefined;
     const subjects = binding.subjects ?? [];
     for (let i = 0; i < subjects.length; i++) {
@@ -64,13 +63,13 @@ export function createRuleResolver(source: RbacSource) {
 
   /** Cluster-wide grants first, then those of `namespace` (none for ''). */
   function visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor): void {
-      for (const binding of source.clusterRoleBindings()) {
-        if (!visitBinding(binding, user, '', visit)) return;
-      }
-      if (!namespace) return;
-      for (const binding of source.roleBindings(namespace)) {
-        if (!visitBinding(binding, user, namespace, visit)) return;
-      }
+    for (const binding of source.clusterRoleBindings()) {
+      if (!visitBinding(binding, user, '', visit)) return;
+    }
+    if (!namespace) return;
+    for (const binding of source.roleBindings(namespace)) {
+      if (!visitBinding(binding, user, namespace, visit)) return;
+    }
   }
 
   return {
