@@ -15,6 +15,8 @@ export const USERS: Record<string, string[]> = {
   carol: [],
   dave: [],
   'system:node:n1': ['system:nodes'],
+  // A service account's identity as its token authenticator would present it.
+  'system:serviceaccount:sa-ns:robot': ['system:serviceaccounts', 'system:serviceaccounts:sa-ns'],
 };
 export const tokenOf = (user: string): string => `${user.replace(/[^a-z0-9]/g, '-')}-token-0123456789`;
 

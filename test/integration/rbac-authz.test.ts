@@ -97,6 +97,19 @@ describe('RBAC authorization', function () {
       await eventually('carol refused again', async () => (await status('carol', 'GET', '/api/v1/namespaces')) === 403);
     });
 
+    it('match service accounts by namespace and name, the namespace defaulting to the binding\'s', async () => {
+      const robot = 'system:serviceaccount:sa-ns:robot';
+      await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'sa-ns' } } });
+      const ns = await createNamespace(gh, 'rbac-sa');
+      await create(`${RBAC_V1}/namespaces/sa-ns/rolebindings`, { ...bindingBody('robot-view', 'ClusterRole', 'view', []), subjects: [{ kind: 'ServiceAccount', name: 'robot' }] });
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, { ...bindingBody('robot-other', 'ClusterRole', 'view', []), subjects: [{ kind: 'ServiceAccount', name: 'robot' }] });
+      await eventually('robot may list configmaps in its namespace', async () => (await status(robot, 'GET', '/api/v1/namespaces/sa-ns/configmaps')) === 200);
+      // In the other namespace the subject means that namespace's `robot`, which is another account.
+      expect(await status(robot, 'GET', `/api/v1/namespaces/${ns}/configmaps`)).to.equal(403);
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, { ...bindingBody('robot-qualified', 'ClusterRole', 'view', []), subjects: [{ kind: 'ServiceAccount', name: 'robot', namespace: 'sa-ns' }] });
+      await eventually('robot may list configmaps in the other namespace', async () => (await status(robot, 'GET', `/api/v1/namespaces/${ns}/configmaps`)) === 200);
+    });
+
     it('gives a user bound to view read access without Secrets', async () => {
       const ns = await createNamespace(gh, 'rbac-view');
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('dave-view', 'ClusterRole', 'view', ['dave']));
