@@ -18,7 +18,8 @@ export interface ControllerDeps {
 export async function startControllers({ registry, log }: ControllerDeps): Promise<Controller> {
   await ensureSystemNamespaces(registry);
   await ensureBootstrapPolicy(registry);
-  const running: Controller[] = [startNamespaceController(registry, { log }), startRoleAggregationController(registry, { log })];
+  const running: Controller[] = [startNamespaceController(registry, { log })];
+  running.push(startRoleAggregationController(registry, { log }));
   return {
     async stop() {
       await Promise.all(running.map((c) => c.stop()));
