@@ -27,6 +27,8 @@ import { loadServiceAccountKeys } from './authn/service-account-keys.js';
 import { serviceAccountTokenSubresources } from './handlers/token-request.js';
 import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
 import { buildAuthorizer } from '../policies/build-authorizer.js';
+import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
+import { installRbacAdmission } from './rbac/install.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
 export interface RunningGatehouse {
@@ -130,6 +132,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const informers = health.postStartHook('generic-apiserver-start-informers');
   const autoregister = health.bootSequence('autoregister-completion');
   const namespacesHook = health.postStartHook('start-system-namespaces-controller');
+  const rbacHook = health.postStartHook('rbac/bootstrap-roles');
 
   const controller = new AbortController();
   // Controllers that publish the server's URL (the bootstrap signer's cluster-info) start before the server listens.
@@ -137,12 +140,16 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const serverUrl = new Promise<string>((resolve) => { setServerUrl = resolve; });
   let gateway;
   let controllers: Controller;
+  let rbac: RbacIndexFeed | undefined;
   try {
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
     const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal: controller.signal });
-    const authorizer = buildAuthorizer(options.authorizationModes, { log });
+    // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
+    rbac = startRbacIndexFeed(registry, { log });
+    const authorizer = buildAuthorizer(options.authorizationModes, { log, rbac: rbac.index });
+    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: options.authorizationModes });
     gateway = createGateway({
       storage,
       registry,
@@ -163,7 +170,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
     controllers = await startControllers({ registry: gateway.registry, options, log, caPem: certs.caPem, serverUrl });
     namespacesHook.complete();
+    await rbac.bootstrapIndexed();
+    rbacHook.complete();
   } catch (e) {
+    await rbac?.stop();
     await storage.close();
     throw e;
   }
@@ -180,6 +190,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
     await controllers.stop();
+    await rbac.stop();
     await storage.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
   }
@@ -195,7 +206,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), () => rbac!.stop(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};

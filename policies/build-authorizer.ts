@@ -3,6 +3,9 @@
 import { createAuthorizerUnion, type Authorizer } from './authorizer.js';
 import { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './always.js';
 import { createPrivilegedGroupsAuthorizer } from './privileged-groups.js';
+import { createRbacAuthorizer } from './rbac/authorizer.js';
+import type { RbacSource } from './rbac/types.js';
+import { createNodeAuthorizer } from './node/authorizer.js';
 
 /** Every mode name kube-apiserver accepts; only the implemented ones pass option parsing. */
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
@@ -12,11 +15,20 @@ export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
  * gateway, so the gateway hands over narrow interfaces defined here or in the mode's folder). */
 export interface AuthorizerDeps {
   log?: (line: string) => void;
+  /** The RBAC objects, from the gateway's watch-fed index (required by mode RBAC). */
+  rbac?: RbacSource;
+}
+
+function rbacFactory(deps: AuthorizerDeps): Authorizer {
+  if (!deps.rbac) throw new Error('authorization mode "RBAC" needs the RBAC object index');
+  return createRbacAuthorizer(deps.rbac);
 }
 
 const FACTORIES: Partial<Record<AuthorizationMode, (deps: AuthorizerDeps) => Authorizer>> = {
   AlwaysAllow: createAlwaysAllowAuthorizer,
   AlwaysDeny: createAlwaysDenyAuthorizer,
+  RBAC: rbacFactory,
+  Node: createNodeAuthorizer,
 };
 
 export function isImplementedMode(mode: AuthorizationMode): boolean {

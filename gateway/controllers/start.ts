@@ -3,9 +3,11 @@
 import type { GatehouseOptions } from '../server/options.js';
 import type { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, startNamespaceController, type Controller } from './namespace-lifecycle.js';
-import { BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from './known-controllers.js';
+import { BOOTSTRAP_SIGNER_CONTROLLER, CLUSTERROLE_AGGREGATION_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from './known-controllers.js';
 import { startTokenCleaner } from './token-cleaner.js';
 import { startBootstrapSigner } from './bootstrap-signer.js';
+import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
+import { startRoleAggregationController } from './role-aggregation.js';
 
 export type { Controller };
 
@@ -22,6 +24,7 @@ export interface ControllerDeps {
 /** Canonical controller name → how to start it. */
 const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [NAMESPACE_CONTROLLER]: ({ registry, log }) => startNamespaceController(registry, { log }),
+  [CLUSTERROLE_AGGREGATION_CONTROLLER]: ({ registry, log }) => startRoleAggregationController(registry, { log }),
   [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
   [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
 };
@@ -29,6 +32,8 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
 /** Seeds what must exist before the first request, then starts every enabled controller. */
 export async function startControllers(deps: ControllerDeps): Promise<Controller> {
   await ensureSystemNamespaces(deps.registry);
+  // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
+  await ensureBootstrapPolicy(deps.registry);
   const running: Controller[] = [];
   for (const [name, start] of Object.entries(CONTROLLERS)) {
     if (deps.options.controllers.enabled(name)) running.push(start(deps));

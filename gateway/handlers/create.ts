@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import { updateManager } from './field-manager.js';
+import { userOf } from '../filters/user.js';
 import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps);
-  const wctx = { ...writeContext(query, 'CreateOptions', decoded), fieldManager: updateManager(ctx, query, 'CreateOptions') };
+  const wctx = { ...writeContext(query, 'CreateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'CreateOptions') };
   const created = await store.create(info.namespace, decoded.value, wctx);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 201, created, store.def);

@@ -6,6 +6,7 @@ import { errors, type StatusError } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
+import type { UserInfo } from '../../api/meta/user.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ListValue, Serializer } from '../negotiation/serializer.js';
@@ -117,8 +118,9 @@ export function parseDryRun(values: string[], kind: OptionsKind): boolean {
   return nonEmpty.length > 0;
 }
 
-export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: DecodeResult): WriteContext {
+export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: DecodeResult, user?: UserInfo): WriteContext {
   return {
+    user,
     dryRun: parseDryRun(q.getAll('dryRun'), kind),
     fieldValidation: parseFieldValidation(q, kind),
     duplicateFields: decoded?.duplicateFields ?? [],

@@ -1,6 +1,8 @@
 // What the registry needs from the layers around it, as narrow interfaces so each can be built and tested alone.
 import type { KObject } from '../../api/meta/types.js';
 import type { FieldError } from '../../api/meta/field-errors.js';
+import type { UserInfo } from '../../api/meta/user.js';
+import type { KindDefinition } from '../../api/scheme.js';
 
 /** Schema-driven checks for one kind (built once per kind from its schema and rules). */
 export interface KindValidator {
@@ -34,4 +36,33 @@ export interface WriteContext {
    * the User-Agent). Internal writes (controllers) leave it unset and change no ownership.
    */
   fieldManager?: string;
+  /** Who writes; absent for the server's own writes (controllers, bootstrap), which admission checks skip. */
+  user?: UserInfo;
+}
+
+/** One validated write as validating admission sees it: the final object, never to be mutated. */
+export interface AdmissionRequest {
+  operation: 'CREATE' | 'UPDATE';
+  def: KindDefinition;
+  /** '' for cluster-scoped kinds. */
+  namespace: string;
+  name: string;
+  /** '' for the object itself, 'status' for a write through /status. */
+  subresource: '' | 'status';
+  object: KObject;
+  /** The stored object, on UPDATE. */
+  oldObject?: KObject;
+  user?: UserInfo;
+  dryRun: boolean;
+}
+
+/**
+ * Validating admission: runs after validation, before the object is stored (inside the update retry loop for
+ * updates and patches, so it sees the object that would be written). Refuses by throwing a StatusError.
+ */
+export interface WriteAdmission {
+  readonly name: string;
+  /** Whether this plugin looks at writes of this kind at all (checked once per kind). */
+  handles(def: KindDefinition): boolean;
+  validate(req: AdmissionRequest): Promise<void>;
 }

@@ -2,13 +2,15 @@
 import { errors } from '../../api/meta/errors.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Storage } from '../../backends/storage.js';
-import type { KindValidator, NamespaceGate } from './admission-types.js';
+import type { AdmissionRequest, KindValidator, NamespaceGate, WriteAdmission } from './admission-types.js';
 import { createResourceStore, type ResourceStore } from './store.js';
 
 export interface Registry {
   readonly stores: ResourceStore[];
   lookup(group: string, version: string, resource: string): ResourceStore | undefined;
   byKind(group: string, kind: string): ResourceStore | undefined;
+  /** Adds a validating admission plugin; it applies to every later write of the kinds it handles. */
+  addAdmission(plugin: WriteAdmission): void;
 }
 
 export function createRegistry(kinds: KindDefinition[], storage: Storage, validatorFor: (def: KindDefinition) => KindValidator): Registry {
@@ -25,8 +27,14 @@ export function createRegistry(kinds: KindDefinition[], storage: Storage, valida
       }
     },
   };
+  const plugins: WriteAdmission[] = [];
+  // Plugins are added after the registry exists (they may need the authorizer, built over the registry), so each
+  // store asks this chain, which looks up the plugins of its kind at write time.
+  const admit = async (req: AdmissionRequest): Promise<void> => {
+    for (const plugin of plugins) if (plugin.handles(req.def)) await plugin.validate(req);
+  };
   for (const def of kinds) {
-    const store = createResourceStore(def, storage, validatorFor(def), gate);
+    const store = createResourceStore(def, storage, validatorFor(def), gate, admit);
     stores.push(store);
     byPath.set(`${def.group}/${def.version}/${def.resource}`, store);
   }
@@ -34,6 +42,7 @@ export function createRegistry(kinds: KindDefinition[], storage: Storage, valida
     stores,
     lookup: (group, version, resource) => byPath.get(`${group}/${version}/${resource}`),
     byKind: (group, kind) => stores.find((s) => s.def.group === group && s.def.kind === kind),
+    addAdmission: (plugin) => { plugins.push(plugin); },
   };
   return registry;
 }

@@ -9,7 +9,7 @@ import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.
 import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
 import { isStorageError } from '../../backends/storage.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
-import type { KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
+import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
 import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
@@ -52,7 +52,12 @@ function finalizersOf(def: KindDefinition, obj: KObject): string[] {
 /** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
 class RetryDeletion extends Error {}
 
-export function createResourceStore(def: KindDefinition, storage: Storage, validator: KindValidator, namespaces: NamespaceGate): ResourceStore {
+/** Validating admission of one write (a no-op when nothing is registered). */
+export type AdmitWrite = (req: AdmissionRequest) => Promise<void>;
+
+const NO_ADMISSION: AdmitWrite = async () => {};
+
+export function createResourceStore(def: KindDefinition, storage: Storage, validator: KindValidator, namespaces: NamespaceGate, admit: AdmitWrite = NO_ADMISSION): ResourceStore {
   const gr: GroupResource = { group: def.group, resource: def.resource };
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
@@ -167,6 +172,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       track(undefined, obj, ctx, '');
       if (def.namespaced) await namespaces.admitCreate(namespace);
       const name = meta.name as string;
+      await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
       if (ctx.dryRun) {
         // Storage would refuse an existing name; a dry run must fail the same way.
         const exists = await storage.get(store.key(namespace, name)).then(() => true, () => false);
@@ -194,12 +200,13 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
           invalid(fresh, validator.validate(fresh));
           track(undefined, fresh, ctx, '');
           if (def.namespaced) await namespaces.admitCreate(namespace);
+          await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: fresh, user: ctx.user, dryRun: ctx.dryRun });
           return fresh;
         }
         if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
           throw errors.staleObject(gr, name);
         }
-        return track(current, buildUpdate(structuredClone(obj), current, subresource), ctx, subresource);
+        return admitUpdate(track(current, buildUpdate(structuredClone(obj), current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
       }, ctx, def.allowCreateOnUpdate && subresource === '' ? () => {
         pendingCreate = true;
         return obj;
@@ -215,7 +222,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = obj.metadata.resourceVersion;
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        return track(current, buildUpdate(obj, current, subresource), ctx, subresource);
+        return admitUpdate(track(current, buildUpdate(obj, current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
       }, ctx);
       return ctx.dryRun ? next : removeIfFinalized(key, next);
     },
@@ -237,6 +244,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
           placeManagedFieldsLast(fresh);
           invalid(fresh, validator.validate(fresh));
           if (def.namespaced) await namespaces.admitCreate(namespace);
+          await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: fresh, user: ctx.user, dryRun: ctx.dryRun });
           return fresh;
         }
         const obj = admitBody(applyConfiguration(current, structuredClone(config), ref, force, tracking), ctx);
@@ -244,7 +252,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = config.metadata.resourceVersion;
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        return buildUpdate(obj, current, subresource);
+        return admitUpdate(buildUpdate(obj, current, subresource), current, namespace, name, subresource, ctx);
       }, ctx, subresource === '' ? () => {
         pendingCreate = true;
         return { apiVersion, kind: def.kind, metadata: { name } } as KObject;
@@ -292,6 +300,11 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       current = createFrom();
     }
     return tryUpdate(current);
+  }
+
+  async function admitUpdate(next: KObject, current: KObject, namespace: string, name: string, subresource: Subresource, ctx: WriteContext): Promise<KObject> {
+    await admit({ operation: 'UPDATE', def, namespace: namespaceOf(def, namespace), name, subresource, object: next, oldObject: current, user: ctx.user, dryRun: ctx.dryRun });
+    return next;
   }
 
   function buildUpdate(obj: KObject, current: KObject, subresource: Subresource): KObject {

@@ -87,7 +87,7 @@ describe('options', () => {
   it('takes an ordered list of authorization modes and refuses unknown or unimplemented ones', () => {
     expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal(['AlwaysDeny', 'AlwaysAllow']);
     expect(optionsError(['--authorization-mode=Magic']).message).to.contain('"Magic" is not a valid mode');
-    expect(optionsError(['--authorization-mode=RBAC']).message).to.contain('"RBAC" is not implemented yet');
+    expect(optionsError(['--authorization-mode=ABAC']).message).to.contain('"ABAC" is not implemented yet');
     expect(optionsError(['--authorization-mode=AlwaysAllow,AlwaysAllow']).message).to.contain('more than once');
     expect(optionsError(['--authorization-mode=']).message).to.contain('--authorization-mode');
   });

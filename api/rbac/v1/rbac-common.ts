@@ -8,6 +8,9 @@ import { asArr, asObj, asStr, immutable, root } from '../../common/validation-he
 import { dns1123Subdomain, pathSegmentName } from '../../meta/validation.js';
 
 export const RBAC_GROUP = 'rbac.authorization.platform.io';
+/** Stock kubectl writes this group into roleRef and subjects (`kubectl create rolebinding`); it names the same API. */
+const RBAC_GROUP_K8S = 'rbac.authorization.k8s.io';
+const RBAC_GROUPS = [RBAC_GROUP, RBAC_GROUP_K8S];
 const RBAC = 'io.platform.api.rbac.v1';
 const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'];
 
@@ -77,7 +80,7 @@ function validateSubject(raw: unknown, at: FieldPath, namespacedBinding: boolean
       break;
     case 'User':
     case 'Group':
-      if (apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
+      if (!RBAC_GROUPS.includes(apiGroup)) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
       if (namespace) errs.push(fieldErrors.forbidden(at.child('namespace'), `may not be set for ${kind} subjects`));
       break;
     default:
@@ -93,7 +96,7 @@ export function validateBinding(obj: KObject, namespacedBinding: boolean): Field
   if (!ref) errs.push(fieldErrors.required(at));
   else {
     const apiGroup = asStr(ref.apiGroup) ?? '';
-    if (apiGroup !== RBAC_GROUP) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
+    if (!RBAC_GROUPS.includes(apiGroup)) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
     const kinds = namespacedBinding ? ['Role', 'ClusterRole'] : ['ClusterRole'];
     const kind = asStr(ref.kind) ?? '';
     if (!kinds.includes(kind)) errs.push(fieldErrors.notSupported(at.child('kind'), kind, kinds));

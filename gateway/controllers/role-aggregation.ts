@@ -1,0 +1,112 @@
+// The role-aggregation controller: a ClusterRole with aggregationRule.clusterRoleSelectors gets as rules the union
+// of the rules of every other ClusterRole matching one of its selectors: matching roles in name order, each rule
+// once, so every replica computes the same list. It watches ClusterRoles and recomputes on every change, so a
+// labelled role appearing, changing or going away shows in the aggregate; hand-written rules are replaced.
+import type { KObject } from '../../api/meta/types.js';
+import { labelSelectorFromObject } from '../../api/meta/selectors.js';
+import { isStatusError } from '../../api/meta/errors.js';
+import { RBAC_GROUP, type PolicyRule, type RoleObject } from '../../policies/rbac/types.js';
+import type { WriteContext } from '../registry/admission-types.js';
+import type { Registry } from '../registry/registry.js';
+import { startInformer } from './informer.js';
+import type { Controller } from './namespace-lifecycle.js';
+import { canonicalJson as canonical } from '../../policies/rbac/canonical.js';
+
+const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+
+/** The rules `role` aggregates from `all`, or undefined when it has no aggregationRule. */
+export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): PolicyRule[] | undefined {
+  const raw = role.aggregationRule?.clusterRoleSelectors;
+  if (!role.aggregationRule) return undefined;
+  const selectors = (raw ?? []).map((s) => labelSelectorFromObject(s).selector);
+  const matching = [...all]
+    .filter((r) => r.metadata.name !== role.metadata.name)
+    .filter((r) => selectors.some((s) => s.matches(r.metadata.labels as Record<string, string> | undefined)))
+    .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  const seen = new Set<string>();
+  const rules: PolicyRule[] = [];
+  for (const r of matching) {
+    for (const rule of r.rules ?? []) {
+      const key = canonical(rule);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rules.push(structuredClone(rule));
+    }
+  }
+  return rules;
+}
+
+export function startRoleAggregationController(registry: Registry, opts: { log: (line: string) => void; retryMs?: number }): Controller {
+  const store = registry.byKind(RBAC_GROUP, 'ClusterRole');
+  if (!store) return { async stop() {} };
+  const retryMs = opts.retryMs ?? 500;
+  const roles = new Map<string, RoleObject>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let again = false;
+
+  function schedule(delayMs = 0): void {
+    if (stopped || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      // One pass at a time; a change during a pass triggers one more.
+      if (passActive) {
+        again = true;
+        return;
+      }
+      running = pass();
+    }, delayMs);
+  }
+
+  let passActive = false;
+  async function pass(): Promise<void> {
+    passActive = true;
+    let failed = false;
+    try {
+      for (const role of [...roles.values()]) {
+        if (stopped) return;
+        const rules = aggregatedRules(role, roles.values());
+        if (!rules || canonical(rules) === canonical(role.rules ?? [])) continue;
+        try {
+          await store!.patch('', role.metadata.name ?? '', (current: KObject) => ({ ...current, rules }), internalWrite(), '');
+        } catch (e) {
+          if (isStatusError(e) && e.code === 404) continue;
+          failed = true;
+          opts.log(`role aggregation: clusterrole ${role.metadata.name}: ${(e as Error).message}`);
+        }
+      }
+    } finally {
+      passActive = false;
+    }
+    if (again || failed) {
+      again = false;
+      schedule(failed ? retryMs : 0);
+    }
+  }
+
+  const informer = startInformer(store, {
+    replace(objects) {
+      roles.clear();
+      for (const o of objects) roles.set(o.metadata.name ?? '', o as RoleObject);
+      schedule();
+    },
+    put(obj) {
+      roles.set(obj.metadata.name ?? '', obj as RoleObject);
+      schedule();
+    },
+    removed(obj) {
+      roles.delete(obj.metadata.name ?? '');
+      schedule();
+    },
+  }, opts);
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await informer.stop();
+      await running;
+    },
+  };
+}
