@@ -35,8 +35,8 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
     for (const warning of parsed.warnings) log(`warning: ${warning}`);
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
-  const secrets = registry.byKind('', 'Secret');
-  if (options.enableBootstrapTokenAuth && secrets) tokens.push(createBootstrapTokenAuthenticator(secrets, { log }));
+  const secrets = options.enableBootstrapTokenAuth ? registry.byKind('', 'Secret') : undefined;
+  if (secrets) tokens.push(createBootstrapTokenAuthenticator(secrets, { log }));
   if (serviceAccountKeys && serviceAccountKeys.verification.length > 0) {
     tokens.push(createServiceAccountTokenAuthenticator({
       ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),
