@@ -7,6 +7,9 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
+import { parseAuthorizationOptions } from './authorization-options.js';
+import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
+import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -25,6 +28,8 @@ export interface GatehouseOptions {
   clientCaFile?: string;
   anonymousAuth: boolean;
   authorizationModes: AuthorizationMode[];
+  /** --authorization-config or the modes with their webhook and ABAC flags (authorization-options.ts). */
+  authorization: AuthorizationSettings;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
   shutdownDelayMs: number;
@@ -78,6 +83,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
+  ...AUTHORIZATION_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */
@@ -267,6 +273,9 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
   const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
   if (historyWindowMs <= 0) throw invalid('history-window', last('history-window'), 'must be greater than 0');
 
+  // With --authorization-config the modes come from the file (authorization-options.ts refuses both together).
+  const authorizationModes = seen.has('authorization-config') ? [] : parseModes(last('authorization-mode'));
+
   return {
     securePort: parseIntFlag('secure-port', last('secure-port'), 0, 65535),
     bindAddress,
@@ -277,7 +286,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     tokenAuthFile: optional('token-auth-file'),
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
-    authorizationModes: parseModes(last('authorization-mode')),
+    authorizationModes,
+    authorization: parseAuthorizationOptions(seen, authorizationModes, cwd),
     runtimeConfig,
     featureGates,
     shutdownDelayMs: parseDurationFlag('shutdown-delay-duration', last('shutdown-delay-duration')),

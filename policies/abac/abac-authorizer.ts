@@ -1,0 +1,138 @@
+// ABAC (--authorization-mode=ABAC with --authorization-policy-file): one JSON Policy per line, in upstream's
+// `abac.authorization.kubernetes.io/v1beta1` format so that existing policy files carry over unchanged. Blank lines
+// and lines starting with `#` are skipped; any other line that is not a valid Policy stops start-up with its line
+// number. A request is allowed by the first policy whose subject, verb (readonly policies allow only get, list and
+// watch) and resource or non-resource path match; otherwise NoOpinion ("No policy matched.").
+import { readFileSync } from 'node:fs';
+import type { UserInfo } from '../../api/meta/user.js';
+import type { Attributes, Authorizer, RuleResolver, RulesResult } from '../authorizer.js';
+
+export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1';
+
+export interface PolicySpec {
+  user: string;
+  group: string;
+  readonly: boolean;
+  apiGroup: string;
+  resource: string;
+  namespace: string;
+  nonResourcePath: string;
+}
+
+export class PolicyFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicyFileError';
+  }
+}
+
+const STRING_FIELDS = ['user', 'group', 'apiGroup', 'resource', 'namespace', 'nonResourcePath'] as const;
+
+function parseLine(line: string): PolicySpec {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(line);
+  } catch (e) {
+    throw new Error(`not JSON: ${(e as Error).message}`);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not a JSON object');
+  const policy = obj as Record<string, unknown>;
+  if (policy.apiVersion === undefined || policy.apiVersion === '') throw new Error(`apiVersion is required (${ABAC_API_VERSION})`);
+  if (policy.apiVersion !== ABAC_API_VERSION) throw new Error(`unsupported apiVersion ${JSON.stringify(policy.apiVersion)} (expected ${ABAC_API_VERSION})`);
+  if (policy.kind !== 'Policy') throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind ?? '')}`);
+  const spec = policy.spec ?? {};
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new Error('spec must be an object');
+  const s = spec as Record<string, unknown>;
+  const out: PolicySpec = { user: '', group: '', readonly: false, apiGroup: '', resource: '', namespace: '', nonResourcePath: '' };
+  for (const key of STRING_FIELDS) {
+    if (s[key] === undefined || s[key] === null) continue;
+    if (typeof s[key] !== 'string') throw new Error(`spec.${key} must be a string`);
+    out[key] = s[key] as string;
+  }
+  if (s.readonly !== undefined && s.readonly !== null) {
+    if (typeof s.readonly !== 'boolean') throw new Error('spec.readonly must be a boolean');
+    out.readonly = s.readonly;
+  }
+  return out;
+}
+
+/** Parses a policy file's text; `file` only names it in errors. */
+export function parsePolicyFile(text: string, file: string): PolicySpec[] {
+  const policies: PolicySpec[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    try {
+      policies.push(parseLine(line));
+    } catch (e) {
+      throw new PolicyFileError(`error reading policy file ${file}, line ${i + 1}: ${(e as Error).message}`);
+    }
+  });
+  return policies;
+}
+
+export function loadPolicyFile(file: string): PolicySpec[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new PolicyFileError(`error reading policy file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  return parsePolicyFile(text, file);
+}
+
+function subjectMatches(p: PolicySpec, user: UserInfo): boolean {
+  let matched = false;
+  if (p.user) {
+    if (p.user !== '*' && p.user !== user.name) return false;
+    matched = true;
+  }
+  if (p.group) {
+    if (p.group !== '*' && !user.groups.includes(p.group)) return false;
+    matched = true;
+  }
+  return matched;
+}
+
+const READ_ONLY = new Set(['get', 'list', 'watch']);
+
+function verbMatches(p: PolicySpec, attrs: Attributes): boolean {
+  return READ_ONLY.has(attrs.verb) || !p.readonly;
+}
+
+function resourceMatches(p: PolicySpec, attrs: Attributes): boolean {
+  return attrs.isResourceRequest
+    && (p.namespace === '*' || p.namespace === attrs.namespace)
+    && (p.resource === '*' || p.resource === attrs.resource)
+    && (p.apiGroup === '*' || p.apiGroup === attrs.apiGroup);
+}
+
+function nonResourceMatches(p: PolicySpec, attrs: Attributes): boolean {
+  if (attrs.isResourceRequest || p.nonResourcePath === '') return false;
+  if (p.nonResourcePath === '*' || p.nonResourcePath === attrs.path) return true;
+  return p.nonResourcePath.endsWith('*') && attrs.path.startsWith(p.nonResourcePath.replace(/\*+$/, ''));
+}
+
+export function matchesPolicy(p: PolicySpec, attrs: Attributes): boolean {
+  return subjectMatches(p, attrs.user) && verbMatches(p, attrs) && (resourceMatches(p, attrs) || nonResourceMatches(p, attrs));
+}
+
+export function createAbacAuthorizer(policies: PolicySpec[]): Authorizer & RuleResolver {
+  return {
+    name: 'ABAC',
+    type: 'ABAC',
+    async authorize(attrs) {
+      return policies.some((p) => matchesPolicy(p, attrs)) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: 'No policy matched.' };
+    },
+    async rulesFor(user, namespace): Promise<RulesResult> {
+      const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      for (const p of policies) {
+        if (!subjectMatches(p, user) || (p.namespace !== '*' && p.namespace !== namespace)) continue;
+        const verbs = p.readonly ? ['get', 'list', 'watch'] : ['*'];
+        if (p.resource) out.resourceRules.push({ verbs, apiGroups: [p.apiGroup], resources: [p.resource] });
+        if (p.nonResourcePath) out.nonResourceRules.push({ verbs: [...verbs], nonResourceURLs: [p.nonResourcePath] });
+      }
+      return out;
+    },
+  };
+}
