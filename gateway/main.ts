@@ -24,7 +24,9 @@ import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { clientCertTlsOptions, readClientCaBundle } from './authn/client-cert.js';
-import { buildAuthorizer } from '../policies/build-authorizer.js';
+import { startAuthorization } from '../policies/build-authorizer.js';
+import { createAuthorizationMetrics } from '../policies/metrics.js';
+import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
 export interface RunningGatehouse {
@@ -131,12 +133,15 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const controller = new AbortController();
   let gateway;
   let controllers: Controller;
+  const metrics = createAuthorizationMetrics();
+  let authorization: AuthorizationChain | undefined;
   try {
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
     const authenticator = await buildAuthenticator({ options, adminToken, registry, log });
-    const authorizer = buildAuthorizer(options.authorizationModes, { log });
+    authorization = startAuthorization(options.authorization, { log, metrics });
+    const { authorizer } = authorization;
     gateway = createGateway({
       storage,
       registry,
@@ -150,6 +155,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       requestTimeoutMs: options.requestTimeoutMs,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       log,
+      metricsRegistry: metrics.registry,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -157,6 +163,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controllers = await startControllers({ registry: gateway.registry, options, log });
     namespacesHook.complete();
   } catch (e) {
+    authorization?.close();
     await storage.close();
     throw e;
   }
@@ -171,6 +178,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   try {
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
+    authorization?.close();
     await controllers.stop();
     await storage.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
@@ -186,7 +194,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), async () => authorization?.close(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};
