@@ -127,9 +127,13 @@ export function createAbacAuthorizer(policies: PolicySpec[]): Authorizer & RuleR
     async rulesFor(user, namespace): Promise<RulesResult> {
       const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
       for (const p of policies) {
-        if (!subjectMatches(p, user) || (p.namespace !== '*' && p.namespace !== namespace)) continue;
+        if (!subjectMatches(p, user)) continue;
         const verbs = p.readonly ? ['get', 'list', 'watch'] : ['*'];
-        if (p.resource) out.resourceRules.push({ verbs, apiGroups: [p.apiGroup], resources: [p.resource] });
+        if (p.resource && (p.namespace === '*' || p.namespace === namespace)) {
+          out.resourceRules.push({ verbs, apiGroups: [p.apiGroup], resources: [p.resource] });
+        }
+        // Paths have no namespace: upstream lists them only from policies whose namespace matches, which hides the
+        // usual namespace-less non-resource policies; here they are listed whatever the namespace asked.
         if (p.nonResourcePath) out.nonResourceRules.push({ verbs: [...verbs], nonResourceURLs: [p.nonResourcePath] });
       }
       return out;
