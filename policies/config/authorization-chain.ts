@@ -113,6 +113,7 @@ export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factori
 }
 
 export const RELOAD_INTERVAL_MS = 60_000;
+const WATCH_SETTLE_MS = 100;
 
 /** Loads, validates and builds from the file; throws with the file named. */
 function loadChain(file: string, deps: ChainDeps, factories: MemberFactory, factoryDeps: unknown): { chain: AuthorizationChain; text: string } {
@@ -143,7 +144,9 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
   let lastText = first.text;
   deps.metrics?.configReload('success');
 
+  let closed = false;
   const reload = () => {
+    if (closed) return;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -173,10 +176,16 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
   };
 
   let watcher: FSWatcher | undefined;
+  let settle: NodeJS.Timeout | undefined;
   try {
     const base = path.basename(file);
+    // A write arrives as several events (truncate, then data): reload once they have settled, so a file caught
+    // half-written is not reported as a bad configuration.
     watcher = watch(path.dirname(file), { persistent: false }, (_event, changed) => {
-      if (changed === null || changed === base || String(changed).startsWith('..')) reload();
+      if (changed !== null && changed !== base && !String(changed).startsWith('..')) return;
+      clearTimeout(settle);
+      settle = setTimeout(reload, WATCH_SETTLE_MS);
+      settle.unref();
     });
     watcher.on('error', (e) => log(`watching authorization configuration ${file} failed, relying on the periodic reload: ${e.message}`));
   } catch (e) {
@@ -194,7 +203,9 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
     authorizer,
     reload,
     close() {
+      closed = true;
       watcher?.close();
+      clearTimeout(settle);
       clearInterval(timer);
       current.close();
     },
