@@ -1,13 +1,14 @@
 // ABAC (--authorization-mode=ABAC with --authorization-policy-file): one JSON Policy per line, in upstream's
 // `abac.authorization.kubernetes.io/v1beta1` format so that existing policy files carry over unchanged. Blank lines
 // and lines starting with `#` are skipped; any other line that is not a valid Policy stops start-up with its line
-// number. A request is allowed by the first policy whose subject, verb (readonly policies allow only get, list and
+// number. Unversioned (v0) lines are read as upstream converts them. A request is allowed by the first policy whose subject, verb (readonly policies allow only get, list and
 // watch) and resource or non-resource path match; otherwise NoOpinion ("No policy matched.").
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from '../../api/meta/user.js';
 import type { Attributes, Authorizer, RuleResolver, RulesResult } from '../authorizer.js';
 
 export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1';
+const ABAC_V0_API_VERSION = 'abac.authorization.kubernetes.io/v0';
 
 export interface PolicySpec {
   user: string;
@@ -37,10 +38,34 @@ function parseLine(line: string): PolicySpec {
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not a JSON object');
   const policy = obj as Record<string, unknown>;
-  if (policy.apiVersion === undefined || policy.apiVersion === '') throw new Error(`apiVersion is required (${ABAC_API_VERSION})`);
+  // Unversioned lines and v0 are the original flat format, converted as upstream converts them.
+  if (policy.apiVersion === undefined || policy.apiVersion === '' || policy.apiVersion === ABAC_V0_API_VERSION) {
+    if (policy.kind !== undefined && policy.kind !== '' && policy.kind !== 'Policy') throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind)}`);
+    return fromV0(policy);
+  }
   if (policy.apiVersion !== ABAC_API_VERSION) throw new Error(`unsupported apiVersion ${JSON.stringify(policy.apiVersion)} (expected ${ABAC_API_VERSION})`);
   if (policy.kind !== 'Policy') throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind ?? '')}`);
-  const spec = policy.spec ?? {};
+  return specOf(policy.spec ?? {});
+}
+
+/**
+ * v0 semantics: no user and no group (or `*` for either) means every authenticated user; an empty namespace or
+ * resource means all; every API group; empty namespace and resource also allow every non-resource path.
+ */
+function fromV0(policy: Record<string, unknown>): PolicySpec {
+  const v0 = specOf(policy);
+  const out: PolicySpec = { ...v0, apiGroup: '*', nonResourcePath: '' };
+  if ((v0.user === '' && v0.group === '') || v0.user === '*' || v0.group === '*') {
+    out.group = 'system:authenticated';
+    if (v0.user === '*' || v0.group === '*') out.user = '';
+  }
+  if (v0.namespace === '') out.namespace = '*';
+  if (v0.resource === '') out.resource = '*';
+  if (v0.namespace === '' && v0.resource === '') out.nonResourcePath = '*';
+  return out;
+}
+
+function specOf(spec: unknown): PolicySpec {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new Error('spec must be an object');
   const s = spec as Record<string, unknown>;
   const out: PolicySpec = { user: '', group: '', readonly: false, apiGroup: '', resource: '', namespace: '', nonResourcePath: '' };

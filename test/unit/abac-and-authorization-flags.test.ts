@@ -72,7 +72,20 @@ describe('ABAC', () => {
     const bad = [policy({ user: 'a', resource: '*', namespace: '*', apiGroup: '*' }), '# fine', '{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": 7}}'].join('\n');
     expect(() => parsePolicyFile(bad, 'p.jsonl')).to.throw(PolicyFileError, 'error reading policy file p.jsonl, line 3: spec.user must be a string');
     expect(() => parsePolicyFile('\n{not json', 'p.jsonl')).to.throw(PolicyFileError, /line 2: not JSON/);
-    expect(() => parsePolicyFile('{"kind":"Policy","spec":{}}', 'p.jsonl')).to.throw(PolicyFileError, /line 1: apiVersion is required/);
+    expect(() => parsePolicyFile('{"apiVersion":"abac.authorization.kubernetes.io/v2","kind":"Policy","spec":{}}', 'p.jsonl'))
+      .to.throw(PolicyFileError, /line 1: unsupported apiVersion "abac.authorization.kubernetes.io\/v2"/);
+  });
+
+  it('reads unversioned (v0) lines as upstream converts them', async () => {
+    const v0 = createAbacAuthorizer(parsePolicyFile([
+      '{"user":"dave","namespace":"ns","resource":"pods","readonly":true}',
+      '{"group":"*"}',
+    ].join('\n'), 'v0.jsonl'));
+    expect((await v0.authorize(attrs('dave', [], { namespace: 'ns', apiGroup: 'any' }))).decision).to.equal('Allow');
+    expect((await v0.authorize(attrs('dave', [], { namespace: 'ns', verb: 'create' }))).decision).to.equal('NoOpinion');
+    // `*` means every authenticated user, everywhere, including non-resource paths.
+    expect((await v0.authorize(nonResource('erin', ['system:authenticated'], '/healthz', 'post'))).decision).to.equal('Allow');
+    expect((await v0.authorize(nonResource('system:anonymous', ['system:unauthenticated'], '/healthz'))).decision).to.equal('NoOpinion');
   });
 
   it('is built for --authorization-mode=ABAC from the policy file, and a bad file stops the build', async () => {
