@@ -225,14 +225,20 @@ describe('authorization webhook', function () {
 
     it('applies the failure policy when a condition errors and none is false, without calling', async () => {
       const h = await hook(() => ALLOW);
-      const failing = { matchConditions: [{ expression: "request.resourceAttributes.namespace == 'team'" }] };
+      // A key the request's extra does not hold: an evaluation error (as upstream's typed request gives one).
+      const failing = { matchConditions: [{ expression: "request.extra['tenant'][0] == 'blue'" }] };
       const strict = await chain([webhookEntry('strict', h, { ...failing, failurePolicy: 'Deny' }), { type: 'AlwaysAllow', name: 'allow' }]);
       const lenient = await chain([webhookEntry('lenient', h, failing), { type: 'AlwaysAllow', name: 'allow' }]);
-      // A non-resource request has no resourceAttributes: reading it is an evaluation error.
       expect((await strict.authorize(healthzAttrs())).decision).to.equal('Deny');
       expect((await lenient.authorize(healthzAttrs())).decision).to.equal('Allow');
       expect(h.received).to.have.length(0);
       expect(await metricsText()).to.include('apiserver_authorization_match_condition_evaluation_errors_total{type="Webhook",name="strict"} 1');
+      // A false condition wins over an erroring one: the webhook is skipped, not failed.
+      const skipped = await chain([
+        webhookEntry('skipped', h, { failurePolicy: 'Deny', matchConditions: [...failing.matchConditions, { expression: "request.user == 'nobody'" }] }),
+        { type: 'AlwaysAllow', name: 'allow' },
+      ]);
+      expect((await skipped.authorize(healthzAttrs())).decision).to.equal('Allow');
     });
   });
 
