@@ -157,4 +157,28 @@ describe('--authorization-config', function () {
       await hook.close();
     }
   });
+
+  it('serves with mode ABAC from a policy file, and refuses to start on a malformed line, naming it', async () => {
+    const tokens = path.join(dir, 'tokens.csv');
+    await writeFile(tokens, 'dana-token-1234567890,dana,4\n');
+    const policyFile = path.join(dir, 'policy.jsonl');
+    const line = (spec: unknown) => JSON.stringify({ apiVersion: 'abac.authorization.kubernetes.io/v1beta1', kind: 'Policy', spec });
+    await writeFile(policyFile, `# dana reads namespaces\n${line({ user: 'dana', resource: 'namespaces', apiGroup: '', namespace: '*', readonly: true })}\n`);
+    const gh = await startTestGatehouse(['--authorization-mode', 'ABAC', '--authorization-policy-file', policyFile, '--token-auth-file', tokens]);
+    try {
+      expect((await gh.request('GET', '/api/v1/namespaces', { token: 'dana-token-1234567890' })).status).to.equal(200);
+      const denied = expectFailure(await gh.request('DELETE', '/api/v1/namespaces/default', { token: 'dana-token-1234567890' }), 403, 'Forbidden');
+      expect(denied.message).to.include('No policy matched.');
+    } finally {
+      await gh.close();
+    }
+    await writeFile(policyFile, `${line({ user: 'dana', resource: '*', apiGroup: '*', namespace: '*' })}\n{"apiVersion": \n`);
+    let error: Error | undefined;
+    try {
+      await (await startTestGatehouse(['--authorization-mode', 'ABAC', '--authorization-policy-file', policyFile])).close();
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error?.message).to.match(/^error reading policy file .*policy\.jsonl, line 2: not JSON/);
+  });
 });
