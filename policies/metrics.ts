@@ -15,7 +15,7 @@ export interface AuthorizationMetrics {
   webhookCache(name: string, hit: boolean): void;
   webhookMatchConditionError(name: string): void;
   webhookMatchConditionExclusion(name: string): void;
-  /** One (re)load of --authorization-config: `success` or `failure`, with when it happened. */
+  /** One automatic reload of --authorization-config (not the start-up load): `success` or `failure`, with when. */
   configReload(status: 'success' | 'failure', apiserverId?: string): void;
 }
 

@@ -142,7 +142,6 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
   const first = loadChain(file, deps, factories, factoryDeps);
   let current = first.chain;
   let lastText = first.text;
-  deps.metrics?.configReload('success');
 
   let closed = false;
   const reload = () => {
