@@ -5,6 +5,7 @@ import type { Authorizer, RuleResolver } from './authorizer.js';
 import { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './always.js';
 import type { AuthorizationMetrics } from './metrics.js';
 import { createAbacAuthorizer, loadPolicyFile } from './abac/abac-authorizer.js';
+import type { RetryBackoff } from './webhook/webhook-authorizer.js';
 import {
   buildChain, configFromModes, startReloadingChain, type AuthorizationChain, type AuthorizationSettings, type ReloadOptions,
   type WebhookFlags,
@@ -24,6 +25,8 @@ export interface AuthorizerDeps {
   policyFile?: string;
   /** The legacy --authorization-webhook-* flags, for mode Webhook. */
   webhookFlags?: WebhookFlags;
+  /** Retry backoff of the webhooks (tests shorten it). */
+  webhookRetryBackoff?: RetryBackoff;
 }
 
 /** ABAC reads its policy file once, at start-up; a malformed line stops the server. */

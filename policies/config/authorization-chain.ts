@@ -9,7 +9,7 @@ import { createAuthorizerUnion, isRuleResolver, type Authorizer, type RuleResolv
 import { createPrivilegedGroupsAuthorizer } from '../privileged-groups.js';
 import type { AuthorizationMetrics } from '../metrics.js';
 import { loadWebhookClientConfig } from '../webhook/client-config.js';
-import { createWebhookAuthorizer, type WebhookAuthorizer } from '../webhook/webhook-authorizer.js';
+import { createWebhookAuthorizer, type RetryBackoff, type WebhookAuthorizer } from '../webhook/webhook-authorizer.js';
 import { parseAuthorizationConfig, type AuthorizationConfig, type AuthorizerConfig } from './authorization-configuration.js';
 
 /** The legacy webhook flags. */
@@ -33,6 +33,8 @@ export interface AuthorizationSettings {
 export interface ChainDeps {
   log?: (line: string) => void;
   metrics?: AuthorizationMetrics;
+  /** Retry backoff of every webhook (default: upstream's 500ms x1.5, 5 attempts). */
+  webhookRetryBackoff?: RetryBackoff;
 }
 
 export type MemberFactory = (type: string) => ((deps: never) => Authorizer) | undefined;
@@ -89,7 +91,7 @@ export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factori
         } catch (e) {
           throw new Error(`authorizers[${i}] (webhook "${entry.name}"): ${(e as Error).message}`);
         }
-        const webhook = createWebhookAuthorizer({ ...entry.webhook, name: entry.name, client }, { log: deps.log, metrics: deps.metrics });
+        const webhook = createWebhookAuthorizer({ ...entry.webhook, name: entry.name, client }, { log: deps.log, metrics: deps.metrics, retryBackoff: deps.webhookRetryBackoff });
         webhooks.push(webhook);
         members.push(webhook);
         return;

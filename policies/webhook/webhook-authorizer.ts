@@ -1,8 +1,9 @@
 // The Webhook authorizer: asks a remote service with a SubjectAccessReview and turns its answer into a decision.
 // Order per request: match conditions (any FALSE skips with NoOpinion; an error falls to the failure policy), the
-// decision cache, then one POST bounded by the configured timeout and the caller's signal. A failed call, a timeout,
-// a non-2xx status or a malformed answer falls to the failure policy: NoOpinion lets later authorizers decide, Deny
-// ends the chain. Details of failures go to the log and metrics, never into the client's 403 message.
+// decision cache, then the POST (retried with backoff on connection errors, 429 and 5xx) bounded by the configured
+// timeout and the caller's signal. A failed call, a timeout, a non-2xx status or a malformed answer falls to the
+// failure policy: NoOpinion lets later authorizers decide, Deny ends the chain. Details of failures go to the log and
+// metrics, never into the client's 403 message.
 import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from '../authorizer.js';
 import type { CelProgram } from '../cel/index.js';
 import type { AuthorizationMetrics } from '../metrics.js';
@@ -33,9 +34,38 @@ export interface WebhookAuthorizer extends Authorizer, RuleResolver {
   close(): void;
 }
 
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  /** Each wait is stretched by up to this fraction, so that many servers do not retry in step. */
+  jitter: number;
+  /** Attempts in all (1 = no retry). */
+  steps: number;
+}
+
+/** Upstream's default webhook retry backoff. */
+export const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+
 export interface WebhookDeps {
   metrics?: AuthorizationMetrics;
   log?: (line: string) => void;
+  retryBackoff?: RetryBackoff;
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 type Failure = 'error' | 'timeout' | 'malformed';
@@ -46,6 +76,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
   const metrics = deps.metrics;
   const cache = createDecisionCache(settings.authorizedTtlMs, settings.unauthorizedTtlMs);
   const poster = createJsonPoster(settings.client);
+  const backoff = deps.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
 
   const failed = (kind: Failure, why: string): AuthorizationResult => {
     log(`authorization webhook "${name}" ${kind}: ${why}; failure policy ${failurePolicy}`);
@@ -104,28 +135,44 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
 
       const timeout = AbortSignal.timeout(settings.timeoutMs);
       const bounded = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      const started = performance.now();
-      const seconds = () => (performance.now() - started) / 1000;
-      let response;
-      try {
-        response = await poster.post(sarBody(spec, version), bounded);
-      } catch (e) {
+      const body = sarBody(spec, version);
+      const gaveUp = (started: number): AuthorizationResult => {
+        const seconds = (performance.now() - started) / 1000;
         if (timeout.aborted) {
-          metrics?.webhookRequest(name, 'timeout', '<error>', seconds());
+          metrics?.webhookRequest(name, 'timeout', '<error>', seconds);
           return failed('timeout', `no answer within ${settings.timeoutMs} ms`);
         }
-        if (signal?.aborted) {
-          // The client went away: nobody reads this answer, and it is not the webhook's fault.
-          metrics?.webhookRequest(name, 'canceled', '<error>', seconds());
-          return { decision: 'NoOpinion', reason: '' };
+        // The client went away: nobody reads this answer, and it is not the webhook's fault.
+        metrics?.webhookRequest(name, 'canceled', '<error>', seconds);
+        return { decision: 'NoOpinion', reason: '' };
+      };
+      // Connection failures, 429 and 5xx are retried with backoff (as upstream's webhook client does), always within
+      // the one timeout.
+      let response;
+      let delay = backoff.initialMs;
+      for (let attempt = 1; ; attempt++) {
+        const started = performance.now();
+        let retryable: string;
+        try {
+          response = await poster.post(body, bounded);
+        } catch (e) {
+          if (bounded.aborted) return gaveUp(started);
+          metrics?.webhookRequest(name, 'error', '<error>', (performance.now() - started) / 1000);
+          retryable = (e as Error).message;
+          response = undefined;
         }
-        metrics?.webhookRequest(name, 'error', '<error>', seconds());
-        return failed('error', (e as Error).message);
+        if (response) {
+          if (response.status >= 200 && response.status <= 299) break;
+          metrics?.webhookRequest(name, 'error', String(response.status), (performance.now() - started) / 1000);
+          if (response.status !== 429 && response.status < 500) return failed('error', `HTTP ${response.status}`);
+          retryable = `HTTP ${response.status}`;
+        }
+        if (attempt >= backoff.steps) return failed('error', retryable!);
+        if (!(await pause(delay * (1 + Math.random() * backoff.jitter), bounded))) return gaveUp(performance.now());
+        delay *= backoff.factor;
       }
-      if (response.status < 200 || response.status > 299) {
-        metrics?.webhookRequest(name, 'error', String(response.status), seconds());
-        return failed('error', `HTTP ${response.status}`);
-      }
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
       let status: SarStatus;
       try {
         status = parseSarResponse(response.text, version);

@@ -26,6 +26,9 @@ const healthzAttrs = (): Attributes => ({
   subresource: '', namespace: '', name: '',
 });
 
+/** Two attempts, a few milliseconds apart: retries are visible in the call counts without slowing the tests. */
+const RETRY = { initialMs: 5, factor: 1, jitter: 0, steps: 2 };
+
 const ALLOW: WebhookBehaviour = { status: { allowed: true, reason: 'hook says yes' } };
 const DENY: WebhookBehaviour = { status: { allowed: false, denied: true, reason: 'hook says no' } };
 const NO_OPINION: WebhookBehaviour = { status: { allowed: false, reason: 'not mine' } };
@@ -63,7 +66,7 @@ describe('authorization webhook', function () {
   const chain = async (authorizers: unknown[]): Promise<Authorizer & RuleResolver> => {
     const file = path.join(dir, `authz-${++configSeq}.yaml`);
     await writeFile(file, JSON.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthorizationConfiguration', authorizers }));
-    const c = startAuthorization({ configFile: file, modes: [] }, { metrics, log: (l) => logs.push(l) });
+    const c = startAuthorization({ configFile: file, modes: [] }, { metrics, log: (l) => logs.push(l), webhookRetryBackoff: RETRY });
     chains.push(c);
     return c.authorizer;
   };
@@ -157,21 +160,24 @@ describe('authorization webhook', function () {
       const h = await hook(() => answer);
       const authz = await chain([webhookEntry('hook', h)]);
       expect((await authz.authorize(podAttrs())).decision).to.equal('NoOpinion');
+      expect(h.received).to.have.length(2); // one retry
       answer = ALLOW;
       expect((await authz.authorize(podAttrs())).decision).to.equal('Allow');
-      expect(h.received).to.have.length(2);
+      expect(h.received).to.have.length(3);
     });
   });
 
   describe('failures and the failure policy', () => {
-    const cases: { what: string; behaviour: WebhookBehaviour; kind: string }[] = [
-      { what: 'a webhook that hangs past the timeout', behaviour: 'hang', kind: 'timeout' },
-      { what: 'a webhook that closes the connection', behaviour: 'crash', kind: 'error' },
-      { what: 'an answer that is not JSON', behaviour: 'garbage', kind: 'malformed' },
-      { what: 'an HTTP 500', behaviour: { httpStatus: 500, body: 'oops' }, kind: 'error' },
-      { what: 'a status that is not a SubjectAccessReview status', behaviour: { status: { allowed: 'yes' } }, kind: 'malformed' },
+    // `attempts`: calls per review (connection failures and 5xx are retried once with the test backoff).
+    const cases: { what: string; behaviour: WebhookBehaviour; kind: string; attempts: number }[] = [
+      { what: 'a webhook that hangs past the timeout', behaviour: 'hang', kind: 'timeout', attempts: 1 },
+      { what: 'a webhook that closes the connection', behaviour: 'crash', kind: 'error', attempts: 2 },
+      { what: 'an answer that is not JSON', behaviour: 'garbage', kind: 'malformed', attempts: 1 },
+      { what: 'an HTTP 500', behaviour: { httpStatus: 500, body: 'oops' }, kind: 'error', attempts: 2 },
+      { what: 'an HTTP 400', behaviour: { httpStatus: 400 }, kind: 'error', attempts: 1 },
+      { what: 'a status that is not a SubjectAccessReview status', behaviour: { status: { allowed: 'yes' } }, kind: 'malformed', attempts: 1 },
     ];
-    for (const { what, behaviour, kind } of cases) {
+    for (const { what, behaviour, kind, attempts } of cases) {
       it(`${what}: NoOpinion continues, Deny denies`, async () => {
         const h = await hook(() => behaviour);
         const lenient = await chain([webhookEntry('lenient', h, { timeout: '300ms' }), { type: 'AlwaysAllow', name: 'allow' }]);
@@ -181,12 +187,23 @@ describe('authorization webhook', function () {
         const denied = await strict.authorize(podAttrs());
         expect(denied.decision).to.equal('Deny');
         expect(denied.evaluationError).to.equal(`authorization webhook "strict" failed (${kind})`);
-        expect(h.received).to.have.length(2);
+        expect(h.received).to.have.length(2 * attempts);
         const text = await metricsText();
         expect(text).to.include(`apiserver_authorization_webhook_evaluations_fail_open_total{name="strict",result="${kind}"} 1`);
         expect(logs.join('\n')).to.include(`authorization webhook "strict" ${kind}`);
       });
     }
+
+    it('retries a 503 and takes the answer that follows', async () => {
+      let calls = 0;
+      const h = await hook(() => (++calls === 1 ? { httpStatus: 503 } : ALLOW));
+      const authz = await chain([webhookEntry('hook', h, { failurePolicy: 'Deny' })]);
+      expect((await authz.authorize(podAttrs())).decision).to.equal('Allow');
+      expect(h.received).to.have.length(2);
+      const text = await metricsText();
+      expect(text).to.include('apiserver_authorization_webhook_requests_total{name="hook",code="503"} 1');
+      expect(text).to.include('apiserver_authorization_webhook_requests_total{name="hook",code="200"} 1');
+    });
 
     it('stops waiting when the caller goes away, without applying the failure policy', async () => {
       const h = await hook(() => 'hang');
