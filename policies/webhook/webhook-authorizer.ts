@@ -120,6 +120,58 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     return { decision: 'NoOpinion', reason: status.reason, ...extra };
   };
 
+  const call = async (key: string, body: unknown, bounded: AbortSignal, timedOut: () => boolean): Promise<AuthorizationResult> => {
+    const version = settings.subjectAccessReviewVersion;
+    const gaveUp = (started: number): AuthorizationResult => {
+      const seconds = (performance.now() - started) / 1000;
+      if (timedOut()) {
+        metrics?.webhookRequest(name, 'timeout', '<error>', seconds);
+        return failed('timeout', `no answer within ${settings.timeoutMs} ms`);
+      }
+      // The client went away: nobody reads this answer, and it is not the webhook's fault.
+      metrics?.webhookRequest(name, 'canceled', '<error>', seconds);
+      return { decision: 'NoOpinion', reason: '' };
+    };
+    // Connection failures, 429 and 5xx are retried with backoff (as upstream's webhook client does), always within
+    // the one timeout.
+    let response;
+    let delay = backoff.initialMs;
+    let started = 0;
+    for (let attempt = 1; ; attempt++) {
+      started = performance.now();
+      let retryable: string;
+      try {
+        response = await poster.post(body, bounded);
+      } catch (e) {
+        if (bounded.aborted) return gaveUp(started);
+        metrics?.webhookRequest(name, 'error', '<error>', (performance.now() - started) / 1000);
+        retryable = (e as Error).message;
+        response = undefined;
+      }
+      if (response) {
+        if (response.status >= 200 && response.status <= 299) break;
+        metrics?.webhookRequest(name, 'error', String(response.status), (performance.now() - started) / 1000);
+        if (response.status !== 429 && response.status < 500) return failed('error', `HTTP ${response.status}`);
+        retryable = `HTTP ${response.status}`;
+      }
+      if (attempt >= backoff.steps) return failed('error', retryable!);
+      if (!(await pause(delay * (1 + Math.random() * backoff.jitter), bounded))) return gaveUp(performance.now());
+      delay *= backoff.factor;
+    }
+    const seconds = () => (performance.now() - started) / 1000;
+    let status: SarStatus;
+    try {
+      status = parseSarResponse(response.text, version);
+    } catch (e) {
+      if (!(e instanceof MalformedReviewError)) throw e;
+      metrics?.webhookRequest(name, 'error', String(response.status), seconds());
+      return failed('malformed', e.message);
+    }
+    metrics?.webhookRequest(name, 'success', String(response.status), seconds());
+    cache.set(key, status);
+    return decide(status);
+  };
+
   return {
     name,
     type: 'Webhook',
@@ -133,57 +185,23 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
       metrics?.webhookCache(name, cached !== undefined);
       if (cached) return decide(cached);
 
-      const timeout = AbortSignal.timeout(settings.timeoutMs);
-      const bounded = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      const body = sarBody(spec, version);
-      const gaveUp = (started: number): AuthorizationResult => {
-        const seconds = (performance.now() - started) / 1000;
-        if (timeout.aborted) {
-          metrics?.webhookRequest(name, 'timeout', '<error>', seconds);
-          return failed('timeout', `no answer within ${settings.timeoutMs} ms`);
-        }
-        // The client went away: nobody reads this answer, and it is not the webhook's fault.
-        metrics?.webhookRequest(name, 'canceled', '<error>', seconds);
-        return { decision: 'NoOpinion', reason: '' };
-      };
-      // Connection failures, 429 and 5xx are retried with backoff (as upstream's webhook client does), always within
-      // the one timeout.
-      let response;
-      let delay = backoff.initialMs;
-      for (let attempt = 1; ; attempt++) {
-        const started = performance.now();
-        let retryable: string;
-        try {
-          response = await poster.post(body, bounded);
-        } catch (e) {
-          if (bounded.aborted) return gaveUp(started);
-          metrics?.webhookRequest(name, 'error', '<error>', (performance.now() - started) / 1000);
-          retryable = (e as Error).message;
-          response = undefined;
-        }
-        if (response) {
-          if (response.status >= 200 && response.status <= 299) break;
-          metrics?.webhookRequest(name, 'error', String(response.status), (performance.now() - started) / 1000);
-          if (response.status !== 429 && response.status < 500) return failed('error', `HTTP ${response.status}`);
-          retryable = `HTTP ${response.status}`;
-        }
-        if (attempt >= backoff.steps) return failed('error', retryable!);
-        if (!(await pause(delay * (1 + Math.random() * backoff.jitter), bounded))) return gaveUp(performance.now());
-        delay *= backoff.factor;
-      }
-      const started = performance.now();
-      const seconds = () => (performance.now() - started) / 1000;
-      let status: SarStatus;
+      // One signal for the whole call: the configured timeout or the caller going away. Built by hand rather than
+      // with AbortSignal.any, which keeps dependents of the long-lived per-connection signal alive.
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, settings.timeoutMs);
+      const onCallerGone = () => controller.abort();
+      signal?.addEventListener('abort', onCallerGone, { once: true });
+      if (signal?.aborted) controller.abort();
       try {
-        status = parseSarResponse(response.text, version);
-      } catch (e) {
-        if (!(e instanceof MalformedReviewError)) throw e;
-        metrics?.webhookRequest(name, 'error', String(response.status), seconds());
-        return failed('malformed', e.message);
+        return await call(key, sarBody(spec, version), controller.signal, () => timedOut);
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onCallerGone);
       }
-      metrics?.webhookRequest(name, 'success', String(response.status), seconds());
-      cache.set(key, status);
-      return decide(status);
     },
     async rulesFor(): Promise<RulesResult> {
       // A webhook answers yes/no questions; it cannot list what a user may do.
