@@ -55,13 +55,22 @@ async function servingCert(ca: CertificateAuthority): Promise<{ certPem: string;
 
 let sharedCa: Promise<CertificateAuthority> | undefined;
 
-export async function startTestWebhook(behave: TestWebhook['behave'], opts: { token?: string } = {}): Promise<TestWebhook> {
+export interface TestWebhookOptions {
+  /** A bearer token the kubeconfig carries. */
+  token?: string;
+  /** Require a client certificate signed by this CA (mutual TLS); `client` is what the kubeconfig presents. */
+  clientCa?: CertificateAuthority;
+  client?: { certPem: string; keyPem: string };
+}
+
+export async function startTestWebhook(behave: TestWebhook['behave'], opts: TestWebhookOptions = {}): Promise<TestWebhook> {
   const ca = await (sharedCa ??= makeCA('webhook-test-ca'));
   const { certPem, keyPem } = await servingCert(ca);
   const received: ReceivedReview[] = [];
   const hanging = new Set<ServerResponse>();
   const hook: TestWebhook = { url: '', kubeconfigPath: '', received, behave, close: async () => {} };
-  const server = https.createServer({ cert: certPem, key: keyPem }, (req, res) => {
+  const mtls = opts.clientCa ? { ca: opts.clientCa.certPem, requestCert: true, rejectUnauthorized: true } : {};
+  const server = https.createServer({ cert: certPem, key: keyPem, ...mtls }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -91,7 +100,12 @@ export async function startTestWebhook(behave: TestWebhook['behave'], opts: { to
   hook.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-webhook-'));
   hook.kubeconfigPath = path.join(dir, 'webhook.kubeconfig');
-  const user = opts.token ? `\n    token: ${opts.token}` : ' {}';
+  const b64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const userLines = [
+    ...(opts.token ? [`    token: ${opts.token}`] : []),
+    ...(opts.client ? [`    client-certificate-data: ${b64(opts.client.certPem)}`, `    client-key-data: ${b64(opts.client.keyPem)}`] : []),
+  ];
+  const user = userLines.length > 0 ? `\n${userLines.join('\n')}` : ' {}';
   await writeFile(hook.kubeconfigPath, [
     'apiVersion: v1', 'kind: Config',
     'clusters:', '- name: webhook', '  cluster:', `    server: ${hook.url}`,

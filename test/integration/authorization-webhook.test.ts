@@ -10,7 +10,8 @@ import type { Attributes, Authorizer, RuleResolver } from '../../policies/author
 import { startAuthorization } from '../../policies/build-authorizer.js';
 import type { AuthorizationChain } from '../../policies/config/authorization-chain.js';
 import { createAuthorizationMetrics, type AuthorizationMetrics } from '../../policies/metrics.js';
-import { startTestWebhook, webhookEntry, type TestWebhook, type WebhookBehaviour } from '../helpers/webhook-server.js';
+import { startTestWebhook, webhookEntry, type TestWebhook, type TestWebhookOptions, type WebhookBehaviour } from '../helpers/webhook-server.js';
+import { issueClientCert, makeCA } from '../helpers/pki.js';
 
 const ALICE = { name: 'alice', uid: 'alice-uid', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
 
@@ -56,7 +57,7 @@ describe('authorization webhook', function () {
     for (const h of hooks.splice(0)) await h.close();
   });
 
-  const hook = async (behave: TestWebhook['behave'], opts: { token?: string } = {}) => {
+  const hook = async (behave: TestWebhook['behave'], opts: TestWebhookOptions = {}) => {
     const h = await startTestWebhook(behave, opts);
     hooks.push(h);
     return h;
@@ -87,6 +88,19 @@ describe('authorization webhook', function () {
           resourceAttributes: { namespace: 'team', verb: 'get', version: 'v1', resource: 'pods', name: 'web' },
         },
       });
+    });
+
+    it('presents the client certificate of its client configuration to a webhook that requires one', async () => {
+      const clientCa = await makeCA('webhook-client-ca');
+      const client = await issueClientCert(clientCa, { cn: 'gatehouse' });
+      const h = await hook(() => ALLOW, { clientCa, client });
+      const authz = await chain([webhookEntry('mtls', h)]);
+      expect((await authz.authorize(podAttrs())).decision).to.equal('Allow');
+      // Without the certificate the handshake fails: a connection error, retried, then the failure policy.
+      const bare = await hook(() => ALLOW, { clientCa });
+      const refused = await chain([webhookEntry('bare', bare, { failurePolicy: 'Deny' })]);
+      expect((await refused.authorize(podAttrs())).evaluationError).to.equal('authorization webhook "bare" failed (error)');
+      expect(bare.received).to.have.length(0);
     });
 
     it('sends non-resource requests as nonResourceAttributes', async () => {
