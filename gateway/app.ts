@@ -25,6 +25,7 @@ import { builtinVirtualResources, createVirtualResources } from './handlers/virt
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import { isPretty } from './handlers/request-scope.js';
+import type { Registry as MetricsRegistry } from 'prom-client';
 
 export interface AppDeps {
   storage: Storage;
@@ -49,6 +50,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
   createSubresources?: CreateSubresourceHandler[];
+  /** Served at GET /metrics (Prometheus text format) when given. */
+  metricsRegistry?: MetricsRegistry;
 }
 
 export interface VersionInfo {
@@ -72,7 +75,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers();
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
-  const virtual = createVirtualResources(builtinVirtualResources());
+  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer }));
   // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
   const openapi = createOpenAPIHandler(kinds);
@@ -112,6 +115,12 @@ export function createGateway(deps: AppDeps): Gateway {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
       if (discovery.handle(ctx, isPretty(requestQuery(ctx)))) return;
       if (openapi.handle(ctx)) return;
+      // /metrics is a non-resource path: the authorization filter has already checked `get` on it.
+      if (deps.metricsRegistry && ctx.path === '/metrics') {
+        ctx.type = deps.metricsRegistry.contentType;
+        ctx.body = await deps.metricsRegistry.metrics();
+        return;
+      }
     }
     throw errors.pathNotFound();
   });

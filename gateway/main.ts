@@ -26,7 +26,9 @@ import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
 import { serviceAccountTokenSubresources } from './handlers/token-request.js';
 import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
-import { buildAuthorizer } from '../policies/build-authorizer.js';
+import { startAuthorization, type AuthorizationMode } from '../policies/build-authorizer.js';
+import { createAuthorizationMetrics } from '../policies/metrics.js';
+import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { installRbacAdmission } from './rbac/install.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
@@ -141,6 +143,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
+  const metrics = createAuthorizationMetrics();
+  let authorization: AuthorizationChain | undefined;
   try {
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
@@ -148,8 +152,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal: controller.signal });
     // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
     rbac = startRbacIndexFeed(registry, { log });
-    const authorizer = buildAuthorizer(options.authorizationModes, { log, rbac: rbac.index });
-    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: options.authorizationModes });
+    authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
+    const { authorizer } = authorization;
+    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: authorization.types() as AuthorizationMode[] });
     gateway = createGateway({
       storage,
       registry,
@@ -164,6 +169,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       log,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
+      metricsRegistry: metrics.registry,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -173,6 +179,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await rbac.bootstrapIndexed();
     rbacHook.complete();
   } catch (e) {
+    authorization?.close();
     await rbac?.stop();
     await storage.close();
     throw e;
@@ -189,6 +196,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   try {
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
+    authorization?.close();
     await controllers.stop();
     await rbac.stop();
     await storage.close();
@@ -206,7 +214,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), () => rbac!.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), async () => authorization?.close(), () => rbac!.stop(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};

@@ -1,6 +1,7 @@
 // Virtual resources: create-only kinds that are computed from the request and never stored (the review kinds:
-// SelfSubjectReview now; SubjectAccessReview, TokenReview... later). A POST on the collection path answers 201 with
-// what create() returns; every other verb is a 405. Non-hidden ones are listed in discovery with verbs [create].
+// SelfSubjectReview, the access reviews; TokenReview... later). A POST on the collection path (under
+// /namespaces/<ns>/ for namespaced ones) answers 201 with what create() returns; every other verb is a 405.
+// Non-hidden ones are listed in discovery with verbs [create].
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { isObject } from '../../api/meta/types.js';
@@ -9,13 +10,19 @@ import {
   SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_HIDDEN_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
   SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
 } from '../../api/authentication/v1/self-subject-review.js';
+import type { Authorizer } from '../../policies/authorizer.js';
 import type { RequestInfo } from '../filters/request-info.js';
+import { accessReviewResources } from './access-reviews.js';
 import { userOf } from '../filters/user.js';
 import { parseMediaType } from '../negotiation/negotiate.js';
 import { decodeRequestBody, readBody, writeResponse, type HandlerDeps } from './request-scope.js';
 
 export interface VirtualCreateContext {
   user: UserInfo;
+  /** The path's namespace (namespaced resources only; '' otherwise). */
+  namespace: string;
+  /** Aborted when the client goes away (reviews that ask a slow authorizer stop waiting). */
+  signal?: AbortSignal;
   /** The decoded body; its apiVersion and kind, when present, are already checked against the path. */
   body: unknown;
 }
@@ -27,7 +34,8 @@ export interface VirtualResource {
   resource: string;
   singular: string;
   kind: string;
-  namespaced: false;
+  /** Namespaced ones are served only under /namespaces/<ns>/ (LocalSubjectAccessReview). */
+  namespaced: boolean;
   /** Served but not listed in discovery (the `*.k8s.io` aliases typed clients hard-code). */
   hidden?: boolean;
   /**
@@ -36,8 +44,8 @@ export interface VirtualResource {
    * retry with JSON after a 415; until Gatehouse has a protobuf codec this is the only protobuf it reads.
    */
   typeMetaOnly?: boolean;
-  /** The response object, answered with 201. */
-  create(ctx: VirtualCreateContext): unknown;
+  /** The response object, answered with 201; may throw a StatusError (422 for an invalid spec). */
+  create(ctx: VirtualCreateContext): unknown | Promise<unknown>;
 }
 
 export interface VirtualResources {
@@ -64,10 +72,11 @@ export function virtualApiVersion(r: Pick<VirtualResource, 'group' | 'version'>)
   return r.group ? `${r.group}/${r.version}` : r.version;
 }
 
-/** Serves one request whose path names a virtual resource: only POST on the cluster-scoped collection. */
+/** Serves one request whose path names a virtual resource: only POST on the collection, in the resource's scope. */
 export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, info: RequestInfo, r: VirtualResource): Promise<void> {
-  // Cluster-scoped, collection only: a namespace segment or an item path names nothing served.
-  if (info.namespace || info.parts.length !== 1) throw errors.pathNotFound();
+  // Collection only, in the right scope: a namespace segment on a cluster-scoped kind (or none on a namespaced one)
+  // or an item path names nothing served.
+  if (Boolean(info.namespace) !== r.namespaced || info.parts.length !== 1) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
   if (method !== 'POST') throw errors.methodNotAllowed(method, r.resource);
   const body = r.typeMetaOnly && isProtobuf(ctx.get('content-type'))
@@ -82,8 +91,15 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   if (body.kind !== undefined && body.kind !== r.kind) {
     throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
   }
-  const result = r.create({ user: userOf(ctx), body });
+  const result = await r.create({ user: userOf(ctx), body, namespace: info.namespace, signal: requestGone(ctx) });
   writeResponse(ctx, deps, 201, result);
+}
+
+/** Aborted when the client's connection closes before the answer is written. */
+function requestGone(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => { if (!ctx.res.writableFinished) controller.abort(); });
+  return controller.signal;
 }
 
 const PROTOBUF_TYPES = new Set(['application/vnd.kubernetes.protobuf', 'application/vnd.platform.protobuf']);
@@ -169,10 +185,11 @@ function selfSubjectReview(group: string, version: string, hidden: boolean): Vir
   };
 }
 
-/** The virtual resources Gatehouse serves. */
-export function builtinVirtualResources(): VirtualResource[] {
+/** The virtual resources Gatehouse serves; the access reviews need the authorizer chain they ask. */
+export function builtinVirtualResources(deps: { authorizer?: Authorizer } = {}): VirtualResource[] {
   return [
     selfSubjectReview(SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_VERSION, false),
     ...SELF_SUBJECT_REVIEW_HIDDEN_ALIASES.map((a) => selfSubjectReview(a.group, a.version, true)),
+    ...(deps.authorizer ? accessReviewResources(deps.authorizer) : []),
   ];
 }

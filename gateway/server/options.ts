@@ -11,6 +11,9 @@ import { parseControllersFlag, type ControllerSelection } from '../controllers/c
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
 import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-flags.js';
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
+import { parseAuthorizationOptions } from './authorization-options.js';
+import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
+import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -43,6 +46,8 @@ export interface GatehouseOptions {
   /** The authenticating proxy (--requestheader-*); set only with --requestheader-client-ca-file. */
   requestHeader?: RequestHeaderOptions;
   authorizationModes: AuthorizationMode[];
+  /** --authorization-config or the modes with their webhook and ABAC flags (authorization-options.ts). */
+  authorization: AuthorizationSettings;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
   shutdownDelayMs: number;
@@ -119,6 +124,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
+  ...AUTHORIZATION_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */
@@ -311,6 +317,9 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
   const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
   if (historyWindowMs <= 0) throw invalid('history-window', last('history-window'), 'must be greater than 0');
 
+  // With --authorization-config the modes come from the file (authorization-options.ts refuses both together).
+  const authorizationModes = seen.has('authorization-config') ? [] : parseModes(last('authorization-mode'));
+
   return {
     securePort: parseIntFlag('secure-port', last('secure-port'), 0, 65535),
     bindAddress,
@@ -326,7 +335,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     serviceAccounts: parseServiceAccountOptions((name) => seen.get(name) ?? [], cwd),
     ...authenticationFlags,
     requestHeader,
-    authorizationModes: parseModes(last('authorization-mode')),
+    authorizationModes,
+    authorization: parseAuthorizationOptions(seen, authorizationModes, cwd),
     runtimeConfig,
     featureGates,
     shutdownDelayMs: parseDurationFlag('shutdown-delay-duration', last('shutdown-delay-duration')),

@@ -65,13 +65,18 @@ describe('kubectl end to end', function () {
       ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'], ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
       // The create-only virtual resource; its authentication.k8s.io aliases are served but not listed.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
+      // The access reviews; their authorization.k8s.io aliases are served but not listed.
+      ['selfsubjectaccessreviews', 'authorization.platform.io/v1', 'false', 'SelfSubjectAccessReview'],
+      ['subjectaccessreviews', 'authorization.platform.io/v1', 'false', 'SubjectAccessReview'],
+      ['localsubjectaccessreviews', 'authorization.platform.io/v1', 'true', 'LocalSubjectAccessReview'],
+      ['selfsubjectrulesreviews', 'authorization.platform.io/v1', 'false', 'SelfSubjectRulesReview'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
     expect(rows.find((r) => r.NAME === 'replicasets')!.SHORTNAMES).to.equal('rs');
 
     const versions = (await kubectl.ok(['api-versions'])).trim().split('\n');
-    expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1']);
+    expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1']);
   });
 
   it('get --raw /readyz?verbose prints every check and the verdict', async () => {
