@@ -154,5 +154,4 @@ describe('protobuf over HTTPS', function () {
     const status = expectProtobufFailure(res, 400, 'BadRequest');
     expect(status.message).to.include('resourceVersion');
   });
-  });
 });
