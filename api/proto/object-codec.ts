@@ -90,9 +90,7 @@ function badBody(why: string) {
 }
 
 function mappingProblem(e: unknown): string | undefined {
-  if (e instanceof MappingError) return e.message;
-  if (e instanceof Error && (e instanceof RangeError || /wire type|index out of range|invalid/i.test(e.message))) return e.message;
-  return undefined;
+  return e instanceof MappingError ? e.message : undefined;
 }
 
 /**
@@ -160,9 +158,9 @@ function decodeEnvelope(body: Uint8Array, expected: GroupVersionKind | undefined
     return Object.assign(out, fields);
   } catch (e) {
     if (isStatusError(e)) throw e;
-    const problem = mappingProblem(e);
-    if (problem === undefined) throw e;
-    throw badBody(problem);
+    // Everything in the try block only reads the client's bytes: any failure there (protobufjs throws plain Errors
+    // and RangeErrors for bad tags, wire types, lengths and deep nesting) is a malformed body.
+    throw badBody(e instanceof Error ? e.message : String(e));
   }
 }
 

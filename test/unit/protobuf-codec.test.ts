@@ -104,6 +104,31 @@ describe('protobuf codec', () => {
     for (const body of bad) expect(statusCode(() => decodeProtobufObject(body)), body.toString('hex')).to.equal(400);
   });
 
+  it('never throws anything but a 400 for a corrupted body, byte by byte', () => {
+    const good = encodeProtobufObject({
+      apiVersion: 'apps/v1', kind: 'ReplicaSet',
+      metadata: { name: 'x', labels: { a: 'b' }, creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }] },
+      spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'a', image: 'b', resources: { limits: { cpu: '1' } } }] } } },
+    });
+    let refused = 0;
+    for (let at = 4; at < good.length; at++) {
+      for (const value of [0x00, 0x07, 0x0b, 0x7f, 0xff]) {
+        const body = Buffer.from(good);
+        body[at] = value;
+        try {
+          decodeProtobufObject(body);
+        } catch (e) {
+          expect(isStatusError(e) && e.code, `byte ${at} = ${value}: ${String(e)}`).to.equal(400);
+          refused++;
+        }
+      }
+    }
+    expect(refused).to.be.greaterThan(0);
+    // Deeply nested groups (wire type 3) exhaust the decoder's recursion: still a 400.
+    const deep = Buffer.concat([good.subarray(0, 4), Buffer.from([0x12, 0xa0, 0x8d, 0x06]), Buffer.alloc(100_000, 0x0b)]);
+    expect(statusCode(() => decodeProtobufObject(deep))).to.equal(400);
+  });
+
   it('frames watch events as upstream: length prefix, bare WatchEvent, enveloped object', () => {
     const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', resourceVersion: '5' }, data: { a: 'b' } };
     const frame = encodeProtobufWatchFrame({ type: 'ADDED', object });
