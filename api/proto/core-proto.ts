@@ -1,8 +1,6 @@
 // Protobuf schema of the core/v1 kinds Gatehouse serves (and the pod template that ReplicaSet and CronJob embed).
 // Field numbers and types follow upstream core/v1 generated.proto; names are the JSON keys. See meta-proto.ts for the
-// field options. The pod template carries the fields Gatehouse models plus the common scalar ones; pod fields beyond
-// those (volumes, probes, affinity, security contexts...) have no protobuf form here and are dropped from protobuf
-// bodies and answers (JSON keeps them).
+// field options. The pod template is in pod-proto.ts.
 export const CORE_PROTO = `
 syntax = "proto2";
 package gatehouse.core;
@@ -207,99 +205,5 @@ message NodeRuntimeHandlerFeatures {
 }
 message NodeFeatures {
   optional bool supplementalGroupsPolicy = 1 [(keep_zero) = true];
-}
-
-message PodTemplateSpec {
-  optional gatehouse.meta.ObjectMeta metadata = 1;
-  optional PodSpec spec = 2;
-}
-message PodSpec {
-  repeated Container initContainers = 20;
-  repeated Container containers = 2;
-  optional string restartPolicy = 3;
-  optional int64 terminationGracePeriodSeconds = 4 [(keep_zero) = true];
-  optional int64 activeDeadlineSeconds = 5 [(keep_zero) = true];
-  optional string dnsPolicy = 6;
-  map<string, string> nodeSelector = 7;
-  optional string serviceAccountName = 8;
-  optional string serviceAccount = 9;
-  optional bool automountServiceAccountToken = 21 [(keep_zero) = true];
-  optional string nodeName = 10;
-  optional bool hostNetwork = 11;
-  optional bool hostPID = 12;
-  optional bool hostIPC = 13;
-  optional bool shareProcessNamespace = 27 [(keep_zero) = true];
-  repeated LocalObjectReference imagePullSecrets = 15;
-  optional string hostname = 16;
-  optional string subdomain = 17;
-  optional string schedulerName = 19;
-  repeated Toleration tolerations = 22;
-  optional string priorityClassName = 24;
-  optional int32 priority = 25 [(keep_zero) = true];
-  optional string runtimeClassName = 29 [(keep_zero) = true];
-  optional bool enableServiceLinks = 30 [(keep_zero) = true];
-  optional string preemptionPolicy = 31 [(keep_zero) = true];
-  map<string, gatehouse.meta.Quantity> overhead = 32;
-  optional bool setHostnameAsFQDN = 35 [(keep_zero) = true];
-  optional bool hostUsers = 37 [(keep_zero) = true];
-}
-message Container {
-  optional string name = 1 [(keep_zero) = true];
-  optional string image = 2;
-  repeated string command = 3;
-  repeated string args = 4;
-  optional string workingDir = 5;
-  repeated ContainerPort ports = 6;
-  repeated EnvVar env = 7;
-  optional ResourceRequirements resources = 8;
-  optional string restartPolicy = 24 [(keep_zero) = true];
-  optional string terminationMessagePath = 13;
-  optional string terminationMessagePolicy = 20;
-  optional string imagePullPolicy = 14;
-  optional bool stdin = 16;
-  optional bool stdinOnce = 17;
-  optional bool tty = 18;
-}
-message ContainerPort {
-  optional string name = 1;
-  optional int32 hostPort = 2;
-  optional int32 containerPort = 3 [(keep_zero) = true];
-  optional string protocol = 4;
-  optional string hostIP = 5;
-}
-message EnvVar {
-  optional string name = 1 [(keep_zero) = true];
-  optional string value = 2;
-  optional EnvVarSource valueFrom = 3;
-}
-message EnvVarSource {
-  optional ObjectFieldSelector fieldRef = 1;
-  optional ConfigMapKeySelector configMapKeyRef = 3;
-  optional SecretKeySelector secretKeyRef = 4;
-}
-message ObjectFieldSelector {
-  optional string apiVersion = 1;
-  optional string fieldPath = 2 [(keep_zero) = true];
-}
-message ConfigMapKeySelector {
-  optional LocalObjectReference localObjectReference = 1 [(inline) = true];
-  optional string key = 2 [(keep_zero) = true];
-  optional bool optional = 3 [(keep_zero) = true];
-}
-message SecretKeySelector {
-  optional LocalObjectReference localObjectReference = 1 [(inline) = true];
-  optional string key = 2 [(keep_zero) = true];
-  optional bool optional = 3 [(keep_zero) = true];
-}
-message ResourceRequirements {
-  map<string, gatehouse.meta.Quantity> limits = 1;
-  map<string, gatehouse.meta.Quantity> requests = 2;
-}
-message Toleration {
-  optional string key = 1;
-  optional string operator = 2;
-  optional string value = 3;
-  optional string effect = 4;
-  optional int64 tolerationSeconds = 5 [(keep_zero) = true];
 }
 `;

@@ -7,6 +7,7 @@ import protobuf from 'protobufjs';
 import { errors, isStatusError } from '../meta/errors.js';
 import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
+import { POD_PROTO } from './pod-proto.js';
 import { ENVELOPE_PREFIX, isEnvelope, jsonToMessage, MappingError, messageToJson, type Message } from './json-mapping.js';
 import { META_PROTO } from './meta-proto.js';
 
@@ -17,7 +18,7 @@ export interface GroupVersionKind {
 }
 
 const root = new protobuf.Root();
-for (const source of [META_PROTO, CORE_PROTO, APPS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
+for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
   protobuf.parse(source, root, { keepCase: true });
 }
 root.resolveAll();
