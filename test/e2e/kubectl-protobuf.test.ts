@@ -112,10 +112,10 @@ describe('bytes the stock kubectl sends', function () {
           return;
         }
         captured.push({ method: req.method ?? '', url: req.url ?? '', contentType: String(req.headers['content-type']), accept: String(req.headers.accept), body });
-        if (req.method === 'POST' && req.url?.startsWith('/api/v1/namespaces/default/configmaps')) {
+        if (req.method === 'POST') {
           // Answer in protobuf, as Gatehouse does: kubectl must read it back.
           const obj = decodeProtobufObject(body) as any;
-          obj.metadata = { ...obj.metadata, namespace: 'default', uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' };
+          obj.metadata = { ...obj.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' };
           res.writeHead(201, { 'content-type': PROTOBUF });
           res.end(encodeProtobufObject(obj));
           return;
@@ -156,4 +156,37 @@ describe('bytes the stock kubectl sends', function () {
       data: { a: 'b', multi: 'line1\nline2' },
     });
   });
+
+  // `--dry-run=client -o json` prints Go's JSON of the very object the command sends: the protobuf decoding of the
+  // bytes sent with --dry-run=server must equal it, field for field (omitempty, pointers, empty structs, null times).
+  // The capture server answers with our protobuf encoding of what it decoded, and kubectl prints its Go reading of
+  // that: the same object again, with the server's metadata.
+  const commands: [string, string[]][] = [
+    ['configmap', ['create', 'configmap', 'cm2', '--from-literal=a=b', '--from-file=f.txt=/etc/hostname']],
+    ['secret', ['create', 'secret', 'generic', 's1', '--from-literal=password=p@ss', '--type=example.com/custom']],
+    ['secret tls-like', ['create', 'secret', 'docker-registry', 'reg', '--docker-server=r.example.com', '--docker-username=u', '--docker-password=p']],
+    ['serviceaccount', ['create', 'serviceaccount', 'sa1']],
+    ['quota', ['create', 'quota', 'q1', '--hard=pods=10,requests.cpu=500m', '--scopes=NotTerminating,BestEffort']],
+    ['namespace', ['create', 'namespace', 'ns1']],
+    ['cronjob', ['create', 'cronjob', 'cj', '--image=busybox:1.36', '--schedule=*/5 * * * *', '--restart=Never', '--', 'sh', '-c', 'date']],
+  ];
+  /** Flags go before `--`, after which everything is the container's command. */
+  const withFlags = (args: string[], ...flags: string[]): string[] => {
+    const dashes = args.indexOf('--');
+    return dashes < 0 ? [...args, ...flags] : [...args.slice(0, dashes), ...flags, ...args.slice(dashes)];
+  };
+  for (const [what, args] of commands) {
+    it(`decodes what kubectl create ${what} sends exactly as Go's own JSON of it`, async () => {
+      const expected = JSON.parse(await kubectl.ok(withFlags(args, '--dry-run=client', '-o', 'json')));
+      captured.length = 0;
+      const answered = JSON.parse(await kubectl.ok(withFlags(args, '--dry-run=server', '-o', 'json')));
+      const post = captured.find((c) => c.method === 'POST');
+      expect(post, JSON.stringify(captured.map((c) => `${c.method} ${c.url}`))).to.not.equal(undefined);
+      expect(post!.contentType).to.equal(PROTOBUF);
+      expect(decodeProtobufObject(post!.body)).to.deep.equal(expected);
+      expect(answered).to.deep.equal({
+        ...expected, metadata: { ...expected.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' },
+      });
+    });
+  }
 });
