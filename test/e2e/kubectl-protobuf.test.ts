@@ -116,6 +116,11 @@ describe('bytes the stock kubectl sends', function () {
           // Answer in protobuf, as Gatehouse does: kubectl must read it back.
           const obj = decodeProtobufObject(body) as any;
           obj.metadata = { ...obj.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' };
+          if (obj.kind === 'TokenRequest') obj.status = { token: 'header.payload.signature', expirationTimestamp: '2030-01-01T00:00:00Z' };
+          if (obj.kind === 'SelfSubjectAccessReview') obj.status = { allowed: obj.spec?.nonResourceAttributes?.path === '/healthz' };
+          if (obj.kind === 'SelfSubjectRulesReview') {
+            obj.status = { resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], incomplete: false };
+          }
           res.writeHead(201, { 'content-type': PROTOBUF });
           res.end(encodeProtobufObject(obj));
           return;
@@ -189,4 +194,34 @@ describe('bytes the stock kubectl sends', function () {
       });
     });
   }
+
+  it('reads the TokenRequest kubectl create token sends and answers one it prints', async () => {
+    captured.length = 0;
+    const out = await kubectl.ok(['create', 'token', 'builder', '--duration=10m', '--audience=api', '--audience=vault', '-o', 'json']);
+    const post = captured.find((c) => c.method === 'POST');
+    expect(post!.url).to.match(/^\/api\/v1\/namespaces\/default\/serviceaccounts\/builder\/token/);
+    const sent = decodeProtobufObject(post!.body) as any;
+    expect(sent).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' });
+    expect(sent.spec).to.deep.equal({ audiences: ['api', 'vault'], expirationSeconds: 600 });
+    const printed = JSON.parse(out);
+    expect(printed.status).to.deep.equal({ token: 'header.payload.signature', expirationTimestamp: '2030-01-01T00:00:00Z' });
+  });
+
+  it('speaks SelfSubjectAccessReview and SelfSubjectRulesReview in protobuf with kubectl auth can-i', async () => {
+    captured.length = 0;
+    expect((await kubectl.ok(['auth', 'can-i', 'get', '/healthz'])).trim()).to.equal('yes');
+    const sent = decodeProtobufObject(captured.find((c) => c.method === 'POST')!.body) as any;
+    expect(sent).to.include({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview' });
+    expect(sent.spec).to.deep.equal({ nonResourceAttributes: { path: '/healthz', verb: 'get' } });
+    const denied = await kubectl.run(['auth', 'can-i', 'get', '/metrics']);
+    expect(denied.stdout.trim()).to.equal('no');
+
+    captured.length = 0;
+    const list = await kubectl.ok(['auth', 'can-i', '--list', '-n', 'team-a']);
+    const rules = decodeProtobufObject(captured.find((c) => c.method === 'POST')!.body) as any;
+    expect(rules).to.include({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview' });
+    expect(rules.spec).to.deep.equal({ namespace: 'team-a' });
+    expect(list).to.match(/configmaps\s+\[\]\s+\[\]\s+\[get list\]/);
+    expect(list).to.match(/\[\/healthz\]\s+\[\]\s+\[get\]/);
+  });
 });
