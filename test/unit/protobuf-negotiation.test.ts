@@ -2,6 +2,7 @@
 // used, never for Tables, and `;stream=watch` for watches.
 import { expect } from 'chai';
 import { defaultSerializers, negotiateRequest, negotiateResponse } from '../../gateway/negotiation/negotiate.js';
+import { encodeProtobufObject } from '../../api/proto/object-codec.js';
 import { statusErrorOf } from '../helpers/assertions.js';
 
 const serializers = defaultSerializers();
@@ -42,8 +43,18 @@ describe('protobuf negotiation', () => {
     expect(negotiateResponse(CLIENT_GO, { allowTable: true, streaming: true, encodes: custom, serializers }).contentType).to.equal('application/json');
   });
 
-  it('reads protobuf request bodies under both names', () => {
-    expect(negotiateRequest('application/vnd.kubernetes.protobuf', serializers).mediaType).to.equal('application/vnd.platform.protobuf');
-    expect(negotiateRequest('application/vnd.platform.protobuf', serializers).mediaType).to.equal('application/vnd.platform.protobuf');
+  it('ignores parameters such as stream=watch on the Accept entry', () => {
+    const target = negotiateResponse('application/vnd.kubernetes.protobuf;stream=watch', { allowTable: true, streaming: true, encodes: configMap, serializers });
+    expect(target.contentType).to.equal('application/vnd.kubernetes.protobuf;stream=watch');
+  });
+
+  it('reads protobuf request bodies under both names, and refuses them for kinds without a protobuf form with 415', () => {
+    const codec = negotiateRequest('application/vnd.kubernetes.protobuf', serializers);
+    expect(codec.mediaType).to.equal('application/vnd.platform.protobuf');
+    expect(negotiateRequest('application/vnd.platform.protobuf', serializers)).to.equal(codec);
+    const body = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+    expect(codec.decode(body, { expected: { group: '', version: 'v1', kind: 'ConfigMap' } }).value).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+    const e = statusErrorOf(() => codec.decode(body, { expected: { group: 'stable.example.com', version: 'v1', kind: 'CronTab' } }));
+    expect(e.code).to.equal(415);
   });
 });
