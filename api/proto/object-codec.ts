@@ -50,7 +50,8 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */
-const META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList']);
+const META_KINDS = new Map(['Status', 'DeleteOptions', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList']
+  .map((kind) => [kind, typeOf(`gatehouse.meta.${kind}`)]));
 
 const typesByKey = new Map<string, protobuf.Type>();
 for (const [family, entries] of Object.entries(KINDS_BY_FAMILY)) {
@@ -77,8 +78,7 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 function messageType(gvk: GroupVersionKind): protobuf.Type | undefined {
   const f = family(gvk.group);
   if (f === undefined) return undefined;
-  if (META_KINDS.has(gvk.kind)) return typeOf(`gatehouse.meta.${gvk.kind}`);
-  return typesByKey.get(`${f}/${gvk.version}/${gvk.kind}`);
+  return META_KINDS.get(gvk.kind) ?? typesByKey.get(`${f}/${gvk.version}/${gvk.kind}`);
 }
 
 /** Whether objects of this apiVersion and kind have a protobuf form (else protobuf is 406 / 415 for them). */
