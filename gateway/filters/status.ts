@@ -14,6 +14,9 @@ function statusErrorOf(e: unknown): StatusError {
   return errors.internal();
 }
 
+/** What an error body is, for codecs that cover only some kinds (protobuf covers Status). */
+const STATUS_KIND = { apiVersion: 'v1', kind: 'Status' };
+
 export function createStatusFilter(serializers: Serializer[]) {
   return async function statusFilter(ctx: Context, next: Next): Promise<void> {
     try {
@@ -27,9 +30,9 @@ export function createStatusFilter(serializers: Serializer[]) {
       let serializer = serializers[0];
       let contentType = serializer.mediaType;
       try {
-        const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: false, serializers });
+        const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: false, encodes: STATUS_KIND, serializers });
         serializer = target.serializer;
-        contentType = target.serializer.mediaType;
+        contentType = target.contentType;
       } catch {
         // A client that accepts nothing we speak still gets its error, in JSON.
       }

@@ -9,7 +9,7 @@ import type { UserInfo } from '../../api/meta/user.js';
 import { userOf } from '../filters/user.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
-import { addWarnings, decodeRequestBody, parseDryRun, readBody, writeResponse, type HandlerDeps, type ResourceRequest } from './request-scope.js';
+import { addWarnings, decodeRequestBody, parseDryRun, writeResponse, type GroupVersionKind, type HandlerDeps, type ResourceRequest } from './request-scope.js';
 
 export interface CreateSubresourceContext {
   /** The parent object's namespace ('' for cluster-scoped kinds) and name, from the path. */
@@ -34,11 +34,8 @@ export interface CreateSubresourceHandler {
   subresource: string;
   /** The answer, sent with 201; throws a StatusError for a bad request. */
   create(ctx: CreateSubresourceContext): Promise<unknown>;
-  /**
-   * Reads a body in a media type the serializers do not handle (a protobuf TokenRequest from typed clients), or
-   * returns undefined to leave it to the serializers.
-   */
-  decode?(contentType: string, body: () => Promise<Buffer>): Promise<unknown> | undefined;
+  /** The kind of the request body, so that binary codecs (protobuf from typed clients) know what to decode. */
+  bodyKind?: GroupVersionKind;
 }
 
 export interface CreateSubresources {
@@ -65,8 +62,7 @@ export async function handleCreateSubresource(
   const method = ctx.method.toUpperCase();
   if (method !== 'POST') throw errors.methodNotAllowed(method, `${def.resource}/${info.subresource}`);
   const dryRun = parseDryRun(query.getAll('dryRun'), 'CreateOptions');
-  const custom = handler.decode?.(ctx.get('content-type'), () => readBody(ctx, deps.maxRequestBodyBytes));
-  const body = custom !== undefined ? await custom : (await decodeRequestBody(ctx, deps)).value;
+  const body = (await decodeRequestBody(ctx, deps, handler.bodyKind)).value;
   const warnings: string[] = [];
   const result = await handler.create({
     namespace: def.namespaced ? info.namespace : '', name: info.name, store, registry, body, user: userOf(ctx), dryRun, warnings,

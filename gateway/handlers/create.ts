@@ -5,7 +5,7 @@ import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest,
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
-  const decoded = await decodeRequestBody(ctx, deps);
+  const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = { ...writeContext(query, 'CreateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'CreateOptions') };
   const created = await store.create(info.namespace, decoded.value, wctx);
   addWarnings(ctx, wctx.warnings);

@@ -7,12 +7,14 @@ import type { FeatureGates } from '../server/feature-gates.js';
 import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
+/** What a delete body is read as when its encoding does not say (a protobuf envelope without typeMeta). */
+const DELETE_OPTIONS_KIND = { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' };
 
 export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, features: FeatureGates | undefined): Promise<DeleteOptions> {
   let options: DeleteOptions = {};
   const hasBody = Number(ctx.get('content-length') || '0') > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody) {
-    const decoded = await decodeRequestBody(ctx, deps).catch((e: unknown) => {
+    const decoded = await decodeRequestBody(ctx, deps, DELETE_OPTIONS_KIND).catch((e: unknown) => {
       if (e instanceof Error && /empty/.test(e.message)) return undefined;
       throw e;
     });

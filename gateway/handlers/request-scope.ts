@@ -87,12 +87,31 @@ function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
-/** Reads and decodes the request body by its Content-Type (415 for types we cannot read). */
-export async function decodeRequestBody(ctx: Context, deps: HandlerDeps): Promise<DecodeResult> {
+/**
+ * Reads and decodes the request body by its Content-Type (415 for types we cannot read). `expected` is the kind the
+ * endpoint reads: protobuf bodies need it when their envelope names no kind, and are a 415 for kinds without a
+ * protobuf form.
+ */
+export async function decodeRequestBody(ctx: Context, deps: HandlerDeps, expected?: GroupVersionKind): Promise<DecodeResult> {
   const serializer = negotiateRequest(ctx.get('content-type') || undefined, deps.serializers);
+  if (serializer.covers && expected && !serializer.covers(expected.group ? `${expected.group}/${expected.version}` : expected.version, expected.kind)) {
+    throw errors.unsupportedMediaType(ctx.get('content-type'), deps.serializers.filter((s) => !s.covers).map((s) => s.mediaType));
+  }
   const body = await readBody(ctx, deps.maxRequestBodyBytes);
   if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
-  return serializer.decode(body);
+  return serializer.decode(body, expected ? { expected } : undefined);
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/** apiVersion and kind of an object about to be encoded, when it says (negotiation skips kind-limited codecs otherwise). */
+function encodedKindOf(value: unknown): { apiVersion: string; kind: string } | undefined {
+  if (!isObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') return undefined;
+  return { apiVersion: value.apiVersion, kind: value.kind };
 }
 
 /** The options object kube-apiserver validates the query of each write as (and names in its 422). */
@@ -148,7 +167,9 @@ function isList(value: unknown): value is { items: KObject[]; metadata: Record<s
 export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, value: unknown, def?: KindDefinition): void {
   const q = requestQuery(ctx);
   const isStatusBody = isObject(value) && value.kind === 'Status';
-  const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: Boolean(def) && !isStatusBody, serializers: deps.serializers });
+  const target = negotiateResponse(ctx.get('accept') || undefined, {
+    allowTable: Boolean(def) && !isStatusBody, encodes: encodedKindOf(value), serializers: deps.serializers,
+  });
   let body = value;
   if (target.as === 'Table' && def) {
     const include = parseIncludeObject(q.get('includeObject'));

@@ -19,7 +19,6 @@ import type { ServiceAccountKeys } from '../authn/service-account-keys.js';
 import type { ServiceAccountOptions } from '../server/service-account-options.js';
 import type { Registry } from '../registry/registry.js';
 import type { CreateSubresourceHandler } from './create-subresource.js';
-import { decodeProtobufTokenRequest, isProtobufContentType } from './token-request-protobuf.js';
 
 export interface TokenRequestOptions {
   signer: ServiceAccountTokenSigner;
@@ -64,9 +63,8 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
   const now = opts.now ?? Date.now;
   return {
     group: '', kind: 'ServiceAccount', subresource: TOKEN_REQUEST_SUBRESOURCE,
-    decode(contentType, body) {
-      return isProtobufContentType(contentType) ? body().then(decodeProtobufTokenRequest) : undefined;
-    },
+    // Typed clients (kubectl create token) send the body as protobuf in the group they hard-code.
+    bodyKind: { group: 'authentication.k8s.io', version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
     async create({ namespace, name, store, registry, body, warnings }) {
       if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${TOKEN_REQUEST_KIND} object`);
       const apiVersion = body.apiVersion === undefined || body.apiVersion === '' ? ACCEPTED_API_VERSIONS[0] : body.apiVersion;

@@ -6,7 +6,7 @@ import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest,
 
 export async function handleUpdate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
-  const decoded = await decodeRequestBody(ctx, deps);
+  const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = { ...writeContext(query, 'UpdateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'UpdateOptions') };
   const { object, created } = await store.update(info.namespace, info.name, decoded.value, wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);

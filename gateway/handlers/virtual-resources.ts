@@ -14,8 +14,7 @@ import type { Authorizer } from '../../policies/authorizer.js';
 import type { RequestInfo } from '../filters/request-info.js';
 import { accessReviewResources } from './access-reviews.js';
 import { userOf } from '../filters/user.js';
-import { parseMediaType } from '../negotiation/negotiate.js';
-import { decodeRequestBody, readBody, writeResponse, type HandlerDeps } from './request-scope.js';
+import { decodeRequestBody, writeResponse, type HandlerDeps } from './request-scope.js';
 
 export interface VirtualCreateContext {
   user: UserInfo;
@@ -38,12 +37,6 @@ export interface VirtualResource {
   namespaced: boolean;
   /** Served but not listed in discovery (the `*.k8s.io` aliases typed clients hard-code). */
   hidden?: boolean;
-  /**
-   * The server reads nothing of the body but its apiVersion and kind (SelfSubjectReview): a protobuf body is then
-   * accepted by reading only the envelope's typeMeta. Typed clients (`kubectl auth whoami`) POST protobuf and do not
-   * retry with JSON after a 415; until Gatehouse has a protobuf codec this is the only protobuf it reads.
-   */
-  typeMetaOnly?: boolean;
   /** The response object, answered with 201; may throw a StatusError (422 for an invalid spec). */
   create(ctx: VirtualCreateContext): unknown | Promise<unknown>;
 }
@@ -79,9 +72,8 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   if (Boolean(info.namespace) !== r.namespaced || info.parts.length !== 1) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
   if (method !== 'POST') throw errors.methodNotAllowed(method, r.resource);
-  const body = r.typeMetaOnly && isProtobuf(ctx.get('content-type'))
-    ? protobufTypeMeta(await readBody(ctx, deps.maxRequestBodyBytes))
-    : (await decodeRequestBody(ctx, deps)).value;
+  // Typed clients (kubectl auth whoami, auth can-i, create token) POST protobuf and never retry with JSON after a 415.
+  const body = (await decodeRequestBody(ctx, deps, r)).value;
   const apiVersion = virtualApiVersion(r);
   if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${r.kind} object`);
   // As for stored kinds, absent apiVersion/kind default to the path's; present ones must match it.
@@ -101,73 +93,10 @@ function requestGone(ctx: Context): AbortSignal {
   ctx.res.once('close', () => { if (!ctx.res.writableFinished) controller.abort(); });
   return controller.signal;
 }
-
-const PROTOBUF_TYPES = new Set(['application/vnd.kubernetes.protobuf', 'application/vnd.platform.protobuf']);
-const PROTOBUF_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-function isProtobuf(contentType: string): boolean {
-  const m = contentType ? parseMediaType(contentType) : undefined;
-  return m !== undefined && PROTOBUF_TYPES.has(`${m.type}/${m.subtype}`);
-}
-
-/**
- * apiVersion and kind from the protobuf envelope (document 1, "Protobuf envelope": prefix `k8s\0`, message Unknown
- * with field 1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType). `raw` is not decoded:
- * only for kinds whose body carries nothing else the server reads.
- */
-export function protobufTypeMeta(body: Buffer): { apiVersion?: string; kind?: string } {
-  const bad = (why: string) => errors.badRequest(`the protobuf body of the request could not be read: ${why}`);
-  if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
-  if (body.length < 4 || !body.subarray(0, 4).equals(PROTOBUF_PREFIX)) throw bad('it does not start with the k8s envelope prefix');
-  const fields = (buf: Buffer): Map<number, Buffer> => {
-    const out = new Map<number, Buffer>();
-    let i = 0;
-    const varint = (): number => {
-      let value = 0;
-      for (let shift = 0; shift < 35; shift += 7) {
-        if (i >= buf.length) throw bad('truncated varint');
-        const b = buf[i++]!;
-        value += (b & 0x7f) * 2 ** shift;
-        if ((b & 0x80) === 0) return value;
-      }
-      throw bad('varint too long');
-    };
-    while (i < buf.length) {
-      const key = varint();
-      const field = Math.floor(key / 8);
-      switch (key & 7) {
-        case 0: varint(); break;
-        case 1: i += 8; break;
-        case 5: i += 4; break;
-        case 2: {
-          const len = varint();
-          if (i + len > buf.length) throw bad('truncated field');
-          out.set(field, buf.subarray(i, i + len));
-          i += len;
-          break;
-        }
-        default: throw bad(`unsupported wire type ${key & 7}`);
-      }
-      if (i > buf.length) throw bad('truncated field');
-    }
-    return out;
-  };
-  const unknown = fields(body.subarray(4));
-  const encoding = unknown.get(3);
-  if (encoding && encoding.length > 0) throw bad(`content encoding ${encoding.toString('utf8')} is not supported`);
-  const typeMeta = fields(unknown.get(1) ?? Buffer.alloc(0));
-  const out: { apiVersion?: string; kind?: string } = {};
-  const apiVersion = typeMeta.get(1)?.toString('utf8');
-  const kind = typeMeta.get(2)?.toString('utf8');
-  if (apiVersion) out.apiVersion = apiVersion;
-  if (kind) out.kind = kind;
-  return out;
-}
-
 /** SelfSubjectReview at one group version: the caller's identity, in the wire form of authentication/v1 UserInfo. */
 function selfSubjectReview(group: string, version: string, hidden: boolean): VirtualResource {
   return {
-    group, version, hidden, namespaced: false, typeMetaOnly: true,
+    group, version, hidden, namespaced: false,
     resource: SELF_SUBJECT_REVIEW_RESOURCE, singular: SELF_SUBJECT_REVIEW_SINGULAR, kind: SELF_SUBJECT_REVIEW_KIND,
     create({ user }) {
       // kube-apiserver's authentication/v1 (and v1beta1) UserInfo spells the name `username`; it is what kubectl reads.

@@ -124,7 +124,9 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const { info, store, query } = req;
   const params = watchParams(query);
   const predicate = selectionPredicate(store.def, query);
-  const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: true, streaming: true, serializers: deps.serializers });
+  const target = negotiateResponse(ctx.get('accept') || undefined, {
+    allowTable: true, streaming: true, encodes: { apiVersion: apiVersionOf(store.def), kind: store.def.kind }, serializers: deps.serializers,
+  });
   if (!target.serializer.streamMediaType) throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
   const include = parseIncludeObject(query.get('includeObject'));
   const render = (object: KObject): unknown => target.as === 'Table'
@@ -169,7 +171,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   // makes the writes it then expects to see.
   ctx.respond = false;
   res.writeHead(200, {
-    'Content-Type': target.as === 'Table' ? target.contentType : target.serializer.streamMediaType,
+    'Content-Type': target.contentType,
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });

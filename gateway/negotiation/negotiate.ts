@@ -2,12 +2,13 @@
 // answers. The serializer table is data (defaultSerializers); later encodings join it without new branches here.
 import { errors } from '../../api/meta/errors.js';
 import { createJsonSerializer } from './json.js';
+import { createProtobufSerializer } from './protobuf.js';
 import type { ResponseTarget, Serializer } from './serializer.js';
 import { createYamlSerializer } from './yaml.js';
 
 /** JSON first: it answers `*\/*`, a missing Accept header and a body without Content-Type. */
 export function defaultSerializers(): Serializer[] {
-  return [createJsonSerializer(), createYamlSerializer()];
+  return [createJsonSerializer(), createYamlSerializer(), createProtobufSerializer()];
 }
 
 export interface MediaRange {
@@ -86,17 +87,35 @@ const TABLE_GROUPS = new Set(['meta.k8s.io', 'meta.platform.io']);
 const META_VERSIONS = new Set(['v1', 'v1beta1']);
 const PARTIAL_KINDS = new Set(['PartialObjectMetadata', 'PartialObjectMetadataList']);
 
-function mediaTypeOf(s: Serializer, streaming: boolean): string {
-  return streaming ? s.streamMediaType : s.mediaType;
+/** What a serializer answers with when the client named it `name` (one of its aliases, or its canonical type). */
+function mediaTypeOf(s: Serializer, streaming: boolean, name = s.mediaType): string {
+  if (!streaming) return name;
+  return name === s.mediaType ? s.streamMediaType : s.streamMediaType.replace(s.mediaType, name);
 }
 
-function candidates(range: MediaRange, serializers: Serializer[], streaming: boolean): Serializer[] {
-  const usable = serializers.filter((s) => mediaTypeOf(s, streaming) !== '');
-  if (range.type === '*') return usable;
-  return usable.filter((s) => [s.mediaType, ...s.aliases].some((name) => {
-    const [type, subtype] = name.toLowerCase().split('/');
-    return type === range.type && (range.subtype === '*' || subtype === range.subtype);
-  }));
+/** The kind an answer will hold; serializers that cover only some kinds are passed over without it. */
+export interface EncodedKind {
+  apiVersion: string;
+  kind: string;
+}
+
+function coversKind(s: Serializer, encodes: EncodedKind | undefined): boolean {
+  return !s.covers || (encodes !== undefined && s.covers(encodes.apiVersion, encodes.kind));
+}
+
+/** Serializers the range names, each with the name it matched (so that an alias is echoed back as the client spelled it). */
+function candidates(range: MediaRange, serializers: Serializer[], streaming: boolean, encodes: EncodedKind | undefined): { s: Serializer; name: string }[] {
+  const usable = serializers.filter((s) => s.streamMediaType !== '' || !streaming).filter((s) => coversKind(s, encodes));
+  if (range.type === '*') return usable.map((s) => ({ s, name: s.mediaType }));
+  const out: { s: Serializer; name: string }[] = [];
+  for (const s of usable) {
+    const name = [s.mediaType, ...s.aliases].find((n) => {
+      const [type, subtype] = n.toLowerCase().split('/');
+      return type === range.type && (range.subtype === '*' || subtype === range.subtype);
+    });
+    if (name) out.push({ s, name: range.subtype === '*' ? s.mediaType : name });
+  }
+  return out;
 }
 
 export interface ResponseOptions {
@@ -106,6 +125,8 @@ export interface ResponseOptions {
   streaming?: boolean;
   /** The handler can render PartialObjectMetadata[List]; otherwise such Accept entries are skipped. */
   allowPartialObjectMetadata?: boolean;
+  /** apiVersion and kind of the object the answer holds (a Status for errors); see EncodedKind. */
+  encodes?: EncodedKind;
   serializers: Serializer[];
 }
 
@@ -122,7 +143,7 @@ export function negotiateResponse(accept: string | undefined, opts: ResponseOpti
     cache = new Map();
     responseCache.set(opts.serializers, cache);
   }
-  const id = `${accept ?? ''}\u0000${opts.allowTable}|${opts.streaming ?? false}|${opts.allowPartialObjectMetadata ?? false}`;
+  const id = `${accept ?? ''}\u0000${opts.allowTable}|${opts.streaming ?? false}|${opts.allowPartialObjectMetadata ?? false}|${opts.encodes?.apiVersion ?? ''}|${opts.encodes?.kind ?? ''}`;
   let target = cache.get(id);
   if (!target) {
     target = Object.freeze(chooseResponse(accept, opts));
@@ -136,10 +157,13 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
   const streaming = opts.streaming ?? false;
   const ranges = accept && accept.trim() !== '' ? parseAccept(accept) : [{ type: '*', subtype: '*', params: {}, q: 1 }];
   for (const range of ranges) {
-    const serializer = candidates(range, opts.serializers, streaming)[0];
-    if (!serializer) continue;
-    const base = mediaTypeOf(serializer, streaming);
     const { as, g, v } = range.params;
+    // An `as=` transformation answers a meta kind (Table, PartialObjectMetadata...), which is what must be encodable.
+    const encodes = as === undefined ? opts.encodes : { apiVersion: `${g ?? ''}/${v ?? ''}`, kind: as };
+    const match = candidates(range, opts.serializers, streaming, encodes)[0];
+    if (!match) continue;
+    const { s: serializer } = match;
+    const base = mediaTypeOf(serializer, streaming, match.name);
     if (as === undefined) return { serializer, contentType: base };
     if (!g || !v || !META_VERSIONS.has(v)) continue;
     if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g)) {
@@ -153,7 +177,7 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
       };
     }
   }
-  const supported = opts.serializers.map((s) => mediaTypeOf(s, streaming)).filter((t) => t !== '');
+  const supported = opts.serializers.filter((s) => coversKind(s, opts.encodes)).map((s) => mediaTypeOf(s, streaming)).filter((t) => t !== '');
   throw errors.notAcceptable([...new Set(supported)]);
 }
 

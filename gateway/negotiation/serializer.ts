@@ -12,6 +12,11 @@ export interface DecodeResult {
 export interface DecodeOptions {
   /** Scan for duplicate fields (default true); pass false when they will be ignored (fieldValidation=Ignore). */
   reportDuplicates?: boolean;
+  /**
+   * The kind the endpoint reads, for encodings that need it when the body does not say (a protobuf envelope without
+   * typeMeta) or that cover only some kinds (415 for the others).
+   */
+  expected?: { group: string; version: string; kind: string };
 }
 
 export interface Serializer {
@@ -19,6 +24,11 @@ export interface Serializer {
   readonly mediaType: string;
   /** Other names accepted for the same codec (Content-Type and Accept). */
   readonly aliases: readonly string[];
+  /**
+   * Present on encodings that serve only some kinds (protobuf): whether objects of this apiVersion and kind have a
+   * form in it. Negotiation passes such a serializer over for other kinds, and for answers whose kind it is not told.
+   */
+  covers?(apiVersion: string, kind: string): boolean;
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
   /**
    * Optional: a large list (not pretty-printed) as chunks, produced lazily, whose concatenation has the same bytes as

@@ -10,6 +10,8 @@ export interface GatehouseResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes (binary media types such as protobuf). */
+  raw: Buffer;
   json(): any;
 }
 
@@ -55,8 +57,9 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         clearTimeout(timer);
-        const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+        const raw = Buffer.concat(chunks);
+        const body = raw.toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, raw, json: () => JSON.parse(body) });
       });
       res.on('error', reject);
     });

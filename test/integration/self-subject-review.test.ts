@@ -8,6 +8,8 @@ import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
 import { expectFailure } from '../helpers/api.js';
+import { decodeProtobufObject } from '../../api/proto/object-codec.js';
+import { expectProtobufFailure } from '../helpers/protobuf.js';
 
 const GROUP = 'authentication.platform.io';
 const PATH = `/apis/${GROUP}/v1/selfsubjectreviews`;
@@ -90,19 +92,21 @@ describe('SelfSubjectReview', function () {
   });
 
   describe('protobuf bodies (what typed clients send)', () => {
-    it('reads apiVersion and kind from the envelope and answers JSON', async () => {
+    it('reads apiVersion and kind from the envelope and answers in protobuf', async () => {
       const res = await gh.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
         body: envelope('authentication.k8s.io/v1', 'SelfSubjectReview', Buffer.from([0x0a, 0x00])), headers: PROTOBUF,
       });
       expect(res.status, res.body).to.equal(201);
-      expect(String(res.headers['content-type'])).to.match(/^application\/json/);
-      expect(res.json()).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      expect(String(res.headers['content-type'])).to.equal('application/vnd.kubernetes.protobuf');
+      const review = decodeProtobufObject(res.raw) as any;
+      expect(review).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+      expect(review.status.userInfo.groups).to.include('system:masters');
     });
 
     it('refuses a mismatched kind, a missing prefix and a truncated envelope with 400', async () => {
-      expectFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'TokenReview'), headers: PROTOBUF }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', PATH, { body: Buffer.from('{"kind":"SelfSubjectReview"}'), headers: PROTOBUF }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'SelfSubjectReview').subarray(0, 10), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'TokenReview'), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await gh.request('POST', PATH, { body: Buffer.from('{"kind":"SelfSubjectReview"}'), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'SelfSubjectReview').subarray(0, 10), headers: PROTOBUF }), 400, 'BadRequest');
     });
   });
 

@@ -107,7 +107,7 @@ describe('request negotiation', () => {
     const e = statusErrorOf(() => negotiateRequest('text/plain', serializers));
     expect(e.code).to.equal(415);
     expect(e.reason).to.equal('UnsupportedMediaType');
-    expect(e.message).to.equal('the body of the request was in an unknown format (text/plain) - accepted media types include: application/json, application/yaml');
+    expect(e.message).to.equal('the body of the request was in an unknown format (text/plain) - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf');
     expect(statusErrorOf(() => negotiateRequest('application/merge-patch+json', serializers)).code).to.equal(415);
     expect(statusErrorOf(() => negotiateRequest('garbage', serializers)).code).to.equal(415);
   });
