@@ -128,7 +128,7 @@ describe('server start', function () {
       [['--no-such-flag'], 'unknown flag: --no-such-flag'],
       [['--secure-port=abc'], '"abc" for "--secure-port"'],
       [['--feature-gates=Bogus=true'], 'unrecognized feature gate: Bogus'],
-      [['--authorization-mode=ABAC'], 'not implemented yet'],
+      [['--authorization-mode=ABAC'], 'authorization policy file not passed'],
     ] as const) {
       try {
         await startGatehouse(['--data-dir', dir, ...args], { log: () => {}, out: () => {} });

@@ -84,10 +84,10 @@ describe('options', () => {
     expect(o.tlsCertFile).to.equal(path.join(cwd, 'a.crt'));
   });
 
-  it('takes an ordered list of authorization modes and refuses unknown or unimplemented ones', () => {
+  it('takes an ordered list of authorization modes and refuses unknown ones and modes missing their files', () => {
     expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal(['AlwaysDeny', 'AlwaysAllow']);
     expect(optionsError(['--authorization-mode=Magic']).message).to.contain('"Magic" is not a valid mode');
-    expect(optionsError(['--authorization-mode=ABAC']).message).to.contain('"ABAC" is not implemented yet');
+    expect(optionsError(['--authorization-mode=ABAC']).message).to.contain("authorization policy file not passed");
     expect(optionsError(['--authorization-mode=AlwaysAllow,AlwaysAllow']).message).to.contain('more than once');
     expect(optionsError(['--authorization-mode=']).message).to.contain('--authorization-mode');
   });

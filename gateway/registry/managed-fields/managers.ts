@@ -57,7 +57,8 @@ function ownable(set: FieldSet, ref: ManagerRef, scope: TrackingScope): FieldSet
 }
 
 function decodeEntry(raw: unknown): Entry | undefined {
-  if (!isObject(raw) || typeof raw.manager !== 'string') return undefined;
+  // `manager` is omitted when empty, as ManagedFieldsEntry's omitempty has it.
+  if (!isObject(raw) || (raw.manager !== undefined && typeof raw.manager !== 'string')) return undefined;
   if (raw.operation !== 'Apply' && raw.operation !== 'Update') return undefined;
   if (raw.fieldsType !== undefined && raw.fieldsType !== 'FieldsV1') return undefined;
   let set: FieldSet;
@@ -68,7 +69,7 @@ function decodeEntry(raw: unknown): Entry | undefined {
     throw e;
   }
   return {
-    manager: raw.manager,
+    manager: raw.manager ?? '',
     operation: raw.operation,
     apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
     subresource: raw.subresource === 'status' ? 'status' : '',
@@ -101,7 +102,9 @@ function encodeManagers(managers: Map<string, Entry>): Record<string, unknown>[]
     || a.apiVersion.localeCompare(b.apiVersion)
     || a.subresource.localeCompare(b.subresource));
   return entries.map((e) => {
-    const out: Record<string, unknown> = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+    const out: Record<string, unknown> = e.manager ? { manager: e.manager } : {};
+    out.operation = e.operation;
+    out.apiVersion = e.apiVersion;
     if (e.time) out.time = e.time;
     out.fieldsType = 'FieldsV1';
     out.fieldsV1 = e.set.toFieldsV1();
