@@ -4,8 +4,9 @@ import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
+import { everyType } from '../helpers/every-type.js';
 
-describe('kubectl apply --server-side', function () {
+describe('kubectl apply', function () {
   this.timeout(60_000);
   let gh: TestGatehouse;
   let kubectl: Kubectl;
@@ -55,4 +56,30 @@ describe('kubectl apply --server-side', function () {
     expect(owners.ops).to.deep.equal({ 'f:data': { 'f:mode': {} } });
     expect(owners.kubectl).to.equal(undefined);
   });
+  /** Each served kind with a label added, for the change-and-remove rounds. */
+  const labelled = (obj: any, labels: Record<string, string> | undefined) =>
+    ({ ...obj, metadata: { ...obj.metadata, labels: labels ? { ...(obj.metadata.labels ?? {}), ...labels } : obj.metadata.labels } });
+
+  for (const mode of ['client-side', 'server-side'] as const) {
+    it(`${mode}: creates every kind, adds a label and removes it again`, async () => {
+      const space = `e2e-every-${mode}`;
+      const objects = everyType(space);
+      const flags = mode === 'server-side' ? ['--server-side'] : [];
+      const verb = (word: string) => (mode === 'server-side' ? 'serverside-applied' : word);
+      const apply = async (obj: unknown, file: string) =>
+        kubectl.ok(['apply', ...flags, '-f', await kubectl.manifest(`${space}-${file}.yaml`, yaml.dump(obj))]);
+      for (const [i, o] of objects.entries()) {
+        const name = `${o.printed}/${o.obj.metadata.name}`;
+        expect(await apply(o.obj, `${i}-a`)).to.equal(`${name} ${verb('created')}\n`);
+        expect(await apply(labelled(o.obj, { round: 'two' }), `${i}-b`)).to.equal(`${name} ${verb('configured')}\n`);
+        let stored = (await gh.request('GET', o.path)).json();
+        expect(stored.metadata.labels?.round, `${o.path} after adding the label`).to.equal('two');
+        expect(o.check(stored), `${o.path}: ${JSON.stringify(stored)}`).to.equal(true);
+        expect(await apply(o.obj, `${i}-c`)).to.equal(`${name} ${verb('configured')}\n`);
+        stored = (await gh.request('GET', o.path)).json();
+        expect(stored.metadata.labels?.round, `${o.path} after removing the label`).to.equal(undefined);
+        expect(o.check(stored), `${o.path}: ${JSON.stringify(stored)}`).to.equal(true);
+      }
+    });
+  }
 });
