@@ -206,6 +206,19 @@ function judge(socket: PeerSocket, peer: Peer, anchors?: Set<string>): Verdict {
   return { ...verdict, user: userFromCertificate(new x509.X509Certificate(cert.raw)) };
 }
 
+/**
+ * A connection's certificate is judged once per socket, keyed so that a TLS 1.2 renegotiation that brought another
+ * certificate is judged again.
+ */
+export function socketVerdict<V extends { fingerprint: string }>(cache: WeakMap<object, V>, socket: PeerSocket, peer: Peer, judgeNow: () => V): V {
+  let verdict = cache.get(socket);
+  if (!verdict || verdict.fingerprint !== peer.leaf.fingerprint256) {
+    verdict = judgeNow();
+    cache.set(socket, verdict);
+  }
+  return verdict;
+}
+
 export interface ClientCertAuthenticatorOptions {
   now?: () => number;
   /** The --client-ca-file bundle (PEMs). Needed when the TLS layer also trusts other CAs (--requestheader-client-ca-file):
@@ -224,13 +237,9 @@ export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptio
       const socket = req.socket as PeerSocket;
       const peer = peerOf(socket);
       if (!peer) return null;
-      const cert = peer.leaf;
-      let verdict = verdicts.get(req.socket);
-      if (!verdict || verdict.fingerprint !== cert.fingerprint256) {
-        verdict = judge(socket, peer, anchors);
-        verdicts.set(req.socket, verdict);
-      }
+      const verdict = socketVerdict(verdicts, socket, peer, () => judge(socket, peer, anchors));
       if (verdict.error) throw new AuthenticationError(verdict.error);
+      const cert = peer.leaf;
       const t = now();
       if (t < verdict.notBefore || t > verdict.notAfter) {
         throw new AuthenticationError(`verifying certificate ${identifier(cert)} failed: x509: certificate has expired or is not yet valid`);

@@ -18,7 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
-import { anchorSet, describeCertificate, peerOf, verifyPeer, type Peer, type PeerSocket } from './client-cert.js';
+import { anchorSet, describeCertificate, peerOf, socketVerdict, verifyPeer, type Peer, type PeerSocket } from './client-cert.js';
 import { deleteHeaders, headerNames, headerValues, unescapeExtraKey } from './header-values.js';
 
 export interface RequestHeaderConfig {
@@ -111,13 +111,9 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
       const socket = req.socket as PeerSocket;
       const peer = peerOf(socket);
       if (!peer) return null;
-      const cert = peer.leaf;
-      let verdict = verdicts.get(req.socket);
-      if (!verdict || verdict.fingerprint !== cert.fingerprint256) {
-        verdict = judge(socket, peer);
-        verdicts.set(req.socket, verdict);
-      }
+      const verdict = socketVerdict(verdicts, socket, peer, () => judge(socket, peer));
       if (verdict.error) throw new AuthenticationError(verdict.error);
+      const cert = peer.leaf;
       const t = now();
       if (t < new Date(cert.validFrom).getTime() || t > new Date(cert.validTo).getTime()) {
         throw new AuthenticationError(`verifying certificate ${describeCertificate(cert)} failed: x509: certificate has expired or is not yet valid`);

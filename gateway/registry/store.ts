@@ -167,12 +167,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       checkNamespaceMatches(obj, namespace);
       const meta = obj.metadata;
       if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
-      prepareForCreate(def, obj);
-      invalid(obj, validator.validate(obj));
-      track(undefined, obj, ctx, '');
-      if (def.namespaced) await namespaces.admitCreate(namespace);
       const name = meta.name as string;
-      await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
+      await completeCreate(obj, namespace, ctx, (o) => track(undefined, o, ctx, ''));
       if (ctx.dryRun) {
         // Storage would refuse an existing name; a dry run must fail the same way.
         const exists = await storage.get(store.key(namespace, name)).then(() => true, () => false);
@@ -195,13 +191,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         created = pendingCreate;
         pendingCreate = false;
         if (created) {
-          const fresh = structuredClone(obj);
-          prepareForCreate(def, fresh);
-          invalid(fresh, validator.validate(fresh));
-          track(undefined, fresh, ctx, '');
-          if (def.namespaced) await namespaces.admitCreate(namespace);
-          await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: fresh, user: ctx.user, dryRun: ctx.dryRun });
-          return fresh;
+          return completeCreate(structuredClone(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''));
         }
         if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
           throw errors.staleObject(gr, name);
@@ -240,12 +230,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
           const fresh = admitBody(applyConfiguration(undefined, structuredClone(config), ref, force, tracking), ctx);
           checkNameMatches(fresh, name);
           checkNamespaceMatches(fresh, namespace);
-          prepareForCreate(def, fresh);
-          placeManagedFieldsLast(fresh);
-          invalid(fresh, validator.validate(fresh));
-          if (def.namespaced) await namespaces.admitCreate(namespace);
-          await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: fresh, user: ctx.user, dryRun: ctx.dryRun });
-          return fresh;
+          return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
         }
         const obj = admitBody(applyConfiguration(current, structuredClone(config), ref, force, tracking), ctx);
         checkNameMatches(obj, name);
@@ -287,6 +272,20 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       }
     },
   };
+
+  /**
+   * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation, the
+   * namespace gate and admission. `recordOwnership` runs once the server-set fields exist.
+   */
+  async function completeCreate(obj: KObject, namespace: string, ctx: WriteContext, recordOwnership: (obj: KObject) => void): Promise<KObject> {
+    prepareForCreate(def, obj);
+    recordOwnership(obj);
+    invalid(obj, validator.validate(obj));
+    if (def.namespaced) await namespaces.admitCreate(namespace);
+    const name = obj.metadata.name ?? '';
+    await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
+    return obj;
+  }
 
   /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
   async function writeThrough(key: string, name: string, tryUpdate: (current: KObject) => Promise<KObject>, ctx: WriteContext, createFrom?: () => KObject): Promise<KObject> {
