@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import type { Attributes } from '../../policies/authorizer.js';
 import { createAbacAuthorizer, parsePolicyFile, PolicyFileError } from '../../policies/abac/abac-authorizer.js';
 import { buildAuthorizer } from '../../policies/build-authorizer.js';
@@ -105,15 +106,7 @@ describe('ABAC', () => {
 
 describe('authorization flags', () => {
   const cwd = '/srv/gh';
-  const refused = (argv: string[]): string => {
-    try {
-      parseOptions(argv, cwd);
-    } catch (e) {
-      expect(e).to.be.instanceOf(OptionsError);
-      return (e as Error).message;
-    }
-    throw new Error(`expected ${argv.join(' ')} to be refused`);
-  };
+  const refused = (argv: string[]): string => optionsError(argv, cwd).message;
 
   it('defaults the webhook flags as kube-apiserver does', () => {
     const o = parseOptions(['--authorization-mode=Webhook,AlwaysDeny', '--authorization-webhook-config-file=hook.yaml'], cwd);

@@ -1,6 +1,7 @@
 // The x509 authenticator's own rules, without TLS: CA bundle parsing, CN/O mapping, the client-auth usage check,
 // and how it reads a socket's verification outcome (faked here; test/integration/client-cert.test.ts has real TLS).
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -165,15 +166,7 @@ describe('client certificates (x509 authenticator)', function () {
     });
     after(() => rm(dir, { recursive: true, force: true }));
 
-    function optionsError(argv: string[]): OptionsError {
-      try {
-        parseOptions(argv, dir);
-      } catch (e) {
-        expect(e).to.be.instanceOf(OptionsError);
-        return e as OptionsError;
-      }
-      throw new Error(`expected ${argv.join(' ')} to be refused`);
-    }
+    const refusedHere = (argv: string[]): OptionsError => optionsError(argv, dir);
 
     it('is unset by default and resolved against the working directory when given', () => {
       expect(parseOptions([], dir).clientCaFile).to.equal(undefined);
@@ -181,11 +174,11 @@ describe('client certificates (x509 authenticator)', function () {
     });
 
     it('refuses a missing, non-PEM or empty value, naming the flag', () => {
-      expect(optionsError(['--client-ca-file', 'missing.crt']).message)
+      expect(refusedHere(['--client-ca-file', 'missing.crt']).message)
         .to.match(/^invalid argument ".*missing\.crt" for "--client-ca-file" flag: unable to read the client CA bundle: ENOENT/);
-      expect(optionsError(['--client-ca-file=not-pem.txt']).message)
+      expect(refusedHere(['--client-ca-file=not-pem.txt']).message)
         .to.match(/for "--client-ca-file" flag: data does not contain any PEM certificate$/);
-      expect(optionsError(['--client-ca-file=']).message).to.contain('"--client-ca-file" flag: must not be empty');
+      expect(refusedHere(['--client-ca-file=']).message).to.contain('"--client-ca-file" flag: must not be empty');
     });
   });
 });

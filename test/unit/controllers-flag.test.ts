@@ -1,21 +1,14 @@
 // --controllers and --enable-bootstrap-token-auth as option parsing sees them: kube-controller-manager's list
 // semantics (`*`, `name`, `-name`, first match wins, aliases) and start-up errors naming an unknown controller.
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import { parseOptions, usage, OptionsError } from '../../gateway/server/options.js';
 import { parseControllerSelection } from '../../gateway/controllers/selection.js';
 import { BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from '../../gateway/controllers/known-controllers.js';
 
 const cwd = '/srv/gh';
 
-function refused(argv: string[]): OptionsError {
-  try {
-    parseOptions(argv, cwd);
-  } catch (e) {
-    expect(e).to.be.instanceOf(OptionsError);
-    return e as OptionsError;
-  }
-  throw new Error(`expected ${argv.join(' ')} to be refused`);
-}
+const refused = (argv: string[]): OptionsError => optionsError(argv, cwd);
 
 function enabledSet(argv: string[]): string[] {
   const { controllers } = parseOptions(argv, cwd);

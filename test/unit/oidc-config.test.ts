@@ -2,6 +2,7 @@
 // their translation into a JWT authenticator with upstream's username-prefix defaulting, strict decoding of the
 // AuthenticationConfiguration file, and its validation with kube-apiserver's field paths and messages, CEL included.
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,15 +15,7 @@ import { makeCA } from '../helpers/pki.js';
 
 const ISSUER = 'https://idp.example.com';
 
-function optionsError(argv: string[], cwd = '/srv'): string {
-  try {
-    parseOptions(argv, cwd);
-  } catch (e) {
-    expect(e).to.be.instanceOf(OptionsError);
-    return (e as Error).message;
-  }
-  throw new Error(`expected ${argv.join(' ')} to be refused`);
-}
+const refusal = (argv: string[], cwd = '/srv'): string => optionsError(argv, cwd).message;
 
 function jwt(overrides: Partial<JwtAuthenticatorConfig> = {}): JwtAuthenticatorConfig {
   return {
@@ -76,29 +69,29 @@ describe('OIDC flags', () => {
   });
 
   it('refuses bad values naming the flag and the value', () => {
-    expect(optionsError(['--oidc-issuer-url=http://idp.example.com', '--oidc-client-id=gh']))
+    expect(refusal(['--oidc-issuer-url=http://idp.example.com', '--oidc-client-id=gh']))
       .to.equal('invalid argument "http://idp.example.com" for "--oidc-issuer-url" flag: URL scheme must be https');
-    expect(optionsError([`--oidc-issuer-url=${ISSUER}?x=1#f`, '--oidc-client-id=gh']))
+    expect(refusal([`--oidc-issuer-url=${ISSUER}?x=1#f`, '--oidc-client-id=gh']))
       .to.equal(`invalid argument "${ISSUER}?x=1#f" for "--oidc-issuer-url" flag: URL must not contain a query, URL must not contain a fragment`);
-    expect(optionsError([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', '--oidc-signing-algs=RS256,HS256']))
+    expect(refusal([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', '--oidc-signing-algs=RS256,HS256']))
       .to.match(/^invalid argument "RS256,HS256" for "--oidc-signing-algs" flag: oidc: unsupported signing alg: "HS256"/);
-    expect(optionsError([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', '--oidc-required-claim=tenant']))
+    expect(refusal([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', '--oidc-required-claim=tenant']))
       .to.equal('invalid argument "tenant" for "--oidc-required-claim" flag: tenant must be formatted as key=value');
-    expect(optionsError([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', `--oidc-ca-file=${path.join(dir, 'none.pem')}`]))
+    expect(refusal([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', `--oidc-ca-file=${path.join(dir, 'none.pem')}`]))
       .to.match(/^invalid argument ".*none\.pem" for "--oidc-ca-file" flag: /);
     const notPem = path.join(dir, 'not.pem');
     return writeFile(notPem, 'hello').then(() => {
-      expect(optionsError([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', `--oidc-ca-file=${notPem}`]))
+      expect(refusal([`--oidc-issuer-url=${ISSUER}`, '--oidc-client-id=gh', `--oidc-ca-file=${notPem}`]))
         .to.equal(`invalid argument "${notPem}" for "--oidc-ca-file" flag: data does not contain any PEM certificate`);
     });
   });
 
   it('needs issuer and client id together, and refuses --oidc-* beside --authentication-config', () => {
     const together = 'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set';
-    expect(optionsError([`--oidc-issuer-url=${ISSUER}`])).to.equal(together);
-    expect(optionsError(['--oidc-client-id=gh'])).to.equal(together);
-    expect(optionsError(['--oidc-groups-claim=groups'])).to.equal(together);
-    expect(optionsError(['--authentication-config=a.yaml', '--oidc-username-claim=email']))
+    expect(refusal([`--oidc-issuer-url=${ISSUER}`])).to.equal(together);
+    expect(refusal(['--oidc-client-id=gh'])).to.equal(together);
+    expect(refusal(['--oidc-groups-claim=groups'])).to.equal(together);
+    expect(refusal(['--authentication-config=a.yaml', '--oidc-username-claim=email']))
       .to.equal('authentication-config file and oidc-* flags are mutually exclusive');
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import path from 'node:path';
 import { parseOptions, parseDuration, usage, OptionsError } from '../../gateway/server/options.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
@@ -6,15 +7,6 @@ import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
 
 const cwd = '/srv/gh';
 
-function optionsError(argv: string[]): OptionsError {
-  try {
-    parseOptions(argv, cwd);
-  } catch (e) {
-    expect(e).to.be.instanceOf(OptionsError);
-    return e as OptionsError;
-  }
-  throw new Error(`expected ${argv.join(' ')} to be refused`);
-}
 
 describe('options', () => {
   it('defaults like kube-apiserver', () => {

@@ -1,6 +1,7 @@
 // The --requestheader-* flags: parsed into options only with a CA bundle, list flags repeatable and comma-separated,
 // bad values refused naming the flag and the value.
 import { expect } from 'chai';
+import { optionsError } from '../helpers/options.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,15 +20,7 @@ describe('--requestheader-* options', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  const refused = (argv: string[]): string => {
-    try {
-      parseOptions(argv, dir);
-    } catch (e) {
-      expect(e).to.be.instanceOf(OptionsError);
-      return (e as Error).message;
-    }
-    throw new Error(`expected ${argv.join(' ')} to be refused`);
-  };
+  const refused = (argv: string[]): string => optionsError(argv, dir).message;
 
   it('configures no proxy without the CA file, even with header flags', () => {
     expect(parseOptions(['--requestheader-username-headers=X-Remote-User'], dir).requestHeader).to.equal(undefined);
