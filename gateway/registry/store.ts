@@ -184,24 +184,15 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       checkNamespaceMatches(obj, namespace);
       const key = store.key(namespace, name);
       const expectedVersion = obj.metadata.resourceVersion || undefined;
-      // createFrom runs right before tryUpdate sees the new object; a later retry sees the stored one instead.
-      let pendingCreate = false;
-      let created = false;
-      const next = await writeThrough(key, name, async (current) => {
-        created = pendingCreate;
-        pendingCreate = false;
-        if (created) {
-          return completeCreate(structuredClone(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''));
-        }
+      const create = def.allowCreateOnUpdate && subresource === ''
+        ? () => completeCreate(structuredClone(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
+        : undefined;
+      return updateOrCreate(key, name, ctx, async (current) => {
         if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
           throw errors.staleObject(gr, name);
         }
         return admitUpdate(track(current, buildUpdate(structuredClone(obj), current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
-      }, ctx, def.allowCreateOnUpdate && subresource === '' ? () => {
-        pendingCreate = true;
-        return obj;
-      } : undefined);
-      return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
+      }, create);
     },
 
     async patch(namespace, name, applyPatch, ctx, subresource) {
@@ -221,28 +212,20 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       const ref = managerOf(ctx, 'Apply', subresource);
       if (!ref) throw new Error('apply needs a field manager');
       const key = store.key(namespace, name);
-      let pendingCreate = false;
-      let created = false;
-      const next = await writeThrough(key, name, async (current) => {
-        created = pendingCreate;
-        pendingCreate = false;
-        if (created) {
-          const fresh = admitBody(applyConfiguration(undefined, structuredClone(config), ref, force, tracking), ctx);
-          checkNameMatches(fresh, name);
-          checkNamespaceMatches(fresh, namespace);
-          return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
-        }
+      const create = subresource === '' ? async () => {
+        const fresh = admitBody(applyConfiguration(undefined, structuredClone(config), ref, force, tracking), ctx);
+        checkNameMatches(fresh, name);
+        checkNamespaceMatches(fresh, namespace);
+        return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
+      } : undefined;
+      return updateOrCreate(key, name, ctx, async (current) => {
         const obj = admitBody(applyConfiguration(current, structuredClone(config), ref, force, tracking), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = config.metadata.resourceVersion;
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
         return admitUpdate(buildUpdate(obj, current, subresource), current, namespace, name, subresource, ctx);
-      }, ctx, subresource === '' ? () => {
-        pendingCreate = true;
-        return { apiVersion, kind: def.kind, metadata: { name } } as KObject;
-      } : undefined);
-      return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
+      }, create);
     },
 
     async delete(namespace, name, options, ctx) {
@@ -285,6 +268,24 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     const name = obj.metadata.name ?? '';
     await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
     return obj;
+  }
+
+  /**
+   * guaranteedUpdate that creates a missing object when `create` is given (PUT-create, apply-create). Storage calls
+   * createFrom right before tryUpdate sees the placeholder; a retry after a conflict sees the stored object instead.
+   */
+  async function updateOrCreate(key: string, name: string, ctx: WriteContext, update: (current: KObject) => Promise<KObject>, create?: () => Promise<KObject>): Promise<{ object: KObject; created: boolean }> {
+    let pendingCreate = false;
+    let created = false;
+    const next = await writeThrough(key, name, async (current) => {
+      created = pendingCreate;
+      pendingCreate = false;
+      return created && create ? create() : update(current);
+    }, ctx, create ? () => {
+      pendingCreate = true;
+      return { apiVersion, kind: def.kind, metadata: { name } } as KObject;
+    } : undefined);
+    return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
   }
 
   /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
