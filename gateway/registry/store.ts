@@ -224,7 +224,12 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = config.metadata.resourceVersion;
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        return admitUpdate(buildUpdate(obj, current, subresource), current, namespace, name, subresource, ctx);
+        const ownership = obj.metadata.managedFields;
+        const next = buildUpdate(obj, current, subresource);
+        // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.
+        delete next.metadata.managedFields;
+        if (ownership !== undefined) next.metadata.managedFields = ownership;
+        return admitUpdate(next, current, namespace, name, subresource, ctx);
       }, create);
     },
 

@@ -186,6 +186,22 @@ describe('server-side apply', function () {
     expect(Object.keys(reporter.fieldsV1)).to.deep.equal(['f:status']);
   });
 
+  it('applies to the status subresource, recording the subresource, and answers 404 there for a missing object', async () => {
+    const nodes = '/api/v1/nodes';
+    const name = uniqueName('status-apply');
+    const missing = await gh.request('PATCH', `${nodes}/${name}/status?fieldManager=kubelet`, { headers: APPLY, body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } });
+    expectFailure(missing, 404, 'NotFound');
+    expect((await gh.request('POST', nodes, { body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } })).status).to.equal(201);
+    const body = { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    const applied = await gh.request('PATCH', `${nodes}/${name}/status?fieldManager=kubelet`, { headers: APPLY, body });
+    expect(applied.status).to.equal(200);
+    const obj = applied.json();
+    expect(obj.status.conditions.map((c: { type: string }) => c.type)).to.deep.equal(['Ready']);
+    const kubelet = entry(obj, 'kubelet') as Entry;
+    expect(kubelet.subresource).to.equal('status');
+    expect(Object.keys(kubelet.fieldsV1)).to.deep.equal(['f:status']);
+  });
+
   it('does not bump the object for an apply that changes nothing', async () => {
     const name = uniqueName('noop');
     const first = (await apply(name, cm(name, { a: '1' }), 'tool')).json();
