@@ -1,7 +1,10 @@
 // Reading CBOR request bodies (RFC 8949) with the rules kube-apiserver's CBOR decoder applies (apimachinery's
 // serializer/cbor "modes"), so that a body means here what it means there:
 // - exactly one data item; bytes after it are an error;
-// - the self-described CBOR tag 55799 is accepted (anywhere: it has no meaning); every other tag is refused;
+// - tags are accepted and stand for their content (the self-described tag 55799 first of all), except that the
+//   date/time tags must enclose what RFC 8949 says and become RFC 3339 strings (tag 0: a valid RFC 3339 text
+//   string, kept as sent; tag 1: epoch seconds, rendered in UTC), and bignums (tags 2 and 3) are refused: they have
+//   no JSON form;
 // - map keys are text strings, and a key repeated within one map is an error whatever fieldValidation says (a map
 //   with duplicate keys is invalid CBOR, unlike JSON where the last one wins);
 // - text strings must be valid UTF-8; byte strings become strings, as upstream decodes them into interface{};
@@ -11,7 +14,7 @@
 // cborg does the parsing; a tokenizer wrapped around its own checks what cborg's options cannot express and names
 // the place of a problem as field errors do (`metadata.labels.app`).
 import { isUtf8 } from 'node:buffer';
-import { decodeFirst, Token, Tokenizer, Type, type DecodeOptions as CborgOptions } from 'cborg';
+import { decodeFirst, Token, Tokenizer, Type, type DecodeOptions as CborgOptions, type TagDecoder } from 'cborg';
 import { errors, isStatusError } from '../../api/meta/errors.js';
 import type { DecodeResult } from './serializer.js';
 
@@ -33,8 +36,26 @@ const OPTIONS: CborgOptions = {
   allowBigInt: true,
   // Checked by the tokenizer below, which can name the key; cborg's own check is a backstop.
   rejectDuplicateMapKeys: true,
-  tags: { [SELF_DESCRIBED_TAG]: (decode) => decode() },
+  tags: allTags(),
 };
+
+/** The value of a tag is its content, the epoch-seconds time tag aside (the tokenizer has checked both). */
+function allTags(): CborgOptions['tags'] {
+  const content: TagDecoder = (decode) => decode();
+  const epoch: TagDecoder = (decode) => rfc3339FromEpoch(decode() as number);
+  // cborg looks decoders up by tag number; a proxy answers for every number.
+  return new Proxy({}, { get: (_target, key) => (key === String(TAG_EPOCH) ? epoch : content) });
+}
+
+const TAG_DATE_TIME = 0;
+const TAG_EPOCH = 1;
+const TAG_BIGNUMS = new Set([2, 3]);
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+
+/** RFC 3339 with as many fractional digits as needed (Go's RFC3339Nano), in UTC. */
+function rfc3339FromEpoch(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.?0+Z$/, 'Z');
+}
 
 interface Frame {
   isMap: boolean;
@@ -70,6 +91,8 @@ function headLength(initial: number): number {
 class CheckingTokenizer {
   private readonly inner: Tokenizer;
   private readonly frames: Frame[] = [];
+  /** The tag enclosing the data item that comes next, if any. */
+  private tag: number | undefined;
 
   constructor(private readonly data: Uint8Array) {
     this.inner = new Tokenizer(data, OPTIONS);
@@ -89,9 +112,19 @@ class CheckingTokenizer {
     const type = token.type;
     const top = this.frames[this.frames.length - 1];
     if (Type.equals(type, Type.tag)) {
-      if (token.value !== SELF_DESCRIBED_TAG) throw bad(`unsupported CBOR tag ${String(token.value)}${this.at(top)}`);
+      const tag = Number(token.value);
+      if (TAG_BIGNUMS.has(tag)) throw bad(`unsupported CBOR tag ${tag} (bignum)${this.at(top)}`);
       // A tag encloses the next data item, which is what counts as the element.
+      this.tag = tag;
       return token;
+    }
+    const tag = this.tag;
+    this.tag = undefined;
+    if (tag === TAG_DATE_TIME && !(Type.equals(type, Type.string) && RFC3339.test(token.value as string) && !Number.isNaN(Date.parse(token.value as string)))) {
+      throw bad(`tag 0 must enclose an RFC 3339 date/time text string${this.at(top)}`);
+    }
+    if (tag === TAG_EPOCH && !(Type.equals(type, Type.uint) || Type.equals(type, Type.negint) || Type.equals(type, Type.float))) {
+      throw bad(`tag 1 must enclose a number of seconds${this.at(top)}`);
     }
     if (Type.equals(type, Type.break)) {
       // Only an indefinite-length container may end here, and a map only between pairs (cborg would store the

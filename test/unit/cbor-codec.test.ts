@@ -111,8 +111,11 @@ describe('CBOR codec', () => {
       ['an integer key', 'a1 01 01', /map keys must be text strings, found an integer/],
       ['a byte-string key', 'a1 4161 01', /map keys must be text strings, found a byte string/],
       ['an array key', 'a1 80 01', /map keys must be text strings/],
-      ['a date-time tag', 'c0 74323032342d30352d30315431303a30303a30305a', /unsupported CBOR tag 0/],
-      ['a bignum tag', 'a1 6161 c2 4101', /unsupported CBOR tag 2 at a/],
+      ['a bignum tag', 'a1 6161 c2 4101', /unsupported CBOR tag 2 \(bignum\) at a/],
+      ['a negative bignum tag', 'c3 4101', /unsupported CBOR tag 3/],
+      ['a date/time tag around a number', 'a1 6161 c0 01', /tag 0 must enclose an RFC 3339 date\/time text string at a/],
+      ['a date/time tag around a non-RFC 3339 string', 'c0 6a323032342d30352d3031', /tag 0 must enclose/],
+      ['an epoch tag around a string', 'c1 6161', /tag 1 must enclose a number of seconds/],
       ['undefined', 'a1 6161 f7', /undefined values are not supported/],
       ['a simple value', 'f0', /simple values are not supported/],
       ['a one-byte simple value', 'f8 20', /simple values are not supported/],
@@ -141,6 +144,12 @@ describe('CBOR codec', () => {
         expect(err.message).to.match(message);
       });
     }
+
+    it('reads other tags as their content, and the time tags as RFC 3339 strings, as upstream decodes into interface{}', () => {
+      // {"a": 42("x"), "t": 0("2024-05-01T10:00:00Z"), "e": 1(1714557600), "f": 1(1714557600.5)}
+      const body = hex(`a4 6161 d82a 6178 6174 c0 74${Buffer.from('2024-05-01T10:00:00Z').toString('hex')} 6165 c1 1a663212a0 6166 c1 fb41d98c84a8200000`);
+      expect(decodeCbor(body).value).to.deep.equal({ a: 'x', t: '2024-05-01T10:00:00Z', e: '2024-05-01T10:00:00Z', f: '2024-05-01T10:00:00.5Z' });
+    });
 
     it('refuses an empty body and trailing bytes after the data item', () => {
       expect(statusErrorOf(() => decodeCbor(Buffer.alloc(0))).message).to.match(/the body is empty/);
