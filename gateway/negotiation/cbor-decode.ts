@@ -23,6 +23,11 @@ export const SELF_DESCRIBED_TAG = 55799;
 export const MAX_NESTED_LEVELS = 64;
 export const MAX_CONTAINER_ELEMENTS = 1024;
 
+const TAG_DATE_TIME = 0;
+const TAG_EPOCH = 1;
+const TAG_BIGNUMS = new Set([2, 3]);
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -46,11 +51,6 @@ function allTags(): CborgOptions['tags'] {
   // cborg looks decoders up by tag number; a proxy answers for every number.
   return new Proxy({}, { get: (_target, key) => (key === String(TAG_EPOCH) ? epoch : content) });
 }
-
-const TAG_DATE_TIME = 0;
-const TAG_EPOCH = 1;
-const TAG_BIGNUMS = new Set([2, 3]);
-const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 /** RFC 3339 with as many fractional digits as needed (Go's RFC3339Nano), in UTC. */
 function rfc3339FromEpoch(seconds: number): string {
