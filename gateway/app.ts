@@ -72,7 +72,7 @@ export interface Gateway {
 }
 
 export function createGateway(deps: AppDeps): Gateway {
-  const serializers = defaultSerializers();
+  const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer }));

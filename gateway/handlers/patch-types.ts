@@ -50,8 +50,9 @@ export function patchMediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export function patchFunctionFor(mediaType: string): PatchFunction {
+/** `applyTypes`: the server-side apply media types served (apply-patch+cbor joins with the CBOR gate). */
+export function patchFunctionFor(mediaType: string, applyTypes: readonly string[] = [APPLY_PATCH_TYPE]): PatchFunction {
   const fn = PATCH_TYPES[mediaType];
-  if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), APPLY_PATCH_TYPE]);
+  if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), ...applyTypes]);
   return fn;
 }

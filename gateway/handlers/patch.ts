@@ -6,14 +6,19 @@ import type { Subresource } from '../registry/store.js';
 import { APPLY_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { decodeYamlText } from '../negotiation/yaml.js';
+import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';
+import { decodeCbor } from '../negotiation/cbor-decode.js';
 import { applyManager, parseForce, updateManager } from './field-manager.js';
 import { addWarnings, type HandlerDeps, parseFieldValidation, readBody, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handlePatch(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const mediaType = patchMediaType(ctx.get('content-type') || undefined);
-  if (mediaType === APPLY_PATCH_TYPE) return handleApply(ctx, deps, req);
-  const patchFn = patchFunctionFor(mediaType);
+  // apply-patch+cbor exists only with the CBOR codec (the CBORServingAndStorage gate); no other patch type has a CBOR
+  // form, so merge-patch+cbor and the like stay 415 either way.
+  const applyTypes = deps.serializers.some((s) => s.mediaType === CBOR_MEDIA_TYPE) ? [APPLY_PATCH_TYPE, APPLY_PATCH_CBOR_TYPE] : [APPLY_PATCH_TYPE];
+  if (applyTypes.includes(mediaType)) return handleApply(ctx, deps, req, mediaType);
+  const patchFn = patchFunctionFor(mediaType, applyTypes);
   parseForce(query, false);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
   const body = await readBody(ctx, deps.maxRequestBodyBytes);
@@ -26,14 +31,19 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   writeResponse(ctx, deps, 200, object, store.def);
 }
 
-/** Server-side apply: the body is the manager's whole intent for the object, in YAML (JSON being YAML). */
-async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
+/**
+ * Server-side apply: the body is the manager's whole intent for the object, in YAML (JSON being YAML) or CBOR; both
+ * decode to the same applied configuration and go through the same apply.
+ */
+async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest, mediaType: string): Promise<void> {
   const { info, store, query } = req;
   const fieldManager = applyManager(query);
   const force = parseForce(query, true);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
   const body = await readBody(ctx, deps.maxRequestBodyBytes);
-  const decoded = decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
+  const decoded = mediaType === APPLY_PATCH_CBOR_TYPE
+    ? decodeCbor(body)
+    : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const config = decoded.value;
   if (!isObject(config)) throw errors.badRequest('an apply patch must be an object (the applied configuration)');
   if (typeof config.apiVersion !== 'string' || config.apiVersion === '' || typeof config.kind !== 'string' || config.kind === '') {

@@ -1,14 +1,22 @@
 // Content negotiation: which serializer reads a request body, and which serializer plus `as=` transformation
 // answers. The serializer table is data (defaultSerializers); later encodings join it without new branches here.
 import { errors } from '../../api/meta/errors.js';
+import { createCborSerializer } from './cbor.js';
 import { createJsonSerializer } from './json.js';
 import { createProtobufSerializer } from './protobuf.js';
 import type { ResponseTarget, Serializer } from './serializer.js';
 import { createYamlSerializer } from './yaml.js';
 
+export interface SerializerOptions {
+  /** The CBORServingAndStorage gate: without it there is no CBOR codec at all (415 and 406 as on an older server). */
+  cbor?: boolean;
+}
+
 /** JSON first: it answers `*\/*`, a missing Accept header and a body without Content-Type. */
-export function defaultSerializers(): Serializer[] {
-  return [createJsonSerializer(), createYamlSerializer(), createProtobufSerializer()];
+export function defaultSerializers(opts: SerializerOptions = {}): Serializer[] {
+  const serializers = [createJsonSerializer(), createYamlSerializer(), createProtobufSerializer()];
+  if (opts.cbor) serializers.push(createCborSerializer());
+  return serializers;
 }
 
 export interface MediaRange {
@@ -166,7 +174,7 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
     const base = mediaTypeOf(serializer, streaming, match.name);
     if (as === undefined) return { serializer, contentType: base };
     if (!g || !v || !META_VERSIONS.has(v)) continue;
-    if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g)) {
+    if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g) && serializer.tables !== false) {
       const apiVersion = `${g}/${v}`;
       return { serializer, as, tableApiVersion: apiVersion, asApiVersion: apiVersion, contentType: `${base};as=Table;v=${v};g=${g}` };
     }

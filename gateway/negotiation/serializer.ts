@@ -29,6 +29,8 @@ export interface Serializer {
    * form in it. Negotiation passes such a serializer over for other kinds, and for answers whose kind it is not told.
    */
   covers?(apiVersion: string, kind: string): boolean;
+  /** False when Table answers are not served in this encoding (as=Table is then passed over, as upstream does). */
+  readonly tables?: boolean;
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
   /**
    * Optional: a large list (not pretty-printed) as chunks, produced lazily, whose concatenation has the same bytes as
