@@ -5,8 +5,9 @@
 //   date/time tags must enclose what RFC 8949 says and become RFC 3339 strings (tag 0: a valid RFC 3339 text
 //   string, kept as sent; tag 1: epoch seconds, rendered in UTC), and bignums (tags 2 and 3) are refused: they have
 //   no JSON form;
-// - map keys are text strings, and a key repeated within one map is an error whatever fieldValidation says (a map
-//   with duplicate keys is invalid CBOR, unlike JSON where the last one wins);
+// - map keys are text strings; a key repeated within one map is reported like a JSON duplicate field, so that
+//   fieldValidation decides (Strict: 400, Warn: a warning, Ignore: the last one wins) as the issue asks for every
+//   codec (kube-apiserver's CBOR refuses such maps outright);
 // - text strings must be valid UTF-8; byte strings become strings, as upstream decodes them into interface{};
 // - integers outside int64 are refused (inside it they become numbers, as the JSON path's numbers do), as are NaN,
 //   infinities, undefined and other simple values;
@@ -39,8 +40,8 @@ const OPTIONS: CborgOptions = {
   allowInfinity: false,
   // Integers past 2^53 arrive as bigints so that the int64 range can be checked before they become numbers.
   allowBigInt: true,
-  // Checked by the tokenizer below, which can name the key; cborg's own check is a backstop.
-  rejectDuplicateMapKeys: true,
+  // Reported by the tokenizer below (fieldValidation decides); the last value wins, as in JSON.
+  rejectDuplicateMapKeys: false,
   tags: allTags(),
 };
 
@@ -93,6 +94,8 @@ class CheckingTokenizer {
   private readonly frames: Frame[] = [];
   /** The tag enclosing the data item that comes next, if any. */
   private tag: number | undefined;
+  /** Paths of repeated map keys, as the JSON decoder reports duplicate fields. */
+  readonly duplicates: string[] = [];
 
   constructor(private readonly data: Uint8Array) {
     this.inner = new Tokenizer(data, OPTIONS);
@@ -138,7 +141,7 @@ class CheckingTokenizer {
       if (!Type.equals(type, Type.string)) throw bad(`map keys must be text strings, found ${this.describe(type)}${this.at(top)}`);
       this.checkText(token, start);
       const key = token.value as string;
-      if (top.keys.has(key)) throw bad(`duplicate map key "${key}" at ${joinPath(top, key)}`);
+      if (top.keys.has(key)) this.duplicates.push(joinPath(top, key));
       top.keys.add(key);
       top.key = key;
       this.completed();
@@ -219,14 +222,15 @@ class CheckingTokenizer {
 
 /**
  * Decodes one CBOR data item into a JSON value; throws StatusError 400 naming the problem for malformed, invalid or
- * unsupported input, and for bytes after the item. Duplicate keys are refused outright, so duplicateFields is empty.
+ * unsupported input, and for bytes after the item. Repeated map keys come back in duplicateFields.
  */
 export function decodeCbor(body: Uint8Array): DecodeResult {
   if (body.length === 0) throw bad('the body is empty');
   let value: unknown;
   let rest: Uint8Array;
+  const tokenizer = new CheckingTokenizer(body);
   try {
-    [value, rest] = decodeFirst(body, { ...OPTIONS, tokenizer: new CheckingTokenizer(body) });
+    [value, rest] = decodeFirst(body, { ...OPTIONS, tokenizer });
   } catch (e) {
     if (isStatusError(e)) throw e;
     // cborg's messages start with its own prefix; stack overflows from absurd nesting land here too.
@@ -234,5 +238,5 @@ export function decodeCbor(body: Uint8Array): DecodeResult {
     throw bad(message);
   }
   if (rest.length > 0) throw bad(`${rest.length} bytes of extraneous data starting at index ${body.length - rest.length}`);
-  return { value, duplicateFields: [] };
+  return { value, duplicateFields: tokenizer.duplicates };
 }
