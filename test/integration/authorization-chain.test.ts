@@ -3,11 +3,14 @@
 // lists RBAC's rules but is incomplete because of the webhook (kubectl auth can-i and --list included); /metrics after
 // real traffic has decisions per authorizer, webhook latency, failures, cache hits and match-condition exclusions, and
 // the reload counters and timestamps; a match condition of excessive estimated cost stops start-up and is refused on
-// reload, naming the field.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// reload, naming the field. Apart: the periodic reload catches a change no file event reports.
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { Attributes } from '../../policies/authorizer.js';
+import { startAuthorization } from '../../policies/build-authorizer.js';
+import { RELOAD_INTERVAL_MS } from '../../policies/config/authorization-chain.js';
 import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
@@ -180,5 +183,41 @@ describe('authorization chain from --authorization-config: Node, RBAC and a webh
     await writeFile(fine, configText(hook, ["request.groups.exists(g, g.matches('^team-[a-z]+$'))"]));
     const other = await startTestGatehouse(['--authorization-config', fine]);
     await other.close();
+  });
+});
+
+describe('periodic reload of --authorization-config', () => {
+  let dir: string;
+  let close: (() => void) | undefined;
+  before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-authz-poll-')); });
+  after(async () => {
+    close?.();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('picks up a change that the directory watch cannot see, by polling (every 60 s by default)', async () => {
+    expect(RELOAD_INTERVAL_MS).to.equal(60_000);
+    // The configured path is a symlink into another directory: a write to the target raises no event where the
+    // watch looks, so only the poll can notice it.
+    const real = path.join(dir, 'real');
+    const linked = path.join(dir, 'linked');
+    await Promise.all([mkdir(real), mkdir(linked)]);
+    const target = path.join(real, 'authz.json');
+    const doc = (type: string) => JSON.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthorizationConfiguration', authorizers: [{ type, name: 'only' }] });
+    await writeFile(target, doc('AlwaysDeny'));
+    await symlink(target, path.join(linked, 'authz.json'));
+    let reloaded: ((r: { ok: boolean }) => void) | undefined;
+    const next = new Promise<{ ok: boolean }>((resolve) => { reloaded = resolve; });
+    const chain = startAuthorization({ configFile: path.join(linked, 'authz.json'), modes: [] }, {}, { intervalMs: 100, onReload: (r) => reloaded?.(r) });
+    close = () => chain.close();
+    const attrs: Attributes = {
+      user: { name: 'u', groups: [] }, verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1',
+      resource: 'configmaps', subresource: '', namespace: 'default', name: 'x',
+    };
+    expect((await chain.authorizer.authorize(attrs)).decision).to.equal('Deny');
+    await writeFile(target, doc('AlwaysAllow'));
+    expect(await next).to.deep.equal({ ok: true });
+    expect((await chain.authorizer.authorize(attrs)).decision).to.equal('Allow');
+    expect(chain.types()).to.deep.equal(['AlwaysAllow']);
   });
 });
