@@ -1,6 +1,7 @@
 // Security properties under --authorization-mode=RBAC (the real RBAC authorizer, no test authorizer): impersonation
 // needs the `impersonate` verb granted by a role, per kind of attribute; a ClusterRoleBinding cannot hand out more
-// than its author holds; and the stock kubectl's `auth can-i` (SelfSubjectAccessReview) and `auth can-i --list`
+// than its author holds; names of the four kinds are path segments; non-resource URLs are granted only through
+// ClusterRoleBindings; and the stock kubectl's `auth can-i` (SelfSubjectAccessReview) and `auth can-i --list`
 // (SelfSubjectRulesReview from the RBAC rule resolver) answer what RBAC decides, complete since no webhook is asked.
 import { expect } from 'chai';
 import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
@@ -102,6 +103,50 @@ describe('RBAC security', function () {
       // Binding a role dave does hold (his own) is fine.
       const own = await gh.request('POST', `${RBAC_V1}/clusterrolebindings`, { ...as('dave'), body: bindingBody('dave-again', 'ClusterRole', 'binding-writer', ['bob'], 'ClusterRoleBinding') });
       expect(own.status, own.body).to.equal(201);
+    });
+  });
+
+  describe('names', () => {
+    it('of the four kinds must be valid path segments (422 naming metadata.name); colons are fine', async () => {
+      const ns = await createNamespace(gh, 'rbac-names');
+      const paths: [string, 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding'][] = [
+        [`${RBAC_V1}/namespaces/${ns}/roles`, 'Role'], [`${RBAC_V1}/clusterroles`, 'ClusterRole'],
+        [`${RBAC_V1}/namespaces/${ns}/rolebindings`, 'RoleBinding'], [`${RBAC_V1}/clusterrolebindings`, 'ClusterRoleBinding'],
+      ];
+      for (const [urlPath, kind] of paths) {
+        const body = (name: string) => (kind.endsWith('Binding')
+          ? bindingBody(name, 'ClusterRole', 'view', ['u'], kind as 'RoleBinding' | 'ClusterRoleBinding')
+          : roleBody(name, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }], kind as 'Role' | 'ClusterRole'));
+        for (const name of ['a/b', 'a%b', '..']) {
+          const res = expectFailure(await gh.request('POST', urlPath, { body: body(name) }), 422, 'Invalid');
+          expect(res.details.causes.map((c: { field: string }) => c.field), `${kind} ${name}`).to.include('metadata.name');
+        }
+        const ok = await gh.request('POST', urlPath, { body: body(`system:${ns}:Mixed.Case`) });
+        expect(ok.status, `${kind}: ${ok.body}`).to.equal(201);
+      }
+    });
+  });
+
+  describe('non-resource URLs', () => {
+    it('are granted only through a ClusterRoleBinding, a trailing * matching the rest of the path', async () => {
+      const ns = await createNamespace(gh, 'nonres');
+      await create(`${RBAC_V1}/clusterroles`, roleBody('metrics-reader', [{ verbs: ['get'], nonResourceURLs: ['/metrics', '/debug/*'] }], 'ClusterRole'));
+      // Bound in a namespace: the rule has no namespace to apply in, so nothing is granted.
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-metrics', 'ClusterRole', 'metrics-reader', ['bob']));
+      await create(`${RBAC_V1}/namespaces/${ns}/roles`, roleBody('marker', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]));
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-marker', 'Role', 'marker', ['bob']));
+      // Once the later binding is effective, the earlier one is too.
+      await eventually('bob may get configmaps', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/x`, as('bob'))).status === 404);
+      expectFailure(await gh.request('GET', '/metrics', as('bob')), 403, 'Forbidden');
+      expectFailure(await gh.request('GET', '/debug/pprof', as('bob')), 403, 'Forbidden');
+
+      await create(`${RBAC_V1}/clusterrolebindings`, bindingBody('bob-metrics', 'ClusterRole', 'metrics-reader', ['bob'], 'ClusterRoleBinding'));
+      await eventually('bob may get /metrics', async () => (await gh.request('GET', '/metrics', as('bob'))).status === 200);
+      // Allowed, and then not found: no such endpoint.
+      expectFailure(await gh.request('GET', '/debug/pprof', as('bob')), 404, 'NotFound');
+      const post = expectFailure(await gh.request('POST', '/metrics', { ...as('bob'), body: {} }), 403, 'Forbidden');
+      expect(post.message).to.equal('forbidden: User "bob" cannot post path "/metrics"');
+      expect(expectFailure(await gh.request('GET', '/debug', as('bob')), 403, 'Forbidden').message).to.equal('forbidden: User "bob" cannot get path "/debug"');
     });
   });
 
