@@ -3,7 +3,8 @@
 // lists RBAC's rules but is incomplete because of the webhook (kubectl auth can-i and --list included); /metrics after
 // real traffic has decisions per authorizer, webhook latency, failures, cache hits and match-condition exclusions, and
 // the reload counters and timestamps; a match condition of excessive estimated cost stops start-up and is refused on
-// reload, naming the field. Apart: the periodic reload catches a change no file event reports.
+// reload, naming the field. Apart: NodeRestriction follows a reload that adds the Node authorizer; the periodic
+// reload catches a change no file event reports.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -183,6 +184,33 @@ describe('authorization chain from --authorization-config: Node, RBAC and a webh
     await writeFile(fine, configText(hook, ["request.groups.exists(g, g.matches('^team-[a-z]+$'))"]));
     const other = await startTestGatehouse(['--authorization-config', fine]);
     await other.close();
+  });
+});
+
+describe('NodeRestriction follows a reloaded --authorization-config', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let gh: TestGatehouse | undefined;
+  after(async () => {
+    await gh?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('holds node agents to their own Node once a reload adds the Node authorizer', async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-authz-node-reload-'));
+    const tokens = path.join(dir, 'tokens.csv');
+    await writeFile(tokens, `${TOKENS.node},system:node:n1,4,system:nodes\n`);
+    const file = path.join(dir, 'authz.json');
+    const doc = (authorizers: unknown[]) => JSON.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthorizationConfiguration', authorizers });
+    await writeFile(file, doc([{ type: 'RBAC', name: 'rbac' }]));
+    gh = await startTestGatehouse(['--authorization-config', file, '--token-auth-file', tokens]);
+    const create = (name: string) => gh!.request('POST', '/api/v1/nodes', { token: TOKENS.node, body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } });
+    expectFailure(await create('n1'), 403, 'Forbidden');
+
+    await writeFile(file, doc([{ type: 'Node', name: 'node' }, { type: 'RBAC', name: 'rbac' }]));
+    await eventually('the Node authorizer in force', async () => (await create('n1')).status === 201);
+    const other = expectFailure(await create('n9'), 403, 'Forbidden');
+    expect(other.message).to.equal('nodes "n9" is forbidden: node "n1" is not allowed to modify node "n9"');
   });
 });
 
