@@ -150,7 +150,7 @@ describe('RBAC security', function () {
     });
   });
 
-  describe('kubectl auth can-i', () => {
+  describe('access reviews and kubectl auth can-i', () => {
     let ns: string;
     before(async () => {
       ns = await createNamespace(gh, 'can-i');
@@ -172,6 +172,27 @@ describe('RBAC security', function () {
       expect((await kubectl.ok(['auth', 'can-i', 'get', '/version', ...asAlice()])).trim()).to.equal('yes');
       const metrics = await kubectl.run(['auth', 'can-i', 'get', '/metrics', ...asAlice()]);
       expect(metrics.stdout.trim()).to.equal('no');
+    });
+
+    it('SubjectAccessReview and LocalSubjectAccessReview ask RBAC about another user, with its reason', async () => {
+      const AUTHZ = '/apis/authorization.platform.io/v1';
+      const spec = (verb: string) => ({ user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: ns, verb, resource: 'configmaps' } });
+      const sar = (verb: string) => ({ apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: spec(verb) });
+      const allowed = await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('list') });
+      expect(allowed.status, allowed.body).to.equal(201);
+      expect(allowed.json().status.allowed).to.equal(true);
+      expect(allowed.json().status.reason).to.contain('RoleBinding "alice-cm/');
+      const no = (await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('delete') })).json().status;
+      expect(no.allowed).to.equal(false);
+      expect(no).to.not.have.property('denied');
+      // Local: the same question in the path's namespace; another namespace in the spec is refused.
+      const local = { ...sar('get'), kind: 'LocalSubjectAccessReview', metadata: { namespace: ns } };
+      const res = await gh.request('POST', `${AUTHZ}/namespaces/${ns}/localsubjectaccessreviews`, { body: local });
+      expect(res.status, res.body).to.equal(201);
+      expect(res.json().status.allowed).to.equal(true);
+      expectFailure(await gh.request('POST', `${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { body: { ...local, metadata: {} } }), 400, 'BadRequest');
+      // Creating a SubjectAccessReview is itself authorized: alice may not ask about others.
+      expectFailure(await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { ...as('alice'), body: sar('list') }), 403, 'Forbidden');
     });
 
     it('--list prints the rules the RBAC rule resolver finds, complete', async () => {
