@@ -1,10 +1,10 @@
 // Security properties under --authorization-mode=RBAC (the real RBAC authorizer, no test authorizer): impersonation
 // needs the `impersonate` verb granted by a role, per kind of attribute; a ClusterRoleBinding cannot hand out more
-// than its author holds; names of the four kinds are path segments; non-resource URLs are granted only through
+// than its author holds, nor can writes to existing bindings and roles; names of the four kinds are path segments; non-resource URLs are granted only through
 // ClusterRoleBindings; and the stock kubectl's `auth can-i` (SelfSubjectAccessReview) and `auth can-i --list`
 // (SelfSubjectRulesReview from the RBAC rule resolver) answer what RBAC decides, complete since no webhook is asked.
 import { expect } from 'chai';
-import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
+import { createNamespace, eventually, expectFailure, MERGE } from '../helpers/api.js';
 import type { TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
@@ -103,6 +103,35 @@ describe('RBAC security', function () {
       // Binding a role dave does hold (his own) is fine.
       const own = await gh.request('POST', `${RBAC_V1}/clusterrolebindings`, { ...as('dave'), body: bindingBody('dave-again', 'ClusterRole', 'binding-writer', ['bob'], 'ClusterRoleBinding') });
       expect(own.status, own.body).to.equal(201);
+    });
+  });
+
+  describe('escalation through writes to existing objects', () => {
+    it('refuses a namespace admin adding herself to a cluster-admin RoleBinding, by patch, put or apply, and widening a Role', async () => {
+      const ns = await createNamespace(gh, 'esc-update');
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('carol-admin', 'ClusterRole', 'admin', ['carol']));
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-root', 'ClusterRole', 'cluster-admin', ['bob']));
+      await eventually('carol is admin', async () => (await gh.request('GET', `${RBAC_V1}/namespaces/${ns}/rolebindings`, as('carol'))).status === 200);
+      const item = `${RBAC_V1}/namespaces/${ns}/rolebindings/bob-root`;
+      const grant = /is attempting to grant RBAC permissions not currently held/;
+      const subjects = [{ kind: 'User', name: 'carol' }];
+      expect(expectFailure(await gh.request('PATCH', item, { ...as('carol'), headers: MERGE, body: { subjects } }), 403, 'Forbidden').message).to.match(grant);
+      const current = (await gh.request('GET', item)).json();
+      expect(expectFailure(await gh.request('PUT', item, { ...as('carol'), body: { ...current, subjects } }), 403, 'Forbidden').message).to.match(grant);
+      const apply = await gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/rolebindings/carol-root?fieldManager=carol`, {
+        ...as('carol'), headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(bindingBody('carol-root', 'ClusterRole', 'cluster-admin', ['carol'])),
+      });
+      expect(expectFailure(apply, 403, 'Forbidden').message).to.match(grant);
+      expect((await gh.request('GET', item)).json().subjects).to.deep.equal([{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: 'bob' }]);
+
+      const role = await gh.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, { ...as('carol'), body: roleBody('r', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]) });
+      expect(role.status, role.body).to.equal(201);
+      const widen = await gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/roles/r`, {
+        ...as('carol'), headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'replace', path: '/rules/0/apiGroups', value: ['*'] }],
+      });
+      expect(expectFailure(widen, 403, 'Forbidden').message).to.match(grant);
+      // Deleting the binding is within her rights.
+      expect((await gh.request('DELETE', item, as('carol'))).status).to.equal(200);
     });
   });
 
