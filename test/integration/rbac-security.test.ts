@@ -1,7 +1,8 @@
 // Security properties under --authorization-mode=RBAC (the real RBAC authorizer, no test authorizer): impersonation
 // needs the `impersonate` verb granted by a role, per kind of attribute; a ClusterRoleBinding cannot hand out more
-// than its author holds, nor can writes to existing bindings and roles; names of the four kinds are path segments; non-resource URLs are granted only through
-// ClusterRoleBindings; and the stock kubectl's `auth can-i` (SelfSubjectAccessReview) and `auth can-i --list`
+// than its author holds, nor can writes to existing bindings and roles; names of the four kinds are path segments;
+// non-resource URLs are granted only through ClusterRoleBindings; SubjectAccessReview and LocalSubjectAccessReview
+// ask RBAC; and the stock kubectl's `auth can-i` (SelfSubjectAccessReview) and `auth can-i --list`
 // (SelfSubjectRulesReview from the RBAC rule resolver) answer what RBAC decides, complete since no webhook is asked.
 import { expect } from 'chai';
 import { createNamespace, eventually, expectFailure, MERGE } from '../helpers/api.js';
