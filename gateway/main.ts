@@ -26,7 +26,7 @@ import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
 import { serviceAccountTokenSubresources } from './handlers/token-request.js';
 import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
-import { startAuthorization, type AuthorizationMode } from '../policies/build-authorizer.js';
+import { startAuthorization } from '../policies/build-authorizer.js';
 import { createAuthorizationMetrics } from '../policies/metrics.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
@@ -154,7 +154,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
-    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: authorization.types() as AuthorizationMode[] });
+    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] });
     gateway = createGateway({
       storage,
       registry,

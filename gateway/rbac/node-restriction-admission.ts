@@ -4,11 +4,13 @@ import { errors } from '../../api/meta/errors.js';
 import { nodeIdentity } from '../../policies/node/authorizer.js';
 import type { WriteAdmission } from '../registry/admission-types.js';
 
-export function createNodeRestrictionAdmission(): WriteAdmission {
+/** `enabled` is asked at each write (the authorizer chain can change on reload); default always. */
+export function createNodeRestrictionAdmission(enabled: () => boolean = () => true): WriteAdmission {
   return {
     name: 'NodeRestriction',
     handles: (def) => def.group === '' && def.kind === 'Node',
     async validate(req) {
+      if (!enabled()) return;
       const node = req.user && nodeIdentity(req.user);
       if (node === undefined || node === '' || req.name === node) return;
       throw errors.forbidden({ group: '', resource: 'nodes' }, req.name, `node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(req.name)}`);

@@ -28,6 +28,15 @@ export const DEFAULT_AUTHORIZED_TTL_MS = 5 * 60_000;
 export const DEFAULT_UNAUTHORIZED_TTL_MS = 30_000;
 /** The cost bounds of one match condition (compile-time estimate and per-evaluation budget). */
 export const MATCH_CONDITION_COST_LIMIT = 1_000_000;
+/**
+ * Size the cost estimate assumes for a string or list of the review whose length the expression does not fix (a user
+ * name, a group, the list of groups). Identities arrive in request headers and certificates, so 1 KiB is generous;
+ * the library's default (the 3 MiB request body limit) would price even one `exists` with `matches` over the groups
+ * beyond any limit. Under it, one pass over the groups with a regular expression passes (~6e5) and a nested pass over
+ * them is refused (~3e6 with `==`, ~3e8 with a regular expression). Longer values at run time are still bounded by the
+ * runtime budget, whose overrun is an evaluation error handled by failurePolicy.
+ */
+export const MATCH_CONDITION_MAX_VALUE_SIZE = 1024;
 
 export type ConnectionInfoType = 'PlatformConfigFile' | 'InClusterConfig';
 
@@ -156,6 +165,7 @@ function compileMatchConditions(raw: unknown, at: FieldPath, errs: FieldError[])
       programs.push(compileCel(expression, {
         variables: { request: 'map<string, dyn>' }, resultTypes: ['bool'],
         maxEstimatedCost: MATCH_CONDITION_COST_LIMIT, runtimeCostBudget: MATCH_CONDITION_COST_LIMIT,
+        maxValueSize: MATCH_CONDITION_MAX_VALUE_SIZE,
       }));
     } catch (e) {
       if (!(e instanceof CelCompileError)) throw e;

@@ -184,20 +184,22 @@ describe('access reviews', function () {
 
   describe('kubectl auth can-i', () => {
     let kubectl: Kubectl;
-    before(async function () {
-      // Stock kubectl POSTs the review as protobuf and does not fall back to JSON; the protobuf codec is built in
-      // parallel. Until a protobuf SelfSubjectAccessReview is read, this is pending rather than failing.
-      const probe = await gh.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-        body: Buffer.from('k8s\0', 'latin1'), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
-      });
-      if (probe.status === 415) this.skip();
-      kubectl = await createKubectl(gh.kubeconfigPath);
-    });
+    // Stock kubectl POSTs the review as protobuf and does not fall back to JSON.
+    before(async () => { kubectl = await createKubectl(gh.kubeconfigPath); });
     after(async () => kubectl?.cleanup());
 
     it('answers yes for the admin', async () => {
       const out = await kubectl.run(['auth', 'can-i', 'get', 'pods', '-n', 'team']);
       expect(out.stdout.trim()).to.equal('yes');
+    });
+
+    it('answers what the webhook decides for other users: yes, no, and no for a denial', async () => {
+      expect((await kubectl.ok(['auth', 'can-i', 'get', 'pods', '-n', 'team', '--token', TOKENS.alice])).trim()).to.equal('yes');
+      const other = await kubectl.run(['auth', 'can-i', 'get', 'pods', '-n', 'elsewhere', '--token', TOKENS.alice]);
+      expect([other.stdout.trim(), other.code]).to.deep.equal(['no', 1]);
+      const denied = await kubectl.run(['auth', 'can-i', 'get', 'secrets', '-n', 'team', '--token', TOKENS.bob]);
+      // kubectl prints the reason of a review that came back with one.
+      expect([denied.stdout.trim(), denied.code]).to.deep.equal(['no - no secrets for bob', 1]);
     });
   });
 });

@@ -111,6 +111,14 @@ describe('OIDC ID tokens', function () {
       await expectRejected(gh, `${header}.${Buffer.from(JSON.stringify({ iss: issuer.url })).toString('base64url')}.${signature}`);
     });
 
+    it('caches the key set: known keys verify without asking the issuer again', async () => {
+      await whoami(gh, await valid());
+      const fetched = { ...issuer.requests };
+      for (let i = 0; i < 5; i++) await whoami(gh, await valid({ sub: `user-${i}` }));
+      await expectRejected(gh, await valid({ aud: 'someone-else' }));
+      expect(issuer.requests).to.deep.equal(fetched);
+    });
+
     it('picks up a rotated key: a token naming a new kid makes it fetch the key set again', async () => {
       const before = issuer.requests.jwks;
       await issuer.rotate();

@@ -132,6 +132,37 @@ describe('AuthorizationConfiguration', () => {
       .to.include('matchConditions[0].expression: Invalid value');
   });
 
+  it('refuses a match condition whose estimated cost is excessive and keeps ordinary ones', () => {
+    const nested = "request.groups.exists(g, request.groups.exists(h, g.matches('^(a|b)+x$')))";
+    const second = refusal(doc([webhook(), webhook({ matchConditions: [{ expression: "request.user != 'bob'" }, { expression: nested }] }, 'hook2')]));
+    expect(second.message).to.match(/^authorizers\[1\]\.webhook\.matchConditions\[1\]\.expression: Invalid value: ".*": compilation failed: estimated cost \d+ exceeds the limit of 1000000/);
+    expect(second.fieldErrors).to.have.length(1);
+    // A quadratic pass without any regular expression is refused too.
+    expect(refusal(doc([webhook({ matchConditions: [{ expression: 'request.groups.exists(g, request.groups.exists(h, g == h))' }] })])).message)
+      .to.include('authorizers[0].webhook.matchConditions[0].expression: Invalid value');
+
+    const ordinary = [
+      "request.groups.exists(g, g.matches('^team-[a-z0-9-]+-admins$'))",
+      "request.groups.all(g, !g.startsWith('system:'))",
+      "request.user.matches('^system:serviceaccount:kube-system:.*$')",
+      "'system:masters' in request.groups",
+      "has(request.resourceAttributes) && request.resourceAttributes.namespace in ['a', 'b']",
+    ];
+    const config = validateAuthorizationConfig(doc([webhook({ matchConditions: ordinary.map((expression) => ({ expression })) })]));
+    const programs = config.authorizers[0].webhook!.matchConditions;
+    expect(programs).to.have.length(ordinary.length);
+    expect(programs[0].evaluate({ request: { groups: ['x', 'team-blue-admins'] } })).to.equal(true);
+    expect(programs[1].evaluate({ request: { groups: ['system:authenticated'] } })).to.equal(false);
+  });
+
+  it('halts a match condition over its runtime budget with an evaluation error', () => {
+    const config = validateAuthorizationConfig(doc([webhook({ matchConditions: [{ expression: "request.groups.exists(g, g.matches('^team-[a-z0-9-]+-admins$'))" }] })]));
+    const program = config.authorizers[0].webhook!.matchConditions[0];
+    // Far more groups, far longer, than the estimate assumed: the budget (not the estimate) stops it.
+    const groups = Array.from({ length: 3000 }, (_, i) => `g${i}-${'x'.repeat(2000)}`);
+    expect(() => program.evaluate({ request: { groups } })).to.throw(/cost/i);
+  });
+
   it('checks types and names: required, unique, DNS-1123, one of each type except Webhook', () => {
     expect(refusal(doc([])).message).to.equal('authorizers: Required value: at least one authorization mode must be defined');
     expect(refusal(doc([{ type: 'Magic', name: 'm' }])).message)
