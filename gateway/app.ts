@@ -9,6 +9,7 @@ import type { FeatureGates } from './server/feature-gates.js';
 import { createHealthHandler, type HealthChecks } from './handlers/health.js';
 import { requestInfoFilter, requestInfoOf, requestQuery } from './filters/request-info.js';
 import { createStatusFilter } from './filters/status.js';
+import { createGroupAliasFilter } from './filters/group-alias.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
@@ -98,6 +99,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, bound
   // the time, and only then compress and route.
   app.use(requestInfoFilter);
+  // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
+  app.use(createGroupAliasFilter(kinds));
   app.use(createStatusFilter(serializers));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => log(`Unable to authenticate the request: ${reason}`) }));

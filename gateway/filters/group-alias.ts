@@ -1,0 +1,85 @@
+// Hidden group aliases of stored kinds (KindDefinition.hiddenGroupAliases): `/apis/rbac.authorization.k8s.io/v1/...`
+// is another name for `/apis/rbac.authorization.platform.io/v1/...`. The filter runs right after the request info is
+// parsed and rewrites its group to the canonical one, so authorization, routing, storage and admission see one group
+// and one set of objects; the group the client spelled stays in `requestedGroup`. Handlers then translate at the
+// edges with the helpers below: bodies in the alias apiVersion are read as ours, and answers (objects, lists, watch
+// events, Tables' embedded objects, Status details and error messages) carry the apiVersion the client asked in.
+import type { Context, Next } from 'koa';
+import { StatusError, isStatusError, qualifiedResource } from '../../api/meta/errors.js';
+import { isObject } from '../../api/meta/types.js';
+import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
+import { requestInfoOf, type RequestInfo } from './request-info.js';
+
+/** alias group/version → canonical group, for every version that serves a kind with that alias. */
+export type GroupAliasTable = Map<string, string>;
+
+export function groupAliasTable(kinds: KindDefinition[]): GroupAliasTable {
+  const table: GroupAliasTable = new Map();
+  for (const def of kinds) {
+    for (const alias of def.hiddenGroupAliases ?? []) {
+      const key = `${alias}/${def.version}`;
+      const known = table.get(key);
+      if (known !== undefined && known !== def.group) throw new Error(`group alias ${key} names both ${known} and ${def.group}`);
+      table.set(key, def.group);
+    }
+  }
+  return table;
+}
+
+/** Rewrites a resource request at an alias group to the canonical group, remembering the one asked for. */
+export function resolveGroupAlias(info: RequestInfo, table: GroupAliasTable): void {
+  if (!info.isResourceRequest || info.apiPrefix !== 'apis' || table.size === 0) return;
+  const canonical = table.get(`${info.apiGroup}/${info.apiVersion}`);
+  if (canonical === undefined) return;
+  info.requestedGroup = info.apiGroup;
+  info.apiGroup = canonical;
+}
+
+export function createGroupAliasFilter(kinds: KindDefinition[]) {
+  const table = groupAliasTable(kinds);
+  return function groupAliasFilter(ctx: Context, next: Next): Promise<void> {
+    resolveGroupAlias(requestInfoOf(ctx), table);
+    return next();
+  };
+}
+
+/** The apiVersion answers of `def` carry for this request: the alias group's when the path named one. */
+export function servedApiVersion(info: RequestInfo | undefined, def: KindDefinition): string {
+  return info?.requestedGroup ? `${info.requestedGroup}/${def.version}` : apiVersionOf(def);
+}
+
+/** A request body in the alias apiVersion, read as ours (the store accepts only the canonical one). */
+export function canonicalBody<T>(info: RequestInfo, def: KindDefinition, body: T): T {
+  if (!info.requestedGroup || !isObject(body) || body.apiVersion !== servedApiVersion(info, def)) return body;
+  return { ...body, apiVersion: apiVersionOf(def) };
+}
+
+/**
+ * An answer about `def` in the group the client asked in: objects and lists of the kind (and their items), and the
+ * group of a Status's details. Stored objects are shared and frozen, so this copies what it changes.
+ */
+export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinition, value: unknown): unknown {
+  if (!info?.requestedGroup || !isObject(value)) return value;
+  const ours = apiVersionOf(def);
+  const theirs = servedApiVersion(info, def);
+  if (value.kind === 'Status') {
+    const details = value.details;
+    if (!isObject(details) || details.group !== def.group) return value;
+    return { ...value, details: { ...details, group: info.requestedGroup } };
+  }
+  if (value.apiVersion !== ours) return value;
+  const out: Record<string, unknown> = { ...value, apiVersion: theirs };
+  if (Array.isArray(value.items)) {
+    out.items = value.items.map((item: unknown) => (isObject(item) && item.apiVersion === ours ? { ...item, apiVersion: theirs } : item));
+  }
+  return out;
+}
+
+/** A StatusError about `def` (not found, already exists, invalid, forbidden) worded with the group asked in. */
+export function errorInRequestedGroup(info: RequestInfo, def: KindDefinition, e: unknown): unknown {
+  if (!info.requestedGroup || !isStatusError(e) || e.details?.group !== def.group) return e;
+  const ours = qualifiedResource({ group: def.group, resource: e.details.kind ?? def.resource });
+  const theirs = qualifiedResource({ group: info.requestedGroup, resource: e.details.kind ?? def.resource });
+  const message = e.message.split(ours).join(theirs);
+  return new StatusError(e.code, e.reason, message, { ...e.details, group: info.requestedGroup }, e.headers);
+}
