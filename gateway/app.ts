@@ -9,7 +9,7 @@ import type { FeatureGates } from './server/feature-gates.js';
 import { createHealthHandler, type HealthChecks } from './handlers/health.js';
 import { requestInfoFilter, requestInfoOf, requestQuery } from './filters/request-info.js';
 import { createStatusFilter } from './filters/status.js';
-import { createGroupAliasFilter } from './filters/group-alias.js';
+import { canonicalGroupResolver, createGroupAliasFilter } from './filters/group-alias.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
@@ -76,7 +76,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers();
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
-  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer }));
+  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
   // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
   const openapi = createOpenAPIHandler(kinds);

@@ -10,29 +10,38 @@ import { isObject } from '../../api/meta/types.js';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
 import { requestInfoOf, type RequestInfo } from './request-info.js';
 
-/** alias group/version → canonical group, for every version that serves a kind with that alias. */
-export type GroupAliasTable = Map<string, string>;
+/** alias group → the canonical group and the versions served under the alias. */
+export type GroupAliasTable = Map<string, { canonical: string; versions: Set<string> }>;
 
 export function groupAliasTable(kinds: KindDefinition[]): GroupAliasTable {
   const table: GroupAliasTable = new Map();
   for (const def of kinds) {
     for (const alias of def.hiddenGroupAliases ?? []) {
-      const key = `${alias}/${def.version}`;
-      const known = table.get(key);
-      if (known !== undefined && known !== def.group) throw new Error(`group alias ${key} names both ${known} and ${def.group}`);
-      table.set(key, def.group);
+      const known = table.get(alias);
+      if (known !== undefined && known.canonical !== def.group) throw new Error(`group alias ${alias} names both ${known.canonical} and ${def.group}`);
+      if (known) known.versions.add(def.version);
+      else table.set(alias, { canonical: def.group, versions: new Set([def.version]) });
     }
   }
   return table;
 }
 
+/**
+ * The group authorization sees for `group`: the canonical one for a hidden alias, else itself. Access reviews ask
+ * with it, so a review about `rbac.authorization.k8s.io` roles answers as a request at that path would be.
+ */
+export function canonicalGroupResolver(kinds: KindDefinition[]): (group: string) => string {
+  const table = groupAliasTable(kinds);
+  return (group) => table.get(group)?.canonical ?? group;
+}
+
 /** Rewrites a resource request at an alias group to the canonical group, remembering the one asked for. */
 export function resolveGroupAlias(info: RequestInfo, table: GroupAliasTable): void {
   if (!info.isResourceRequest || info.apiPrefix !== 'apis' || table.size === 0) return;
-  const canonical = table.get(`${info.apiGroup}/${info.apiVersion}`);
-  if (canonical === undefined) return;
+  const alias = table.get(info.apiGroup);
+  if (alias === undefined || !alias.versions.has(info.apiVersion)) return;
   info.requestedGroup = info.apiGroup;
-  info.apiGroup = canonical;
+  info.apiGroup = alias.canonical;
 }
 
 export function createGroupAliasFilter(kinds: KindDefinition[]) {

@@ -156,6 +156,17 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
       body: { apiVersion: `${K8S}/v1`, kind: 'RoleBinding', metadata: { name: 'dave-admin' }, roleRef: { apiGroup: K8S, kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'User', apiGroup: K8S, name: 'dave' }] },
     });
     expectFailure(bind, 403, 'Forbidden');
+    // An access review about the alias group answers as a request at the alias path would.
+    const review = (group: string, resource: string) => gh.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      ...dave, body: { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { resourceAttributes: { group, resource, verb: 'create', namespace: ns } } },
+    });
+    for (const group of [K8S, RBAC]) {
+      const yes = await review(group, 'roles');
+      expect(yes.status, yes.body).to.equal(201);
+      expect(yes.json().status.allowed, group).to.equal(true);
+      expect(yes.json().spec.resourceAttributes.group).to.equal(group);
+      expect((await review(group, 'clusterroles')).json().status.allowed, group).to.equal(false);
+    }
   });
 
   it('is listed nowhere in discovery', async () => {
