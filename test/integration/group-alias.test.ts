@@ -77,6 +77,15 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
     expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/x`, { token: tokenOf('bob') })).status).to.equal(404);
   });
 
+  it('applies server-side through the alias with a configuration in its apiVersion', async () => {
+    const config = { apiVersion: `${K8S}/v1`, kind: 'ClusterRole', metadata: { name: `applied-${ns}` }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['nodes'] }] };
+    const made = await ok('PATCH', `${ALIAS_V1}/clusterroles/applied-${ns}?fieldManager=tester`, config, 201, { 'content-type': 'application/apply-patch+yaml' });
+    expect(made).to.include({ apiVersion: `${K8S}/v1`, kind: 'ClusterRole' });
+    const again = await ok('PATCH', `${ALIAS_V1}/clusterroles/applied-${ns}?fieldManager=tester`, { ...config, rules: [{ verbs: ['list'], apiGroups: [''], resources: ['nodes'] }] }, 200, { 'content-type': 'application/apply-patch+yaml' });
+    expect(again.rules).to.deep.equal([{ verbs: ['list'], apiGroups: [''], resources: ['nodes'] }]);
+    expect((await ok('GET', `${RBAC_V1}/clusterroles/applied-${ns}`)).rules[0].verbs).to.deep.equal(['list']);
+  });
+
   it('lists across namespaces, as Tables with embedded objects, in the alias group', async () => {
     const list = await ok('GET', `${ALIAS_V1}/rolebindings`);
     expect(list).to.include({ kind: 'RoleBindingList', apiVersion: `${K8S}/v1` });
