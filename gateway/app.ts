@@ -99,9 +99,9 @@ export function createGateway(deps: AppDeps): Gateway {
   // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, bound
   // the time, and only then compress and route.
   app.use(requestInfoFilter);
+  app.use(createStatusFilter(serializers));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
-  app.use(createStatusFilter(serializers));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => log(`Unable to authenticate the request: ${reason}`) }));
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated

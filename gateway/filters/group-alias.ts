@@ -44,11 +44,21 @@ export function resolveGroupAlias(info: RequestInfo, table: GroupAliasTable): vo
   info.apiGroup = alias.canonical;
 }
 
+/**
+ * Resolves aliases before authentication and authorization run, and words every failure of an alias request (403s of
+ * the authorizer included) with the group asked in. It sits inside the status filter, which writes what it throws.
+ */
 export function createGroupAliasFilter(kinds: KindDefinition[]) {
   const table = groupAliasTable(kinds);
-  return function groupAliasFilter(ctx: Context, next: Next): Promise<void> {
-    resolveGroupAlias(requestInfoOf(ctx), table);
-    return next();
+  return async function groupAliasFilter(ctx: Context, next: Next): Promise<void> {
+    const info = requestInfoOf(ctx);
+    resolveGroupAlias(info, table);
+    if (!info.requestedGroup) return next();
+    try {
+      await next();
+    } catch (e) {
+      throw errorInRequestedGroup(info, e);
+    }
   };
 }
 
@@ -84,11 +94,16 @@ export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinit
   return out;
 }
 
-/** A StatusError about `def` (not found, already exists, invalid, forbidden) worded with the group asked in. */
-export function errorInRequestedGroup(info: RequestInfo, def: KindDefinition, e: unknown): unknown {
-  if (!info.requestedGroup || !isStatusError(e) || e.details?.group !== def.group) return e;
-  const ours = qualifiedResource({ group: def.group, resource: e.details.kind ?? def.resource });
-  const theirs = qualifiedResource({ group: info.requestedGroup, resource: e.details.kind ?? def.resource });
-  const message = e.message.split(ours).join(theirs);
+/**
+ * A StatusError about the request's resource (not found, already exists, invalid, forbidden) with the group asked in:
+ * its details and the qualified name in its message (`roles.rbac.authorization.k8s.io "x" not found`). A 403's
+ * "in API group" keeps the canonical group: that is the group rules must name.
+ */
+export function errorInRequestedGroup(info: RequestInfo, e: unknown): unknown {
+  if (!info.requestedGroup || !isStatusError(e) || !e.details || e.details.group !== info.apiGroup) return e;
+  const resource = e.details.kind ?? info.resource;
+  const ours = qualifiedResource({ group: info.apiGroup, resource });
+  const theirs = qualifiedResource({ group: info.requestedGroup, resource });
+  const message = e.message.startsWith(ours) ? theirs + e.message.slice(ours.length) : e.message;
   return new StatusError(e.code, e.reason, message, { ...e.details, group: info.requestedGroup }, e.headers);
 }

@@ -3,9 +3,7 @@
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { requestInfoOf, requestQuery, type RequestInfo } from '../filters/request-info.js';
-import { errorInRequestedGroup } from '../filters/group-alias.js';
-import type { ResourceStore } from '../registry/store.js';
+import { requestInfoOf, requestQuery } from '../filters/request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
@@ -28,16 +26,6 @@ export function createResourceRouter(
     if (virtualResource) return handleVirtualResource(ctx, deps, info, virtualResource);
     const store = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     if (!store) throw errors.pathNotFound();
-    if (!info.requestedGroup) return dispatch(ctx, info, store);
-    // At a hidden alias group, failures name the group the client asked in, as its answers do.
-    try {
-      return await dispatch(ctx, info, store);
-    } catch (e) {
-      throw errorInRequestedGroup(info, store.def, e);
-    }
-  };
-
-  async function dispatch(ctx: Context, info: RequestInfo, store: ResourceStore): Promise<void> {
     const def = store.def;
     const namespacePath = info.parts.length > 0 && ctx.path.includes('/namespaces/') && def.resource !== 'namespaces';
     // The namespace segment must match the resource's scope; namespaced items need it.
@@ -80,7 +68,7 @@ export function createResourceRouter(
       default:
         throw errors.methodNotAllowed(method, 'the requested resource');
     }
-  }
+  };
 }
 
 function isWatchParam(q: URLSearchParams): boolean {

@@ -155,11 +155,13 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
     const res = await gh.request('GET', `${ALIAS_V1}/namespaces/${ns}/roles/reader`, dave);
     expect(res.status, res.body).to.equal(200);
     expect(res.json().apiVersion).to.equal(`${K8S}/v1`);
-    // Not granted on clusterroles in either spelling.
-    expectFailure(await gh.request('GET', `${ALIAS_V1}/clusterroles/view`, dave), 403, 'Forbidden');
+    // Not granted on clusterroles in either spelling; the refusal names the resource as asked, the group checked as ours.
+    const refused = expectFailure(await gh.request('GET', `${ALIAS_V1}/clusterroles/view`, dave), 403, 'Forbidden');
+    expect(refused.message).to.equal(`clusterroles.${K8S} "view" is forbidden: User "dave" cannot get resource "clusterroles" in API group "${RBAC}" at the cluster scope`);
+    expect(refused.details).to.deep.equal({ kind: 'clusterroles', group: K8S, name: 'view' });
     // Granting what dave does not hold is an escalation through the alias as through our path.
     const escalate = await gh.request('POST', `${ALIAS_V1}/namespaces/${ns}/roles`, { ...dave, body: roleBody('more', [{ verbs: ['delete'], apiGroups: [''], resources: ['secrets'] }]) });
-    expectFailure(escalate, 403, 'Forbidden');
+    expect(expectFailure(escalate, 403, 'Forbidden').message).to.match(new RegExp(`^roles\\.${K8S.replace(/\./g, '\\.')} "more" is forbidden: `));
     const bind = await gh.request('POST', `${ALIAS_V1}/namespaces/${ns}/rolebindings`, {
       ...dave,
       body: { apiVersion: `${K8S}/v1`, kind: 'RoleBinding', metadata: { name: 'dave-admin' }, roleRef: { apiGroup: K8S, kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'User', apiGroup: K8S, name: 'dave' }] },

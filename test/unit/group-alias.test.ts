@@ -68,11 +68,11 @@ describe('hidden group aliases', () => {
 
   it('words errors about the kind with the asked group', () => {
     const i = info('GET', `/apis/${K8S}/v1/namespaces/a/roles/r`);
-    const e = errorInRequestedGroup(i, role, errors.notFound({ group: RBAC, resource: 'roles' }, 'r')) as any;
+    const e = errorInRequestedGroup(i, errors.notFound({ group: RBAC, resource: 'roles' }, 'r')) as any;
     expect(e.message).to.equal(`roles.${K8S} "r" not found`);
     expect(e.toStatus().details).to.deep.equal({ kind: 'roles', group: K8S, name: 'r' });
     const unrelated = errors.badRequest('x');
-    expect(errorInRequestedGroup(i, role, unrelated)).to.equal(unrelated);
+    expect(errorInRequestedGroup(i, unrelated)).to.equal(unrelated);
   });
 
   it('normalizes roleRef and subject groups of bindings to ours', () => {
