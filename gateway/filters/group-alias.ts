@@ -1,6 +1,6 @@
 // Hidden group aliases of stored kinds (KindDefinition.hiddenGroupAliases): `/apis/rbac.authorization.k8s.io/v1/...`
-// is another name for `/apis/rbac.authorization.platform.io/v1/...`. The filter runs right after the request info is
-// parsed and rewrites its group to the canonical one, so authorization, routing, storage and admission see one group
+// is another name for `/apis/rbac.authorization.platform.io/v1/...`. The filter runs before authentication and
+// rewrites the request info's group to the canonical one, so authorization, routing, storage and admission see one group
 // and one set of objects; the group the client spelled stays in `requestedGroup`. Handlers then translate at the
 // edges with the helpers below: bodies in the alias apiVersion are read as ours, and answers (objects, lists, watch
 // events, Tables' embedded objects, Status details and error messages) carry the apiVersion the client asked in.
