@@ -7,7 +7,7 @@ import { everyType } from '../helpers/every-type.js';
 import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
 import { RBAC, RBAC_V1, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
 import type { TestGatehouse } from '../helpers/gatehouse.js';
-import { uniqueName } from '../helpers/api.js';
+import { eventually, uniqueName } from '../helpers/api.js';
 
 const K8S = 'rbac.authorization.k8s.io';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -260,6 +260,25 @@ describe('kubectl typed clients and printers', function () {
     } finally {
       const done = await watch.stop();
       expect(done.stderr).to.equal('');
+    }
+  });
+
+  it('get rolebindings -A -w prints bindings kubectl create makes, with their namespace and role', async () => {
+    const watchNs = uniqueName('typed-rbw');
+    await kubectl.ok(['create', 'namespace', watchNs]);
+    // -v=6 logs each request: kubectl prints nothing for an empty list, so its log says when the watch is open.
+    const watch = kubectl.stream(['get', 'rolebindings', '-A', '-w', '-v=6']);
+    try {
+      await eventually('the watch request to be answered', async () => /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()));
+      await kubectl.ok(['create', 'rolebinding', 'carol-views', '--clusterrole=view', '--user=carol', '-n', watchNs]);
+      const at = await watch.waitForLine(new RegExp(`^${watchNs}\\s+carol-views\\s`));
+      const row = watch.lines[at]!;
+      expect(watch.lines.slice(0, at).some((l) => /^NAMESPACE\s+NAME\s+ROLE\s+AGE$/.test(l)), watch.lines.join('\n')).to.equal(true);
+      expect(row.split(/\s{2,}/).slice(0, 3)).to.deep.equal([watchNs, 'carol-views', 'ClusterRole/view']);
+      expect(watch.running()).to.equal(true);
+    } finally {
+      const done = await watch.stop();
+      expect(done.stderr).to.not.match(/error/i);
     }
   });
 
