@@ -31,6 +31,11 @@ export interface KindDefinition {
   namespaced: boolean;
   shortNames?: string[];
   categories?: string[];
+  /**
+   * Other group names the kind is also served under, never listed in discovery: the `*.k8s.io` groups typed clients
+   * hard-code. Requests there are authorized and stored as this group; answers carry the group the client asked in.
+   */
+  hiddenGroupAliases?: string[];
   /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
   statusSubresource: boolean;
   /**

@@ -9,6 +9,7 @@ import type { FeatureGates } from './server/feature-gates.js';
 import { createHealthHandler, type HealthChecks } from './handlers/health.js';
 import { requestInfoFilter, requestInfoOf, requestQuery } from './filters/request-info.js';
 import { createStatusFilter } from './filters/status.js';
+import { canonicalGroupResolver, createGroupAliasFilter } from './filters/group-alias.js';
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
@@ -75,7 +76,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
-  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer }));
+  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
   // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
   const openapi = createOpenAPIHandler(kinds);
@@ -99,6 +100,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // the time, and only then compress and route.
   app.use(requestInfoFilter);
   app.use(createStatusFilter(serializers));
+  // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
+  app.use(createGroupAliasFilter(kinds));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => log(`Unable to authenticate the request: ${reason}`) }));
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated

@@ -16,6 +16,11 @@ export interface RequestInfo {
   name: string;
   /** Path segments after the group/version. */
   parts: string[];
+  /**
+   * Set when the path named a hidden alias of apiGroup (`rbac.authorization.k8s.io`): the group the client asked in,
+   * which its answers carry (gateway/filters/group-alias.ts). apiGroup is then the canonical group.
+   */
+  requestedGroup?: string;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);

@@ -17,11 +17,14 @@ import {
 import { isRuleResolver, type Attributes, type Authorizer } from '../../policies/authorizer.js';
 import type { VirtualCreateContext, VirtualResource } from './virtual-resources.js';
 
-function attributesOf(spec: AccessReviewSpec, user: UserInfo): Attributes {
+/** Maps a hidden alias group (`rbac.authorization.k8s.io`) to the canonical one authorization sees. */
+export type CanonicalGroup = (group: string) => string;
+
+function attributesOf(spec: AccessReviewSpec, user: UserInfo, canonicalGroup: CanonicalGroup): Attributes {
   const ra = spec.resourceAttributes;
   if (ra) {
     return {
-      user, verb: ra.verb, isResourceRequest: true, path: '', apiGroup: ra.group, apiVersion: ra.version,
+      user, verb: ra.verb, isResourceRequest: true, path: '', apiGroup: canonicalGroup(ra.group), apiVersion: ra.version,
       resource: ra.resource, subresource: ra.subresource, namespace: ra.namespace, name: ra.name,
     };
   }
@@ -47,7 +50,7 @@ function invalid(kind: ReviewKind, group: string, errs: ReturnType<typeof valida
   return errors.invalid(kind.kind, group, '', errs);
 }
 
-function accessReview(group: string, version: string, hidden: boolean, kind: ReviewKind, authorizer: Authorizer): VirtualResource {
+function accessReview(group: string, version: string, hidden: boolean, kind: ReviewKind, authorizer: Authorizer, canonicalGroup: CanonicalGroup): VirtualResource {
   const apiVersion = `${group}/${version}`;
   const subject = kind !== SELF_SUBJECT_ACCESS_REVIEW;
   return {
@@ -73,7 +76,7 @@ function accessReview(group: string, version: string, hidden: boolean, kind: Rev
       const who: UserInfo = subject
         ? { name: spec.user, uid: spec.uid || undefined, groups: spec.groups, extra: spec.extra }
         : ctx.user;
-      const result = await authorizer.authorize(attributesOf(spec, who), ctx.signal);
+      const result = await authorizer.authorize(attributesOf(spec, who, canonicalGroup), ctx.signal);
       return answer(apiVersion, kind, body, accessReviewStatus(result.decision, result.reason, result.evaluationError), kind.namespaced ? ctx.namespace : '');
     },
   };
@@ -107,12 +110,12 @@ function selfSubjectRulesReview(group: string, version: string, hidden: boolean,
 }
 
 /** The four reviews at every group version they are served at. */
-export function accessReviewResources(authorizer: Authorizer): VirtualResource[] {
+export function accessReviewResources(authorizer: Authorizer, canonicalGroup: CanonicalGroup = (g) => g): VirtualResource[] {
   const at = [{ group: AUTHORIZATION_GROUP, version: AUTHORIZATION_VERSION, hidden: false }, ...AUTHORIZATION_HIDDEN_ALIASES.map((a) => ({ ...a, hidden: true }))];
   return at.flatMap(({ group, version, hidden }) => [
-    accessReview(group, version, hidden, SELF_SUBJECT_ACCESS_REVIEW, authorizer),
-    accessReview(group, version, hidden, SUBJECT_ACCESS_REVIEW, authorizer),
-    accessReview(group, version, hidden, LOCAL_SUBJECT_ACCESS_REVIEW, authorizer),
+    accessReview(group, version, hidden, SELF_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
+    accessReview(group, version, hidden, SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
+    accessReview(group, version, hidden, LOCAL_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
     selfSubjectRulesReview(group, version, hidden, authorizer),
   ]);
 }

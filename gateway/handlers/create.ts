@@ -1,13 +1,14 @@
 import type { Context } from 'koa';
 import { updateManager } from './field-manager.js';
 import { userOf } from '../filters/user.js';
+import { canonicalBody } from '../filters/group-alias.js';
 import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = { ...writeContext(query, 'CreateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'CreateOptions') };
-  const created = await store.create(info.namespace, decoded.value, wctx);
+  const created = await store.create(info.namespace, canonicalBody(info, store.def, decoded.value), wctx);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 201, created, store.def);
 }

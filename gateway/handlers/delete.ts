@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
+import { inRequestedGroup } from '../filters/group-alias.js';
 import { type HandlerDeps, type ResourceRequest, successStatus, writeResponse } from './request-scope.js';
 
 export async function handleDelete(ctx: Context, deps: HandlerDeps & { features?: FeatureGates }, req: ResourceRequest): Promise<void> {
@@ -12,7 +13,7 @@ export async function handleDelete(ctx: Context, deps: HandlerDeps & { features?
   // Upstream answers 202 only when deletion is pending and the client asked for cascading (orphanDependents=false).
   const status = !deleted && options.orphanDependents === false ? 202 : 200;
   if (deleted && !store.def.deleteReturnsObject) {
-    writeResponse(ctx, deps, status, successStatus(store.def, info.name, object.metadata.uid));
+    writeResponse(ctx, deps, status, inRequestedGroup(info, store.def, successStatus(store.def, info.name, object.metadata.uid)));
     return;
   }
   writeResponse(ctx, deps, status, object, store.def);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import { userOf } from '../filters/user.js';
+import { canonicalBody } from '../filters/group-alias.js';
 import type { Subresource } from '../registry/store.js';
 import { APPLY_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
 import { decodeJsonText } from '../negotiation/json.js';
@@ -26,7 +27,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
   const wctx = { ...writeContext(query, 'PatchOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'PatchOptions') };
-  const object = await store.patch(info.namespace, info.name, (current) => patchFn(current, patch, store.def.schema), wctx, info.subresource as Subresource);
+  const object = await store.patch(info.namespace, info.name, (current) => canonicalBody(info, store.def, patchFn(current, patch, store.def.schema)), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
 }
@@ -56,7 +57,7 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
     throw errors.badRequest('metadata.managedFields must be nil');
   }
   const wctx = { ...writeContext(query, 'PatchOptions', decoded, userOf(ctx)), fieldManager };
-  const { object, created } = await store.apply(info.namespace, info.name, config as KObject, force, wctx, info.subresource as Subresource);
+  const { object, created } = await store.apply(info.namespace, info.name, canonicalBody(info, store.def, config as KObject), force, wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

@@ -13,6 +13,7 @@ import type { DecodeResult, ListValue, Serializer } from '../negotiation/seriali
 import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
+import { inRequestedGroup } from '../filters/group-alias.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -164,8 +165,10 @@ function isList(value: unknown): value is { items: KObject[]; metadata: Record<s
  * Encodes an object, a list or a Status for the negotiated media type; objects and lists of `def` become Tables
  * when the client asked for one.
  */
-export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, value: unknown, def?: KindDefinition): void {
+export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): void {
   const q = requestQuery(ctx);
+  // At a hidden alias group (gateway/filters/group-alias.ts) the answer carries the apiVersion asked in.
+  const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, {
     allowTable: Boolean(def) && !isStatusBody, encodes: encodedKindOf(value), serializers: deps.serializers,

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { updateManager } from './field-manager.js';
 import { userOf } from '../filters/user.js';
+import { canonicalBody } from '../filters/group-alias.js';
 import type { Subresource } from '../registry/store.js';
 import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
@@ -8,7 +9,7 @@ export async function handleUpdate(ctx: Context, deps: HandlerDeps, req: Resourc
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = { ...writeContext(query, 'UpdateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'UpdateOptions') };
-  const { object, created } = await store.update(info.namespace, info.name, decoded.value, wctx, info.subresource as Subresource);
+  const { object, created } = await store.update(info.namespace, info.name, canonicalBody(info, store.def, decoded.value), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

@@ -12,7 +12,7 @@ import {
 } from '../../api/authentication/v1/self-subject-review.js';
 import type { Authorizer } from '../../policies/authorizer.js';
 import type { RequestInfo } from '../filters/request-info.js';
-import { accessReviewResources } from './access-reviews.js';
+import { accessReviewResources, type CanonicalGroup } from './access-reviews.js';
 import { userOf } from '../filters/user.js';
 import { decodeRequestBody, writeResponse, type HandlerDeps } from './request-scope.js';
 
@@ -115,10 +115,10 @@ function selfSubjectReview(group: string, version: string, hidden: boolean): Vir
 }
 
 /** The virtual resources Gatehouse serves; the access reviews need the authorizer chain they ask. */
-export function builtinVirtualResources(deps: { authorizer?: Authorizer } = {}): VirtualResource[] {
+export function builtinVirtualResources(deps: { authorizer?: Authorizer; canonicalGroup?: CanonicalGroup } = {}): VirtualResource[] {
   return [
     selfSubjectReview(SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_VERSION, false),
     ...SELF_SUBJECT_REVIEW_HIDDEN_ALIASES.map((a) => selfSubjectReview(a.group, a.version, true)),
-    ...(deps.authorizer ? accessReviewResources(deps.authorizer) : []),
+    ...(deps.authorizer ? accessReviewResources(deps.authorizer, deps.canonicalGroup) : []),
   ];
 }

@@ -20,6 +20,7 @@ import { selectionPredicate } from '../registry/predicate.js';
 import { toStatusError } from '../registry/storage-errors.js';
 import type { ResourceStore } from '../registry/store.js';
 import { watchParams } from './resource-version.js';
+import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -129,11 +130,13 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   });
   if (!target.serializer.streamMediaType) throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
   const include = parseIncludeObject(query.get('includeObject'));
+  // At a hidden alias group, events carry the apiVersion asked in (gateway/filters/group-alias.ts).
+  const asked = (object: KObject): KObject => inRequestedGroup(info, store.def, object) as KObject;
   const render = (object: KObject): unknown => target.as === 'Table'
-    ? toTable(store.def, [object], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })
-    : object;
+    ? toTable(store.def, [asked(object)], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })
+    : asked(object);
   // Everything besides the event that decides the bytes of a frame.
-  const settings = `${target.serializer.mediaType}|${target.as === 'Table' ? `Table|${target.tableApiVersion ?? ''}|${include}` : ''}`;
+  const settings = `${target.serializer.mediaType}|${target.as === 'Table' ? `Table|${target.tableApiVersion ?? ''}|${include}` : ''}|${info.requestedGroup ?? ''}`;
   // Cache keys per event type after selection, made once per watch rather than per event.
   const variants = new Map(['ADDED', 'MODIFIED', 'DELETED'].map((type) => [type, { frame: `${type}|${settings}`, chunk: `${type}|${settings}|chunk` }]));
   let initial: KObject[] = [];
@@ -202,13 +205,13 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
     try {
       for (const obj of initial) await write({ type: 'ADDED', object: render(obj) });
       if (start.kind === 'initial-state' && start.bookmarkAfterInitial) {
-        await write({ type: 'BOOKMARK', object: bookmark(store, startRevision, true) });
+        await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });
       }
       const events = store.storage.watch(store.prefix(info.namespace), { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks }, abort.signal);
       for await (const ev of events) {
         if (abort.signal.aborted) break;
         if (ev.type === 'BOOKMARK') {
-          if (params.allowBookmarks) await write({ type: 'BOOKMARK', object: bookmark(store, ev.revision, false) });
+          if (params.allowBookmarks) await write({ type: 'BOOKMARK', object: asked(bookmark(store, ev.revision, false)) });
           continue;
         }
         const selected = selectEvent(ev, predicate);

@@ -8,7 +8,7 @@ import { kindSchema, labelSelectorSchema } from '../../common/object-meta.js';
 import { arr, obj } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { asArr, asObj, root, validateLabelSelector } from '../../common/validation-helpers.js';
-import { RBAC_GROUP, rulesSchema, validateRules } from './rbac-common.js';
+import { RBAC_GROUP, RBAC_GROUP_ALIASES, rulesSchema, validateRules } from './rbac-common.js';
 
 const aggregationRuleSchema = obj({
   clusterRoleSelectors: arr(labelSelectorSchema, 'A list of selectors used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole\'s permissions will be added.', 'atomic'),
@@ -28,6 +28,7 @@ function validateClusterRole(obj: KObject): FieldError[] {
 
 export const clusterRole: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole',
+  hiddenGroupAliases: RBAC_GROUP_ALIASES,
   namespaced: false,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.

@@ -11,6 +11,13 @@ export const RBAC_GROUP = 'rbac.authorization.platform.io';
 /** Stock kubectl writes this group into roleRef and subjects (`kubectl create rolebinding`); it names the same API. */
 const RBAC_GROUP_K8S = 'rbac.authorization.k8s.io';
 const RBAC_GROUPS = [RBAC_GROUP, RBAC_GROUP_K8S];
+/** Typed clients (`kubectl create role|rolebinding|...`) reach the four kinds at upstream's group: served, unlisted. */
+export const RBAC_GROUP_ALIASES = [RBAC_GROUP_K8S];
+
+/** roleRef and subject groups are stored in our spelling whichever one the client wrote. */
+function canonicalGroup(group: unknown): unknown {
+  return group === RBAC_GROUP_K8S ? RBAC_GROUP : group;
+}
 const RBAC = 'io.platform.api.rbac.v1';
 const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'];
 
@@ -109,15 +116,24 @@ export function validateBinding(obj: KObject, namespacedBinding: boolean): Field
 }
 
 export function validateBindingUpdate(obj: KObject, old: KObject): FieldError[] {
-  return immutable('roleRef', obj.roleRef, old.roleRef, 'cannot change roleRef');
+  // A binding stored before groups were normalized may still spell roleRef.apiGroup the k8s.io way: the same group.
+  const oldRef = asObj(old.roleRef);
+  const before = oldRef ? { ...oldRef, apiGroup: canonicalGroup(oldRef.apiGroup) } : old.roleRef;
+  return immutable('roleRef', obj.roleRef, before, 'cannot change roleRef');
 }
 
-/** Subjects name their apiGroup implicitly: "" for ServiceAccount, the RBAC group for User and Group. */
+/**
+ * Subjects name their apiGroup implicitly: "" for ServiceAccount, the RBAC group for User and Group. The k8s.io
+ * spelling of the RBAC group (roleRef and subjects) is rewritten to ours, so one group is stored and shown.
+ */
 export function defaultSubjects(obj: KObject): void {
+  const ref = asObj(obj.roleRef);
+  if (ref && ref.apiGroup !== undefined) ref.apiGroup = canonicalGroup(ref.apiGroup);
   for (const raw of asArr(obj.subjects)) {
     const s = asObj(raw);
-    if (!s || s.apiGroup !== undefined) continue;
-    if (s.kind === 'ServiceAccount') s.apiGroup = '';
+    if (!s) continue;
+    if (s.apiGroup !== undefined) s.apiGroup = canonicalGroup(s.apiGroup);
+    else if (s.kind === 'ServiceAccount') s.apiGroup = '';
     else if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = RBAC_GROUP;
   }
 }

@@ -2,10 +2,11 @@
 import type { KindDefinition } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
 import { validateMetadata } from '../../common/meta-validation.js';
-import { RBAC_GROUP, rulesSchema, validateRules } from './rbac-common.js';
+import { RBAC_GROUP, RBAC_GROUP_ALIASES, rulesSchema, validateRules } from './rbac-common.js';
 
 export const role: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'Role', resource: 'roles', singular: 'role',
+  hiddenGroupAliases: RBAC_GROUP_ALIASES,
   namespaced: true,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.
