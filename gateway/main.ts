@@ -31,6 +31,7 @@ import { createAuthorizationMetrics } from '../policies/metrics.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { installRbacAdmission } from './rbac/install.js';
+import { createResourceQuotaAdmission } from './quota/admission.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 
 export interface RunningGatehouse {
@@ -155,6 +156,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
     installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] });
+    registry.addAdmission(createResourceQuotaAdmission(registry));
     gateway = createGateway({
       storage,
       registry,

@@ -8,6 +8,8 @@ import { startTokenCleaner } from './token-cleaner.js';
 import { startBootstrapSigner } from './bootstrap-signer.js';
 import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { startRoleAggregationController } from './role-aggregation.js';
+import { startResourceQuotaController } from './resource-quota.js';
+import { RESOURCE_QUOTA_CONTROLLER } from './known-controllers.js';
 
 export type { Controller };
 
@@ -27,6 +29,7 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [CLUSTERROLE_AGGREGATION_CONTROLLER]: ({ registry, log }) => startRoleAggregationController(registry, { log }),
   [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
   [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
+  [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
 };
 
 /** Seeds what must exist before the first request, then starts every enabled controller. */
