@@ -104,6 +104,8 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
       if (req.operation !== 'CREATE' || req.subresource !== '' || req.namespace === '' || req.user === undefined) return;
       const store = quotas();
       if (!store) return;
+      // Most namespaces hold no quota: their creates skip the per-namespace queue.
+      if ((await store.list(req.namespace, {})).items.length === 0) return;
       await withNamespace(req.namespace, () => admitCreate(req, store));
     },
   };

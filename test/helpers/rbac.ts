@@ -20,11 +20,11 @@ export const USERS: Record<string, string[]> = {
 };
 export const tokenOf = (user: string): string => `${user.replace(/[^a-z0-9]/g, '-')}-token-0123456789`;
 
-export async function startRbacGatehouse(modes = 'RBAC'): Promise<TestGatehouse & { tmp: string }> {
+export async function startRbacGatehouse(modes = 'RBAC', extraArgs: string[] = []): Promise<TestGatehouse & { tmp: string }> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-rbac-'));
   const file = path.join(tmp, 'tokens.csv');
   await writeFile(file, Object.entries(USERS).map(([user, groups]) => `${tokenOf(user)},${user},${user}-uid,"${groups.join(',')}"`).join('\n'));
-  const gh = await startTestGatehouse([`--authorization-mode=${modes}`, '--token-auth-file', file]);
+  const gh = await startTestGatehouse([`--authorization-mode=${modes}`, '--token-auth-file', file, ...extraArgs]);
   const closeServer = gh.close.bind(gh);
   return Object.assign(gh, {
     tmp,
