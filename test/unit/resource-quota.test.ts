@@ -1,7 +1,7 @@
 // Quota's pieces alone: quantity arithmetic and printing, the resource names a kind consumes, the status the
 // controller computes, the check admission makes, and the admission plugin on two registries over one storage
 // (two replicas, each with its own in-process queue) so only the resourceVersion precondition keeps racing creates
-// within the limit.
+// within the limit; then the controller alone on one registry.
 import { expect } from 'chai';
 import type { KObject } from '../../api/meta/types.js';
 import { builtinKinds } from '../../api/register.js';
@@ -14,6 +14,8 @@ import { chargeCreate, computeQuotaStatus, QuotaDenied } from '../../gateway/quo
 import { addQuantities, compareQuantityStrings, countQuantity, prettyPrint, sameResourceList } from '../../gateway/quota/quantities.js';
 import { countedNames, hasScopes, isUnservedEvaluatorName, objectCountName } from '../../gateway/quota/resource-names.js';
 import { isStatusError } from '../../api/meta/errors.js';
+import { startResourceQuotaController } from '../../gateway/controllers/resource-quota.js';
+import { eventually } from '../helpers/api.js';
 
 function quota(spec: Record<string, unknown>, status?: Record<string, unknown>): KObject {
   return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec, ...(status ? { status } : {}) } as KObject;
@@ -148,5 +150,41 @@ describe('quota admission across replicas', function () {
     expect((await storage.getList(a.cm.prefix('ns'))).items).to.have.length(4);
     expect(((await a.rq.get('ns', 'q')).status as any).used).to.deep.equal({ 'count/configmaps': '4' });
     await storage.close();
+  });
+});
+
+describe('resourcequota-controller', function () {
+  this.timeout(20_000);
+
+  it('counts what the server itself creates, gives back deletes, and repairs a status that left spec', async () => {
+    const storage = createMemoryStorage({ historyWindowMs: 60_000 });
+    const registry = createRegistry(builtinKinds, storage, createKindValidator);
+    const internal = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+    const rq = registry.byKind('', 'ResourceQuota')!;
+    const secrets = registry.byKind('', 'Secret')!;
+    await registry.byKind('', 'Namespace')!.create('', { metadata: { name: 'ns' } }, internal());
+    const controller = startResourceQuotaController(registry, { log: () => {}, debounceMs: 5 });
+    try {
+      await rq.create('ns', { metadata: { name: 'q' }, spec: { hard: { secrets: '3', 'count/secrets': '3' } } }, internal());
+      const used = async (want: Record<string, string>) => eventually(`used ${JSON.stringify(want)}`, async () => {
+        const status = (await rq.get('ns', 'q')).status as any;
+        return JSON.stringify(status?.used) === JSON.stringify(want) ? status : undefined;
+      });
+      await used({ 'count/secrets': '0', secrets: '0' });
+      // Internal writes are not charged by admission: the controller's recount after the ADDED event raises used.
+      await secrets.create('ns', { metadata: { name: 's1' } }, internal());
+      await secrets.create('ns', { metadata: { name: 's2' } }, internal());
+      await used({ 'count/secrets': '2', secrets: '2' });
+      await secrets.delete('ns', 's1', {}, internal());
+      await used({ 'count/secrets': '1', secrets: '1' });
+      // A status written by hand that disagrees with spec.hard is put back.
+      const current = structuredClone(await rq.get('ns', 'q'));
+      await rq.update('ns', 'q', { ...current, status: { hard: { secrets: '9' }, used: { secrets: '7' } } }, internal(), 'status');
+      const repaired = await used({ 'count/secrets': '1', secrets: '1' });
+      expect(repaired.hard).to.deep.equal({ 'count/secrets': '3', secrets: '3' });
+    } finally {
+      await controller.stop();
+      await storage.close();
+    }
   });
 });
