@@ -60,13 +60,15 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
     await store.update(quota.metadata.namespace ?? '', quota.metadata.name ?? '', next, internalWrite(), 'status');
   }
 
+  async function exists(req: AdmissionRequest): Promise<boolean> {
+    const store = registry.byKind(req.def.group, req.def.kind);
+    if (!store) return false;
+    return store.storage.get(store.key(req.namespace, req.name)).then(() => true, () => false);
+  }
+
   async function admitCreate(req: AdmissionRequest, store: ResourceStore): Promise<void> {
     const gr: GroupResource = { group: req.def.group, resource: req.def.resource };
     const names = countedNames(req.def.group, req.def.resource);
-    const refuse = (e: unknown): never => {
-      if (e instanceof QuotaDenied) throw errors.forbidden(gr, req.name, e.message);
-      throw e;
-    };
     let pending: Set<string> | undefined;
     for (let attempt = 1; ; attempt++) {
       const { items } = await store.list(req.namespace, {});
@@ -76,10 +78,13 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
       try {
         charges = evaluate(open, names);
       } catch (e) {
-        refuse(e);
-        return;
+        if (e instanceof QuotaDenied) throw errors.forbidden(gr, req.name, e.message);
+        throw e;
       }
-      if (req.dryRun) return;
+      if (req.dryRun || charges.size === 0) return;
+      // A name already taken fails in storage right after admission: charging it would hold quota for nothing
+      // until the next full recount.
+      if (pending === undefined && await exists(req)) return;
       pending ??= new Set(charges.keys());
       let conflict: unknown;
       for (const [name, { quota, used }] of charges) {
@@ -88,8 +93,11 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
           await charge(store, quota, used);
           pending.delete(name);
         } catch (e) {
-          if (!(isStatusError(e) && e.code === 409)) throw e;
-          conflict = e;
+          if (!isStatusError(e)) throw e;
+          // A quota deleted meanwhile no longer limits anything.
+          if (e.code === 404) pending.delete(name);
+          else if (e.code === 409) conflict = e;
+          else throw e;
         }
       }
       if (conflict === undefined) return;

@@ -99,6 +99,15 @@ describe('ResourceQuota status and enforcement', function () {
     expect((await createConfigMap(ns, 'c3')).status).to.equal(201);
   });
 
+  it('charges nothing for a create that storage refuses because the name is taken', async () => {
+    const ns = await createNamespace(gh, 'quota-taken');
+    await createQuota(ns, 'q', { 'count/configmaps': '3' });
+    await usedBecomes(ns, 'q', { 'count/configmaps': '0' });
+    expect((await createConfigMap(ns, 'same')).status).to.equal(201);
+    expectFailure(await createConfigMap(ns, 'same'), 409, 'AlreadyExists');
+    expect((await getQuota(ns, 'q')).status.used).to.deep.equal({ 'count/configmaps': '1' });
+  });
+
   it('names only the exceeded resources, legacy names and other groups included', async () => {
     const ns = await createNamespace(gh, 'quota-names');
     await createQuota(ns, 'legacy', { configmaps: '1', 'count/configmaps': '5' });
