@@ -156,6 +156,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
     installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] });
+    // Last, as upstream orders ResourceQuota: it charges the quota, so no later plugin should refuse after it.
     registry.addAdmission(createResourceQuotaAdmission(registry));
     gateway = createGateway({
       storage,
