@@ -121,7 +121,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     },
     log,
   });
-  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
+  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (_revision, rows) => reader.offer(rows) });
   const compactor = createCompactor({ sessions, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
   const fence = createRevisionFence({ query: () => readRetryingLostConnection(() => readBounds(sql)), cache, reader, catchUpMs: CATCH_UP_MS });
 
