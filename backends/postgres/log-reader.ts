@@ -37,6 +37,12 @@ export interface LogReader {
   delivered(): bigint;
   /** Schedules a scan; `hint` (a committed revision) lets the reader skip one when it is already delivered. */
   wake(hint?: bigint): void;
+  /**
+   * Rows this replica has just committed, in revision order and contiguous. Delivered as they are when they
+   * directly follow what was delivered and no scan is running (a single writer's usual case: no read-back round trip,
+   * no second decoding of the values); otherwise a scan is scheduled, which reads them from the log.
+   */
+  offer(rows: readonly LogRow[]): void;
   /** Resolves true once `revision` is delivered, false after `ms`; rejects with Unavailable on close. */
   waitFor(revision: bigint, ms: number): Promise<boolean>;
   close(): Promise<void>;
@@ -50,6 +56,8 @@ interface Waiter {
 export async function createLogReader(opts: LogReaderOptions): Promise<LogReader> {
   const chunkSize = opts.chunkSize ?? 1000;
   let lastDelivered = opts.start;
+  // The compaction mark of the newest chunk, handed along with offered rows (which carry none of their own).
+  let lastCompacted = 0n;
   let scanning = false;
   let again = false;
   let closed = false;
@@ -83,6 +91,7 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
           }
           // Advanced only once the consumer took the chunk: if it throws, the next scan hands it the rows again.
           opts.deliver(chunk.rows, chunk.compacted);
+          if (chunk.compacted > lastCompacted) lastCompacted = chunk.compacted;
           if (chunk.rows.length) lastDelivered = chunk.rows[chunk.rows.length - 1].revision;
           settle();
           if (chunk.rows.length < chunkSize) break;
@@ -158,9 +167,29 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
   poll.unref();
   await scan();
 
+  function offer(rows: readonly LogRow[]): void {
+    if (closed || rows.length === 0) return;
+    const last = rows[rows.length - 1].revision;
+    if (scanning || failing || rows[0].revision !== lastDelivered + 1n) {
+      wake(last);
+      return;
+    }
+    try {
+      opts.deliver(rows, lastCompacted);
+    } catch (e) {
+      // As with a scanned chunk the consumer refused: the rows stay undelivered, and a scan hands them again.
+      opts.log(`postgres storage: delivering committed rows failed: ${(e as Error).message}`);
+      wake(last);
+      return;
+    }
+    lastDelivered = last;
+    settle();
+  }
+
   return {
     delivered: () => lastDelivered,
     wake,
+    offer,
     waitFor(revision, ms) {
       if (revision <= lastDelivered) return Promise.resolve(true);
       if (closed) return Promise.reject(new StorageError('Unavailable', 'storage is closed'));

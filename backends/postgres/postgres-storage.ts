@@ -35,6 +35,7 @@ import { migrate } from './schema.js';
 import { clientOptions, createSessions, readRetryingLostConnection } from './transaction.js';
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
+import { isObject } from '../../api/meta/types.js';
 import { checkPreconditions, intake, notFound } from '../storage-support.js';
 
 export interface PostgresStorageOptions {
@@ -121,7 +122,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     },
     log,
   });
-  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (revision) => reader.wake(revision) });
+  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (_revision, rows) => reader.offer(rows) });
   const compactor = createCompactor({ sessions, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
   const fence = createRevisionFence({ query: () => readRetryingLostConnection(() => readBounds(sql)), cache, reader, catchUpMs: CATCH_UP_MS });
 
@@ -208,11 +209,22 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     });
   }
 
+  /**
+   * The object a write committed: the read cache's (shared, frozen) when its rows already reached the cache, as they
+   * do when the writer hands them over (log-reader offer), which saves decoding the value once more; later reads of
+   * the same version then share it too. Decoded from the row otherwise.
+   */
+  function committed(key: string, result: { revision: bigint; value: string }): KObject {
+    const cached = cache.current() >= result.revision && result.revision >= cache.compacted() ? cache.get(key, result.revision) : undefined;
+    return cached ?? decodeObject(result.value, result.revision);
+  }
+
   function create(key: string, obj: KObject): Promise<KObject> {
     return guard(key, async () => {
-      const result = await writer.write({ key, expect: 'absent', value: encodeObject(intake(obj)) });
+      // Encoded as it is: a private copy first (intake) would only be stringified and dropped.
+      const result = await writer.write({ key, expect: 'absent', value: encodeObject(isObject(obj.metadata) ? obj : { ...obj, metadata: {} }) });
       if (!result.ok) throw new StorageError('KeyExists', `key exists: ${key}`, key, result.head?.revision);
-      return decodeObject(result.value, result.revision);
+      return committed(key, result);
     });
   }
 
@@ -228,7 +240,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
         await enter(key);
         if (live(head) && value === head.value) return current!;
         const result = await writer.write({ key, expect: live(head) ? head.revision : 'absent', value });
-        if (result.ok) return decodeObject(result.value, result.revision);
+        if (result.ok) return committed(key, result);
         // Someone wrote the key since it was read: start over from the newest row the writer saw.
         head = result.head;
       }

@@ -74,9 +74,18 @@ export interface TransactionOptions {
   deadlineMs?: number;
 }
 
+/**
+ * What a transaction's body returns when its last statement is still running: COMMIT is sent right behind it (same
+ * connection, so in order) instead of after its answer. A failure of `last` fails the transaction, which the server
+ * then rolls back; as with a failed COMMIT, the outcome counts as unknown to failedBeforeCommit.
+ */
+export class PipelinedCommit<T> {
+  constructor(readonly result: T, readonly last: Promise<unknown>) {}
+}
+
 export interface Sessions {
   /** Runs `fn` between BEGIN and COMMIT on one connection; ROLLBACK on failure while the connection lives. */
-  transaction<T>(fn: (tx: Db) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  transaction<T>(fn: (tx: Db) => Promise<T | PipelinedCommit<T>>, opts?: TransactionOptions): Promise<T>;
   /**
    * Runs `fn` on one connection of its own, for session state (a session-level advisory lock) across statements;
    * its statements fail once the connection changed. The connection is closed afterwards, so no session state
@@ -101,10 +110,12 @@ function lostError(): Error {
  * The session's client for one transaction: each statement is refused (thrown synchronously, before the driver
  * sees it) once the connection it started on closed.
  */
-function guarded(session: Session): Db {
+function guarded(session: Session, refusal?: () => unknown): Db {
   const start = session.generation;
   const check = (): void => {
     if (session.generation !== start) throw lostError();
+    const refused = refusal?.();
+    if (refused !== undefined) throw refused;
   };
   const client = session.client as unknown as (...args: unknown[]) => unknown;
   const tx = (...args: unknown[]): unknown => {
@@ -176,14 +187,38 @@ export function createSessions(opts: { url: string; applicationName?: string }):
   return {
     transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
       return use(async (session) => {
-        const tx = guarded(session);
+        // BEGIN is not awaited on its own: the driver pipelines statements on a busy connection, so BEGIN goes out
+        // with the body's first statements, one round trip less per transaction (the writer's group commit waits
+        // on every one). Should BEGIN fail, those first statements ran outside a transaction, which is why every
+        // statement after them is refused: nothing the body decides on what they read is ever written.
+        let beginFailed: unknown;
+        const tx = guarded(session, () => beginFailed);
+        const begun = tx.unsafe(begin).then(
+          () => undefined,
+          (e: unknown) => {
+            beginFailed = e;
+            throw e;
+          },
+        );
         let commitSent = false;
         try {
-          await tx.unsafe(begin);
-          const result = await fn(tx);
+          const out = await Promise.all([begun, fn(tx)]).then(([, result]) => result);
           commitSent = true;
+          if (out instanceof PipelinedCommit) {
+            // COMMIT follows the last statement without waiting for it. Should that statement fail, the server
+            // answers COMMIT as ROLLBACK, and its error is the transaction's.
+            const committed = tx.unsafe('COMMIT');
+            try {
+              await out.last;
+            } catch (e) {
+              await committed.catch(() => undefined);
+              throw e;
+            }
+            await committed;
+            return out.result;
+          }
           await tx.unsafe('COMMIT');
-          return result;
+          return out;
         } catch (e) {
           if (!commitSent && typeof e === 'object' && e !== null) uncommitted.add(e);
           if (!connectionLost(e)) {

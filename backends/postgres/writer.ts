@@ -16,9 +16,9 @@
 // no write waits for more than about one attempt.
 import { StorageError } from '../storage.js';
 import { connectionLost, toStorageError } from './errors.js';
-import { textArray, type Db, type KeyRow } from './queries.js';
+import { textArray, type Db, type KeyRow, type LogRow } from './queries.js';
 import { NOTIFY_CHANNEL, WRITE_LOCK } from './schema.js';
-import { failedBeforeCommit, type Sessions } from './transaction.js';
+import { failedBeforeCommit, PipelinedCommit, type Sessions } from './transaction.js';
 
 export interface WriteRequest {
   key: string;
@@ -46,8 +46,11 @@ export interface WriterOptions {
   /** The transactions' connections. */
   sessions: Sessions;
   now: () => number;
-  /** Called after each commit with the batch's highest revision (the local log reader's wake-up). */
-  onCommit: (revision: bigint) => void;
+  /**
+   * Called after each commit with the batch's highest revision and its rows as a scan of the log would return them
+   * (the local log reader's wake-up, which may take the rows without reading them back).
+   */
+  onCommit: (revision: bigint, rows: LogRow[]) => void;
   log: (line: string) => void;
   /** Writes per transaction; bounds the statement size and the lock hold time. */
   maxBatch?: number;
@@ -91,9 +94,9 @@ export function createWriter(opts: WriterOptions): Writer {
     if (!notifying) void sendNotifications();
   }
 
-  async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined }> {
+  async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined; committed: LogRow[] }> {
     const keys = [...new Set(batch.map((p) => p.request.key))];
-    return opts.sessions.transaction(async (tx) => {
+    return opts.sessions.transaction<{ results: WriteResult[]; last: bigint | undefined; committed: LogRow[] }>(async (tx) => {
       // Pipelined in one round trip; each statement takes its snapshot after the previous one finished, so the
       // reads see every commit of the lock's previous holder. Arrays travel as text[] (the driver infers no element
       // type from JS values) and are cast in SQL.
@@ -107,6 +110,7 @@ export function createWriter(opts: WriterOptions): Writer {
       const head = new Map<string, KeyRow>(heads.map((r) => [r.key, r]));
       let next = top.top;
       const at = opts.now();
+      const committed: LogRow[] = [];
       const rows = { revision: [] as string[], key: [] as string[], created: [] as string[], deleted: [] as string[], prev: [] as string[], value: [] as string[] };
       const results = batch.map(({ request }): WriteResult => {
         const current = head.get(request.key);
@@ -124,16 +128,22 @@ export function createWriter(opts: WriterOptions): Writer {
         rows.prev.push(prevRevision.toString());
         rows.value.push(value);
         head.set(request.key, { key: request.key, revision, deleted, value });
+        committed.push({
+          revision, key: request.key, created: !live, deleted, prev_revision: prevRevision, value,
+          prev_value: current?.value ?? null, written_at: BigInt(at),
+        });
         return { ok: true, revision, created: !live, value, prevRevision };
       });
       if (rows.key.length) {
-        await tx`INSERT INTO gatehouse_log (revision, key, created, deleted, prev_revision, value, written_at)
+        // Not awaited: COMMIT goes out right behind it (PipelinedCommit), one round trip less per batch.
+        const inserted = tx`INSERT INTO gatehouse_log (revision, key, created, deleted, prev_revision, value, written_at)
                  SELECT * FROM unnest(${textArray(rows.revision)}::text[]::bigint[], ${textArray(rows.key)}::text[],
                    ${textArray(rows.created)}::text[]::bool[], ${textArray(rows.deleted)}::text[]::bool[],
                    ${textArray(rows.prev)}::text[]::bigint[], ${textArray(rows.value)}::text[],
-                   array_fill(${at.toString()}::bigint, ARRAY[${rows.key.length}::int]))`;
+                   array_fill(${at.toString()}::bigint, ARRAY[${rows.key.length}::int]))`.execute();
+        return new PipelinedCommit({ results, last: next, committed }, inserted);
       }
-      return { results, last: rows.key.length ? next : undefined };
+      return { results, last: undefined, committed };
     }, { deadlineMs });
   }
 
@@ -157,9 +167,9 @@ export function createWriter(opts: WriterOptions): Writer {
         const batch = queue.length > maxBatch ? queue.splice(0, maxBatch) : queue;
         if (batch === queue) queue = [];
         try {
-          const { results, last } = await commitOnce(batch);
+          const { results, last, committed } = await commitOnce(batch);
           if (last !== undefined) {
-            opts.onCommit(last);
+            opts.onCommit(last, committed);
             notify(last);
           }
           batch.forEach((p, i) => p.resolve(results[i]));

@@ -64,15 +64,20 @@ export function userFromHeaders(req: IncomingMessage, config: Omit<RequestHeader
   return user;
 }
 
-/** Removes the identity headers of `configs` from the request. */
-export function clearIdentityHeaders(req: IncomingMessage, configs: Omit<RequestHeaderConfig, 'allowedNames'>[]): void {
+/** A test for the lowercased header names that carry identity under `configs`. */
+function identityHeaderMatcher(configs: Omit<RequestHeaderConfig, 'allowedNames'>[]): (lowerName: string) => boolean {
   const exact = new Set<string>();
   const prefixes: string[] = [];
   for (const config of configs) {
     for (const h of [...config.usernameHeaders, ...config.groupHeaders]) exact.add(h.toLowerCase());
     for (const p of config.extraHeaderPrefixes) prefixes.push(p.toLowerCase());
   }
-  deleteHeaders(req, (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p)));
+  return (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p));
+}
+
+/** Removes the identity headers of `configs` from the request. */
+export function clearIdentityHeaders(req: IncomingMessage, configs: Omit<RequestHeaderConfig, 'allowedNames'>[]): void {
+  deleteHeaders(req, identityHeaderMatcher(configs));
 }
 
 interface ProxyVerdict {
@@ -134,12 +139,13 @@ function commonName(cert: X509Certificate): string {
  * standard X-Remote-* headers and the configured request-header ones are removed before anything downstream runs.
  */
 export function withIdentityHeadersRemoved(inner: Authenticator, configured?: Omit<RequestHeaderConfig, 'allowedNames'>): Authenticator {
-  const configs = configured ? [STANDARD_REQUEST_HEADERS, configured] : [STANDARD_REQUEST_HEADERS];
+  // Built once: every authenticated request runs it.
+  const isIdentityHeader = identityHeaderMatcher(configured ? [STANDARD_REQUEST_HEADERS, configured] : [STANDARD_REQUEST_HEADERS]);
   return {
     name: inner.name,
     async authenticate(req) {
       const result = await inner.authenticate(req);
-      if (result) clearIdentityHeaders(req, configs);
+      if (result) deleteHeaders(req, isIdentityHeader);
       return result;
     },
   };

@@ -183,10 +183,12 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   socket.setTimeout(0);
   // Shared frames of live events go to the connection pre-chunked, as the same bytes res.write would produce: the
   // HTTP layer's per-write work (cork, four buffered writes, a tick, a gathering copy) is most of what a write costs
-  // besides the TLS record itself, times a thousand watchers. Only when the headers reached the connection and
-  // nothing of this response waits in front of it (res.writableLength 0), so the order of bytes stays the same;
-  // res.write and direct writes both queue on the one socket after that.
-  const direct = res.chunkedEncoding && res.socket === socket && res.writableLength === 0;
+  // besides the TLS record itself, times a thousand watchers. Only when the headers were handed to the connection
+  // and nothing of this response waits in the HTTP layer in front of it, so the order of bytes stays the same;
+  // res.write and direct writes both queue on the one socket after that. The socket's own queue may hold the
+  // headers still (a TLS write completes later), which is why only the response's share of writableLength counts:
+  // requiring it all to be 0 turned the direct path off for every HTTPS watch.
+  const direct = res.chunkedEncoding && res.headersSent && res.socket === socket && res.writableLength === socket.writableLength;
 
   /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
   const send = (frame: Buffer): Promise<void> | undefined => {
@@ -208,8 +210,10 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
         await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });
       }
       const events = store.storage.watch(store.prefix(info.namespace), { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks }, abort.signal);
+      // The signal read once: its getter validates its receiver on every access, a thousand watchers times per event.
+      const signal = abort.signal;
       for await (const ev of events) {
-        if (abort.signal.aborted) break;
+        if (signal.aborted) break;
         if (ev.type === 'BOOKMARK') {
           if (params.allowBookmarks) await write({ type: 'BOOKMARK', object: asked(bookmark(store, ev.revision, false)) });
           continue;

@@ -19,6 +19,8 @@ export interface KindValidator {
 /** NamespaceLifecycle admission: refuses content in namespaces that are missing or terminating. */
 export interface NamespaceGate {
   admitCreate(namespace: string): Promise<void>;
+  /** Told of each namespace deletion through this gateway, before it is written. */
+  deleted?(name: string): void;
 }
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

@@ -1,8 +1,8 @@
 // One ResourceStore per served resource, looked up by group/version/resource the way the router sees a request.
-import { errors } from '../../api/meta/errors.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Storage } from '../../backends/storage.js';
-import type { AdmissionRequest, KindValidator, NamespaceGate, WriteAdmission } from './admission-types.js';
+import type { AdmissionRequest, KindValidator, WriteAdmission } from './admission-types.js';
+import { createNamespaceGate } from './namespace-gate.js';
 import { createResourceStore, type ResourceStore } from './store.js';
 
 export interface Registry {
@@ -17,16 +17,7 @@ export function createRegistry(kinds: KindDefinition[], storage: Storage, valida
   const stores: ResourceStore[] = [];
   const byPath = new Map<string, ResourceStore>();
   // The gate reads namespaces through the registry itself, once it exists.
-  const gate: NamespaceGate = {
-    async admitCreate(namespace) {
-      const namespaces = registry.byKind('', 'Namespace');
-      if (!namespaces) return;
-      const ns = await namespaces.get('', namespace);
-      if (ns.metadata.deletionTimestamp) {
-        throw errors.forbidden({ group: '', resource: 'namespaces' }, namespace, `unable to create new content in namespace ${namespace} because it is being terminated`);
-      }
-    },
-  };
+  const gate = createNamespaceGate(() => registry.byKind('', 'Namespace'));
   const plugins: WriteAdmission[] = [];
   // Plugins are added after the registry exists (they may need the authorizer, built over the registry), so each
   // store asks this chain, which looks up the plugins of its kind at write time.

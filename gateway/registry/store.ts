@@ -140,6 +140,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     }
   }
 
+  const isNamespaceKind = def.group === '' && def.kind === 'Namespace';
   const store: ResourceStore = {
     def,
     groupResource: gr,
@@ -236,6 +237,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     async delete(namespace, name, options, ctx) {
       const key = store.key(namespace, name);
       const preconditions = options.preconditions ?? {};
+      if (isNamespaceKind && !ctx.dryRun) namespaces.deleted?.(name);
       for (let attempt = 0; ; attempt++) {
         const current = await store.get(namespace, name);
         checkPreconditions(current, preconditions, gr, name);

@@ -1,5 +1,6 @@
 // Lists, paging, selectors, resource-version semantics and watch over real HTTPS.
 import { expect } from 'chai';
+import { ServerResponse } from 'node:http';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
 
@@ -285,6 +286,30 @@ describe('list and watch', function () {
       expect(`${modified.type} ${modified.object.metadata?.name}`).to.equal('MODIFIED target');
       const named = await byName.next();
       expect(`${named.type} ${named.object.metadata?.name}`).to.equal('MODIFIED target');
+    });
+
+    it('sends live events of an HTTPS watch straight to the connection, after its initial events and bookmark', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      await gh.request('POST', path, { body: cm('first') });
+      const w = await watch(`${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const initial = await w.take(2);
+      expect(initial.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`)).to.deep.equal(['ADDED first', 'BOOKMARK ']);
+      // Responses written through the HTTP layer during the live events: only the writers' own (which end, not write).
+      const original = ServerResponse.prototype.write;
+      let layered = 0;
+      ServerResponse.prototype.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>) {
+        layered++;
+        return original.apply(this, args);
+      } as ServerResponse['write'];
+      try {
+        for (const name of ['l1', 'l2', 'l3']) await gh.request('POST', path, { body: cm(name, {}, { k: name }) });
+        const live = await w.take(3);
+        expect(live.map((e) => `${e.type} ${e.object.metadata?.name} ${(e.object as { data?: Record<string, string> }).data?.k}`)).to.deep.equal(['ADDED l1 l1', 'ADDED l2 l2', 'ADDED l3 l3']);
+      } finally {
+        ServerResponse.prototype.write = original;
+      }
+      expect(layered).to.equal(0);
     });
 
     it('delivers every write exactly once and in order under concurrent writers', async function () {
