@@ -107,34 +107,98 @@ export class FieldSet {
     }
   }
 
-  union(other: FieldSet): FieldSet {
-    const out = FieldSet.fromPaths(this.paths());
-    for (const p of other.paths()) out.insert(p);
+  // Set operations work on the trees directly: they run on every write, and enumerating paths allocates per path.
+
+  clone(): FieldSet {
+    const out = new FieldSet();
+    for (const m of this.members) out.members.add(m);
+    for (const [pe, sub] of this.children) out.children.set(pe, sub.clone());
     return out;
   }
 
+  union(other: FieldSet): FieldSet {
+    const out = this.clone();
+    out.addAll(other);
+    return out;
+  }
+
+  private addAll(other: FieldSet): void {
+    for (const m of other.members) this.members.add(m);
+    for (const [pe, sub] of other.children) this.childFor(pe).addAll(sub);
+  }
+
   difference(other: FieldSet): FieldSet {
-    return FieldSet.fromPaths([...this.paths()].filter((p) => !other.has(p)));
+    const out = new FieldSet();
+    for (const m of this.members) if (!other.members.has(m)) out.members.add(m);
+    for (const [pe, sub] of this.children) {
+      const theirs = other.children.get(pe);
+      const rest = theirs ? sub.difference(theirs) : sub.clone();
+      if (!rest.isEmpty()) out.children.set(pe, rest);
+    }
+    return out;
   }
 
   intersection(other: FieldSet): FieldSet {
-    return FieldSet.fromPaths([...this.paths()].filter((p) => other.has(p)));
+    const out = new FieldSet();
+    for (const m of this.members) if (other.members.has(m)) out.members.add(m);
+    for (const [pe, sub] of this.children) {
+      const theirs = other.children.get(pe);
+      if (!theirs) continue;
+      const both = sub.intersection(theirs);
+      if (!both.isEmpty()) out.children.set(pe, both);
+    }
+    return out;
   }
 
   /** Drops every member at or below any of the given paths. */
   withoutPrefixes(prefixes: readonly FieldPath[]): FieldSet {
-    return FieldSet.fromPaths([...this.paths()].filter((p) => !prefixes.some((pre) => startsWith(p, pre))));
+    const out = this.clone();
+    for (const prefix of prefixes) {
+      const parent = out.nodeAt(prefix.slice(0, -1));
+      if (!parent || prefix.length === 0) continue;
+      parent.members.delete(prefix[prefix.length - 1]);
+      parent.children.delete(prefix[prefix.length - 1]);
+    }
+    return out;
   }
 
   /** Keeps only members at or below one of the given paths. */
   onlyPrefixes(prefixes: readonly FieldPath[]): FieldSet {
-    return FieldSet.fromPaths([...this.paths()].filter((p) => prefixes.some((pre) => startsWith(p, pre))));
+    const out = new FieldSet();
+    for (const prefix of prefixes) {
+      const parent = this.nodeAt(prefix.slice(0, -1));
+      if (!parent || prefix.length === 0) continue;
+      const last = prefix[prefix.length - 1];
+      if (parent.members.has(last)) out.insert(prefix);
+      const sub = parent.children.get(last);
+      if (sub) {
+        let node: FieldSet = out;
+        for (const pe of prefix) node = node.childFor(pe);
+        node.addAll(sub);
+      }
+    }
+    return out;
+  }
+
+  private nodeAt(path: FieldPath): FieldSet | undefined {
+    let node: FieldSet | undefined = this;
+    for (const pe of path) {
+      node = node.children.get(pe);
+      if (!node) return undefined;
+    }
+    return node;
   }
 
   equals(other: FieldSet): boolean {
-    const a = [...this.paths()].map((p) => p.join('\u0000'));
-    const b = [...other.paths()].map((p) => p.join('\u0000'));
-    return a.length === b.length && a.every((p, i) => p === b[i]);
+    if (this.members.size !== other.members.size) return false;
+    for (const m of this.members) if (!other.members.has(m)) return false;
+    const mine = [...this.children].filter(([, sub]) => !sub.isEmpty());
+    const theirs = [...other.children].filter(([, sub]) => !sub.isEmpty());
+    if (mine.length !== theirs.length) return false;
+    return mine.every(([pe, sub]) => {
+      const o = other.children.get(pe);
+      return !!o && sub.equals(o);
+    });
   }
 
   toFieldsV1(): Record<string, unknown> {

@@ -37,6 +37,7 @@ const STRIPPED: FieldPath[] = [
   ['f:metadata', 'f:clusterName'], ['f:metadata', 'f:generation'], ['f:metadata', 'f:resourceVersion'],
   ['f:metadata', 'f:deletionTimestamp'], ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
+const STRIPPED_SET = FieldSet.fromPaths(STRIPPED);
 const MANAGED_FIELDS_PATH: FieldPath = ['f:metadata', 'f:managedFields'];
 const STATUS_PATH: FieldPath = [fieldElement('status')];
 
@@ -47,7 +48,7 @@ function identity(ref: ManagerRef): string {
 
 /** What a write may own, given where it was sent. */
 function ownable(set: FieldSet, ref: ManagerRef, scope: TrackingScope): FieldSet {
-  let out = set.difference(FieldSet.fromPaths(STRIPPED)).withoutPrefixes([MANAGED_FIELDS_PATH]);
+  let out = set.difference(STRIPPED_SET).withoutPrefixes([MANAGED_FIELDS_PATH]);
   if (scope.statusSubresource) {
     out = ref.subresource === 'status'
       ? out.onlyPrefixes([STATUS_PATH, ['f:metadata', 'f:labels'], ['f:metadata', 'f:annotations']])
@@ -139,8 +140,17 @@ function withoutMeta(obj: KObject | undefined): Record<string, unknown> | undefi
   return { ...obj, metadata };
 }
 
+let lastSecond = -1;
+let lastStamp = '';
+
+/** RFC 3339 to the second, as managedFields times are; formatted once per second, since every write asks. */
 function nowSeconds(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastStamp = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastStamp;
 }
 
 /**

@@ -22,41 +22,76 @@ function parts(schema: JSONSchema | undefined): JSONSchema[] {
   return [schema, ...(schema.allOf ?? []).flatMap(parts)];
 }
 
-function marker<K extends keyof JSONSchema>(schema: JSONSchema | undefined, key: K): JSONSchema[K] | undefined {
-  return parts(schema).find((s) => s[key] !== undefined)?.[key];
+/** What the walks read of a schema (its allOf parts merged), resolved once per schema node: every write walks. */
+interface SchemaInfo {
+  type?: JSONSchema['type'];
+  intOrString: boolean;
+  listType?: JSONSchema['x-kubernetes-list-type'];
+  listMapKeys: string[];
+  atomicMap: boolean;
+  item?: JSONSchema;
+  properties: Map<string, JSONSchema>;
+  additional?: JSONSchema;
+  shapes: { object: Shape; set: Shape; mapList: Shape };
+}
+
+const EMPTY_INFO: SchemaInfo = {
+  intOrString: false, listMapKeys: [], atomicMap: false, properties: new Map(),
+  shapes: { object: { kind: 'object' }, set: { kind: 'set' }, mapList: { kind: 'map-list', keys: [] } },
+};
+const infos = new WeakMap<JSONSchema, SchemaInfo>();
+
+function infoOf(schema: JSONSchema | undefined): SchemaInfo {
+  if (!schema) return EMPTY_INFO;
+  let info = infos.get(schema);
+  if (info) return info;
+  const all = parts(schema);
+  const marker = <K extends keyof JSONSchema>(key: K): JSONSchema[K] | undefined => all.find((s) => s[key] !== undefined)?.[key];
+  const properties = new Map<string, JSONSchema>();
+  for (const s of all) for (const [k, v] of Object.entries(s.properties ?? {})) if (!properties.has(k)) properties.set(k, v);
+  const item = all.find((s) => s.items)?.items;
+  const listMapKeys = marker('x-kubernetes-list-map-keys') ?? [];
+  info = {
+    type: marker('type'),
+    intOrString: !!marker('x-kubernetes-int-or-string'),
+    listType: marker('x-kubernetes-list-type'),
+    listMapKeys,
+    atomicMap: marker('x-kubernetes-map-type') === 'atomic',
+    item,
+    properties,
+    additional: all.map((s) => s.additionalProperties).find((a): a is JSONSchema => typeof a === 'object'),
+    shapes: { object: { kind: 'object', schema }, set: { kind: 'set', item }, mapList: { kind: 'map-list', keys: listMapKeys, item } },
+  };
+  infos.set(schema, info);
+  return info;
 }
 
 function childSchema(schema: JSONSchema | undefined, key: string): { schema?: JSONSchema; declared: boolean } {
-  const all = parts(schema);
-  for (const s of all) if (s.properties?.[key]) return { schema: s.properties[key], declared: true };
-  for (const s of all) if (typeof s.additionalProperties === 'object') return { schema: s.additionalProperties, declared: false };
-  return { declared: false };
+  const info = infoOf(schema);
+  const declared = info.properties.get(key);
+  if (declared) return { schema: declared, declared: true };
+  return { schema: info.additional, declared: false };
 }
 
 function hasProperties(schema: JSONSchema | undefined): boolean {
-  return parts(schema).some((s) => s.properties && Object.keys(s.properties).length > 0);
+  return infoOf(schema).properties.size > 0;
 }
 
-function itemSchema(schema: JSONSchema | undefined): JSONSchema | undefined {
-  return parts(schema).find((s) => s.items)?.items;
-}
+const SCALAR: Shape = { kind: 'scalar' };
+const ATOMIC: Shape = { kind: 'atomic' };
 
 /** The shape a value has under its schema; without a schema the value's own type decides. */
 function shapeOf(schema: JSONSchema | undefined, value: Json): Shape {
-  if (marker(schema, 'x-kubernetes-int-or-string')) return { kind: 'scalar' };
-  const type = marker(schema, 'type') ?? (Array.isArray(value) ? 'array' : isObject(value) ? 'object' : undefined);
+  const info = infoOf(schema);
+  if (info.intOrString) return SCALAR;
+  const type = info.type ?? (Array.isArray(value) ? 'array' : isObject(value) ? 'object' : undefined);
   if (type === 'array') {
-    const listType = marker(schema, 'x-kubernetes-list-type');
-    const item = itemSchema(schema);
-    if (listType === 'set') return { kind: 'set', item };
-    if (listType === 'map') return { kind: 'map-list', keys: marker(schema, 'x-kubernetes-list-map-keys') ?? [], item };
-    return { kind: 'atomic' };
+    if (info.listType === 'set') return info.shapes.set;
+    if (info.listType === 'map') return info.shapes.mapList;
+    return ATOMIC;
   }
-  if (type === 'object') {
-    if (marker(schema, 'x-kubernetes-map-type') === 'atomic') return { kind: 'atomic' };
-    return { kind: 'object', schema };
-  }
-  return { kind: 'scalar' };
+  if (type === 'object') return info.atomicMap ? ATOMIC : info.shapes.object;
+  return SCALAR;
 }
 
 function isEmptyValue(v: Json): boolean {
