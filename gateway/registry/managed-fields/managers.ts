@@ -79,9 +79,21 @@ function decodeEntry(raw: unknown): Entry | undefined {
   };
 }
 
+/** Decoded managers of stored (frozen, shared) managedFields lists: every update of an object decodes them again. */
+const decodedStored = new WeakMap<object, Map<string, Entry>>();
+
 function decodeManagers(raw: unknown): Map<string, Entry> {
+  if (!Array.isArray(raw)) return new Map();
+  const cached = decodedStored.get(raw);
+  // Entries are copied (callers replace their sets); the FieldSets themselves are never changed once built.
+  if (cached) return new Map([...cached].map(([id, entry]) => [id, { ...entry }]));
+  const out = parseManagers(raw);
+  if (Object.isFrozen(raw)) decodedStored.set(raw, new Map([...out].map(([id, entry]) => [id, { ...entry }])));
+  return out;
+}
+
+function parseManagers(raw: unknown[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
-  if (!Array.isArray(raw)) return out;
   for (const item of raw) {
     const entry = decodeEntry(item);
     if (!entry) continue;

@@ -139,29 +139,33 @@ function equal(a: Json, b: Json): boolean {
 /** Every path `value` sets: leaves, map entries, list elements, and atomic values as a whole. */
 export function toFieldSet(value: Json, schema: JSONSchema | undefined): FieldSet {
   const set = new FieldSet();
-  const walk = (v: Json, s: JSONSchema | undefined, path: PathElement[]): void => {
+  // One path array, pushed and popped: every write walks its whole object.
+  const path: PathElement[] = [];
+  const walk = (v: Json, s: JSONSchema | undefined): void => {
     const shape = shapeOf(s, v);
     if (shape.kind === 'scalar' || shape.kind === 'atomic' || isEmptyValue(v)) {
       set.insert(path);
       return;
     }
     if (shape.kind === 'object') {
-      for (const [key, child] of Object.entries(v as JsonMap)) {
+      for (const key in v as JsonMap) {
         const { schema: cs, declared } = childSchema(shape.schema, key);
-        const childPath = [...path, fieldElement(key)];
-        walk(child, cs, childPath);
-        if (!declared) set.insert(childPath);
+        path.push(fieldElement(key));
+        walk((v as JsonMap)[key], cs);
+        if (!declared) set.insert(path);
+        path.pop();
       }
       return;
     }
     const { order, byElement } = indexList(shape, v);
     for (const pe of order) {
-      const childPath = [...path, pe];
-      walk(byElement.get(pe), shape.item, childPath);
-      set.insert(childPath);
+      path.push(pe);
+      walk(byElement.get(pe), shape.item);
+      set.insert(path);
+      path.pop();
     }
   };
-  if (isObject(value)) walk(value, schema, []);
+  if (isObject(value)) walk(value, schema);
   return set;
 }
 
@@ -174,37 +178,48 @@ export interface Comparison {
 /** What changed from `lhs` to `rhs`, path by path (structured-merge-diff's Compare). */
 export function compare(lhs: Json, rhs: Json, schema: JSONSchema | undefined): Comparison {
   const result: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const leaf = (l: Json, r: Json, path: FieldPath): void => {
+  const path: PathElement[] = [];
+  const leaf = (l: Json, r: Json): void => {
     if (l === undefined) result.added.insert(path);
     else if (r === undefined) result.removed.insert(path);
     else if (!equal(l, r)) result.modified.insert(path);
   };
-  const walk = (l: Json, r: Json, s: JSONSchema | undefined, path: PathElement[], isEntry: boolean): void => {
+  const walk = (l: Json, r: Json, s: JSONSchema | undefined, isEntry: boolean): void => {
+    // Shared subtrees (frozen stored objects reused by the update) cannot differ.
+    if (l === r && l !== undefined) return;
     const shape = shapeOf(s, r ?? l);
     if (shape.kind === 'scalar' || shape.kind === 'atomic' || (isEmptyValue(l) && isEmptyValue(r))) {
-      if (path.length > 0) leaf(l, r, path);
+      if (path.length > 0) leaf(l, r);
       return;
     }
     if (shape.kind === 'object') {
       const lm = isObject(l) ? l : {};
       const rm = isObject(r) ? r : {};
-      for (const key of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
+      const visit = (key: string) => {
         const { schema: cs, declared } = childSchema(shape.schema, key);
-        walk(lm[key], rm[key], cs, [...path, fieldElement(key)], !declared);
-      }
+        path.push(fieldElement(key));
+        walk(lm[key], rm[key], cs, !declared);
+        path.pop();
+      };
+      for (const key in lm) visit(key);
+      for (const key in rm) if (!(key in lm)) visit(key);
     } else {
       const left = indexList(shape, l);
       const right = indexList(shape, r);
-      for (const pe of new Set([...left.order, ...right.order])) {
-        walk(left.byElement.get(pe), right.byElement.get(pe), shape.item, [...path, pe], true);
-      }
+      const visit = (pe: PathElement) => {
+        path.push(pe);
+        walk(left.byElement.get(pe), right.byElement.get(pe), shape.item, true);
+        path.pop();
+      };
+      for (const pe of left.order) visit(pe);
+      for (const pe of right.order) if (!left.byElement.has(pe)) visit(pe);
     }
     // A map, granular list, map entry or list element that appeared or went is itself a path (the `.` of
     // FieldsV1); a struct is not, since upstream's typed objects always carry their (non-pointer) structs.
     const nilable = isEntry || shape.kind !== 'object' || !hasProperties(shape.schema);
-    if (nilable && path.length > 0 && (l === undefined || r === undefined)) leaf(l, r, path);
+    if (nilable && path.length > 0 && (l === undefined || r === undefined)) leaf(l, r);
   };
-  walk(lhs, rhs, schema, [], false);
+  walk(lhs, rhs, schema, false);
   return result;
 }
 
