@@ -182,6 +182,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await rbac.bootstrapIndexed();
     rbacHook.complete();
   } catch (e) {
+    // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
+    controller.abort();
     authorization?.close();
     await rbac?.stop();
     await storage.close();
@@ -199,6 +201,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   try {
     port = await listen(server, options.securePort, options.bindAddress);
   } catch (e) {
+    controller.abort();
     authorization?.close();
     await controllers.stop();
     await rbac.stop();
