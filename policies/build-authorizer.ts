@@ -55,10 +55,6 @@ const FACTORIES: Partial<Record<AuthorizationMode, (deps: AuthorizerDeps) => Aut
 
 const factoryFor = (type: string) => FACTORIES[type as AuthorizationMode];
 
-export function isImplementedMode(mode: AuthorizationMode): boolean {
-  return mode === 'Webhook' || FACTORIES[mode] !== undefined;
-}
-
 export function buildAuthorizer(modes: readonly AuthorizationMode[], deps: AuthorizerDeps = {}): Authorizer & RuleResolver {
   return buildChain(configFromModes(modes, deps.webhookFlags), deps, factoryFor, deps).authorizer;
 }

@@ -5,7 +5,7 @@ import { redactUrl } from '../../backends/postgres/errors.js';
 import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
-import { AUTHORIZATION_MODES, isImplementedMode, type AuthorizationMode } from '../../policies/build-authorizer.js';
+import { AUTHORIZATION_MODES, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
@@ -224,9 +224,6 @@ function parseModes(raw: string): AuthorizationMode[] {
   for (const mode of modes) {
     if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
       throw invalid('authorization-mode', raw, `authorization mode "${mode}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
-    }
-    if (!isImplementedMode(mode as AuthorizationMode)) {
-      throw invalid('authorization-mode', raw, `authorization mode "${mode}" is not implemented yet`);
     }
     if (seen.has(mode)) throw invalid('authorization-mode', raw, `authorization mode "${mode}" is specified more than once`);
     seen.add(mode);
