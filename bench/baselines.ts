@@ -11,11 +11,15 @@ import { trackCloser, trackDir } from './cleanup.js';
 import { measure, runLoad, runOps, type Measured } from './load.js';
 import { configMapJson, dataJson } from './objects.js';
 import { REPO_ROOT, startServer } from './processes.js';
+import { WATCH_SCENARIO, WATCHER_COUNTS } from './scenarios.js';
+import { runWatch, type WatchResult } from './watch-load.js';
 
 export interface BareBaselines {
   httpsGet: Measured;
   httpsPost: Measured;
   httpGet: Measured;
+  /** The watch scenario's 1,000 streams against the bare server: one TLS write per stream per event, nothing else. */
+  watchFanout: WatchResult | { failed: string };
 }
 
 export const BASELINE_MS = 3_000;
@@ -25,7 +29,9 @@ const CONCURRENCY = 16;
 export async function measureBareServer(): Promise<BareBaselines> {
   const certDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-bare-'));
   const removeCertDir = trackDir(certDir);
-  const failed = (reason: string): BareBaselines => ({ httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason } });
+  const failed = (reason: string): BareBaselines => ({
+    httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, watchFanout: { failed: reason },
+  });
   const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+)/);
   if (!started.ok) {
     removeCertDir();
@@ -45,7 +51,9 @@ export async function measureBareServer(): Promise<BareBaselines> {
       request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMapJson(`bare-${i}`, 1024) }),
     }));
     const httpGet = await measure(pid, () => runLoad({ url: httpUrl, token: 'bare' }, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
-    return { httpsGet, httpsPost, httpGet };
+    const watchers = Math.max(...WATCHER_COUNTS);
+    const watchFanout = await runWatch(secure, { ...WATCH_SCENARIO, namespace: 'bench', watchers }).catch((e: Error) => ({ failed: e.message }));
+    return { httpsGet, httpsPost, httpGet, watchFanout };
   } catch (e) {
     return failed((e as Error).message);
   } finally {

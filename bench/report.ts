@@ -65,6 +65,17 @@ export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { s
   add('bare node:https GET (same JSON, same TLS)', bare.httpsGet);
   add('bare node:https POST 1 KiB', bare.httpsPost);
   add('bare node:http GET (no TLS)', bare.httpGet);
+  const fanout = bare.watchFanout;
+  const fanoutLabel = `bare node:https watch fan-out, ${int(TARGETS.watchWatchers)} streams`;
+  if ('failed' in fanout) {
+    rows.push([fanoutLabel, 'FAILED', '', '', '']);
+    notes.push(`!! ${fanoutLabel}: FAILED: ${fanout.failed}`);
+  } else {
+    rows.push([fanoutLabel, `${WATCH_RATE} ev/s`, ms(fanout.p50), ms(fanout.p99), `- / ${pct(fanout.clientCpu)}`]);
+    if (fanout.delivered !== fanout.expected || fanout.problems > 0) {
+      notes.push(`!! ${fanoutLabel}: delivered ${int(fanout.delivered)}/${int(fanout.expected)}, problems ${fanout.problems}: ${fanout.problemSamples.join('; ')}`);
+    }
+  }
   if ('skipped' in pg) {
     notes.push(`-- PostgreSQL baselines skipped: ${pg.skipped}`);
   } else {
@@ -74,7 +85,7 @@ export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { s
   return ['== Raw baselines (16 concurrent clients, same load generator)', ...table(['baseline', 'rate', 'p50', 'p99', 'cpu server/client'], rows), ...notes];
 }
 
-function watchRow(watchers: number, result: WatchResult | { failed: string } | undefined, notes: string[]): Row {
+function watchRow(watchers: number, result: WatchResult | { failed: string } | undefined, bare: BareBaselines, notes: string[]): Row {
   const label = `watch delivery, ${int(watchers)} watcher(s), ${WATCH_RATE} ev/s`;
   const isTarget = watchers === TARGETS.watchWatchers;
   const target = isTarget ? `p99 <= ${TARGETS.watchP99Ms} ms, all delivered` : '';
@@ -87,9 +98,12 @@ function watchRow(watchers: number, result: WatchResult | { failed: string } | u
     notes.push(`!! ${label}: delivered ${int(result.delivered)}/${int(result.expected)}, duplicates ${result.duplicates}, `
       + `write errors ${result.writeErrors}, streams open ${result.openStreams}/${watchers}, problems ${result.problems}: ${result.problemSamples.join('; ')}`);
   }
-  notes.push(`   ${label}: opened ${result.openStreams} streams in ${ms(result.openMs)}, max latency ${ms(result.max)}, client cpu ${pct(result.clientCpu)}`);
+  notes.push(`   ${label}: opened ${result.openStreams} streams in ${ms(result.openMs)}, max latency ${ms(result.max)}, `
+    + `p99 of the warm-up events ${ms(result.warmupP99)}, client cpu ${pct(result.clientCpu)}`);
   const value = `${int(result.delivered)}/${int(result.expected)} delivered${complete ? '' : ' (MISSING)'}`;
-  return [label, value, ms(result.p50), ms(result.p99), '', target, isTarget ? verdict(complete && result.p99 <= TARGETS.watchP99Ms) : '', ''];
+  const fanout = bare.watchFanout;
+  const vsBare = isTarget && !('failed' in fanout) && fanout.p99 > 0 ? `p99 ${(result.p99 / fanout.p99).toFixed(1)}x bare fan-out` : '';
+  return [label, value, ms(result.p50), ms(result.p99), vsBare, target, isTarget ? verdict(complete && result.p99 <= TARGETS.watchP99Ms) : '', ''];
 }
 
 export interface BackendReport {
@@ -142,7 +156,7 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
     rows.push([`list ${int(LIST_OBJECTS)} objects`, 'FAILED', '', '', '', `<= ${TARGETS.fullListMs} ms / page <= ${TARGETS.pageMs} ms`, 'FAIL', '']);
   }
 
-  for (const [watchers, result] of r.watch) rows.push(watchRow(watchers, result, notes));
+  for (const [watchers, result] of r.watch) rows.push(watchRow(watchers, result, bare, notes));
   rows.push(['gateway peak resident memory (VmHWM)', `${r.peakMiB.toFixed(0)} MiB`, '', '', '', '', '', '']);
 
   return [head, ...table(['figure', 'value', 'p50', 'p99', 'ratio to baseline', 'target', 'verdict', 'cpu gw/client'], rows), ...notes];

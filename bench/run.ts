@@ -137,8 +137,10 @@ async function main(): Promise<void> {
 
   emit([`load average at end: ${loadAverage()}`, '',
     'Notes: rates are completed requests per second over the whole scenario (bounded at 3 s or 100,000 requests);',
-    'latencies are per request, from sending until the last byte arrived. Watch latency runs from the arrival of the',
-    "write's response (commit) to the line reaching the watcher; it includes this process decrypting every stream.",
+    'latencies are per request, from sending until the last byte arrived. Watch latency runs from sending the write',
+    '(an upper bound of its commit) to the line reaching the watcher, and includes this process decrypting every stream;',
+    'the first second of events (warm-up) is delivered and counted but timed apart. The bare fan-out baseline is the',
+    'same watch scenario against a server that writes each posted object to every open stream and does nothing else.',
     'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
       + `${cpus.length} cores).`]);
   const text = `${out.join('\n')}\n`;

@@ -15,6 +15,8 @@ export const LIST_OBJECT_BYTES = 2048;
 export const PAGE_SIZE = 500;
 export const WATCH_RATE = 20;
 export const WATCHER_COUNTS = [1, 1000] as const;
+/** Rate and durations of every watch scenario, the bare server's fan-out baseline included. */
+export const WATCH_SCENARIO = { eventsPerSecond: WATCH_RATE, warmupMs: 1_000, durationMs: 5_000, drainMs: 10_000 } as const;
 
 export interface ListResult {
   ok: boolean;
@@ -153,7 +155,7 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   for (const [i, watchers] of WATCHER_COUNTS.entries()) {
     say(`  watch, ${watchers} watcher(s) at ${WATCH_RATE} events/s`);
     try {
-      watch.set(watchers, await runWatch(target, { namespace: watchNamespaces[i], watchers, eventsPerSecond: WATCH_RATE, durationMs: 5_000, drainMs: 10_000 }));
+      watch.set(watchers, await runWatch(target, { ...WATCH_SCENARIO, namespace: watchNamespaces[i], watchers }));
     } catch (e) {
       watch.set(watchers, { failed: (e as Error).message });
     }

@@ -4,16 +4,22 @@
 // so the figure includes the write's own handling before its commit. The write's response is no bound: the gateway
 // may fan an event out to every watcher before it answers the writer. Every event must reach every watcher exactly
 // once: deliveries are counted per watcher, duplicates and ERROR events are reported.
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { createAgent, describeFailure, percentile, send, type Target } from './load.js';
 import { configMapJson } from './objects.js';
+import { openRawWatch } from './raw-watch.js';
 
 export interface WatchOptions {
   namespace: string;
   watchers: number;
   eventsPerSecond: number;
   durationMs: number;
+  /**
+   * Events written first at the same rate, delivered and counted like the others but timed apart: a stream's first
+   * events pay one-time costs on both ends (cold code paths, TLS buffers allocated on first use), which would
+   * otherwise decide the p99 of a five-second run on their own.
+   */
+  warmupMs: number;
   /** How long to wait for stragglers after the last write. */
   drainMs: number;
 }
@@ -31,6 +37,7 @@ export interface WatchResult {
   p50: number;
   p99: number;
   max: number;
+  warmupP99: number;
   /** ERROR events, streams that failed to open or ended early, with the first few reasons. */
   problems: number;
   problemSamples: string[];
@@ -48,12 +55,12 @@ interface Stream {
 
 export async function runWatch(target: Target, opts: WatchOptions): Promise<WatchResult> {
   const writeAgent = createAgent(target, 4);
-  const watchAgent = createAgent(target, Infinity) as https.Agent;
   const base = `/api/v1/namespaces/${opts.namespace}/configmaps`;
   const prefix = `w${opts.watchers}-`;
-  const namePattern = new RegExp(`"name":"(${prefix}\\d+)"`);
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
+  const warmupLatencies: number[] = [];
+  const warmupPrefix = `${prefix}warm-`;
   let delivered = 0;
   let duplicates = 0;
   let problems = 0;
@@ -64,14 +71,18 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   };
   const streams: Stream[] = [];
 
-  const receive = (stream: Stream, line: string, at: number): void => {
-    const match = line.startsWith('{"type":"ADDED"') ? namePattern.exec(line) : null;
-    if (!match) {
+  const ADDED = Buffer.from('{"type":"ADDED"');
+  const nameMark = Buffer.from(`"name":"${prefix}`);
+  const receive = (stream: Stream, line: Buffer, at: number): void => {
+    const nameAt = line.subarray(0, ADDED.length).equals(ADDED) ? line.indexOf(nameMark) : -1;
+    const nameEnd = nameAt < 0 ? -1 : line.indexOf(0x22, nameAt + nameMark.length);
+    if (nameEnd < 0) {
       // Anything but our ADDED events is rare here; parse it properly to say what it was.
+      const text = line.toString('utf8');
       let type = 'unparsable';
-      let message = line.slice(0, 120);
+      let message = text.slice(0, 120);
       try {
-        const event = JSON.parse(line) as { type?: string; object?: { message?: string } };
+        const event = JSON.parse(text) as { type?: string; object?: { message?: string } };
         type = event.type ?? 'untyped';
         message = event.object?.message ?? message;
       } catch {
@@ -80,7 +91,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
       if (type !== 'BOOKMARK') problem(`${type} event: ${message}`);
       return;
     }
-    const name = match[1];
+    const name = line.toString('latin1', nameAt + nameMark.length - prefix.length, nameEnd);
     if (stream.seen.has(name)) {
       duplicates++;
       return;
@@ -88,62 +99,29 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     stream.seen.add(name);
     delivered++;
     const sent = sentAt.get(name);
-    if (sent !== undefined) latencies.push(at - sent);
+    if (sent !== undefined) (name.startsWith(warmupPrefix) ? warmupLatencies : latencies).push(at - sent);
   };
 
-  const open = (startRevision: string): Promise<void> => new Promise((resolve) => {
+  const open = async (startRevision: string): Promise<void> => {
     const stream: Stream = { seen: new Set(), ended: false, endedEarly: false, close: () => {} };
     const path = `${base}?watch=1&resourceVersion=${startRevision}&timeoutSeconds=600`;
-    const req = https.request(new URL(path, target.url), {
-      agent: watchAgent,
-      headers: { authorization: `Bearer ${target.token}`, accept: 'application/json' },
-    }, (res) => {
-      if (res.statusCode !== 200) {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          problem(`watch did not open: ${describeFailure(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))}`);
-          resolve();
-        });
-        return;
-      }
-      streams.push(stream);
-      let buffered = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const at = performance.now();
-        buffered += chunk;
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
-          if (line.trim()) receive(stream, line, at);
-        }
-      });
-      const ended = (): void => {
+    const opened = await openRawWatch(target, path, {
+      onLine: (line, at) => receive(stream, line, at),
+      onEnd: (reason) => {
         if (stream.ended) return;
         stream.ended = true;
         if (closing) return;
         stream.endedEarly = true;
-        problem('a watch stream ended before the scenario did');
-      };
-      res.on('end', ended);
-      res.on('close', ended);
-      res.on('error', ended);
-      resolve();
-    });
-    stream.close = () => req.destroy();
-    req.setTimeout(15_000, () => {
-      if (!streams.includes(stream)) req.destroy(new Error('watch headers took longer than 15 s'));
-    });
-    req.on('error', (e) => {
-      if (!streams.includes(stream)) {
-        problem(`watch did not open: ${e.message}`);
-        resolve();
-      }
-    });
-    req.end();
-  });
+        problem(`a watch stream ended before the scenario did: ${reason}`);
+      },
+    }, 15_000);
+    if (!opened.ok) {
+      problem(`watch did not open: ${opened.status ? describeFailure(opened.status, opened.body) : opened.body}`);
+      return;
+    }
+    stream.close = opened.close;
+    streams.push(stream);
+  };
 
   let closing = false;
   const cpuBefore = process.cpuUsage();
@@ -163,7 +141,8 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     }));
     openMs = performance.now() - openStart;
 
-    const total = Math.max(1, Math.round((opts.durationMs / 1000) * opts.eventsPerSecond));
+    const warmup = Math.round((opts.warmupMs / 1000) * opts.eventsPerSecond);
+    const total = warmup + Math.max(1, Math.round((opts.durationMs / 1000) * opts.eventsPerSecond));
     const interval = 1000 / opts.eventsPerSecond;
     const writesStart = performance.now();
     const inFlight: Promise<void>[] = [];
@@ -171,7 +150,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
       const due = writesStart + seq * interval;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const name = `${prefix}${seq}`;
+      const name = seq < warmup ? `${warmupPrefix}${seq}` : `${prefix}${seq - warmup}`;
       sentAt.set(name, performance.now());
       inFlight.push(send(target, writeAgent, { method: 'POST', path: base, body: configMapJson(name, 1024) }, { expect: [201] }).then((res) => {
         if (res.status !== 201) {
@@ -195,11 +174,11 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   } finally {
     closing = true;
     for (const stream of streams) stream.close();
-    watchAgent.destroy();
     writeAgent.destroy();
   }
   const cpu = process.cpuUsage(cpuBefore);
   const sorted = Float64Array.from(latencies).sort();
+  const warmupSorted = Float64Array.from(warmupLatencies).sort();
   return {
     watchers: opts.watchers,
     openStreams: streams.filter((s) => !s.endedEarly).length,
@@ -213,6 +192,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    warmupP99: percentile(warmupSorted, 99),
     problems,
     problemSamples,
     clientCpu: ((cpu.user + cpu.system) / 1000 / (performance.now() - scenarioStart)) * 100,
