@@ -14,6 +14,7 @@ import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
+import { encodeShared, isShareable, sharedEncoding } from '../negotiation/shared-encodings.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -184,10 +185,11 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
   ctx.set('Content-Type', target.contentType);
   const pretty = isPretty(q);
   const chunks = !pretty && body === value && isList(value) && value.items.length > LIST_CHUNK_MIN_ITEMS
-    ? target.serializer.encodeList?.(value)
+    ? target.serializer.encodeList?.(value, (item) => sharedEncoding(target.serializer, item))
     : undefined;
   if (!chunks) {
-    ctx.body = !pretty && body === value && ctx.method === 'GET' && isObject(value) && Object.isFrozen(value)
+    // Written objects are cached too: the lists and reads that follow a write find their bytes ready.
+    ctx.body = !pretty && body === value && isShareable(value)
       ? encodeShared(target.serializer, value)
       : target.serializer.encode(body, { pretty });
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
@@ -198,31 +200,6 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
     // one write): streaming it costs more in event-loop turns than it saves.
     ctx.body = Buffer.concat([...chunks]);
   }
-}
-
-/**
- * Encodings of objects read from storage, per serializer, kept as long as the object itself lives. Storage shares
- * what it returns deep-frozen (backends/storage.ts), so an object's bytes cannot change, and encoding a 1 KiB
- * object was the largest single cost of a GET in the gateway's own code. Only reads fill it (a write answers a
- * fresh version that is seldom read back whole), and each entry is a private Buffer rather than a slice of Node's
- * shared pool, which would keep a whole 8 KiB pool block alive per entry.
- */
-const sharedEncodings = new WeakMap<Serializer, WeakMap<object, Buffer>>();
-
-function encodeShared(serializer: Serializer, value: object): Buffer {
-  let cache = sharedEncodings.get(serializer);
-  if (!cache) {
-    cache = new WeakMap();
-    sharedEncodings.set(serializer, cache);
-  }
-  let encoded = cache.get(value);
-  if (!encoded) {
-    const fresh = serializer.encode(value);
-    encoded = Buffer.allocUnsafeSlow(fresh.length);
-    fresh.copy(encoded);
-    cache.set(value, encoded);
-  }
-  return encoded;
 }
 
 /** Lists with more items than this are encoded in chunks rather than as one string. */

@@ -173,26 +173,49 @@ const LIST_CHUNK_CHARS = 64 * 1024;
  * a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's string is large.
  * Only for lists whose last field is `items`, so that the field order matches; otherwise undefined.
  */
-function encodeJsonList(list: ListValue): Iterable<Buffer> | undefined {
+function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined): Iterable<Buffer> | undefined {
   const fields = Object.keys(list);
   if (fields[fields.length - 1] !== 'items') return undefined;
   const { items, ...rest } = list;
   const head = JSON.stringify(rest);
+  /** An item's ready-made document without its closing newline, or undefined. */
+  const ready = (item: unknown): Buffer | undefined => {
+    const bytes = encodedItem?.(item);
+    return bytes && bytes[bytes.length - 1] === NEWLINE ? bytes.subarray(0, -1) : undefined;
+  };
   function* chunks(): Generator<Buffer> {
     yield Buffer.from(`${head === '{}' ? '{' : `${head.slice(0, -1)},`}"items":[`);
     // Items per chunk follow the size of the items encoded so far.
     let count = 16;
     for (let i = 0; i < items.length;) {
-      const taken = Math.min(count, items.length - i);
-      const text = JSON.stringify(items.slice(i, i + taken));
+      if (ready(items[i])) {
+        // A run of ready items is copied, up to a chunk's worth.
+        const parts: Buffer[] = [];
+        let size = 0;
+        for (let bytes = ready(items[i]); bytes && size < LIST_CHUNK_CHARS; bytes = ready(items[i])) {
+          if (i > 0) parts.push(COMMA);
+          parts.push(bytes);
+          size += bytes.length + 1;
+          i++;
+          if (i === items.length) break;
+        }
+        yield Buffer.concat(parts);
+        continue;
+      }
+      let end = i + 1;
+      while (end < items.length && end - i < count && !ready(items[end])) end++;
+      const text = JSON.stringify(items.slice(i, end));
       yield Buffer.from(`${i === 0 ? '' : ','}${text.slice(1, -1)}`);
-      i += taken;
-      count = Math.max(1, Math.min(1024, Math.floor((LIST_CHUNK_CHARS * taken) / text.length)));
+      count = Math.max(1, Math.min(1024, Math.floor((LIST_CHUNK_CHARS * (end - i)) / text.length)));
+      i = end;
     }
     yield Buffer.from(']}\n');
   }
   return chunks();
 }
+
+const NEWLINE = 0x0a;
+const COMMA = Buffer.from(',');
 
 export function createJsonSerializer(): Serializer {
   return {

@@ -34,9 +34,10 @@ export interface Serializer {
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
   /**
    * Optional: a large list (not pretty-printed) as chunks, produced lazily, whose concatenation has the same bytes as
-   * encode(list). Undefined when this list cannot be chunked; callers then use encode.
+   * encode(list). Undefined when this list cannot be chunked; callers then use encode. `encodedItem` offers an
+   * item's ready-made encoding (as encode(item) gives it), when one exists, to copy instead of encoding again.
    */
-  encodeList?(list: ListValue): Iterable<Buffer> | undefined;
+  encodeList?(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined): Iterable<Buffer> | undefined;
   /** Throws StatusError 400 naming the problem (line/offset) on malformed input. */
   decode(body: Buffer, opts?: DecodeOptions): DecodeResult;
   /**

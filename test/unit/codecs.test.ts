@@ -135,6 +135,30 @@ describe('JSON list encoding in chunks', () => {
     });
   }
 
+  // Every third item has its encoding ready (as a GET or a write leaves it), in runs and alone, first and last.
+  for (const n of [1, 2, 101, 2500]) {
+    it(`copies ready item encodings and stays byte-identical, ${n} items`, () => {
+      const value = list(n);
+      const ready = new Map<unknown, Buffer>();
+      value.items.forEach((item, i) => {
+        if (i % 3 !== 1) ready.set(item, json.encode(item));
+      });
+      let asked = 0;
+      const chunks = json.encodeList?.(value, (item) => {
+        asked++;
+        return ready.get(item);
+      });
+      expect(Buffer.concat([...chunks!]).toString('utf8')).to.equal(json.encode(value).toString('utf8'));
+      expect(asked).to.be.at.least(n);
+    });
+  }
+
+  it('encodes an item whose ready bytes do not end as a document does, rather than copying them', () => {
+    const value = list(3);
+    const chunks = json.encodeList?.(value, () => Buffer.from('{"not":"this"}'));
+    expect(Buffer.concat([...chunks!]).toString('utf8')).to.equal(json.encode(value).toString('utf8'));
+  });
+
   it('declines lists whose items field is not last, so field order stays as encoded', () => {
     const value = { kind: 'ConfigMapList', items: [], metadata: {} };
     expect(json.encodeList?.(value as never)).to.equal(undefined);
