@@ -194,12 +194,31 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
       : target.serializer.encode(body, { pretty });
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
-    ctx.body = Readable.from(chunks, { objectMode: false });
+    ctx.body = Readable.from(joined(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
   } else {
     // A page is encoded in small chunks too, which stay cheap young garbage, but answered whole (Content-Length,
     // one write): streaming it costs more in event-loop turns than it saves.
     ctx.body = Buffer.concat([...chunks]);
   }
+}
+
+/** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/** `pieces` joined into Buffers of at least `size` bytes (the last may be smaller). */
+function* joined(pieces: Iterable<Buffer>, size: number): Generator<Buffer> {
+  let batch: Buffer[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    bytes += piece.length;
+    if (bytes >= size) {
+      yield batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes);
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length) yield Buffer.concat(batch, bytes);
 }
 
 /** Lists with more items than this are encoded in chunks rather than as one string. */

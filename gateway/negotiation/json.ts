@@ -169,7 +169,7 @@ function encodeJson(value: unknown, pretty?: boolean): string {
 const LIST_CHUNK_CHARS = 64 * 1024;
 
 /**
- * A list as chunks whose concatenation is byte for byte what encode(list) gives, encoded lazily one chunk at a time:
+ * A list as pieces whose concatenation is byte for byte what encode(list) gives, encoded lazily one piece at a time:
  * a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's string is large.
  * Only for lists whose last field is `items`, so that the field order matches; otherwise undefined.
  */
@@ -189,17 +189,12 @@ function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer
     let count = 16;
     for (let i = 0; i < items.length;) {
       if (ready(items[i])) {
-        // A run of ready items is copied, up to a chunk's worth.
-        const parts: Buffer[] = [];
-        let size = 0;
-        for (let bytes = ready(items[i]); bytes && size < LIST_CHUNK_CHARS; bytes = ready(items[i])) {
-          if (i > 0) parts.push(COMMA);
-          parts.push(bytes);
-          size += bytes.length + 1;
+        // A run of ready items goes out as the items' own bytes, uncopied: whoever joins the pieces copies once.
+        for (let bytes = ready(items[i]); bytes; bytes = i < items.length ? ready(items[i]) : undefined) {
+          if (i > 0) yield COMMA;
+          yield bytes;
           i++;
-          if (i === items.length) break;
         }
-        yield Buffer.concat(parts);
         continue;
       }
       let end = i + 1;
