@@ -196,8 +196,8 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
     ctx.body = Readable.from(joined(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
   } else {
-    // A page is encoded in small chunks too, which stay cheap young garbage, but answered whole (Content-Length,
-    // one write): streaming it costs more in event-loop turns than it saves.
+    // A page is joined once and answered whole (Content-Length, one write): streaming it costs more in event-loop
+    // turns than it saves.
     ctx.body = Buffer.concat([...chunks]);
   }
 }
