@@ -10,33 +10,26 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { expect } from 'chai';
 import { decodeProtobufObject, encodeProtobufObject } from '../../api/proto/object-codec.js';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
-import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { uniqueName } from '../helpers/api.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 describe('kubectl create over protobuf', function () {
   this.timeout(120_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
+  const env = gatehouseWithKubectl();
   let ns: string;
 
   before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
     ns = uniqueName('pb');
     // -v=8 prints the request headers: the body really went out as protobuf.
-    const { stderr } = await kubectl.run(['create', 'namespace', ns, '-v=8']);
+    const { stderr } = await env.kubectl.run(['create', 'namespace', ns, '-v=8']);
     expect(stderr).to.include(`Content-Type: ${PROTOBUF}`);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
   });
 
   const get = async (urlPath: string): Promise<any> => {
-    const res = await gh.request('GET', urlPath);
+    const res = await env.gh.request('GET', urlPath);
     expect(res.status, res.body).to.equal(200);
     return res.json();
   };
@@ -47,29 +40,29 @@ describe('kubectl create over protobuf', function () {
   });
 
   it('create configmap --from-literal', async () => {
-    expect(await kubectl.ok(['create', 'configmap', 'settings', '-n', ns, '--from-literal=a=b', '--from-literal=empty='])).to.include('configmap/settings created');
+    expect(await env.kubectl.ok(['create', 'configmap', 'settings', '-n', ns, '--from-literal=a=b', '--from-literal=empty='])).to.include('configmap/settings created');
     expect((await get(`/api/v1/namespaces/${ns}/configmaps/settings`)).data).to.deep.equal({ a: 'b', empty: '' });
   });
 
   it('create secret generic', async () => {
-    expect(await kubectl.ok(['create', 'secret', 'generic', 'creds', '-n', ns, '--from-literal=password=s3cr3t'])).to.include('secret/creds created');
+    expect(await env.kubectl.ok(['create', 'secret', 'generic', 'creds', '-n', ns, '--from-literal=password=s3cr3t'])).to.include('secret/creds created');
     const secret = await get(`/api/v1/namespaces/${ns}/secrets/creds`);
     expect(secret.type).to.equal('Opaque');
     expect(Buffer.from(secret.data.password, 'base64').toString()).to.equal('s3cr3t');
   });
 
   it('create serviceaccount', async () => {
-    expect(await kubectl.ok(['create', 'serviceaccount', 'builder', '-n', ns])).to.include('serviceaccount/builder created');
+    expect(await env.kubectl.ok(['create', 'serviceaccount', 'builder', '-n', ns])).to.include('serviceaccount/builder created');
     expect((await get(`/api/v1/namespaces/${ns}/serviceaccounts/builder`)).metadata.name).to.equal('builder');
   });
 
   it('create quota', async () => {
-    expect(await kubectl.ok(['create', 'quota', 'compute', '-n', ns, '--hard=pods=10,requests.cpu=2,requests.memory=1Gi'])).to.include('resourcequota/compute created');
+    expect(await env.kubectl.ok(['create', 'quota', 'compute', '-n', ns, '--hard=pods=10,requests.cpu=2,requests.memory=1Gi'])).to.include('resourcequota/compute created');
     expect((await get(`/api/v1/namespaces/${ns}/resourcequotas/compute`)).spec.hard).to.deep.equal({ pods: '10', 'requests.cpu': '2', 'requests.memory': '1Gi' });
   });
 
   it('create cronjob', async () => {
-    const out = await kubectl.ok(['create', 'cronjob', 'nightly', '-n', ns, '--image=busybox:1.36', '--schedule=*/5 * * * *', '--', 'date']);
+    const out = await env.kubectl.ok(['create', 'cronjob', 'nightly', '-n', ns, '--image=busybox:1.36', '--schedule=*/5 * * * *', '--', 'date']);
     expect(out).to.include('cronjob.batch/nightly created');
     const cj = await get(`/apis/batch/v1/namespaces/${ns}/cronjobs/nightly`);
     expect(cj.spec.schedule).to.equal('*/5 * * * *');
@@ -80,13 +73,13 @@ describe('kubectl create over protobuf', function () {
   });
 
   it('reports a refused create with the server message (a protobuf Status)', async () => {
-    const res = await kubectl.run(['create', 'configmap', 'settings', '-n', ns, '--from-literal=a=c']);
+    const res = await env.kubectl.run(['create', 'configmap', 'settings', '-n', ns, '--from-literal=a=c']);
     expect(res.code).to.not.equal(0);
     expect(res.stderr).to.include('configmaps "settings" already exists');
   });
 
   it('get reads back what the protobuf create stored', async () => {
-    const out = await kubectl.ok(['get', 'configmap', 'settings', '-n', ns, '-o', 'jsonpath={.data.a}']);
+    const out = await env.kubectl.ok(['get', 'configmap', 'settings', '-n', ns, '-o', 'jsonpath={.data.a}']);
     expect(out).to.equal('b');
   });
 });

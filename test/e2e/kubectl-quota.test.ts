@@ -2,30 +2,20 @@
 // the REQUEST column shows used/hard per resource as kube-apiserver's printer does, and a create past the limit
 // fails in kubectl with the server's quota message.
 import { expect } from 'chai';
-import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
+import { parseColumns } from '../helpers/kubectl.js';
 import { eventually, uniqueName } from '../helpers/api.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 describe('kubectl and ResourceQuota', function () {
   this.timeout(60_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-
-  before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl();
 
   it('create quota, then get quota shows the usage following creates and deletes', async () => {
     const ns = uniqueName('kquota');
-    await kubectl.ok(['create', 'namespace', ns]);
-    expect(await kubectl.ok(['create', 'quota', 'q', '--hard=count/configmaps=2,secrets=5', '-n', ns])).to.match(/resourcequota\/q created/);
+    await env.kubectl.ok(['create', 'namespace', ns]);
+    expect(await env.kubectl.ok(['create', 'quota', 'q', '--hard=count/configmaps=2,secrets=5', '-n', ns])).to.match(/resourcequota\/q created/);
     const row = async (): Promise<Record<string, string>> => {
-      const rows = parseColumns(await kubectl.ok(['get', 'quota', '-n', ns]));
+      const rows = parseColumns(await env.kubectl.ok(['get', 'quota', '-n', ns]));
       expect(rows).to.have.length(1);
       return rows[0]!;
     };
@@ -34,17 +24,17 @@ describe('kubectl and ResourceQuota', function () {
     expect(first).to.include({ NAME: 'q', LIMIT: '' });
     expect(first.AGE).to.match(/^\d+s$/);
 
-    await kubectl.ok(['create', 'configmap', 'a', '-n', ns, '--from-literal=k=v']);
+    await env.kubectl.ok(['create', 'configmap', 'a', '-n', ns, '--from-literal=k=v']);
     // Admission charged the create: no wait for the controller.
     expect((await row()).REQUEST).to.equal('count/configmaps: 1/2, secrets: 0/5');
-    await kubectl.ok(['create', 'configmap', 'b', '-n', ns]);
-    const refused = await kubectl.run(['create', 'configmap', 'c', '-n', ns]);
+    await env.kubectl.ok(['create', 'configmap', 'b', '-n', ns]);
+    const refused = await env.kubectl.run(['create', 'configmap', 'c', '-n', ns]);
     expect(refused.code).to.not.equal(0);
     expect(refused.stderr).to.include('configmaps "c" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=2, limited: count/configmaps=2');
 
-    await kubectl.ok(['delete', 'configmap', 'a', '-n', ns]);
+    await env.kubectl.ok(['delete', 'configmap', 'a', '-n', ns]);
     await eventually('a delete gives quota back', async () => (await row()).REQUEST === 'count/configmaps: 1/2, secrets: 0/5');
-    const described = await kubectl.ok(['describe', 'quota', 'q', '-n', ns]);
+    const described = await env.kubectl.ok(['describe', 'quota', 'q', '-n', ns]);
     expect(described).to.match(/count\/configmaps\s+1\s+2/);
   });
 });

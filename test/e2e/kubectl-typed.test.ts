@@ -4,10 +4,10 @@
 // kube-apiserver's printers give, `get -w` rows following changes, and `get --raw` of the JSON documents.
 import { expect } from 'chai';
 import { everyType } from '../helpers/every-type.js';
-import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
+import { parseColumns } from '../helpers/kubectl.js';
 import { RBAC, RBAC_V1, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
-import type { TestGatehouse } from '../helpers/gatehouse.js';
 import { eventually, uniqueName } from '../helpers/api.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const K8S = 'rbac.authorization.k8s.io';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
@@ -15,29 +15,22 @@ const AGE = /^\d+s$/;
 
 describe('kubectl typed clients and printers', function () {
   this.timeout(120_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
+  // Without the quota controller, so the quota status this file writes by hand stays as written.
+  const env = gatehouseWithKubectl(() => startRbacGatehouse('RBAC', ['--controllers=*,-resourcequota']));
   let ns: string;
 
   before(async () => {
-    // Without the quota controller, so the quota status this file writes by hand stays as written.
-    gh = await startRbacGatehouse('RBAC', ['--controllers=*,-resourcequota']);
-    kubectl = await createKubectl(gh.kubeconfigPath);
     ns = uniqueName('typed');
-    await kubectl.ok(['create', 'namespace', ns]);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
+    await env.kubectl.ok(['create', 'namespace', ns]);
   });
 
   const get = async (urlPath: string): Promise<any> => {
-    const res = await gh.request('GET', urlPath);
+    const res = await env.gh.request('GET', urlPath);
     expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
     return res.json();
   };
   const send = async (method: string, urlPath: string, body: unknown, code = 200, headers?: Record<string, string>): Promise<any> => {
-    const res = await gh.request(method, urlPath, { body, headers });
+    const res = await env.gh.request(method, urlPath, { body, headers });
     expect(res.status, `${method} ${urlPath}: ${res.body}`).to.equal(code);
     return res.json();
   };
@@ -45,16 +38,16 @@ describe('kubectl typed clients and printers', function () {
 
   describe('create role, clusterrole, rolebinding, clusterrolebinding', () => {
     it('POST protobuf to rbac.authorization.k8s.io and print that group', async () => {
-      const r = await kubectl.run(['create', 'role', 'cm-reader', '--verb=get,list', '--resource=configmaps', '-n', ns, '-v=8']);
+      const r = await env.kubectl.run(['create', 'role', 'cm-reader', '--verb=get,list', '--resource=configmaps', '-n', ns, '-v=8']);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout.trim()).to.equal('role.rbac.authorization.k8s.io/cm-reader created');
-      expect(r.stderr).to.include(`POST ${gh.url}/apis/${K8S}/v1/namespaces/${ns}/roles`);
+      expect(r.stderr).to.include(`POST ${env.gh.url}/apis/${K8S}/v1/namespaces/${ns}/roles`);
       expect(r.stderr).to.include(`Content-Type: ${PROTOBUF}`);
-      expect((await kubectl.ok(['create', 'clusterrole', `${ns}-node-reader`, '--verb=get,list,watch', '--resource=nodes'])).trim())
+      expect((await env.kubectl.ok(['create', 'clusterrole', `${ns}-node-reader`, '--verb=get,list,watch', '--resource=nodes'])).trim())
         .to.equal(`clusterrole.rbac.authorization.k8s.io/${ns}-node-reader created`);
-      expect((await kubectl.ok(['create', 'rolebinding', 'bob-reads', '--role=cm-reader', '--user=bob', '--group=devs', `--serviceaccount=${ns}:robot`, '-n', ns])).trim())
+      expect((await env.kubectl.ok(['create', 'rolebinding', 'bob-reads', '--role=cm-reader', '--user=bob', '--group=devs', `--serviceaccount=${ns}:robot`, '-n', ns])).trim())
         .to.equal('rolebinding.rbac.authorization.k8s.io/bob-reads created');
-      expect((await kubectl.ok(['create', 'clusterrolebinding', `${ns}-bob-nodes`, `--clusterrole=${ns}-node-reader`, '--user=bob'])).trim())
+      expect((await env.kubectl.ok(['create', 'clusterrolebinding', `${ns}-bob-nodes`, `--clusterrole=${ns}-node-reader`, '--user=bob'])).trim())
         .to.equal(`clusterrolebinding.rbac.authorization.k8s.io/${ns}-bob-nodes created`);
     });
 
@@ -77,11 +70,11 @@ describe('kubectl typed clients and printers', function () {
     });
 
     it('reports an existing name and an escalation with the server\'s message', async () => {
-      const dup = await kubectl.run(['create', 'role', 'cm-reader', '--verb=get', '--resource=secrets', '-n', ns]);
+      const dup = await env.kubectl.run(['create', 'role', 'cm-reader', '--verb=get', '--resource=secrets', '-n', ns]);
       expect(dup.code).to.equal(1);
       expect(dup.stderr).to.contain(`roles.${K8S} "cm-reader" already exists`);
       // bob may read configmaps only: granting delete on secrets is an escalation.
-      const escalate = await kubectl.run(['create', 'role', 'secret-deleter', '--verb=delete', '--resource=secrets', '-n', ns, ...asBob]);
+      const escalate = await env.kubectl.run(['create', 'role', 'secret-deleter', '--verb=delete', '--resource=secrets', '-n', ns, ...asBob]);
       expect(escalate.code).to.equal(1);
       expect(escalate.stderr).to.contain('is forbidden');
     });
@@ -89,7 +82,7 @@ describe('kubectl typed clients and printers', function () {
 
   describe('auth can-i for a user bound through those roles', () => {
     const canI = async (...args: string[]) => {
-      const r = await kubectl.run(['auth', 'can-i', ...args, ...asBob]);
+      const r = await env.kubectl.run(['auth', 'can-i', ...args, ...asBob]);
       return { answer: r.stdout.trim(), code: r.code };
     };
 
@@ -107,7 +100,7 @@ describe('kubectl typed clients and printers', function () {
     });
 
     it('--list shows the rules of both bindings and of the default policy', async () => {
-      const out = await kubectl.ok(['auth', 'can-i', '--list', '-n', ns, ...asBob]);
+      const out = await env.kubectl.ok(['auth', 'can-i', '--list', '-n', ns, ...asBob]);
       const rows = parseColumns(out);
       const byResource = new Map(rows.map((r) => [r.Resources, r]));
       expect(byResource.get('configmaps'), out).to.include({ 'Non-Resource URLs': '[]', 'Resource Names': '[]', Verbs: '[get list]' });
@@ -148,7 +141,7 @@ describe('kubectl typed clients and printers', function () {
     });
 
     const wide = async (resource: string, namespaced: boolean, name: string) => {
-      const out = await kubectl.ok(['get', resource, '-o', 'wide', ...(namespaced ? ['-n', wideNs] : [])]);
+      const out = await env.kubectl.ok(['get', resource, '-o', 'wide', ...(namespaced ? ['-n', wideNs] : [])]);
       const header = out.split('\n')[0]!.trim().split(/\s{2,}/);
       const row = parseColumns(out).find((r) => r.NAME === name);
       expect(row, out).to.not.equal(undefined);
@@ -246,10 +239,10 @@ describe('kubectl typed clients and printers', function () {
 
   it('get rs -w prints the row again with its new counts when the status changes', async () => {
     const watchNs = uniqueName('typed-watch');
-    await kubectl.ok(['create', 'namespace', watchNs]);
+    await env.kubectl.ok(['create', 'namespace', watchNs]);
     const rs = everyType(watchNs).find((o) => o.resource === 'replicasets')!;
     await send('POST', `/apis/apps/v1/namespaces/${watchNs}/replicasets`, rs.obj, 201);
-    const watch = kubectl.stream(['get', 'rs', '-w', '-n', watchNs]);
+    const watch = env.kubectl.stream(['get', 'rs', '-w', '-n', watchNs]);
     try {
       const header = await watch.waitForLine(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE$/);
       const listed = await watch.waitForLine(/^web\s+2\s+0\s+0\s+\d+s$/, { from: header + 1 });
@@ -266,12 +259,12 @@ describe('kubectl typed clients and printers', function () {
 
   it('get rolebindings -A -w prints bindings kubectl create makes, with their namespace and role', async () => {
     const watchNs = uniqueName('typed-rbw');
-    await kubectl.ok(['create', 'namespace', watchNs]);
+    await env.kubectl.ok(['create', 'namespace', watchNs]);
     // -v=6 logs each request: kubectl prints nothing for an empty list, so its log says when the watch is open.
-    const watch = kubectl.stream(['get', 'rolebindings', '-A', '-w', '-v=6']);
+    const watch = env.kubectl.stream(['get', 'rolebindings', '-A', '-w', '-v=6']);
     try {
       await eventually('the watch request to be answered', async () => /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()));
-      await kubectl.ok(['create', 'rolebinding', 'carol-views', '--clusterrole=view', '--user=carol', '-n', watchNs]);
+      await env.kubectl.ok(['create', 'rolebinding', 'carol-views', '--clusterrole=view', '--user=carol', '-n', watchNs]);
       const at = await watch.waitForLine(new RegExp(`^${watchNs}\\s+carol-views\\s`));
       const row = watch.lines[at]!;
       expect(watch.lines.slice(0, at).some((l) => /^NAMESPACE\s+NAME\s+ROLE\s+AGE$/.test(l)), watch.lines.join('\n')).to.equal(true);
@@ -284,7 +277,7 @@ describe('kubectl typed clients and printers', function () {
   });
 
   describe('get --raw of JSON documents', () => {
-    const raw = async (p: string) => kubectl.ok(['get', '--raw', p]);
+    const raw = async (p: string) => env.kubectl.ok(['get', '--raw', p]);
 
     it('/api/v1/namespaces and /apis', async () => {
       const list = JSON.parse(await raw('/api/v1/namespaces'));

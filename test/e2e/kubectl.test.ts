@@ -3,9 +3,9 @@
 // the whole file; each test works in its own namespace so the tests stay independent.
 import { expect } from 'chai';
 import yaml from 'js-yaml';
-import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
+import { parseColumns } from '../helpers/kubectl.js';
 import { everyType } from '../helpers/every-type.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const RBAC = 'rbac.authorization.platform.io';
 
@@ -13,25 +13,15 @@ const manifest = (...objs: unknown[]): string => objs.map((o) => yaml.dump(o)).j
 
 describe('kubectl end to end', function () {
   this.timeout(60_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-
-  before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl();
 
   const get = async (path: string): Promise<any> => {
-    const res = await gh.request('GET', path);
+    const res = await env.gh.request('GET', path);
     expect(res.status, `GET ${path}: ${res.body}`).to.equal(200);
     return res.json();
   };
   const post = async (path: string, body: unknown): Promise<any> => {
-    const res = await gh.request('POST', path, { body });
+    const res = await env.gh.request('POST', path, { body });
     expect(res.status, `POST ${path}: ${res.body}`).to.equal(201);
     return res.json();
   };
@@ -42,20 +32,20 @@ describe('kubectl end to end', function () {
     (await get(`/api/v1/namespaces/${ns}/configmaps`)).items.map((i: any) => i.metadata.name).sort();
 
   it('get ns lists the built-in namespaces', async () => {
-    const rows = parseColumns(await kubectl.ok(['get', 'ns']));
+    const rows = parseColumns(await env.kubectl.ok(['get', 'ns']));
     expect(rows.map((r) => r.NAME)).to.include.members(['default', 'platform-system', 'platform-public']);
     const served = (await get('/api/v1/namespaces')).items.map((n: any) => n.metadata.name);
     expect(rows.map((r) => r.NAME).sort()).to.deep.equal([...served].sort());
   });
 
   it('version reports the server as v1.32', async () => {
-    expect(await kubectl.ok(['version'])).to.match(/^Server Version: v1\.32\.\d+/m);
-    const v = JSON.parse(await kubectl.ok(['version', '-o', 'json']));
+    expect(await env.kubectl.ok(['version'])).to.match(/^Server Version: v1\.32\.\d+/m);
+    const v = JSON.parse(await env.kubectl.ok(['version', '-o', 'json']));
     expect(v.serverVersion).to.include({ major: '1', minor: '32' });
   });
 
   it('api-resources and api-versions list every served resource and group version', async () => {
-    const rows = parseColumns(await kubectl.ok(['api-resources']));
+    const rows = parseColumns(await env.kubectl.ok(['api-resources']));
     const expected: [string, string, string, string][] = [
       ['configmaps', 'v1', 'true', 'ConfigMap'], ['namespaces', 'v1', 'false', 'Namespace'], ['nodes', 'v1', 'false', 'Node'],
       ['resourcequotas', 'v1', 'true', 'ResourceQuota'], ['secrets', 'v1', 'true', 'Secret'], ['serviceaccounts', 'v1', 'true', 'ServiceAccount'],
@@ -75,12 +65,12 @@ describe('kubectl end to end', function () {
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
     expect(rows.find((r) => r.NAME === 'replicasets')!.SHORTNAMES).to.equal('rs');
 
-    const versions = (await kubectl.ok(['api-versions'])).trim().split('\n');
+    const versions = (await env.kubectl.ok(['api-versions'])).trim().split('\n');
     expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1']);
   });
 
   it('get --raw /readyz?verbose prints every check and the verdict', async () => {
-    const lines = (await kubectl.ok(['get', '--raw', '/readyz?verbose'])).trimEnd().split('\n');
+    const lines = (await env.kubectl.ok(['get', '--raw', '/readyz?verbose'])).trimEnd().split('\n');
     expect(lines.at(-1)).to.equal('healthz check passed');
     expect(lines).to.include('[+]ping ok');
     for (const line of lines.slice(0, -1)) expect(line).to.match(/^\[\+\][\w/.-]+ ok$/);
@@ -89,15 +79,15 @@ describe('kubectl end to end', function () {
   it('create -f makes one object of every served type, and get -A -o yaml shows each', async () => {
     const ns = 'e2e-create';
     const objects = everyType(ns);
-    const file = await kubectl.manifest('every-type.yaml', manifest(...objects.map((o) => o.obj)));
-    const out = await kubectl.ok(['create', '-f', file]);
+    const file = await env.kubectl.manifest('every-type.yaml', manifest(...objects.map((o) => o.obj)));
+    const out = await env.kubectl.ok(['create', '-f', file]);
     expect(out.trim().split('\n')).to.deep.equal(objects.map((o) => `${o.printed}/${o.obj.metadata.name} created`));
 
     for (const o of objects) {
       const stored = await get(o.path);
       expect(stored.kind).to.equal(o.obj.kind);
       expect(o.check(stored), `${o.path}: ${JSON.stringify(stored)}`).to.equal(true);
-      const listed = yaml.load(await kubectl.ok(['get', o.resource, '-A', '-o', 'yaml'])) as any;
+      const listed = yaml.load(await env.kubectl.ok(['get', o.resource, '-A', '-o', 'yaml'])) as any;
       expect(listed.kind).to.equal('List');
       const item = listed.items.find((i: any) => i.metadata.name === o.obj.metadata.name);
       expect(item, `${o.resource} in get -A -o yaml`).to.not.equal(undefined);
@@ -112,13 +102,13 @@ describe('kubectl end to end', function () {
     const ns = 'e2e-watch';
     await createNamespace(ns);
     await createConfigMap(ns, 'existing', { a: '1' });
-    const watch = kubectl.stream(['get', 'cm', '-w', '-n', ns]);
+    const watch = env.kubectl.stream(['get', 'cm', '-w', '-n', ns]);
     try {
       // Rows are matched on the NAME column only: which other columns a ConfigMap table has is not what this tests.
       const listed = await watch.waitForLine(/^existing\s/);
       await createConfigMap(ns, 'arrived', { a: '1' });
       const added = await watch.waitForLine(/^arrived\s/, { from: listed + 1 });
-      const res = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/arrived`, {
+      const res = await env.gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/arrived`, {
         body: { data: { b: '2' } }, headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(res.status, res.body).to.equal(200);
@@ -136,18 +126,18 @@ describe('kubectl end to end', function () {
     const ns = 'e2e-watch-events';
     await createNamespace(ns);
     await createConfigMap(ns, 'listed', { a: '1' });
-    const watch = kubectl.stream(['get', 'cm', '-w', '--output-watch-events', '-n', ns]);
+    const watch = env.kubectl.stream(['get', 'cm', '-w', '--output-watch-events', '-n', ns]);
     try {
       // The listed object is printed as ADDED; once it is there the watch is established.
       const listed = await watch.waitForLine(/^ADDED\s+listed\s/);
       await createConfigMap(ns, 'short-lived', { a: '1' });
       const added = await watch.waitForLine(/^ADDED\s+short-lived\s/, { from: listed + 1 });
-      const patched = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/short-lived`, {
+      const patched = await env.gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/short-lived`, {
         body: { metadata: { labels: { touched: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(patched.status, patched.body).to.equal(200);
       const modified = await watch.waitForLine(/^MODIFIED\s+short-lived\s/, { from: added + 1 });
-      expect((await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/short-lived`)).status).to.equal(200);
+      expect((await env.gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/short-lived`)).status).to.equal(200);
       await watch.waitForLine(/^DELETED\s+short-lived\s/, { from: modified + 1 });
       expect(watch.lines.filter((l) => /\slisted\s/.test(l))).to.have.length(1);
     } finally {
@@ -160,7 +150,7 @@ describe('kubectl end to end', function () {
     await createNamespace(ns);
     const names = Array.from({ length: 7 }, (_, i) => `item-${i}`);
     for (const n of names) await createConfigMap(ns, n, { n });
-    const r = await kubectl.run(['get', 'cm', '-n', ns, '--chunk-size=2', '-v=6']);
+    const r = await env.kubectl.run(['get', 'cm', '-n', ns, '--chunk-size=2', '-v=6']);
     expect(r.code, r.stderr).to.equal(0);
     expect(parseColumns(r.stdout).map((row) => row.NAME).sort()).to.deep.equal(await configMapNames(ns)).and.include.members(names);
     const pageRequests = r.stderr.split('\n').filter((l) => l.includes(`/namespaces/${ns}/configmaps?`) && l.includes('limit=2'));
@@ -174,25 +164,25 @@ describe('kubectl end to end', function () {
     const meta = async () => (await get(`/api/v1/namespaces/${ns}/configmaps/tagged`)).metadata;
     const cm = ['cm', 'tagged', '-n', ns];
 
-    expect(await kubectl.ok(['label', ...cm, 'tier=web'])).to.equal('configmap/tagged labeled\n');
+    expect(await env.kubectl.ok(['label', ...cm, 'tier=web'])).to.equal('configmap/tagged labeled\n');
     expect((await meta()).labels).to.deep.equal({ tier: 'web' });
-    const refused = await kubectl.run(['label', ...cm, 'tier=db']);
+    const refused = await env.kubectl.run(['label', ...cm, 'tier=db']);
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.contain("'tier' already has a value (web), and --overwrite is false");
-    await kubectl.ok(['label', ...cm, 'tier=db', '--overwrite']);
+    await env.kubectl.ok(['label', ...cm, 'tier=db', '--overwrite']);
     expect((await meta()).labels).to.deep.equal({ tier: 'db' });
-    expect(parseColumns(await kubectl.ok(['get', 'cm', '-n', ns, '-l', 'tier=db'])).map((r) => r.NAME)).to.deep.equal(['tagged']);
-    expect(await kubectl.ok(['label', ...cm, 'tier-'])).to.equal('configmap/tagged unlabeled\n');
+    expect(parseColumns(await env.kubectl.ok(['get', 'cm', '-n', ns, '-l', 'tier=db'])).map((r) => r.NAME)).to.deep.equal(['tagged']);
+    expect(await env.kubectl.ok(['label', ...cm, 'tier-'])).to.equal('configmap/tagged unlabeled\n');
     expect((await meta()).labels ?? {}).to.deep.equal({});
 
-    expect(await kubectl.ok(['annotate', ...cm, 'owner=team-a'])).to.equal('configmap/tagged annotated\n');
+    expect(await env.kubectl.ok(['annotate', ...cm, 'owner=team-a'])).to.equal('configmap/tagged annotated\n');
     expect((await meta()).annotations).to.deep.equal({ owner: 'team-a' });
-    const refusedNote = await kubectl.run(['annotate', ...cm, 'owner=team-b']);
+    const refusedNote = await env.kubectl.run(['annotate', ...cm, 'owner=team-b']);
     expect(refusedNote.code).to.equal(1);
     expect(refusedNote.stderr).to.contain("'owner' already has a value (team-a)");
-    await kubectl.ok(['annotate', ...cm, 'owner=team-b', '--overwrite']);
+    await env.kubectl.ok(['annotate', ...cm, 'owner=team-b', '--overwrite']);
     expect((await meta()).annotations).to.deep.equal({ owner: 'team-b' });
-    await kubectl.ok(['annotate', ...cm, 'owner-']);
+    await env.kubectl.ok(['annotate', ...cm, 'owner-']);
     expect((await meta()).annotations ?? {}).to.deep.equal({});
   });
 
@@ -203,9 +193,9 @@ describe('kubectl end to end', function () {
     for (const n of ['x-1', 'x-2', 'x-3']) await createConfigMap(ns, n, { a: '1' }, { app: 'x' });
     await createConfigMap(ns, 'keep', { a: '1' }, { app: 'y' });
 
-    expect(await kubectl.ok(['delete', 'cm', 'single', '-n', ns])).to.equal('configmap "single" deleted\n');
-    expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/single`)).status).to.equal(404);
-    const out = await kubectl.ok(['delete', 'cm', '-l', 'app=x', '-n', ns]);
+    expect(await env.kubectl.ok(['delete', 'cm', 'single', '-n', ns])).to.equal('configmap "single" deleted\n');
+    expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/single`)).status).to.equal(404);
+    const out = await env.kubectl.ok(['delete', 'cm', '-l', 'app=x', '-n', ns]);
     expect(out.trim().split('\n').sort()).to.deep.equal(['configmap "x-1" deleted', 'configmap "x-2" deleted', 'configmap "x-3" deleted']);
     expect(await configMapNames(ns)).to.deep.equal(['keep']);
   });
@@ -215,16 +205,16 @@ describe('kubectl end to end', function () {
     const objects = everyType(ns).filter((o) => o.path.includes(`/namespaces/${ns}/`));
     await createNamespace(ns);
     for (const o of objects) await post(o.path.slice(0, o.path.lastIndexOf('/')), o.obj);
-    expect(await kubectl.ok(['delete', 'ns', ns], { timeoutMs: 30_000, requestTimeout: '30s' })).to.equal(`namespace "${ns}" deleted\n`);
-    expect((await gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(404);
-    for (const o of objects) expect((await gh.request('GET', o.path)).status, o.path).to.equal(404);
+    expect(await env.kubectl.ok(['delete', 'ns', ns], { timeoutMs: 30_000, requestTimeout: '30s' })).to.equal(`namespace "${ns}" deleted\n`);
+    expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(404);
+    for (const o of objects) expect((await env.gh.request('GET', o.path)).status, o.path).to.equal(404);
   });
 
   it('apply -f creates, changes, leaves alone and prunes removed fields of a ConfigMap', async () => {
     const ns = 'e2e-apply-cm';
     await createNamespace(ns);
     const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config', namespace: ns }, data });
-    const apply = async (obj: unknown) => kubectl.ok(['apply', '-f', await kubectl.manifest('app-config.yaml', manifest(obj))]);
+    const apply = async (obj: unknown) => env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('app-config.yaml', manifest(obj))]);
     const stored = () => get(`/api/v1/namespaces/${ns}/configmaps/app-config`);
 
     expect(await apply(cm({ mode: 'fast', retries: '3' }))).to.equal('configmap/app-config created\n');
@@ -248,7 +238,7 @@ describe('kubectl end to end', function () {
       spec: { replicas, selector: { matchLabels: { app: 'api' } },
         template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'ghcr.io/acme/api:2.1', env }] } } },
     });
-    const apply = async (obj: unknown) => kubectl.ok(['apply', '-f', await kubectl.manifest('api-rs.yaml', manifest(obj))]);
+    const apply = async (obj: unknown) => env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('api-rs.yaml', manifest(obj))]);
     const stored = () => get(`/apis/apps/v1/namespaces/${ns}/replicasets/api`);
     const envA = { name: 'LOG_LEVEL', value: 'info' };
     const envB = { name: 'FEATURE_X', value: 'on' };
@@ -266,7 +256,7 @@ describe('kubectl end to end', function () {
   });
 
   it('explain nodes.spec.taints describes the field from the OpenAPI schema', async () => {
-    const out = await kubectl.ok(['explain', 'nodes.spec.taints']);
+    const out = await env.kubectl.ok(['explain', 'nodes.spec.taints']);
     expect(out).to.match(/^KIND:\s+Node$/m).and.match(/^VERSION:\s+v1$/m).and.match(/^FIELD:\s+taints\s+<\[\]Taint>$/m);
     for (const field of [/^\s+effect\s+<string> -required-$/m, /^\s+key\s+<string> -required-$/m, /^\s+timeAdded\s+<string>$/m, /^\s+value\s+<string>$/m]) {
       expect(out).to.match(field);
@@ -281,12 +271,12 @@ describe('kubectl end to end', function () {
     await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, rs.obj);
     await post('/api/v1/nodes', node.obj);
 
-    const nodes = parseColumns(await kubectl.ok(['get', 'nodes']));
+    const nodes = parseColumns(await env.kubectl.ok(['get', 'nodes']));
     expect(nodes.map((r) => r.NAME)).to.include(`${ns}-node`);
     expect(Object.values(nodes.find((r) => r.NAME === `${ns}-node`)!)).to.not.include('<unknown>');
 
     // kube-apiserver prints ReplicaSets as NAME DESIRED CURRENT READY AGE, and -o wide adds the priority-1 columns.
-    const out = await kubectl.ok(['get', 'rs', '-o', 'wide', '-n', ns]);
+    const out = await env.kubectl.ok(['get', 'rs', '-o', 'wide', '-n', ns]);
     const wide = parseColumns(out);
     expect(wide, out).to.have.length(1);
     expect(wide[0], out).to.include({ NAME: 'web', DESIRED: '2', CONTAINERS: 'web', IMAGES: 'nginx:1.27', SELECTOR: 'app=web' });
@@ -297,20 +287,20 @@ describe('kubectl end to end', function () {
     await createNamespace(ns);
     const badSchedule = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'bad-schedule', namespace: ns },
       spec: { schedule: 'every minute', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
-    const r = await kubectl.run(['create', '-f', await kubectl.manifest('bad-schedule.yaml', manifest(badSchedule))]);
+    const r = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('bad-schedule.yaml', manifest(badSchedule))]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/The CronJob "bad-schedule" is invalid: spec\.schedule: Invalid value: "every minute"/);
-    expect((await gh.request('GET', `/apis/batch/v1/namespaces/${ns}/cronjobs/bad-schedule`)).status).to.equal(404);
+    expect((await env.gh.request('GET', `/apis/batch/v1/namespaces/${ns}/cronjobs/bad-schedule`)).status).to.equal(404);
 
     const unknownField = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typo', namespace: ns }, dta: { a: '1' } };
-    const strict = await kubectl.run(['create', '-f', await kubectl.manifest('typo.yaml', manifest(unknownField))]);
+    const strict = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('typo.yaml', manifest(unknownField))]);
     expect(strict.code).to.equal(1);
     expect(strict.stderr).to.contain('Error from server (BadRequest)').and.contain('unknown field "dta"');
-    expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/typo`)).status).to.equal(404);
+    expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/typo`)).status).to.equal(404);
   });
 
   it('get of a missing object prints NotFound', async () => {
-    const r = await kubectl.run(['get', 'cm', 'does-not-exist', '-n', 'default']);
+    const r = await env.kubectl.run(['get', 'cm', 'does-not-exist', '-n', 'default']);
     expect(r.code).to.equal(1);
     expect(r.stdout).to.equal('');
     expect(r.stderr.trim()).to.equal('Error from server (NotFound): configmaps "does-not-exist" not found');

@@ -3,49 +3,39 @@
 // access through kubectl before and after the binding is deleted, and the default roles as kubectl lists them.
 import { expect } from 'chai';
 import { createNamespace, eventually } from '../helpers/api.js';
-import type { TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { RBAC, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 describe('RBAC through kubectl', function () {
   this.timeout(90_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-  before(async () => {
-    gh = await startRbacGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl(() => startRbacGatehouse());
 
   it('lists the default roles', async () => {
-    const out = await kubectl.ok(['get', 'clusterroles']);
+    const out = await env.kubectl.ok(['get', 'clusterroles']);
     for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:basic-user', 'system:discovery', 'system:public-info-viewer']) {
       expect(out).to.match(new RegExp(`^${name}\\s`, 'm'));
     }
   });
 
   it('applies a Role and RoleBinding from YAML, after which the user may read and nothing more', async () => {
-    const ns = await createNamespace(gh, 'rbac-kubectl');
-    const file = await kubectl.manifest('rbac.yaml', [
+    const ns = await createNamespace(env.gh, 'rbac-kubectl');
+    const file = await env.kubectl.manifest('rbac.yaml', [
       `apiVersion: ${RBAC}/v1`, 'kind: Role', 'metadata:', '  name: cm-reader', `  namespace: ${ns}`, 'rules:',
       '- apiGroups: [""]', '  resources: [configmaps]', '  verbs: [get, list]', '---',
       `apiVersion: ${RBAC}/v1`, 'kind: RoleBinding', 'metadata:', '  name: alice-cm', `  namespace: ${ns}`,
       'roleRef:', `  apiGroup: ${RBAC}`, '  kind: Role', '  name: cm-reader', 'subjects:', '- kind: User', '  name: alice', '',
     ].join('\n'));
-    const out = await kubectl.ok(['apply', '-f', file]);
+    const out = await env.kubectl.ok(['apply', '-f', file]);
     expect(out).to.contain('role.rbac.authorization.platform.io/cm-reader created');
     expect(out).to.contain('rolebinding.rbac.authorization.platform.io/alice-cm created');
     const asAlice = ['--token', tokenOf('alice'), '-n', ns];
-    await eventually('alice lists configmaps', async () => (await kubectl.run(['get', 'configmaps', ...asAlice])).code === 0);
-    const denied = await kubectl.run(['get', 'secrets', ...asAlice]);
+    await eventually('alice lists configmaps', async () => (await env.kubectl.run(['get', 'configmaps', ...asAlice])).code === 0);
+    const denied = await env.kubectl.run(['get', 'secrets', ...asAlice]);
     expect(denied.code).to.not.equal(0);
     expect(denied.stderr).to.contain(`Error from server (Forbidden): secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "${ns}"`);
-    expect(await kubectl.ok(['get', 'rolebindings', '-n', ns, '-o', 'wide'])).to.match(/alice-cm\s+Role\/cm-reader/);
+    expect(await env.kubectl.ok(['get', 'rolebindings', '-n', ns, '-o', 'wide'])).to.match(/alice-cm\s+Role\/cm-reader/);
 
-    await kubectl.ok(['delete', 'rolebinding', 'alice-cm', '-n', ns]);
-    await eventually('alice refused again', async () => (await kubectl.run(['get', 'configmaps', ...asAlice])).stderr.includes('Forbidden'));
+    await env.kubectl.ok(['delete', 'rolebinding', 'alice-cm', '-n', ns]);
+    await eventually('alice refused again', async () => (await env.kubectl.run(['get', 'configmaps', ...asAlice])).stderr.includes('Forbidden'));
   });
 });

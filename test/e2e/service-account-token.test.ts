@@ -3,9 +3,8 @@
 // a 415, so this passes only because the token subresource reads that protobuf body; the printed token is checked
 // by using it against the same server.
 import { expect } from 'chai';
-import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, uniqueName } from '../helpers/api.js';
-import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
@@ -15,30 +14,23 @@ function claimsOf(token: string): any {
 
 describe('kubectl create token', function () {
   this.timeout(60_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
+  const env = gatehouseWithKubectl();
   let ns: string;
 
   before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-    ns = await createNamespace(gh, 'kct');
-    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } } });
+    ns = await createNamespace(env.gh, 'kct');
+    const res = await env.gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } } });
     expect(res.status, res.body).to.equal(201);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
   });
 
   const whoami = async (token: string): Promise<any> => {
-    const res = await gh.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { body: {}, token });
+    const res = await env.gh.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { body: {}, token });
     expect(res.status, res.body).to.equal(201);
     return res.json().status.userInfo;
   };
 
   it('prints a token that authenticates as the account', async () => {
-    const token = (await kubectl.ok(['create', 'token', 'bot', '-n', ns])).trim();
+    const token = (await env.kubectl.ok(['create', 'token', 'bot', '-n', ns])).trim();
     const user = await whoami(token);
     expect(user.username).to.equal(`system:serviceaccount:${ns}:bot`);
     expect(user.groups).to.deep.equal(['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated']);
@@ -48,9 +40,9 @@ describe('kubectl create token', function () {
   it('honours --duration, --audience and --bound-object-kind/name', async () => {
     const secret = uniqueName('kbound');
     // Through the API: `kubectl create secret` POSTs protobuf, which only the token subresource reads so far.
-    const created = await gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } } });
+    const created = await env.gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } } });
     expect(created.status, created.body).to.equal(201);
-    const token = (await kubectl.ok(['create', 'token', 'bot', '-n', ns, '--duration=20m', '--audience=vault', '--audience', ISSUER,
+    const token = (await env.kubectl.ok(['create', 'token', 'bot', '-n', ns, '--duration=20m', '--audience=vault', '--audience', ISSUER,
       '--bound-object-kind=Secret', `--bound-object-name=${secret}`])).trim();
     const claims = claimsOf(token);
     expect(claims.exp - claims.iat).to.equal(1200);
@@ -60,10 +52,10 @@ describe('kubectl create token', function () {
   });
 
   it('reports the server\'s refusals: too short a duration, a missing account', async () => {
-    const short = await kubectl.run(['create', 'token', 'bot', '-n', ns, '--duration=5m']);
+    const short = await env.kubectl.run(['create', 'token', 'bot', '-n', ns, '--duration=5m']);
     expect(short.code).to.not.equal(0);
     expect(short.stderr).to.contain('may not specify a duration less than 10 minutes');
-    const missing = await kubectl.run(['create', 'token', 'nobody', '-n', ns]);
+    const missing = await env.kubectl.run(['create', 'token', 'nobody', '-n', ns]);
     expect(missing.code).to.not.equal(0);
     expect(missing.stderr).to.contain('serviceaccounts "nobody" not found');
   });

@@ -21,9 +21,9 @@ import { createBearerTokenAuthenticator } from '../../gateway/authn/bearer-token
 import { createStaticTokenAuthenticator } from '../../gateway/authn/token-file.js';
 import { withAnonymousFallback } from '../../gateway/authn/anonymous.js';
 import type { Attributes, AuthorizationResult, Authorizer } from '../../policies/authorizer.js';
-import { httpsRequest, startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
+import { httpsRequest, startTestGatehouse, type GatehouseResponse } from '../helpers/gatehouse.js';
 import { expectFailure } from '../helpers/api.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -234,30 +234,20 @@ describe('impersonation', function () {
 
 describe('impersonation through a full Gatehouse and the real kubectl', function () {
   this.timeout(60_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-
-  before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl();
 
   it('kubectl --as --as-group auth whoami answers the impersonated identity', async () => {
-    const out = JSON.parse(await kubectl.ok(['auth', 'whoami', '--as=jane', '--as-group=devs', '--as-group=ops', '--as-uid=u-1', '-o', 'json']));
+    const out = JSON.parse(await env.kubectl.ok(['auth', 'whoami', '--as=jane', '--as-group=devs', '--as-group=ops', '--as-uid=u-1', '-o', 'json']));
     expect(out.status.userInfo).to.deep.equal({ username: 'jane', uid: 'u-1', groups: ['devs', 'ops', 'system:authenticated'] });
   });
 
   it('kubectl --as a service account', async () => {
-    const out = JSON.parse(await kubectl.ok(['auth', 'whoami', '--as=system:serviceaccount:kube-system:default', '-o', 'json']));
+    const out = JSON.parse(await env.kubectl.ok(['auth', 'whoami', '--as=system:serviceaccount:kube-system:default', '-o', 'json']));
     expect(out.status.userInfo.groups).to.deep.equal(['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated']);
   });
 
   it('with AlwaysDeny, a static-token user may not impersonate (403 with the authorizer reason); the admin may', async () => {
-    const tokens = path.join(gh.dataDir, 'tokens.csv');
+    const tokens = path.join(env.gh.dataDir, 'tokens.csv');
     await writeFile(tokens, `${ALICE},alice,alice-uid,staff\n`);
     const denyAll = await startTestGatehouse(['--authorization-mode=AlwaysDeny', '--token-auth-file', tokens]);
     try {

@@ -6,9 +6,8 @@
 // (SelfSubjectRulesReview from the RBAC rule resolver) answer what RBAC decides, complete since no webhook is asked.
 import { expect } from 'chai';
 import { createNamespace, eventually, expectFailure, MERGE } from '../helpers/api.js';
-import type { TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -16,23 +15,14 @@ const SSRR = '/apis/authorization.platform.io/v1/selfsubjectrulesreviews';
 
 describe('RBAC security', function () {
   this.timeout(90_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-  before(async () => {
-    gh = await startRbacGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl(() => startRbacGatehouse());
 
   const as = (user: string) => ({ token: tokenOf(user) });
   const create = async (urlPath: string, body: unknown): Promise<void> => {
-    const res = await gh.request('POST', urlPath, { body });
+    const res = await env.gh.request('POST', urlPath, { body });
     expect(res.status, res.body).to.equal(201);
   };
-  const review = (user: string, headers: Record<string, string>) => gh.request('POST', SSR, { ...as(user), body: SSR_BODY, headers });
+  const review = (user: string, headers: Record<string, string>) => env.gh.request('POST', SSR, { ...as(user), body: SSR_BODY, headers });
 
   describe('impersonation', () => {
     before(async () => {
@@ -68,21 +58,21 @@ describe('RBAC security', function () {
     });
 
     it('the impersonated user gets its own permissions, not the impersonator\'s', async () => {
-      const ns = await createNamespace(gh, 'imp-rbac');
+      const ns = await createNamespace(env.gh, 'imp-rbac');
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('jane-view', 'ClusterRole', 'view', ['jane']));
       const asJane = { ...as('carol'), headers: { 'Impersonate-User': 'jane' } };
-      await eventually('jane may list configmaps', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asJane)).status === 200);
-      const denied = expectFailure(await gh.request('GET', `/api/v1/namespaces/${ns}/secrets`, asJane), 403, 'Forbidden');
+      await eventually('jane may list configmaps', async () => (await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asJane)).status === 200);
+      const denied = expectFailure(await env.gh.request('GET', `/api/v1/namespaces/${ns}/secrets`, asJane), 403, 'Forbidden');
       expect(denied.message).to.contain('User "jane" cannot list resource "secrets"');
-      expectFailure(await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, as('carol')), 403, 'Forbidden');
+      expectFailure(await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, as('carol')), 403, 'Forbidden');
     });
 
     it('kubectl --as works for the permitted user and is refused for bob', async () => {
-      const carol = JSON.parse(await kubectl.ok(['auth', 'whoami', '--token', tokenOf('carol'), '--as=jane', '--as-group=qa', '-o', 'json']));
+      const carol = JSON.parse(await env.kubectl.ok(['auth', 'whoami', '--token', tokenOf('carol'), '--as=jane', '--as-group=qa', '-o', 'json']));
       expect(carol.status.userInfo).to.deep.equal({ username: 'jane', groups: ['qa', 'system:authenticated'] });
       // whoami words any 403 as its own "not enabled or no permission", and discovery read raw reports "unknown" (a
       // client-go trait); the typed review request of can-i prints the server's Status message.
-      const bob = await kubectl.run(['auth', 'can-i', 'list', 'configmaps', '-n', 'default', '--token', tokenOf('bob'), '--as=jane']);
+      const bob = await env.kubectl.run(['auth', 'can-i', 'list', 'configmaps', '-n', 'default', '--token', tokenOf('bob'), '--as=jane']);
       expect(bob.code).to.not.equal(0);
       expect(bob.stderr, bob.stderr).to.contain('Error from server (Forbidden): users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope');
     });
@@ -92,53 +82,53 @@ describe('RBAC security', function () {
     it('is refused to a user who may create bindings but does not hold cluster-admin', async () => {
       await create(`${RBAC_V1}/clusterroles`, roleBody('binding-writer', [{ verbs: ['create', 'get', 'list'], apiGroups: ['rbac.authorization.platform.io'], resources: ['clusterrolebindings'] }], 'ClusterRole'));
       await create(`${RBAC_V1}/clusterrolebindings`, bindingBody('dave-binding-writer', 'ClusterRole', 'binding-writer', ['dave'], 'ClusterRoleBinding'));
-      await eventually('dave may list clusterrolebindings', async () => (await gh.request('GET', `${RBAC_V1}/clusterrolebindings`, as('dave'))).status === 200);
-      const res = expectFailure(await gh.request('POST', `${RBAC_V1}/clusterrolebindings`, {
+      await eventually('dave may list clusterrolebindings', async () => (await env.gh.request('GET', `${RBAC_V1}/clusterrolebindings`, as('dave'))).status === 200);
+      const res = expectFailure(await env.gh.request('POST', `${RBAC_V1}/clusterrolebindings`, {
         ...as('dave'), body: bindingBody('dave-root', 'ClusterRole', 'cluster-admin', ['dave'], 'ClusterRoleBinding'),
       }), 403, 'Forbidden');
       expect(res.message).to.contain('clusterrolebindings.rbac.authorization.platform.io "dave-root" is forbidden: user "dave"');
       expect(res.message).to.contain('is attempting to grant RBAC permissions not currently held');
-      expect((await gh.request('GET', `${RBAC_V1}/clusterrolebindings/dave-root`)).status).to.equal(404);
+      expect((await env.gh.request('GET', `${RBAC_V1}/clusterrolebindings/dave-root`)).status).to.equal(404);
       // Still nothing more than before.
-      expectFailure(await gh.request('GET', '/api/v1/secrets', as('dave')), 403, 'Forbidden');
+      expectFailure(await env.gh.request('GET', '/api/v1/secrets', as('dave')), 403, 'Forbidden');
       // Binding a role dave does hold (his own) is fine.
-      const own = await gh.request('POST', `${RBAC_V1}/clusterrolebindings`, { ...as('dave'), body: bindingBody('dave-again', 'ClusterRole', 'binding-writer', ['bob'], 'ClusterRoleBinding') });
+      const own = await env.gh.request('POST', `${RBAC_V1}/clusterrolebindings`, { ...as('dave'), body: bindingBody('dave-again', 'ClusterRole', 'binding-writer', ['bob'], 'ClusterRoleBinding') });
       expect(own.status, own.body).to.equal(201);
     });
   });
 
   describe('escalation through writes to existing objects', () => {
     it('refuses a namespace admin adding herself to a cluster-admin RoleBinding, by patch, put or apply, and widening a Role', async () => {
-      const ns = await createNamespace(gh, 'esc-update');
+      const ns = await createNamespace(env.gh, 'esc-update');
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('carol-admin', 'ClusterRole', 'admin', ['carol']));
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-root', 'ClusterRole', 'cluster-admin', ['bob']));
-      await eventually('carol is admin', async () => (await gh.request('GET', `${RBAC_V1}/namespaces/${ns}/rolebindings`, as('carol'))).status === 200);
+      await eventually('carol is admin', async () => (await env.gh.request('GET', `${RBAC_V1}/namespaces/${ns}/rolebindings`, as('carol'))).status === 200);
       const item = `${RBAC_V1}/namespaces/${ns}/rolebindings/bob-root`;
       const grant = /is attempting to grant RBAC permissions not currently held/;
       const subjects = [{ kind: 'User', name: 'carol' }];
-      expect(expectFailure(await gh.request('PATCH', item, { ...as('carol'), headers: MERGE, body: { subjects } }), 403, 'Forbidden').message).to.match(grant);
-      const current = (await gh.request('GET', item)).json();
-      expect(expectFailure(await gh.request('PUT', item, { ...as('carol'), body: { ...current, subjects } }), 403, 'Forbidden').message).to.match(grant);
-      const apply = await gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/rolebindings/carol-root?fieldManager=carol`, {
+      expect(expectFailure(await env.gh.request('PATCH', item, { ...as('carol'), headers: MERGE, body: { subjects } }), 403, 'Forbidden').message).to.match(grant);
+      const current = (await env.gh.request('GET', item)).json();
+      expect(expectFailure(await env.gh.request('PUT', item, { ...as('carol'), body: { ...current, subjects } }), 403, 'Forbidden').message).to.match(grant);
+      const apply = await env.gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/rolebindings/carol-root?fieldManager=carol`, {
         ...as('carol'), headers: { 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(bindingBody('carol-root', 'ClusterRole', 'cluster-admin', ['carol'])),
       });
       expect(expectFailure(apply, 403, 'Forbidden').message).to.match(grant);
-      expect((await gh.request('GET', item)).json().subjects).to.deep.equal([{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: 'bob' }]);
+      expect((await env.gh.request('GET', item)).json().subjects).to.deep.equal([{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name: 'bob' }]);
 
-      const role = await gh.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, { ...as('carol'), body: roleBody('r', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]) });
+      const role = await env.gh.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, { ...as('carol'), body: roleBody('r', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]) });
       expect(role.status, role.body).to.equal(201);
-      const widen = await gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/roles/r`, {
+      const widen = await env.gh.request('PATCH', `${RBAC_V1}/namespaces/${ns}/roles/r`, {
         ...as('carol'), headers: { 'content-type': 'application/json-patch+json' }, body: [{ op: 'replace', path: '/rules/0/apiGroups', value: ['*'] }],
       });
       expect(expectFailure(widen, 403, 'Forbidden').message).to.match(grant);
       // Deleting the binding is within her rights.
-      expect((await gh.request('DELETE', item, as('carol'))).status).to.equal(200);
+      expect((await env.gh.request('DELETE', item, as('carol'))).status).to.equal(200);
     });
   });
 
   describe('names', () => {
     it('of the four kinds must be valid path segments (422 naming metadata.name); colons are fine', async () => {
-      const ns = await createNamespace(gh, 'rbac-names');
+      const ns = await createNamespace(env.gh, 'rbac-names');
       const paths: [string, 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding'][] = [
         [`${RBAC_V1}/namespaces/${ns}/roles`, 'Role'], [`${RBAC_V1}/clusterroles`, 'ClusterRole'],
         [`${RBAC_V1}/namespaces/${ns}/rolebindings`, 'RoleBinding'], [`${RBAC_V1}/clusterrolebindings`, 'ClusterRoleBinding'],
@@ -148,10 +138,10 @@ describe('RBAC security', function () {
           ? bindingBody(name, 'ClusterRole', 'view', ['u'], kind as 'RoleBinding' | 'ClusterRoleBinding')
           : roleBody(name, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }], kind as 'Role' | 'ClusterRole'));
         for (const name of ['a/b', 'a%b', '..']) {
-          const res = expectFailure(await gh.request('POST', urlPath, { body: body(name) }), 422, 'Invalid');
+          const res = expectFailure(await env.gh.request('POST', urlPath, { body: body(name) }), 422, 'Invalid');
           expect(res.details.causes.map((c: { field: string }) => c.field), `${kind} ${name}`).to.include('metadata.name');
         }
-        const ok = await gh.request('POST', urlPath, { body: body(`system:${ns}:Mixed.Case`) });
+        const ok = await env.gh.request('POST', urlPath, { body: body(`system:${ns}:Mixed.Case`) });
         expect(ok.status, `${kind}: ${ok.body}`).to.equal(201);
       }
     });
@@ -159,48 +149,48 @@ describe('RBAC security', function () {
 
   describe('non-resource URLs', () => {
     it('are granted only through a ClusterRoleBinding, a trailing * matching the rest of the path', async () => {
-      const ns = await createNamespace(gh, 'nonres');
+      const ns = await createNamespace(env.gh, 'nonres');
       await create(`${RBAC_V1}/clusterroles`, roleBody('metrics-reader', [{ verbs: ['get'], nonResourceURLs: ['/metrics', '/debug/*'] }], 'ClusterRole'));
       // Bound in a namespace: the rule has no namespace to apply in, so nothing is granted.
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-metrics', 'ClusterRole', 'metrics-reader', ['bob']));
       await create(`${RBAC_V1}/namespaces/${ns}/roles`, roleBody('marker', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]));
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('bob-marker', 'Role', 'marker', ['bob']));
       // Once the later binding is effective, the earlier one is too.
-      await eventually('bob may get configmaps', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/x`, as('bob'))).status === 404);
-      expectFailure(await gh.request('GET', '/metrics', as('bob')), 403, 'Forbidden');
-      expectFailure(await gh.request('GET', '/debug/pprof', as('bob')), 403, 'Forbidden');
+      await eventually('bob may get configmaps', async () => (await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/x`, as('bob'))).status === 404);
+      expectFailure(await env.gh.request('GET', '/metrics', as('bob')), 403, 'Forbidden');
+      expectFailure(await env.gh.request('GET', '/debug/pprof', as('bob')), 403, 'Forbidden');
 
       await create(`${RBAC_V1}/clusterrolebindings`, bindingBody('bob-metrics', 'ClusterRole', 'metrics-reader', ['bob'], 'ClusterRoleBinding'));
-      await eventually('bob may get /metrics', async () => (await gh.request('GET', '/metrics', as('bob'))).status === 200);
+      await eventually('bob may get /metrics', async () => (await env.gh.request('GET', '/metrics', as('bob'))).status === 200);
       // Allowed, and then not found: no such endpoint.
-      expectFailure(await gh.request('GET', '/debug/pprof', as('bob')), 404, 'NotFound');
-      const post = expectFailure(await gh.request('POST', '/metrics', { ...as('bob'), body: {} }), 403, 'Forbidden');
+      expectFailure(await env.gh.request('GET', '/debug/pprof', as('bob')), 404, 'NotFound');
+      const post = expectFailure(await env.gh.request('POST', '/metrics', { ...as('bob'), body: {} }), 403, 'Forbidden');
       expect(post.message).to.equal('forbidden: User "bob" cannot post path "/metrics"');
-      expect(expectFailure(await gh.request('GET', '/debug', as('bob')), 403, 'Forbidden').message).to.equal('forbidden: User "bob" cannot get path "/debug"');
+      expect(expectFailure(await env.gh.request('GET', '/debug', as('bob')), 403, 'Forbidden').message).to.equal('forbidden: User "bob" cannot get path "/debug"');
     });
   });
 
   describe('access reviews and kubectl auth can-i', () => {
     let ns: string;
     before(async () => {
-      ns = await createNamespace(gh, 'can-i');
+      ns = await createNamespace(env.gh, 'can-i');
       await create(`${RBAC_V1}/namespaces/${ns}/roles`, roleBody('cm-reader', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]));
       await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('alice-cm', 'Role', 'cm-reader', ['alice']));
-      await eventually('alice may list configmaps', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, as('alice'))).status === 200);
+      await eventually('alice may list configmaps', async () => (await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, as('alice'))).status === 200);
     });
     const asAlice = () => ['--token', tokenOf('alice'), '-n', ns];
 
     it('answers yes for what a Role grants and no (exit 1) for the rest', async () => {
-      expect((await kubectl.ok(['auth', 'can-i', 'list', 'configmaps', ...asAlice()])).trim()).to.equal('yes');
-      expect((await kubectl.ok(['auth', 'can-i', 'get', 'configmaps/anything', ...asAlice()])).trim()).to.equal('yes');
+      expect((await env.kubectl.ok(['auth', 'can-i', 'list', 'configmaps', ...asAlice()])).trim()).to.equal('yes');
+      expect((await env.kubectl.ok(['auth', 'can-i', 'get', 'configmaps/anything', ...asAlice()])).trim()).to.equal('yes');
       for (const args of [['get', 'secrets'], ['create', 'configmaps'], ['list', 'configmaps', '-A']]) {
-        const no = await kubectl.run(['auth', 'can-i', ...args, ...asAlice()]);
+        const no = await env.kubectl.run(['auth', 'can-i', ...args, ...asAlice()]);
         expect(no.stdout.trim(), args.join(' ')).to.equal('no');
         expect(no.code, args.join(' ')).to.equal(1);
       }
       // The default policy: every authenticated user may read /version and discovery.
-      expect((await kubectl.ok(['auth', 'can-i', 'get', '/version', ...asAlice()])).trim()).to.equal('yes');
-      const metrics = await kubectl.run(['auth', 'can-i', 'get', '/metrics', ...asAlice()]);
+      expect((await env.kubectl.ok(['auth', 'can-i', 'get', '/version', ...asAlice()])).trim()).to.equal('yes');
+      const metrics = await env.kubectl.run(['auth', 'can-i', 'get', '/metrics', ...asAlice()]);
       expect(metrics.stdout.trim()).to.equal('no');
     });
 
@@ -208,39 +198,39 @@ describe('RBAC security', function () {
       const AUTHZ = '/apis/authorization.platform.io/v1';
       const spec = (verb: string) => ({ user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: ns, verb, resource: 'configmaps' } });
       const sar = (verb: string) => ({ apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview', spec: spec(verb) });
-      const allowed = await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('list') });
+      const allowed = await env.gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('list') });
       expect(allowed.status, allowed.body).to.equal(201);
       expect(allowed.json().status.allowed).to.equal(true);
       expect(allowed.json().status.reason).to.contain('RoleBinding "alice-cm/');
-      const no = (await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('delete') })).json().status;
+      const no = (await env.gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { body: sar('delete') })).json().status;
       expect(no.allowed).to.equal(false);
       expect(no).to.not.have.property('denied');
       // Local: the same question in the path's namespace; another namespace in the spec is refused.
       const local = { ...sar('get'), kind: 'LocalSubjectAccessReview', metadata: { namespace: ns } };
-      const res = await gh.request('POST', `${AUTHZ}/namespaces/${ns}/localsubjectaccessreviews`, { body: local });
+      const res = await env.gh.request('POST', `${AUTHZ}/namespaces/${ns}/localsubjectaccessreviews`, { body: local });
       expect(res.status, res.body).to.equal(201);
       expect(res.json().status.allowed).to.equal(true);
-      expectFailure(await gh.request('POST', `${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { body: { ...local, metadata: {} } }), 400, 'BadRequest');
+      expectFailure(await env.gh.request('POST', `${AUTHZ}/namespaces/default/localsubjectaccessreviews`, { body: { ...local, metadata: {} } }), 400, 'BadRequest');
       // Creating a SubjectAccessReview is itself authorized: alice may not ask about others.
-      expectFailure(await gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { ...as('alice'), body: sar('list') }), 403, 'Forbidden');
+      expectFailure(await env.gh.request('POST', `${AUTHZ}/subjectaccessreviews`, { ...as('alice'), body: sar('list') }), 403, 'Forbidden');
     });
 
     it('--list prints the rules the RBAC rule resolver finds, complete', async () => {
-      const out = await kubectl.ok(['auth', 'can-i', '--list', ...asAlice()]);
+      const out = await env.kubectl.ok(['auth', 'can-i', '--list', ...asAlice()]);
       expect(out).to.match(/^configmaps\s+\[\]\s+\[\]\s+\[get list\]$/m);
       // From system:basic-user and system:discovery / public-info-viewer.
       expect(out).to.match(/^selfsubjectreviews\.authentication\.platform\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
       expect(out).to.match(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m);
       expect(out).to.not.match(/^secrets/m);
       // The same review over HTTP: complete, no evaluation error.
-      const res = await gh.request('POST', SSRR, { ...as('alice'), body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: ns } } });
+      const res = await env.gh.request('POST', SSRR, { ...as('alice'), body: { apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: ns } } });
       expect(res.status, res.body).to.equal(201);
       const status = res.json().status;
       expect(status.incomplete).to.equal(false);
       expect(status).to.not.have.property('evaluationError');
       expect(status.resourceRules).to.deep.include({ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] });
       // Another namespace: no configmaps rule.
-      const elsewhere = await kubectl.ok(['auth', 'can-i', '--list', '--token', tokenOf('alice'), '-n', 'default']);
+      const elsewhere = await env.kubectl.ok(['auth', 'can-i', '--list', '--token', tokenOf('alice'), '-n', 'default']);
       expect(elsewhere).to.not.match(/^configmaps\s/m);
     });
   });

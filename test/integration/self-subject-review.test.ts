@@ -6,10 +6,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
+import { createKubectl, parseColumns } from '../helpers/kubectl.js';
 import { expectFailure } from '../helpers/api.js';
 import { decodeProtobufObject } from '../../api/proto/object-codec.js';
 import { expectProtobufFailure } from '../helpers/protobuf.js';
+import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const GROUP = 'authentication.platform.io';
 const PATH = `/apis/${GROUP}/v1/selfsubjectreviews`;
@@ -27,20 +28,10 @@ const PROTOBUF = { 'content-type': 'application/vnd.kubernetes.protobuf', accept
 
 describe('SelfSubjectReview', function () {
   this.timeout(60_000);
-  let gh: TestGatehouse;
-  let kubectl: Kubectl;
-
-  before(async () => {
-    gh = await startTestGatehouse();
-    kubectl = await createKubectl(gh.kubeconfigPath);
-  });
-  after(async () => {
-    await kubectl?.cleanup();
-    await gh?.close();
-  });
+  const env = gatehouseWithKubectl();
 
   const review = async (token?: string | null, urlPath = PATH, body: unknown = BODY): Promise<any> => {
-    const res = await gh.request('POST', urlPath, { body, token });
+    const res = await env.gh.request('POST', urlPath, { body, token });
     expect(res.status, res.body).to.equal(201);
     return res.json();
   };
@@ -61,7 +52,7 @@ describe('SelfSubjectReview', function () {
 
     it('accepts a body without apiVersion and kind, in YAML too', async () => {
       expect((await review(undefined, PATH, {})).status.userInfo.username).to.equal('system:admin');
-      const res = await gh.request('POST', PATH, {
+      const res = await env.gh.request('POST', PATH, {
         body: `apiVersion: ${GROUP}/v1\nkind: SelfSubjectReview\n`, headers: { 'content-type': 'application/yaml' },
       });
       expect(res.status, res.body).to.equal(201);
@@ -75,25 +66,25 @@ describe('SelfSubjectReview', function () {
         expect(r.status.userInfo.username).to.equal('system:admin');
       }
       // v1alpha1 is not served: kubectl falls back to it only after v1 and v1beta1.
-      expect((await gh.request('POST', '/apis/authentication.k8s.io/v1alpha1/selfsubjectreviews', { body: BODY })).status).to.equal(404);
+      expect((await env.gh.request('POST', '/apis/authentication.k8s.io/v1alpha1/selfsubjectreviews', { body: BODY })).status).to.equal(404);
     });
 
     it('refuses other verbs with 405, other paths with 404, a mismatched body with 400', async () => {
-      expectFailure(await gh.request('GET', PATH), 405, 'MethodNotAllowed');
-      expectFailure(await gh.request('DELETE', PATH), 405, 'MethodNotAllowed');
-      expectFailure(await gh.request('PUT', PATH, { body: BODY }), 405, 'MethodNotAllowed');
-      expectFailure(await gh.request('GET', `${PATH}/x`), 404, 'NotFound');
-      expectFailure(await gh.request('POST', `/apis/${GROUP}/v1/namespaces/default/selfsubjectreviews`, { body: BODY }), 404, 'NotFound');
-      expectFailure(await gh.request('POST', PATH, { body: { ...BODY, apiVersion: 'authentication.k8s.io/v1' } }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', PATH, { body: { ...BODY, kind: 'TokenReview' } }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', PATH, { body: [] }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', PATH, { body: 'apiVersion: [', headers: { 'content-type': 'application/yaml' } }), 400, 'BadRequest');
+      expectFailure(await env.gh.request('GET', PATH), 405, 'MethodNotAllowed');
+      expectFailure(await env.gh.request('DELETE', PATH), 405, 'MethodNotAllowed');
+      expectFailure(await env.gh.request('PUT', PATH, { body: BODY }), 405, 'MethodNotAllowed');
+      expectFailure(await env.gh.request('GET', `${PATH}/x`), 404, 'NotFound');
+      expectFailure(await env.gh.request('POST', `/apis/${GROUP}/v1/namespaces/default/selfsubjectreviews`, { body: BODY }), 404, 'NotFound');
+      expectFailure(await env.gh.request('POST', PATH, { body: { ...BODY, apiVersion: 'authentication.k8s.io/v1' } }), 400, 'BadRequest');
+      expectFailure(await env.gh.request('POST', PATH, { body: { ...BODY, kind: 'TokenReview' } }), 400, 'BadRequest');
+      expectFailure(await env.gh.request('POST', PATH, { body: [] }), 400, 'BadRequest');
+      expectFailure(await env.gh.request('POST', PATH, { body: 'apiVersion: [', headers: { 'content-type': 'application/yaml' } }), 400, 'BadRequest');
     });
   });
 
   describe('protobuf bodies (what typed clients send)', () => {
     it('reads apiVersion and kind from the envelope and answers in protobuf', async () => {
-      const res = await gh.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      const res = await env.gh.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
         body: envelope('authentication.k8s.io/v1', 'SelfSubjectReview', Buffer.from([0x0a, 0x00])), headers: PROTOBUF,
       });
       expect(res.status, res.body).to.equal(201);
@@ -104,16 +95,16 @@ describe('SelfSubjectReview', function () {
     });
 
     it('refuses a mismatched kind, a missing prefix and a truncated envelope with 400', async () => {
-      expectProtobufFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'TokenReview'), headers: PROTOBUF }), 400, 'BadRequest');
-      expectProtobufFailure(await gh.request('POST', PATH, { body: Buffer.from('{"kind":"SelfSubjectReview"}'), headers: PROTOBUF }), 400, 'BadRequest');
-      expectProtobufFailure(await gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'SelfSubjectReview').subarray(0, 10), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await env.gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'TokenReview'), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await env.gh.request('POST', PATH, { body: Buffer.from('{"kind":"SelfSubjectReview"}'), headers: PROTOBUF }), 400, 'BadRequest');
+      expectProtobufFailure(await env.gh.request('POST', PATH, { body: envelope(`${GROUP}/v1`, 'SelfSubjectReview').subarray(0, 10), headers: PROTOBUF }), 400, 'BadRequest');
     });
   });
 
   describe('a static-token user', () => {
     let gh2: TestGatehouse;
     before(async () => {
-      const file = path.join(gh.dataDir, 'tokens.csv');
+      const file = path.join(env.gh.dataDir, 'tokens.csv');
       await writeFile(file, `${ALICE_TOKEN},alice,alice-uid,"dev,ops"\n`);
       gh2 = await startTestGatehouse(['--token-auth-file', file]);
     });
@@ -141,21 +132,21 @@ describe('SelfSubjectReview', function () {
 
   describe('discovery', () => {
     it('lists selfsubjectreviews under authentication.platform.io/v1 with verbs [create], and no authentication.k8s.io', async () => {
-      const groups = (await gh.request('GET', '/apis')).json().groups.map((g: any) => g.name);
+      const groups = (await env.gh.request('GET', '/apis')).json().groups.map((g: any) => g.name);
       expect(groups).to.include(GROUP);
       expect(groups).to.not.include('authentication.k8s.io');
-      expect((await gh.request('GET', `/apis/${GROUP}`)).json().preferredVersion).to.deep.equal({ groupVersion: `${GROUP}/v1`, version: 'v1' });
+      expect((await env.gh.request('GET', `/apis/${GROUP}`)).json().preferredVersion).to.deep.equal({ groupVersion: `${GROUP}/v1`, version: 'v1' });
 
-      const list = (await gh.request('GET', `/apis/${GROUP}/v1`)).json();
+      const list = (await env.gh.request('GET', `/apis/${GROUP}/v1`)).json();
       expect(list).to.include({ kind: 'APIResourceList', groupVersion: `${GROUP}/v1` });
       expect(list.resources).to.deep.equal([
         { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
       ]);
       for (const p of ['/apis/authentication.k8s.io', '/apis/authentication.k8s.io/v1', '/apis/authentication.k8s.io/v1beta1']) {
-        expect((await gh.request('GET', p)).status, p).to.equal(404);
+        expect((await env.gh.request('GET', p)).status, p).to.equal(404);
       }
 
-      const res = await gh.request('GET', '/apis', { headers: { accept: `${AGGREGATED_V2},application/json` } });
+      const res = await env.gh.request('GET', '/apis', { headers: { accept: `${AGGREGATED_V2},application/json` } });
       expect(res.headers['content-type']).to.equal(AGGREGATED_V2);
       const items = res.json().items as any[];
       expect(items.map((g) => g.metadata.name)).to.include(GROUP).and.not.include('authentication.k8s.io');
@@ -169,7 +160,7 @@ describe('SelfSubjectReview', function () {
 
   describe('kubectl', () => {
     it('auth whoami prints the admin user and its groups', async () => {
-      const rows = parseColumns(await kubectl.ok(['auth', 'whoami']));
+      const rows = parseColumns(await env.kubectl.ok(['auth', 'whoami']));
       const fields = Object.fromEntries(rows.map((r) => [r.ATTRIBUTE, r.VALUE]));
       expect(fields.Username).to.equal('system:admin');
       expect(fields.UID).to.equal('system:admin');
@@ -177,19 +168,19 @@ describe('SelfSubjectReview', function () {
     });
 
     it('auth whoami -o json prints the review in the group kubectl asked', async () => {
-      const r = JSON.parse(await kubectl.ok(['auth', 'whoami', '-o', 'json']));
+      const r = JSON.parse(await env.kubectl.ok(['auth', 'whoami', '-o', 'json']));
       expect(r).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
       expect(r.status.userInfo.username).to.equal('system:admin');
       expect(r.status.userInfo.groups).to.have.members(['system:masters', 'system:authenticated']);
     });
 
     it('api-resources lists selfsubjectreviews once, under authentication.platform.io', async () => {
-      const rows = parseColumns(await kubectl.ok(['api-resources']));
+      const rows = parseColumns(await env.kubectl.ok(['api-resources']));
       const ssr = rows.filter((r) => r.NAME === 'selfsubjectreviews');
       expect(ssr.map((r) => [r.APIVERSION, r.NAMESPACED, r.KIND])).to.deep.equal([[`${GROUP}/v1`, 'false', 'SelfSubjectReview']]);
-      const creatable = parseColumns(await kubectl.ok(['api-resources', '--verbs=create', '-o', 'wide'])).map((r) => r.NAME);
+      const creatable = parseColumns(await env.kubectl.ok(['api-resources', '--verbs=create', '-o', 'wide'])).map((r) => r.NAME);
       expect(creatable).to.include('selfsubjectreviews');
-      const listable = parseColumns(await kubectl.ok(['api-resources', '--verbs=list'])).map((r) => r.NAME);
+      const listable = parseColumns(await env.kubectl.ok(['api-resources', '--verbs=list'])).map((r) => r.NAME);
       expect(listable).to.not.include('selfsubjectreviews');
     });
   });
