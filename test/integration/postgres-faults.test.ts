@@ -306,7 +306,7 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     expect(slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`), `node creates that hung\n${outputs}`).to.deep.equal([]);
     for (const x of attempts.filter((y) => y.status !== 201)) expect([503, 504], `${x.name}`).to.include(x.status);
     const after = await a.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'after-restarts' } }, timeoutMs: BOUNDED_MS });
-    expect(after.status, after.body).to.equal(201);
+    expect(after.status, `${after.body}\n${a.output()}`).to.equal(201);
   });
 
   it('pg_terminate_backend of the LISTEN connection: watchers on both replicas miss nothing and see nothing twice', async () => {
@@ -357,7 +357,7 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
     // The dead replica's transaction (if it held the write lock) must not block the survivor.
     const after = await b.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: body('after-kill'), timeoutMs: BOUNDED_MS });
-    expect(after.status, after.body).to.equal(201);
+    expect(after.status, `${after.body}\n${a.output()}`).to.equal(201);
 
     const list = await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     expect(list.status).to.equal(200);
