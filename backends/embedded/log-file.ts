@@ -12,6 +12,7 @@
 // rewriting at most triples the bytes written.
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { joinedChunks } from '../byte-chunks.js';
 
 export interface LogWriterOptions {
   path: string;
@@ -79,20 +80,10 @@ async function writeTemp(path: string, frames: Iterable<Buffer>): Promise<number
   const out = await open(temp, 'w', 0o600);
   let size = 0;
   try {
-    let chunk: Buffer[] = [];
-    let chunkBytes = 0;
-    for (const f of frames) {
-      chunk.push(f);
-      chunkBytes += f.length;
-      if (chunkBytes >= REWRITE_CHUNK_BYTES) {
-        await writeFully(out, Buffer.concat(chunk, chunkBytes), size);
-        size += chunkBytes;
-        chunk = [];
-        chunkBytes = 0;
-      }
+    for (const chunk of joinedChunks(frames, REWRITE_CHUNK_BYTES)) {
+      await writeFully(out, chunk, size);
+      size += chunk.length;
     }
-    await writeFully(out, Buffer.concat(chunk, chunkBytes), size);
-    size += chunkBytes;
     await out.datasync();
   } catch (e) {
     await out.close().catch(() => undefined);

@@ -15,6 +15,7 @@ import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import { encodeShared, isShareable, sharedEncoding } from '../negotiation/shared-encodings.js';
+import { joinedChunks } from '../../backends/byte-chunks.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -194,7 +195,7 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
       : target.serializer.encode(body, { pretty });
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
-    ctx.body = Readable.from(joined(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
+    ctx.body = Readable.from(joinedChunks(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
   } else {
     // A page is joined once and answered whole (Content-Length, one write): streaming it costs more in event-loop
     // turns than it saves.
@@ -204,22 +205,6 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
 
 /** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
-
-/** `pieces` joined into Buffers of at least `size` bytes (the last may be smaller). */
-function* joined(pieces: Iterable<Buffer>, size: number): Generator<Buffer> {
-  let batch: Buffer[] = [];
-  let bytes = 0;
-  for (const piece of pieces) {
-    batch.push(piece);
-    bytes += piece.length;
-    if (bytes >= size) {
-      yield batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes);
-      batch = [];
-      bytes = 0;
-    }
-  }
-  if (batch.length) yield Buffer.concat(batch, bytes);
-}
 
 /** Lists with more items than this are encoded in chunks rather than as one string. */
 const LIST_CHUNK_MIN_ITEMS = 100;
