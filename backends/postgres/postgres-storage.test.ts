@@ -167,6 +167,11 @@ describe('postgres storage', function () {
     expect(watcher.events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
     expect(watcher.events[1].prevObject).to.deep.equal(created);
     expect(watcher.events[2].object).to.deep.equal(deleted);
+    // Live events are made of the cache's own objects (the ones the writes answered), not parsed once more.
+    expect(watcher.events[0].object).to.equal(created);
+    expect(watcher.events[1].object).to.equal(updated);
+    expect(watcher.events[1].prevObject).to.equal(created);
+    expect(watcher.events[2].prevObject).to.equal(updated);
     // The same history as a fresh instance reads from the table.
     const b = await instance(url, { pollIntervalMs: 60_000 });
     const replayed = collect(b, PREFIX, rv(created) - 1n);

@@ -113,8 +113,8 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     pollIntervalMs: opts.pollIntervalMs ?? 1_000,
     // The cache first: whoever learns of a revision from a watch event finds it in the cache.
     deliver(rows, compacted) {
-      cache.apply(rows, compacted);
-      hub.publish(rows);
+      const entries = cache.apply(rows, compacted);
+      hub.publish(rows, entries);
     },
     lost(compacted) {
       hub.endAll(new StorageError('Expired', `watch fell behind the history window (compacted to ${compacted}); relist and watch again`));

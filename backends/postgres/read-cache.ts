@@ -10,7 +10,7 @@
 //
 // Objects are parsed once per row and deep-frozen by the history; reads hand them out shared (storage.ts).
 import type { KObject } from '../../api/meta/types.js';
-import { createRevisionHistory, type RevisionHistory } from '../memory/revision-history.js';
+import { createRevisionHistory, type LogEntry, type RevisionHistory } from '../memory/revision-history.js';
 import { createHistoryLister, type HistoryListRequest, type HistoryLister } from '../memory/history-lists.js';
 import { StorageError, type ListResult } from '../storage.js';
 import { decodeObject, readSnapshot, type KeyRow, type ReplayRow } from './queries.js';
@@ -23,8 +23,11 @@ export interface ReadCache {
   current(): bigint;
   /** Oldest revision whose state the cache holds whole. */
   compacted(): bigint;
-  /** Applies log rows in revision order (rows at or below `current` are skipped), then the mark they came with. */
-  apply(rows: readonly ReplayRow[], compacted: bigint): void;
+  /**
+   * Applies log rows in revision order (rows at or below `current` are skipped), then the mark they came with.
+   * Returns the history entry each row became (undefined for a skipped row): the watch fan-out shares its objects.
+   */
+  apply(rows: readonly ReplayRow[], compacted: bigint): (LogEntry | undefined)[];
   /** Drops history at and below a compaction mark the database committed (as far as the cache has reached it). */
   compactTo(mark: bigint): void;
   /** The live object at `revision` (which the caller checked is inside the cache's window). */
@@ -44,8 +47,8 @@ interface State {
   mark: bigint;
 }
 
-function replayRow(history: RevisionHistory, row: ReplayRow): void {
-  history.replay({
+function replayRow(history: RevisionHistory, row: ReplayRow): LogEntry {
+  return history.replay({
     revision: row.revision,
     key: row.key,
     object: row.deleted ? null : (JSON.parse(row.value) as KObject),
@@ -92,9 +95,10 @@ export async function createReadCache(sessions: Sessions): Promise<ReadCache> {
 
     apply(rows, compacted) {
       const { history } = state;
-      for (const row of rows) if (row.revision > history.current()) replayRow(history, row);
+      const entries = rows.map((row) => (row.revision > history.current() ? replayRow(history, row) : undefined));
       if (compacted > state.mark) state.mark = compacted;
       settleMark();
+      return entries;
     },
 
     compactTo(mark) {

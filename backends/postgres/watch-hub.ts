@@ -3,12 +3,14 @@
 // queue synchronously. The switch happens without an await once the watcher's position has reached what the reader
 // delivered, and live rows at or below the position are skipped, so the seam loses and repeats nothing.
 //
-// A row the log reader fans out is decoded once into one deep-frozen event that every live watcher receives (the
-// sharing contract in storage.ts): a thousand watchers cost one JSON.parse per event, and the gateway can encode the
-// event once for all of them. Catch-up rows are each watcher's own query results, decoded for that watcher alone.
+// A row the log reader fans out becomes one deep-frozen event that every live watcher receives (the sharing contract
+// in storage.ts), made of the read cache's own objects for the row (the cache parsed the row just before), so a
+// write costs one JSON.parse however many watch it, and the gateway can encode the event once for all of them.
+// Catch-up rows are each watcher's own query results, decoded for that watcher alone.
 import { StorageError, type StorageEvent } from '../storage.js';
 import { createWatcherQueue, selects, type WatcherQueue, type WatchSelector } from '../watcher-queue.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
+import type { LogEntry } from '../memory/revision-history.js';
 
 export interface WatchHubOptions {
   bookmarkIntervalMs: number;
@@ -27,8 +29,11 @@ export interface WatchRequest extends WatchSelector {
 
 export interface WatchHub {
   open(request: WatchRequest, signal: AbortSignal): AsyncIterable<StorageEvent>;
-  /** Fans a chunk of log rows (in revision order) out to every live watcher. */
-  publish(rows: readonly LogRow[]): void;
+  /**
+   * Fans a chunk of log rows (in revision order) out to every live watcher. `entries` are the read cache's entries
+   * for the rows, where it has them, whose objects the events share.
+   */
+  publish(rows: readonly LogRow[], entries?: readonly (LogEntry | undefined)[]): void;
   /** Ends every watcher with `error` (log rows were lost to compaction) or normally (no error). */
   endAll(error?: StorageError): void;
   size(): number;
@@ -58,12 +63,30 @@ const decoded = new WeakMap<LogRow, StorageEvent>();
 export function toEvent(row: LogRow): StorageEvent {
   let event = decoded.get(row);
   if (event) return event;
-  const type = row.deleted ? 'DELETED' : row.created ? 'ADDED' : 'MODIFIED';
+  const type = typeOf(row);
   const fresh: StorageEvent = { type, revision: row.revision, key: row.key, object: decodeObject(row.value, row.revision) };
   if (type !== 'ADDED' && row.prev_value !== null) fresh.prevObject = decodeObject(row.prev_value, row.prev_revision);
   event = deepFreeze(fresh);
   decoded.set(row, event);
   return event;
+}
+
+function typeOf(row: LogRow): StorageEvent['type'] {
+  return row.deleted ? 'DELETED' : row.created ? 'ADDED' : 'MODIFIED';
+}
+
+/**
+ * The row's event made of the cache entry's objects (already parsed, stamped and frozen), the same event toEvent
+ * would decode; left to toEvent when the entry does not describe the row alike.
+ */
+function adoptEntry(row: LogRow, entry: LogEntry | undefined): void {
+  const type = typeOf(row);
+  if (!entry || entry.revision !== row.revision || entry.type !== type || decoded.has(row)) return;
+  const wantsPrev = type !== 'ADDED' && row.prev_value !== null;
+  if (wantsPrev && !entry.prevObject) return;
+  const event: StorageEvent = { type, revision: row.revision, key: row.key, object: entry.object };
+  if (wantsPrev) event.prevObject = entry.prevObject;
+  decoded.set(row, Object.freeze(event));
 }
 
 export function createWatchHub(opts: WatchHubOptions): WatchHub {
@@ -145,8 +168,9 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       return w.queue.iterate(toEvent);
     },
 
-    publish(rows) {
+    publish(rows, entries) {
       if (live.size === 0) return;
+      if (entries) rows.forEach((row, i) => adoptEntry(row, entries[i]));
       for (const row of rows) {
         for (const w of live) {
           if (row.revision <= w.position) continue;
