@@ -204,6 +204,37 @@ describe('postgres storage', function () {
     expect(dataOf(await b.get(key('ns1', 'c'))).n).to.equal('30');
   });
 
+  it('writes of one key in one batch see each other: one create wins, the others find the key; a tombstone is re-created', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    await a.create(key('ns1', 'gone'), configMap('gone'));
+    await a.delete(key('ns1', 'gone'));
+    // The first write is in flight while the next four queue behind it, so those four go as one batch.
+    const ahead = a.create(key('ns1', 'ahead'), configMap('ahead'));
+    const outcomes = await Promise.allSettled([
+      a.create(key('ns1', 'dup'), configMap('dup', { n: '1' })),
+      a.create(key('ns1', 'dup'), configMap('dup', { n: '2' })),
+      a.create(key('ns1', 'gone'), configMap('gone', { v: 'again' })),
+      a.create(key('ns1', 'dup'), configMap('dup', { n: '3' })),
+    ]);
+    await ahead;
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    for (const o of outcomes) if (o.status === 'rejected') expect(isStorageError(o.reason, 'KeyExists'), String(o.reason)).to.equal(true);
+    const [dup, , again] = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+    expect(rv(again!)).to.equal(rv(dup!) + 1n);
+    expect(dataOf(await a.get(key('ns1', 'dup')))).to.deep.equal({ n: '1' });
+    expect(dataOf(await a.get(key('ns1', 'gone')))).to.deep.equal({ v: 'again' });
+    const db = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await db`SELECT key, created, deleted FROM gatehouse_log WHERE key LIKE ${'%/dup'} OR key LIKE ${'%/gone'} ORDER BY revision`;
+      expect(rows.map((r) => `${String(r.key).split('/').pop()} created=${r.created} deleted=${r.deleted}`)).to.deep.equal([
+        'gone created=true deleted=false', 'gone created=false deleted=true', 'dup created=true deleted=false', 'gone created=true deleted=false',
+      ]);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('a watcher never sees a revision before a lower one: writes held behind a slow transaction arrive in order', async () => {
     const url = await freshDatabase();
     const a = await instance(url);
@@ -418,7 +449,7 @@ describe('postgres storage', function () {
     const db = postgres(url, { max: 1 });
     const versions = await db`SELECT version FROM gatehouse_schema_migrations`;
     await db.end();
-    expect(versions.map((r) => r.version)).to.deep.equal([1]);
+    expect(versions.map((r) => r.version).sort()).to.deep.equal([1, 2]);
   });
 
   // Last: it stops the shared server.

@@ -51,6 +51,56 @@ const MIGRATIONS: readonly Migration[] = [
       INSERT INTO gatehouse_compaction VALUES (1, 1);
     `,
   },
+  {
+    version: 2,
+    description: 'group commit as one server-side call',
+    sql: `
+      -- One batch of writes, whole, in the caller's transaction (one autocommit statement): the write lock, the
+      -- revision top, each key's newest row, the check of the write's expectation and the row it adds. Run on the
+      -- server, the lock is held for the database's own work only, never across a round trip to a gateway whose
+      -- event loop is busy with other requests; the batch costs one round trip instead of two.
+      -- A write expects its key absent (NULL, or a tombstone) or its newest row live at the given revision; a NULL
+      -- value deletes (the tombstone keeps the last state). Writes run in order, so a later write of the same key
+      -- sees an earlier one. Each write yields one row: o_ok, and the revision it took, or the key's newest row
+      -- as found (which, for a write that went through, is the row it superseded).
+      CREATE FUNCTION gatehouse_commit(p_keys json, p_expects json, p_values json, p_at bigint,
+        OUT o_ok boolean, OUT o_revision bigint, OUT o_created boolean,
+        OUT o_head_revision bigint, OUT o_head_deleted boolean, OUT o_head_value text)
+      RETURNS SETOF record LANGUAGE plpgsql AS $fn$
+      DECLARE
+        keys text[] := ARRAY(SELECT e FROM json_array_elements_text(p_keys) WITH ORDINALITY AS t(e, n) ORDER BY n);
+        expects bigint[] := ARRAY(SELECT e::bigint FROM json_array_elements_text(p_expects) WITH ORDINALITY AS t(e, n) ORDER BY n);
+        vals text[] := ARRAY(SELECT e FROM json_array_elements_text(p_values) WITH ORDINALITY AS t(e, n) ORDER BY n);
+        top bigint;
+        live boolean;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(${WRITE_LOCK.toString()});
+        SELECT greatest(coalesce((SELECT max(l.revision) FROM gatehouse_log l), 1),
+                        (SELECT c.revision FROM gatehouse_compaction c WHERE c.id = 1)) INTO top;
+        FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP
+          o_head_revision := NULL;
+          o_head_deleted := NULL;
+          o_head_value := NULL;
+          SELECT l.revision, l.deleted, l.value INTO o_head_revision, o_head_deleted, o_head_value
+            FROM gatehouse_log l WHERE l.key = keys[i] ORDER BY l.revision DESC LIMIT 1;
+          live := coalesce(NOT o_head_deleted, false);
+          o_ok := CASE WHEN expects[i] IS NULL THEN NOT live ELSE live AND o_head_revision = expects[i] END
+                  AND (vals[i] IS NOT NULL OR live);
+          o_revision := NULL;
+          o_created := NULL;
+          IF o_ok THEN
+            top := top + 1;
+            o_revision := top;
+            o_created := NOT live;
+            INSERT INTO gatehouse_log (revision, key, created, deleted, prev_revision, value, written_at)
+              VALUES (top, keys[i], NOT live, vals[i] IS NULL, coalesce(o_head_revision, 0), coalesce(vals[i], o_head_value), p_at);
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 export async function migrate(sessions: Sessions, log: (line: string) => void): Promise<void> {

@@ -56,14 +56,6 @@ export function clientOptions(applicationName: string): postgres.Options<{ bigin
   };
 }
 
-// Failures raised before COMMIT was sent: the transaction certainly did not commit, so running it again is safe.
-const uncommitted = new WeakSet<object>();
-
-/** True when `e` came from a transaction that failed before its COMMIT was sent (nothing of it committed). */
-export function failedBeforeCommit(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && uncommitted.has(e);
-}
-
 export interface TransactionOptions {
   /** BEGIN, or BEGIN with a mode. */
   begin?: string;
@@ -74,18 +66,14 @@ export interface TransactionOptions {
   deadlineMs?: number;
 }
 
-/**
- * What a transaction's body returns when its last statement is still running: COMMIT is sent right behind it (same
- * connection, so in order) instead of after its answer. A failure of `last` fails the transaction, which the server
- * then rolls back; as with a failed COMMIT, the outcome counts as unknown to failedBeforeCommit.
- */
-export class PipelinedCommit<T> {
-  constructor(readonly result: T, readonly last: Promise<unknown>) {}
-}
-
 export interface Sessions {
   /** Runs `fn` between BEGIN and COMMIT on one connection; ROLLBACK on failure while the connection lives. */
-  transaction<T>(fn: (tx: Db) => Promise<T | PipelinedCommit<T>>, opts?: TransactionOptions): Promise<T>;
+  transaction<T>(fn: (tx: Db) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * Runs `fn`'s statements outside a transaction (each its own, autocommit) on one connection, within the
+   * deadline: for work that one statement does whole.
+   */
+  statement<T>(fn: (db: Db) => Promise<T>, opts?: Pick<TransactionOptions, 'deadlineMs'>): Promise<T>;
   /**
    * Runs `fn` on one connection of its own, for session state (a session-level advisory lock) across statements;
    * its statements fail once the connection changed. The connection is closed afterwards, so no session state
@@ -188,8 +176,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
       return use(async (session) => {
         // BEGIN is not awaited on its own: the driver pipelines statements on a busy connection, so BEGIN goes out
-        // with the body's first statements, one round trip less per transaction (the writer's group commit waits
-        // on every one). Should BEGIN fail, those first statements ran outside a transaction, which is why every
+        // with the body's first statements, one round trip less per transaction. Should BEGIN fail, those first statements ran outside a transaction, which is why every
         // statement after them is refused: nothing the body decides on what they read is ever written.
         let beginFailed: unknown;
         const tx = guarded(session, () => beginFailed);
@@ -200,27 +187,11 @@ export function createSessions(opts: { url: string; applicationName?: string }):
             throw e;
           },
         );
-        let commitSent = false;
         try {
-          const out = await Promise.all([begun, fn(tx)]).then(([, result]) => result);
-          commitSent = true;
-          if (out instanceof PipelinedCommit) {
-            // COMMIT follows the last statement without waiting for it. Should that statement fail, the server
-            // answers COMMIT as ROLLBACK, and its error is the transaction's.
-            const committed = tx.unsafe('COMMIT');
-            try {
-              await out.last;
-            } catch (e) {
-              await committed.catch(() => undefined);
-              throw e;
-            }
-            await committed;
-            return out.result;
-          }
+          const [, out] = await Promise.all([begun, fn(tx)]);
           await tx.unsafe('COMMIT');
           return out;
         } catch (e) {
-          if (!commitSent && typeof e === 'object' && e !== null) uncommitted.add(e);
           if (!connectionLost(e)) {
             try {
               await tx.unsafe('ROLLBACK');
@@ -231,6 +202,9 @@ export function createSessions(opts: { url: string; applicationName?: string }):
           throw e;
         }
       }, deadlineMs, true);
+    },
+    statement(fn, { deadlineMs } = {}) {
+      return use((session) => fn(guarded(session)), deadlineMs, true);
     },
     session(fn) {
       return use((session) => fn(guarded(session)), undefined, false);
