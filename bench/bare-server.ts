@@ -3,9 +3,12 @@
 // reading the body, to every POST (201). Nothing else: this is the ceiling a Node HTTP server reaches on this machine.
 // A GET with watch=1 stays open as a chunked stream, and every POST is written to all open streams as an ADDED
 // event line before it is answered: the floor of a watch fan-out from one Node thread (one TLS write per stream).
+// A GET with spendUs=N first keeps the CPU busy for N microseconds: how fast a server answers when it does that
+// much work of its own per request, which turns a target ratio to the bare rate into a budget of CPU per request.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { loadOrCreateCertificates } from '../gateway/server/certs.js';
 import { storedConfigMapJson } from './objects.js';
 
@@ -18,6 +21,12 @@ function openStream(res: http.ServerResponse): void {
   res.flushHeaders();
   streams.add(res);
   res.on('close', () => streams.delete(res));
+}
+
+/** Busy for `us` microseconds of this thread's time (work that cannot overlap with anything else, like a handler's). */
+function spin(us: number): void {
+  const until = performance.now() + us / 1000;
+  while (performance.now() < until);
 }
 
 function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -41,6 +50,8 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
   } else if (req.url?.includes('watch=1')) {
     openStream(res);
   } else {
+    const spend = /[?&]spendUs=(\d+)/.exec(req.url ?? '');
+    if (spend) spin(Number(spend[1]));
     reply(200);
   }
 }

@@ -1,7 +1,7 @@
 // Turns the measurements into the printed tables: one for the baselines, one per backend with each figure, its ratio
 // to the baseline it is judged against, and the issue's targets marked PASS or FAIL. Errors and missing events are
 // printed next to the figure they spoil, never dropped.
-import type { BareBaselines, PostgresBaselines } from './baselines.js';
+import { SPEND_BUDGET_US, type BareBaselines, type PostgresBaselines } from './baselines.js';
 import type { Figure, LoadResult, Measured } from './load.js';
 import { LIST_OBJECT_BYTES, LIST_OBJECTS, PAGE_SIZE, WATCH_RATE, type BackendResult } from './scenarios.js';
 import type { WatchResult } from './watch-load.js';
@@ -51,6 +51,12 @@ function loadCells(figure: Figure): Row {
   return [`${int(r.perSecond)}/s${errors}`, ms(r.p50), ms(r.p99)];
 }
 
+/** The server's CPU time per completed request, when its CPU was measured. */
+function cpuPerRequestUs(figure: Measured): number | undefined {
+  if (!figure.ok || figure.serverCpu === undefined || !(figure.result.perSecond > 0)) return undefined;
+  return (figure.serverCpu / 100 / figure.result.perSecond) * 1e6;
+}
+
 function cpuCell(figure: Measured): string {
   return figure.ok ? `${pct(figure.serverCpu)} / ${pct(figure.result.clientCpu)}` : '';
 }
@@ -65,6 +71,12 @@ export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { s
   add('bare node:https GET (same JSON, same TLS)', bare.httpsGet);
   add('bare node:https POST 1 KiB', bare.httpsPost);
   add('bare node:http GET (no TLS)', bare.httpGet);
+  const spendingLabel = `bare node:https GET spending ${SPEND_BUDGET_US} µs CPU each`;
+  add(spendingLabel, bare.httpsGetSpending);
+  const spendingRate = rateOf(bare.httpsGetSpending);
+  if (spendingRate !== undefined) {
+    notes.push(`   ${spendingLabel}: ${ratio(spendingRate, rateOf(bare.httpsGet))} of bare https GET: about the CPU of its own per request that the gets target leaves a server`);
+  }
   const fanout = bare.watchFanout;
   const fanoutLabel = `bare node:https watch fan-out, ${int(TARGETS.watchWatchers)} streams`;
   if ('failed' in fanout) {
@@ -142,6 +154,11 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
   const getsPass = r.gets.ok && clean(r.gets.result) && bareGet !== undefined && getRate >= TARGETS.getsVsBare * bareGet;
   rows.push(['gets, 16 clients', ...loadCells(r.gets), `${ratio(getRate, bareGet)} of bare GET`, `>= ${TARGETS.getsVsBare * 100}% of bare https`, verdict(getsPass), cpuCell(r.gets)]);
   if (isPostgres) rows.push(['  (same gets vs raw PK SELECT)', '', '', '', `${ratio(getRate, rawSelect)} of raw SELECT`, '', '', '']);
+  const perGet = cpuPerRequestUs(r.gets);
+  const perBareGet = cpuPerRequestUs(bare.httpsGet);
+  if (perGet !== undefined && perBareGet !== undefined) {
+    notes.push(`   gets: gateway CPU ${perGet.toFixed(0)} µs per GET; the bare server's ${perBareGet.toFixed(0)} µs, and ${SPEND_BUDGET_US} µs more of its own bring it to about the target`);
+  }
 
   const list = r.list;
   if ('items' in list) {
