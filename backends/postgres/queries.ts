@@ -49,14 +49,6 @@ const BOUNDS = `
   SELECT greatest(coalesce((SELECT max(revision) FROM gatehouse_log), 1), c.revision) AS current, c.revision AS compacted
   FROM gatehouse_compaction c WHERE c.id = 1`;
 
-/**
- * A text[] literal of `values`, sent as one text parameter and cast with ::text[] in SQL: the clients fetch no
- * array types (see transaction.ts), without which the driver cannot serialize a JavaScript array itself.
- */
-export function textArray(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
-}
-
 /** Parses a stored value and stamps the revision it is read at as its resourceVersion. */
 export function decodeObject(value: string, revision: bigint): KObject {
   const obj = JSON.parse(value) as KObject;
