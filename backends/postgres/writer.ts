@@ -120,9 +120,10 @@ export function createWriter(opts: WriterOptions): Writer {
     const values = batch.map((p) => p.request.value);
     // Arrays travel as JSON text, which JSON.stringify escapes natively (the clients fetch no array types, and a
     // text[] literal's escaping cost more than the rest of the statement).
+    // One row per write, matched by position: WITH ORDINALITY numbers the function's rows as it emitted them.
     const rows = await opts.sessions.statement((db) => db<CommitRow[]>`SELECT * FROM gatehouse_commit(
       ${JSON.stringify(keys)}::text::json, ${JSON.stringify(expects)}::text::json, ${JSON.stringify(values)}::text::json,
-      ${at.toString()}::bigint)`, { deadlineMs });
+      ${at.toString()}::bigint) WITH ORDINALITY AS c ORDER BY c.ordinality`, { deadlineMs });
     if (rows.length !== batch.length) {
       throw new StorageError('Internal', `the write batch answered ${rows.length} rows for ${batch.length} writes`);
     }
