@@ -31,6 +31,26 @@ describe('request timeout filter', () => {
     expect(res.json()).to.deep.equal({ done: true });
   });
 
+  it('answers the 504 at the limit, not when the handler finally finishes', async () => {
+    const started = Date.now();
+    const res = await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=3000');
+    expect(res.status).to.equal(504);
+    expect(Date.now() - started).to.be.below(2_000);
+  });
+
+  it('judges each request by its own deadline while others are open', async () => {
+    // Slow and quick requests interleaved: every slow one times out, every quick one (started later than a slow one
+    // still open) passes.
+    const waits = [400, 10, 400, 20, 5, 400, 30];
+    const answers = await Promise.all(waits.map(async (wait, i) => {
+      await new Promise((r) => setTimeout(r, i * 5));
+      return (await server.request('GET', `/api/v1/namespaces/a/configmaps/x?wait=${wait}`)).status;
+    }));
+    expect(answers).to.deep.equal(waits.map((wait) => (wait > 100 ? 504 : 200)));
+    // And once they are all answered, a new slow request still gets its 504 (the sweep restarts).
+    expect((await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=400')).status).to.equal(504);
+  });
+
   it('never bounds a watch', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/a/configmaps?watch=1&wait=300');
     expect(res.status).to.equal(200);
