@@ -55,10 +55,11 @@ const MIGRATIONS: readonly Migration[] = [
     version: 2,
     description: 'group commit as one server-side call',
     sql: `
-      -- One batch of writes, whole, in the caller's transaction (one autocommit statement): the write lock, the
-      -- revision top, each key's newest row, the check of the write's expectation and the row it adds. Run on the
-      -- server, the lock is held for the database's own work only, never across a round trip to a gateway whose
-      -- event loop is busy with other requests; the batch costs one round trip instead of two.
+      -- One batch of writes, whole, in the transaction of the statement that calls it (the writer sends one
+      -- autocommit statement per batch): the write lock, the revision top, each key's newest row, the check of
+      -- the write's expectation and the row it adds. Run on the server, the lock is held for the database's own
+      -- work only, never across a round trip to a gateway whose event loop is busy with other requests; the batch
+      -- costs one round trip instead of two.
       -- A write expects its key absent (NULL, or a tombstone) or its newest row live at the given revision; a NULL
       -- value deletes (the tombstone keeps the last state). Writes run in order, so a later write of the same key
       -- sees an earlier one. Each write yields one row: o_ok, and the revision it took, or the key's newest row

@@ -176,8 +176,9 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
       return use(async (session) => {
         // BEGIN is not awaited on its own: the driver pipelines statements on a busy connection, so BEGIN goes out
-        // with the body's first statements, one round trip less per transaction. Should BEGIN fail, those first statements ran outside a transaction, which is why every
-        // statement after them is refused: nothing the body decides on what they read is ever written.
+        // with the body's first statements, one round trip less per transaction. Should BEGIN fail, those first
+        // statements ran outside a transaction, which is why every statement after them is refused: nothing the
+        // body decides on what they read is ever written.
         let beginFailed: unknown;
         const tx = guarded(session, () => beginFailed);
         const begun = tx.unsafe(begin).then(
