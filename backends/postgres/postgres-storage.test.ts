@@ -240,6 +240,18 @@ describe('postgres storage', function () {
     }
   });
 
+  it('stored text survives the trip through the batch parameters exactly: a fresh instance reads what was written', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    // The writer nests each stored value in a JSON array parameter; the table must hold the value itself.
+    const data = { q: 'say "hi"', b: 'C:\\x \\" \\\\', j: '{"a":"\\u0041"}', c: 'nul\u0000 tab\t', u: '日本 🚀 \u2028', lone: 'x\ud800y' };
+    const created = await a.create(key('ns1', 'text'), configMap('text', data));
+    const b = await instance(url, { pollIntervalMs: 60_000 });
+    expect(await b.get(key('ns1', 'text'))).to.deep.equal(created);
+    const [row] = await sqlState(url, rv(created));
+    expect(dataOf(row)).to.deep.equal(data);
+  });
+
   it('a watcher never sees a revision before a lower one: writes held behind a slow transaction arrive in order', async () => {
     const url = await freshDatabase();
     const a = await instance(url);

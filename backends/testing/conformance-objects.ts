@@ -51,6 +51,21 @@ export function describeObjectConformance(h: Harness): void {
       expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: '1' });
     });
 
+    it('values with quotes, backslashes, control, escaped and non-BMP characters come back exactly', async () => {
+      // Every backend stores text somewhere (a log file, SQL parameters nested in JSON): nothing may be lost or
+      // unescaped one level too many on the way.
+      const tricky = {
+        quotes: 'say "hi" \'there\'', backslashes: 'C:\\dir\\ and \\" and \\\\', json: '{"a":[1,"\\u0041"]}',
+        control: 'tab\tnewline\nnul\u0000bell\u0007', unicode: 'é ñ 日本 🚀 \u2028\u2029', lone: 'x\ud800y',
+      };
+      const created = await s.create(key('ns1', 'tricky'), configMap('tricky', tricky));
+      expect(dataOf(created)).to.deep.equal(tricky);
+      expect(dataOf(await s.get(key('ns1', 'tricky')))).to.deep.equal(tricky);
+      const updated = await s.guaranteedUpdate(key('ns1', 'tricky'), (cur) => ({ ...cur, data: { ...tricky, more: '"\\"' } }));
+      expect(dataOf(await s.get(key('ns1', 'tricky')))).to.deep.equal({ ...tricky, more: '"\\"' });
+      expect(dataOf(await s.delete(key('ns1', 'tricky')))).to.deep.equal(dataOf(updated));
+    });
+
     it('get of an absent key fails with NotFound naming the key', async () => {
       const err = await expectCode(s.get(key('ns1', 'missing')), 'NotFound');
       expect(err.key).to.equal(key('ns1', 'missing'));
