@@ -161,8 +161,8 @@ export function createWriter(opts: WriterOptions): Writer {
           }
           batch.forEach((p, i) => p.resolve(results[i]));
         } catch (e) {
-          // The whole batch shares the outcome; with a connection lost during COMMIT it is unknown, as with any
-          // client of a remote database, and the caller's retry sees the truth.
+          // The whole batch shares the outcome; with a connection lost while its statement ran it is unknown, as
+          // with any client of a remote database, and the caller's retry sees the truth.
           const error = toStorageError(e);
           if (!(error instanceof StorageError)) opts.log(`postgres storage: write batch failed: ${(e as Error).message}`);
           for (const p of batch) p.reject(error);
