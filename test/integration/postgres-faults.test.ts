@@ -357,7 +357,7 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
     // The dead replica's transaction (if it held the write lock) must not block the survivor.
     const after = await b.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: body('after-kill'), timeoutMs: BOUNDED_MS });
-    expect(after.status, `${after.body}\n${a.output()}`).to.equal(201);
+    expect(after.status, `${after.body}\n${b.output()}`).to.equal(201);
 
     const list = await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     expect(list.status).to.equal(200);
