@@ -3,9 +3,8 @@
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
 import { mkdir } from 'node:fs/promises';
-import https from 'node:https';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway, type VersionInfo } from './app.js';
 import { createRegistry } from './registry/registry.js';
@@ -21,6 +20,7 @@ import { parseOptions, usage, OptionsError, type GatehouseOptions } from './serv
 import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
+import { createSecureServer } from './server/secure-server.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
@@ -101,7 +101,7 @@ function registerHealthChecks(health: HealthChecks, storage: Storage): void {
   health.addReadyz({ name: 'etcd-readiness', check: () => storage.readiness() });
 }
 
-function listen(server: https.Server, port: number, host: string): Promise<number> {
+function listen(server: NetServer, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (e: Error) => reject(e);
     server.once('error', onError);
@@ -194,12 +194,13 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   // With --client-ca-file or --requestheader-client-ca-file the TLS layer asks for and verifies client certificates;
   // the x509 and request-header authenticators each check which CA signed them.
   const clientAuth = clientAuthTlsOptions(options);
-  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth }, app.callback());
-  // Watches are long-lived: Node's default 5-minute request timeout would cut them.
-  server.requestTimeout = 0;
+  const secure = createSecureServer({
+    tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
+    maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+  }, app.callback());
   let port: number;
   try {
-    port = await listen(server, options.securePort, options.bindAddress);
+    port = await listen(secure.server, options.securePort, options.bindAddress);
   } catch (e) {
     controller.abort();
     authorization?.close();
@@ -215,7 +216,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
 
   const shutdown = createShutdown({
-    server,
+    server: secure,
     health,
     controller,
     delayMs: options.shutdownDelayMs,

@@ -18,6 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { DetailedPeerCertificate, PeerCertificate, TlsOptions } from 'node:tls';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { connectionOf } from '../server/connection.js';
 
 export const EKU_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 export const EKU_ANY = '2.5.29.37.0';
@@ -229,12 +230,12 @@ export interface ClientCertAuthenticatorOptions {
 export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptions = {}): Authenticator {
   const now = opts.now ?? Date.now;
   const anchors = opts.trustedCAs ? anchorSet(opts.trustedCAs) : undefined;
-  // Keyed by socket; the fingerprint notices a TLS 1.2 renegotiation that brought another certificate.
+  // Keyed by connection; the fingerprint notices a TLS 1.2 renegotiation that brought another certificate.
   const verdicts = new WeakMap<object, Verdict>();
   return {
     name: 'x509',
     async authenticate(req: IncomingMessage) {
-      const socket = req.socket as PeerSocket;
+      const socket = connectionOf(req) as PeerSocket;
       const peer = peerOf(socket);
       if (!peer) return null;
       const verdict = socketVerdict(verdicts, socket, peer, () => judge(socket, peer, anchors));

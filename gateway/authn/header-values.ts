@@ -2,12 +2,29 @@
 // impersonation). Node joins repeated header lines with ", ", which would split or merge group names that contain
 // commas; Go keeps one value per line, and so does this module (through headersDistinct). Deleting has to reach
 // every view Node keeps of the headers (the joined map, the per-line map once built, the raw list), so that nothing
-// later in the chain, a proxied request included, can read a stripped header back.
+// later in the chain, a proxied request included, can read a stripped header back. HTTP/2 requests come without
+// the per-line map; one is built from their raw list (pseudo-headers left out) and kept on the request.
 import type { IncomingMessage } from 'node:http';
+
+type DistinctHeaders = IncomingMessage['headersDistinct'];
+
+function distinct(req: IncomingMessage): DistinctHeaders {
+  const own = req.headersDistinct as DistinctHeaders | undefined;
+  if (own) return own;
+  const built: DistinctHeaders = Object.create(null);
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (name.startsWith(':')) continue;
+    (built[name] ??= []).push(raw[i + 1]);
+  }
+  Object.defineProperty(req, 'headersDistinct', { value: built, configurable: true, writable: true });
+  return built;
+}
 
 /** Every value of `name` (case-insensitive), one per header line, in order; [] when absent. */
 export function headerValues(req: IncomingMessage, name: string): string[] {
-  return req.headersDistinct[name.toLowerCase()] ?? [];
+  return distinct(req)[name.toLowerCase()] ?? [];
 }
 
 /** Go's Header.Get: the first value of `name`, or '' when absent. */
@@ -17,7 +34,7 @@ export function firstHeaderValue(req: IncomingMessage, name: string): string {
 
 /** The lowercased names of the request's headers. */
 export function headerNames(req: IncomingMessage): string[] {
-  return Object.keys(req.headersDistinct);
+  return Object.keys(distinct(req));
 }
 
 /**
@@ -34,8 +51,8 @@ export function hasHeader(req: IncomingMessage, match: (lowerName: string) => bo
 /** Removes every header whose lowercased name satisfies `match`. */
 export function deleteHeaders(req: IncomingMessage, match: (lowerName: string) => boolean): void {
   if (!hasHeader(req, match)) return;
-  const distinct = req.headersDistinct;
-  for (const name of Object.keys(distinct)) if (match(name)) delete distinct[name];
+  const lines = distinct(req);
+  for (const name of Object.keys(lines)) if (match(name)) delete lines[name];
   for (const name of Object.keys(req.headers)) if (match(name.toLowerCase())) delete req.headers[name];
   const raw = req.rawHeaders;
   let kept = 0;

@@ -18,6 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { connectionOf } from '../server/connection.js';
 import { anchorSet, describeCertificate, peerOf, socketVerdict, verifyPeer, type Peer, type PeerSocket } from './client-cert.js';
 import { deleteHeaders, headerNames, headerValues, unescapeExtraKey } from './header-values.js';
 
@@ -113,7 +114,7 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
   return {
     name: 'requestheader',
     async authenticate(req) {
-      const socket = req.socket as PeerSocket;
+      const socket = connectionOf(req) as PeerSocket;
       const peer = peerOf(socket);
       if (!peer) return null;
       const verdict = socketVerdict(verdicts, socket, peer, () => judge(socket, peer));

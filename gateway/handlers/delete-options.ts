@@ -4,6 +4,7 @@ import { errors } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type DeleteOptions } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
+import { hasRequestBody } from '../server/connection.js';
 import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
@@ -12,8 +13,7 @@ const DELETE_OPTIONS_KIND = { group: 'meta.k8s.io', version: 'v1', kind: 'Delete
 
 export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, features: FeatureGates | undefined): Promise<DeleteOptions> {
   let options: DeleteOptions = {};
-  const hasBody = Number(ctx.get('content-length') || '0') > 0 || ctx.get('transfer-encoding') !== '';
-  if (hasBody) {
+  if (hasRequestBody(ctx.req)) {
     const decoded = await decodeRequestBody(ctx, deps, DELETE_OPTIONS_KIND).catch((e: unknown) => {
       if (e instanceof Error && /empty/.test(e.message)) return undefined;
       throw e;

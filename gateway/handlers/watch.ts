@@ -22,6 +22,7 @@ import type { ResourceStore } from '../registry/store.js';
 import { watchParams } from './resource-version.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
+import { isHttp2 } from '../server/connection.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -173,14 +174,18 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   // The stream bypasses Koa's response handling so the headers go out now: a client waits for them before it
   // makes the writes it then expects to see.
   ctx.respond = false;
-  res.writeHead(200, {
-    'Content-Type': target.contentType,
-    'Cache-Control': 'no-cache, private',
-    'Transfer-Encoding': 'chunked',
-  });
+  const http2Stream = isHttp2(ctx.req) ? ctx.req.stream : undefined;
+  const http2 = http2Stream !== undefined;
+  // HTTP/2 frames the body itself and forbids the HTTP/1.1 framing header.
+  res.writeHead(200, http2
+    ? { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private' }
+    : { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   const socket = ctx.req.socket;
-  socket.setTimeout(0);
+  // Under HTTP/2 the socket is the whole connection's; its timeout is not this stream's to change.
+  if (!http2) socket.setTimeout(0);
+  // The compatibility response of HTTP/2 has no `destroyed`: its stream tells whether anything can still be written.
+  const closed = http2Stream ? () => http2Stream.destroyed || res.writableEnded : () => res.destroyed || res.writableEnded;
   // Shared frames of live events go to the connection pre-chunked, as the same bytes res.write would produce: the
   // HTTP layer's per-write work (cork, four buffered writes, a tick, a gathering copy) is most of what a write costs
   // besides the TLS record itself, times a thousand watchers. Only when the headers were handed to the connection
@@ -192,12 +197,12 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
 
   /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
   const send = (frame: Buffer): Promise<void> | undefined => {
-    if (res.destroyed || res.writableEnded) return undefined;
+    if (closed()) return undefined;
     return res.write(frame) ? undefined : drained(res, res);
   };
   const sendShared = (event: StorageEvent, variant: { frame: string; chunk: string }, encode: () => Buffer): Promise<void> | undefined => {
     if (!direct) return send(sharedFrame(event, variant.frame, encode));
-    if (res.destroyed || res.writableEnded || socket.destroyed) return undefined;
+    if (closed() || socket.destroyed) return undefined;
     const chunk = sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode)));
     return socket.write(chunk) ? undefined : drained(socket, res);
   };

@@ -56,6 +56,8 @@ export interface GatehouseOptions {
   requestTimeoutMs: number;
   minRequestTimeoutSeconds: number;
   maxRequestBodyBytes: number;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS offered to HTTP/2 clients; 0 leaves Node's default. */
+  http2MaxStreamsPerConnection: number;
   historyWindowMs: number;
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
@@ -120,6 +122,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'request-timeout': { kind: 'duration', default: '1m0s', usage: 'Default timeout for non-watch requests.' },
   'min-request-timeout': { kind: 'int', default: '1800', usage: 'Minimum watch timeout in seconds (randomised up to twice this).' },
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
+  'http2-max-streams-per-connection': { kind: 'int', default: '1000', usage: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library\'s default.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
@@ -342,6 +345,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     requestTimeoutMs: parseDurationFlag('request-timeout', last('request-timeout')),
     minRequestTimeoutSeconds: parseIntFlag('min-request-timeout', last('min-request-timeout'), 0, 2 ** 31 - 1),
     maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
+    http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
     storageBackend: storageBackend as StorageBackendName,
     storageUrl,

@@ -1,11 +1,11 @@
 // Graceful shutdown in kube-apiserver's order: /readyz starts failing first so that load balancers stop sending
 // traffic, the server keeps serving for --shutdown-delay-duration, then open watches are told to end (the shutdown
 // signal), the listener stops accepting, in-flight requests drain, and storage closes last.
-import type { Server } from 'node:http';
 import type { HealthChecks } from '../handlers/health.js';
+import type { ServingConnections } from './secure-server.js';
 
 export interface ShutdownOptions {
-  server: Pick<Server, 'close' | 'closeIdleConnections' | 'closeAllConnections' | 'listening'>;
+  server: ServingConnections;
   health: Pick<HealthChecks, 'beginShutdown'>;
   /** Aborted after the delay: watches and other long-running requests end cleanly. */
   controller: AbortController;

@@ -1,0 +1,46 @@
+// What a request tells about its connection, the same way for HTTP/1.1 and HTTP/2. Under HTTP/2, Node's
+// compatibility request hands out a new socket proxy per stream, a stream closes without its connection, and a body
+// need not announce its length; code that caches per connection or watches for a client going away asks here.
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import type { Socket } from 'node:net';
+
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+
+export function isHttp2(req: AnyRequest): req is Http2ServerRequest {
+  return req.httpVersionMajor === 2;
+}
+
+/**
+ * One object per client connection, stable across its requests, with the TLS socket's methods
+ * (getPeerCertificate, authorized): the socket itself for HTTP/1.1, the session's socket for HTTP/2.
+ */
+export function connectionOf(req: AnyRequest): Socket {
+  return isHttp2(req) ? (req.stream.session?.socket as Socket | undefined) ?? req.socket as Socket : req.socket;
+}
+
+/**
+ * Aborted once the client can no longer receive this request's answer. An HTTP/1.1 connection carries one request at
+ * a time, so one signal per connection serves all of them (an AbortController and two listeners per request are a
+ * measurable share of a GET); an HTTP/2 stream is the request's own.
+ */
+const connectionSignals = new WeakMap<object, AbortSignal>();
+
+export function clientGoneSignal(req: AnyRequest): AbortSignal {
+  const channel: { destroyed: boolean; once(event: 'close', listener: () => void): unknown } = isHttp2(req) ? req.stream : req.socket;
+  let signal = connectionSignals.get(channel);
+  if (!signal) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    if (channel.destroyed) controller.abort();
+    else channel.once('close', () => controller.abort());
+    connectionSignals.set(channel, signal);
+  }
+  return signal;
+}
+
+/** Whether a body follows the headers: HTTP/2 says so in the HEADERS frame, with or without a content-length. */
+export function hasRequestBody(req: AnyRequest): boolean {
+  if (isHttp2(req)) return !req.stream.endAfterHeaders;
+  return Number(req.headers['content-length'] || '0') > 0 || req.headers['transfer-encoding'] !== undefined;
+}

@@ -1,0 +1,64 @@
+// The secure listener: HTTP/2 and HTTP/1.1 on one TLS port, chosen by ALPN, as kube-apiserver serves them. Clients
+// built on client-go (kubectl among them) speak HTTP/2 and multiplex their requests and watches over one connection;
+// curl and older clients keep HTTP/1.1. Both reach the same Koa handler through Node's compatibility API.
+import http from 'node:http';
+import http2 from 'node:http2';
+import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
+import type { TlsOptions } from 'node:tls';
+
+export interface SecureServerOptions {
+  tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS offered to HTTP/2 clients (--http2-max-streams-per-connection); 0 keeps Node's. */
+  maxStreamsPerConnection: number;
+}
+
+/** What shutdown needs of a listener, for both protocols. */
+export interface ServingConnections {
+  readonly listening: boolean;
+  /** Stops accepting; the callback runs once every connection has ended. */
+  close(callback: (err?: Error) => void): void;
+  /** Ends HTTP/1.1 connections that carry no request, and asks every HTTP/2 session to end once its streams are done. */
+  closeIdleConnections(): void;
+  /** Cuts every connection, whatever it carries. */
+  closeAllConnections(): void;
+}
+
+export interface SecureServer extends ServingConnections {
+  readonly server: Http2SecureServer;
+}
+
+type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+export function createSecureServer(opts: SecureServerOptions, handler: Handler): SecureServer {
+  const settings = opts.maxStreamsPerConnection > 0 ? { maxConcurrentStreams: opts.maxStreamsPerConnection } : {};
+  const server = http2.createSecureServer({ ...opts.tls, allowHTTP1: true, settings }, handler);
+  // The HTTP/1.1 side is Node's http.Server machinery bound to this server (typed apart, the same at run time).
+  const http1 = server as unknown as http.Server;
+  // Watches are long-lived: the HTTP/1.1 side's default 5-minute request timeout would cut them.
+  http1.requestTimeout = 0;
+  // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
+  const sessions = new Set<ServerHttp2Session>();
+  server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  return {
+    server,
+    get listening() {
+      return server.listening;
+    },
+    close(callback) {
+      server.close(callback);
+    },
+    closeIdleConnections() {
+      http1.closeIdleConnections();
+      // GOAWAY: the client opens no new stream here, and the session closes when its last stream has ended.
+      for (const session of sessions) if (!session.closed) session.close();
+    },
+    closeAllConnections() {
+      // Node gives the HTTP/2 server only the idle variant; the HTTP/1.1 connection list it keeps is the same one.
+      http.Server.prototype.closeAllConnections.call(http1);
+      for (const session of sessions) session.destroy();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// What a request tells about its connection (gateway/server/connection.ts), over a real TLS server speaking both
+// protocols: HTTP/2 streams of one session share their connection but not their client-gone signal.
+import { expect } from 'chai';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
+import { clientGoneSignal, connectionOf } from '../../gateway/server/connection.js';
+import { createSecureServer, type SecureServer } from '../../gateway/server/secure-server.js';
+
+interface Seen {
+  connection: object;
+  signal: AbortSignal;
+  http2: boolean;
+}
+
+describe('request connections over HTTP/1.1 and HTTP/2', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let secure: SecureServer;
+  let url: string;
+  let ca: string;
+  const seen: Seen[] = [];
+  // Requests to /hold stay open until the test lets them go.
+  const held: Array<() => void> = [];
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
+    const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
+    ca = certs.caPem;
+    secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100 }, (req, res) => {
+      seen.push({ connection: connectionOf(req), signal: clientGoneSignal(req), http2: req.httpVersionMajor === 2 });
+      const answer = () => res.end('ok');
+      if (req.url === '/hold') held.push(answer);
+      else answer();
+    });
+    await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    secure?.closeAllConnections();
+    await new Promise<void>((resolve) => secure ? secure.close(() => resolve()) : resolve());
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    seen.length = 0;
+  });
+
+  const h2get = (session: http2.ClientHttp2Session, p: string) => {
+    const stream = session.request({ ':path': p });
+    stream.resume();
+    stream.once('error', () => {});
+    return stream;
+  };
+  const waitFor = async (n: number) => {
+    while (seen.length < n) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  it('HTTP/2: one connection object for every stream of a session, another for another session', async () => {
+    const a = http2.connect(url, { ca });
+    const b = http2.connect(url, { ca });
+    try {
+      h2get(a, '/one');
+      h2get(a, '/two');
+      await waitFor(2);
+      h2get(b, '/three');
+      await waitFor(3);
+      expect(seen.every((s) => s.http2)).to.equal(true);
+      expect(seen[0].connection).to.equal(seen[1].connection);
+      expect(seen[2].connection).to.not.equal(seen[0].connection);
+      // The TLS socket's methods reach through (client-certificate authentication reads the peer this way).
+      expect(typeof (seen[0].connection as unknown as { getPeerCertificate: unknown }).getPeerCertificate).to.equal('function');
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+
+  it('HTTP/2: a cancelled stream aborts its own signal only', async () => {
+    const session = http2.connect(url, { ca });
+    try {
+      const first = h2get(session, '/hold');
+      h2get(session, '/hold');
+      await waitFor(2);
+      first.close(http2.constants.NGHTTP2_CANCEL);
+      while (!seen[0].signal.aborted) await new Promise((r) => setTimeout(r, 5));
+      expect(seen[1].signal.aborted).to.equal(false);
+    } finally {
+      session.destroy();
+      for (const answer of held.splice(0)) answer();
+    }
+  });
+
+  it('HTTP/1.1: requests of one keep-alive connection share it and its signal, which aborts when it closes', async () => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
+    const get = () => new Promise<void>((resolve, reject) => {
+      https.get(`${url}/x`, { agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      }).on('error', reject);
+    });
+    await get();
+    await get();
+    expect(seen[0].http2).to.equal(false);
+    expect(seen[0].connection).to.equal(seen[1].connection);
+    expect(seen[0].signal).to.equal(seen[1].signal);
+    expect(seen[0].signal.aborted).to.equal(false);
+    agent.destroy();
+    while (!seen[0].signal.aborted) await new Promise((r) => setTimeout(r, 5));
+  });
+});
