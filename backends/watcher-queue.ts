@@ -25,9 +25,16 @@ export interface WatcherQueue<T> {
   push(item: T | Bookmark): void;
   /** Ends the stream, dropping what is queued: normally, or with `error` thrown to the consumer. */
   end(error?: StorageError): void;
-  /** The consumer's side: events in queue order until the end; `toEvent` turns a queued item into its event. */
-  iterate(toEvent: (item: T) => StorageEvent): AsyncGenerator<StorageEvent>;
+  /**
+   * The consumer's side, called once: events in queue order until the end; `toEvent` turns a queued item into its
+   * event. Breaking out of the iteration (return) ends the watcher.
+   */
+  iterate(toEvent: (item: T) => StorageEvent): AsyncIterableIterator<StorageEvent>;
 }
+
+type Step = IteratorResult<StorageEvent, undefined>;
+
+const FINISHED: Step = Object.freeze({ done: true, value: undefined });
 
 export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; onEnd: () => void }): WatcherQueue<T> {
   let queue: (T | Bookmark)[] = [];
@@ -35,7 +42,29 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
   let next = 0;
   let done = false;
   let error: StorageError | undefined;
-  let wake: (() => void) | undefined;
+  // The consumer's pending next(), when it asked before anything was queued. A push hands the item to it directly:
+  // with a thousand watchers, the hops of an async generator (wake, resume, yield, the consumer's resume) were a
+  // large share of what each event cost per watcher.
+  let waiting: { resolve(step: Step): void; reject(e: unknown): void } | undefined;
+  let toEvent: ((item: T) => StorageEvent) | undefined;
+
+  const take = (): Step => {
+    const item = queue[next++];
+    if (next === queue.length) {
+      queue = [];
+      next = 0;
+    }
+    const value = isBookmark(item) ? Object.freeze({ type: 'BOOKMARK' as const, revision: item.bookmark, key: '' }) : toEvent!(item);
+    return { done: false, value };
+  };
+
+  /** The step a consumer gets once nothing is queued and the stream ended: the error once, then the end. */
+  const settle = (w: NonNullable<typeof waiting>): void => {
+    const e = error;
+    error = undefined;
+    if (e) w.reject(e);
+    else w.resolve(FINISHED);
+  };
 
   const self: WatcherQueue<T> = {
     get done() {
@@ -51,7 +80,17 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
         self.end(new StorageError('Expired', `watch fell behind: more than ${opts.bufferLimit} events buffered; relist and watch again`, opts.key));
         return;
       }
-      wake?.();
+      if (waiting) {
+        const w = waiting;
+        waiting = undefined;
+        try {
+          w.resolve(take());
+        } catch (e) {
+          // An event that cannot be built ends the stream, as a throw ends a generator.
+          self.end();
+          w.reject(e);
+        }
+      }
     },
     end(err) {
       if (done) return;
@@ -60,28 +99,54 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
       queue = [];
       next = 0;
       opts.onEnd();
-      wake?.();
-    },
-    async *iterate(toEvent) {
-      try {
-        for (;;) {
-          if (next < queue.length) {
-            const item = queue[next++];
-            if (next === queue.length) {
-              queue = [];
-              next = 0;
-            }
-            yield isBookmark(item) ? Object.freeze({ type: 'BOOKMARK', revision: item.bookmark, key: '' }) : toEvent(item);
-            continue;
-          }
-          if (error) throw error;
-          if (done) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      } finally {
-        self.end();
+      if (waiting) {
+        const w = waiting;
+        waiting = undefined;
+        settle(w);
       }
+    },
+    iterate(convert) {
+      toEvent = convert;
+      const iterator: AsyncIterableIterator<StorageEvent> = {
+        next() {
+          if (waiting) {
+            // A second next() before the first settled waits its turn, as a generator's would.
+            const before = new Promise<void>((resolve) => {
+              const w = waiting!;
+              waiting = { resolve: (s) => { w.resolve(s); resolve(); }, reject: (e) => { w.reject(e); resolve(); } };
+            });
+            return before.then(() => iterator.next());
+          }
+          if (next < queue.length) {
+            try {
+              return Promise.resolve(take());
+            } catch (e) {
+              self.end();
+              return Promise.reject(e);
+            }
+          }
+          if (done) {
+            return new Promise<Step>((resolve, reject) => settle({ resolve, reject }));
+          }
+          return new Promise<Step>((resolve, reject) => {
+            waiting = { resolve, reject };
+          });
+        },
+        return() {
+          self.end();
+          error = undefined;
+          return Promise.resolve(FINISHED);
+        },
+        throw(e?: unknown) {
+          self.end();
+          error = undefined;
+          return Promise.reject(e);
+        },
+        [Symbol.asyncIterator]() {
+          return iterator;
+        },
+      };
+      return iterator;
     },
   };
   return self;

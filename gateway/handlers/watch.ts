@@ -195,10 +195,12 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   // requiring it all to be 0 turned the direct path off for every HTTPS watch.
   const direct = res.chunkedEncoding && res.headersSent && res.socket === socket && res.writableLength === socket.writableLength;
 
+  // Under HTTP/2 frames go to the stream itself: the compatibility response only forwards each write to it.
+  const sink: NodeJS.WritableStream = http2Stream ?? res;
   /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
   const send = (frame: Buffer): Promise<void> | undefined => {
     if (closed()) return undefined;
-    return res.write(frame) ? undefined : drained(res, res);
+    return sink.write(frame) ? undefined : drained(sink, res);
   };
   const sendShared = (event: StorageEvent, variant: { frame: string; chunk: string }, encode: () => Buffer): Promise<void> | undefined => {
     if (!direct) return send(sharedFrame(event, variant.frame, encode));
@@ -215,10 +217,12 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
         await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });
       }
       const events = store.storage.watch(store.prefix(info.namespace), { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks }, abort.signal);
-      // The signal read once: its getter validates its receiver on every access, a thousand watchers times per event.
-      const signal = abort.signal;
+      // A flag instead of the signal's getter, which validates its receiver on every access: a thousand watchers
+      // times per event.
+      let aborted = abort.signal.aborted;
+      abort.signal.addEventListener('abort', () => { aborted = true; }, { once: true });
       for await (const ev of events) {
-        if (signal.aborted) break;
+        if (aborted) break;
         if (ev.type === 'BOOKMARK') {
           if (params.allowBookmarks) await write({ type: 'BOOKMARK', object: asked(bookmark(store, ev.revision, false)) });
           continue;
