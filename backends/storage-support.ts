@@ -2,7 +2,7 @@
 // the NotFound error. Kept in one place so the backends cannot drift apart on wording or semantics.
 import type { KObject } from '../api/meta/types.js';
 import { isObject } from '../api/meta/types.js';
-import { StorageError, type Preconditions } from './storage.js';
+import { StorageError, type Preconditions, type StorageEvent } from './storage.js';
 
 /** A private copy of a caller's object, with metadata guaranteed to be an object. */
 export function intake(obj: KObject): KObject {
@@ -28,4 +28,45 @@ export function checkPreconditions(key: string, current: KObject | undefined, pr
 
 export function notFound(key: string, revision?: bigint): StorageError {
   return new StorageError('NotFound', `key not found: ${key}`, key, revision);
+}
+
+const FINISHED: IteratorResult<StorageEvent, undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * A watch whose first step awaits `open` (checks that must pass before it starts; undefined: nothing to watch, a
+ * throw: the watch fails), then hands every step straight to the iterator `open` gave. A `yield*` wrapper would do the
+ * same at the cost of one more generator resume per event and watcher, a thousand times per event.
+ */
+export function watchOpenedOnFirstStep(open: () => Promise<AsyncIterator<StorageEvent> | undefined>): AsyncIterableIterator<StorageEvent> {
+  let inner: AsyncIterator<StorageEvent> | undefined;
+  let opening: Promise<AsyncIterator<StorageEvent> | undefined> | undefined;
+  let finished = false;
+  const self: AsyncIterableIterator<StorageEvent> = {
+    next() {
+      if (inner) return inner.next();
+      if (finished) return Promise.resolve(FINISHED);
+      opening ??= open().then((it) => {
+        // The consumer may have let go while this was opening.
+        if (finished) {
+          void it?.return?.();
+          return undefined;
+        }
+        inner = it;
+        if (!it) finished = true;
+        return it;
+      }, (e: unknown) => {
+        finished = true;
+        throw e;
+      });
+      return opening.then((it) => (it ? it.next() : FINISHED));
+    },
+    return() {
+      finished = true;
+      return inner?.return ? inner.return() : Promise.resolve(FINISHED);
+    },
+    [Symbol.asyncIterator]() {
+      return self;
+    },
+  };
+  return self;
 }

@@ -36,7 +36,7 @@ import { clientOptions, createSessions, readRetryingLostConnection } from './tra
 import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
 import { isObject } from '../../api/meta/types.js';
-import { checkPreconditions, intake, notFound } from '../storage-support.js';
+import { checkPreconditions, intake, notFound, watchOpenedOnFirstStep } from '../storage-support.js';
 
 export interface PostgresStorageOptions {
   /** postgres://user:password@host:port/database; never logged with its password. */
@@ -264,14 +264,16 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     });
   }
 
-  async function* watch(key: string, watchOpts: WatchOptions, signal: AbortSignal): AsyncGenerator<StorageEvent> {
-    if (signal.aborted) return;
-    await guard(key, async () => undefined);
-    // close() ended every watcher while this one awaited the guard: end it too, as close ends open watches.
-    if (closed) return;
-    // Expired (start below the compaction mark) surfaces from the watcher's first catch-up read.
-    const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
-    yield* hub.open(request, signal);
+  function watch(key: string, watchOpts: WatchOptions, signal: AbortSignal): AsyncIterable<StorageEvent> {
+    return watchOpenedOnFirstStep(async () => {
+      if (signal.aborted) return undefined;
+      await guard(key, async () => undefined);
+      // close() ended every watcher while this one awaited the guard: end it too, as close ends open watches.
+      if (closed) return undefined;
+      // Expired (start below the compaction mark) surfaces from the watcher's first catch-up read.
+      const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
+      return hub.open(request, signal);
+    });
   }
 
   return {

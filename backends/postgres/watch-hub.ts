@@ -28,7 +28,7 @@ export interface WatchRequest extends WatchSelector {
 }
 
 export interface WatchHub {
-  open(request: WatchRequest, signal: AbortSignal): AsyncIterable<StorageEvent>;
+  open(request: WatchRequest, signal: AbortSignal): AsyncIterableIterator<StorageEvent>;
   /**
    * Fans a chunk of log rows (in revision order) out to every live watcher. `entries` are the read cache's entries
    * for the rows, where it has them, whose objects the events share.

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { createWatcherQueue, type WatcherQueue } from '../../backends/watcher-queue.js';
 import { StorageError, type StorageEvent } from '../../backends/storage.js';
+import { watchOpenedOnFirstStep } from '../../backends/storage-support.js';
 
 interface Item {
   revision: number;
@@ -154,5 +155,63 @@ describe('watcher queue', () => {
     expect((thrown as Error).message).to.equal('cannot build event 2');
     expect(waiting.queue.done).to.equal(true);
     expect(waiting.ended()).to.equal(1);
+  });
+});
+
+describe('a watch opened on its first step', () => {
+  it('opens nothing until asked, then hands every step to the opened iterator', async () => {
+    let opened = 0;
+    const { queue, it: inner } = setup();
+    const watch = watchOpenedOnFirstStep(async () => {
+      opened++;
+      return inner;
+    });
+    expect(opened).to.equal(0);
+    queue.push({ revision: 1 });
+    const first = await watch.next();
+    queue.push({ revision: 2 });
+    expect([revisionOf(first), revisionOf(await watch.next())]).to.deep.equal([1, 2]);
+    expect(opened).to.equal(1);
+  });
+
+  it('surfaces a failed opening from the first step, then is done', async () => {
+    const watch = watchOpenedOnFirstStep(async () => {
+      throw new StorageError('Unavailable', 'database down', '/k/');
+    });
+    let thrown: unknown;
+    try {
+      await watch.next();
+    } catch (e) {
+      thrown = e;
+    }
+    expect((thrown as StorageError).code).to.equal('Unavailable');
+    expect((await watch.next()).done).to.equal(true);
+  });
+
+  it('is done at once when the opening finds nothing to watch', async () => {
+    const watch = watchOpenedOnFirstStep(async () => undefined);
+    expect((await watch.next()).done).to.equal(true);
+  });
+
+  it('ends the opened iterator when the consumer lets go, also while it was still opening', async () => {
+    const opened = setup();
+    const watch = watchOpenedOnFirstStep(async () => opened.it);
+    opened.queue.push({ revision: 1 });
+    await watch.next();
+    await watch.return!();
+    expect(opened.queue.done).to.equal(true);
+
+    const late = setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = watchOpenedOnFirstStep(async () => {
+      await gate;
+      return late.it;
+    });
+    const pending = slow.next();
+    await slow.return!();
+    release();
+    expect((await pending).done).to.equal(true);
+    expect(late.queue.done).to.equal(true);
   });
 });
