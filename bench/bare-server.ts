@@ -3,10 +3,13 @@
 // reading the body, to every POST (201). Nothing else: this is the ceiling a Node HTTP server reaches on this machine.
 // A GET with watch=1 stays open as a chunked stream, and every POST is written to all open streams as an ADDED
 // event line before it is answered: the floor of a watch fan-out from one Node thread (one TLS write per stream).
+// A third listener speaks HTTP/2 as well (HTTP/1.1 too, for the writes): the same fan-out to streams multiplexed
+// over HTTP/2 connections.
 // A GET with spendUs=N first keeps the CPU busy for N microseconds: how fast a server answers when it does that
 // much work of its own per request, which turns a target ratio to the bare rate into a budget of CPU per request.
 import http from 'node:http';
 import https from 'node:https';
+import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { loadOrCreateCertificates } from '../gateway/server/certs.js';
@@ -14,11 +17,17 @@ import { storedConfigMapJson } from './objects.js';
 
 const body = Buffer.from(storedConfigMapJson());
 
-const streams = new Set<http.ServerResponse>();
+type AnyRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type AnyResponse = http.ServerResponse | http2.Http2ServerResponse;
 
-function openStream(res: http.ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
-  res.flushHeaders();
+/** Open watch streams, by what writing to them needs (both response kinds have it). */
+const streams = new Set<{ write(chunk: Buffer): boolean }>();
+
+function openStream(req: AnyRequest, res: AnyResponse): void {
+  // HTTP/2 frames the body itself and forbids the HTTP/1.1 framing header.
+  res.writeHead(200, req.httpVersionMajor === 2 ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  // Both response kinds flush this way; the HTTP/2 typings leave the method out.
+  (res as http.ServerResponse).flushHeaders();
   streams.add(res);
   res.on('close', () => streams.delete(res));
 }
@@ -29,7 +38,7 @@ function spin(us: number): void {
   while (performance.now() < until);
 }
 
-function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
+function handler(req: AnyRequest, res: AnyResponse): void {
   const reply = (status: number): void => {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
     res.end(body);
@@ -48,7 +57,7 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
       reply(201);
     });
   } else if (req.url?.includes('watch=1')) {
-    openStream(res);
+    openStream(req, res);
   } else {
     const spend = /[?&]spendUs=(\d+)/.exec(req.url ?? '');
     if (spend) spin(Number(spend[1]));
@@ -56,7 +65,7 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
   }
 }
 
-function listen(server: http.Server | https.Server): Promise<number> {
+function listen(server: http.Server | https.Server | http2.Http2SecureServer): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
@@ -69,11 +78,14 @@ async function main(): Promise<void> {
   const certs = await loadOrCreateCertificates({ certDir, bindAddress: '127.0.0.1' });
   const secure = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2' }, handler);
   const plain = http.createServer(handler);
-  const [securePort, plainPort] = await Promise.all([listen(secure), listen(plain)]);
-  process.stdout.write(`bare servers: https://127.0.0.1:${securePort} http://127.0.0.1:${plainPort}\n`);
+  // The gateway's default stream limit, so that both fan-outs put the same number of watches on one connection.
+  const both = http2.createSecureServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } }, handler);
+  const [securePort, plainPort, bothPort] = await Promise.all([listen(secure), listen(plain), listen(both)]);
+  process.stdout.write(`bare servers: https://127.0.0.1:${securePort} http://127.0.0.1:${plainPort} https://127.0.0.1:${bothPort}\n`);
   const stop = (): void => {
     secure.close();
     plain.close();
+    both.close();
     secure.closeAllConnections();
     plain.closeAllConnections();
   };

@@ -11,8 +11,8 @@ import { trackCloser, trackDir } from './cleanup.js';
 import { measure, runLoad, runOps, type Measured } from './load.js';
 import { configMapJson, dataJson } from './objects.js';
 import { REPO_ROOT, startServer } from './processes.js';
-import { WATCH_SCENARIO, WATCHER_COUNTS } from './scenarios.js';
-import { runWatch, type WatchResult } from './watch-load.js';
+import { WATCH_SCENARIO, WATCH_RUNS } from './scenarios.js';
+import { runWatch, type WatchResult, type WatchTransport } from './watch-load.js';
 
 export interface BareBaselines {
   httpsGet: Measured;
@@ -20,8 +20,11 @@ export interface BareBaselines {
   httpGet: Measured;
   /** The https GET again, the server spending SPEND_BUDGET_US of CPU on each request before it answers. */
   httpsGetSpending: Measured;
-  /** The watch scenario's 1,000 streams against the bare server: one TLS write per stream per event, nothing else. */
-  watchFanout: WatchResult | { failed: string };
+  /**
+   * The watch scenario's 1,000 streams against the bare server, per transport: one write per stream per event and
+   * nothing else (over HTTP/1.1 one TLS write each; over HTTP/2 Node's session gathers the frames).
+   */
+  watchFanout: Record<WatchTransport, WatchResult | { failed: string }>;
 }
 
 export const BASELINE_MS = 3_000;
@@ -39,14 +42,14 @@ export async function measureBareServer(): Promise<BareBaselines> {
   const removeCertDir = trackDir(certDir);
   const failed = (reason: string): BareBaselines => ({
     httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, httpsGetSpending: { ok: false, reason },
-    watchFanout: { failed: reason },
+    watchFanout: { http1: { failed: reason }, http2: { failed: reason } },
   });
-  const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+)/);
+  const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+ https:\/\/\S+)/);
   if (!started.ok) {
     removeCertDir();
     return failed(`bare server: ${started.reason}`);
   }
-  const [httpsUrl, httpUrl] = started.server.url.split(' ');
+  const [httpsUrl, httpUrl, http2Url] = started.server.url.split(' ');
   try {
     const ca = await readFile(path.join(certDir, 'ca.crt'), 'utf8');
     const secure = { url: httpsUrl, ca, token: 'bare' };
@@ -62,8 +65,10 @@ export async function measureBareServer(): Promise<BareBaselines> {
     const httpGet = await measure(pid, () => runLoad({ url: httpUrl, token: 'bare' }, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
     const spending = { ...get, path: `${get.path}?spendUs=${SPEND_BUDGET_US}` };
     const httpsGetSpending = await measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => spending }));
-    const watchers = Math.max(...WATCHER_COUNTS);
-    const watchFanout = await runWatch(secure, { ...WATCH_SCENARIO, namespace: 'bench', watchers }).catch((e: Error) => ({ failed: e.message }));
+    const watchers = Math.max(...WATCH_RUNS.map((run) => run.watchers));
+    const fanout = (url: string, transport: WatchTransport) => runWatch({ ...secure, url }, { ...WATCH_SCENARIO, namespace: 'bench', watchers, transport })
+      .catch((e: Error) => ({ failed: e.message }));
+    const watchFanout = { http1: await fanout(httpsUrl, 'http1'), http2: await fanout(http2Url, 'http2') };
     return { httpsGet, httpsPost, httpGet, httpsGetSpending, watchFanout };
   } catch (e) {
     return failed((e as Error).message);

@@ -21,6 +21,23 @@ export type RawWatchOpen =
   | { ok: true; close(): void }
   | { ok: false; status: number; body: string };
 
+/** Cuts a byte stream into lines, whatever the read boundaries; each line goes on with the time its last bytes came. */
+export function lineSplitter(onLine: (line: Buffer, at: number) => void): (piece: Buffer, at: number) => void {
+  // The start of a line cut by a chunk or read boundary.
+  let partialLine: Buffer[] = [];
+  return (piece, at) => {
+    let from = 0;
+    for (let nl = piece.indexOf(NEWLINE, from); nl >= 0; nl = piece.indexOf(NEWLINE, from)) {
+      const tail = piece.subarray(from, nl);
+      const line = partialLine.length ? Buffer.concat([...partialLine, tail]) : tail;
+      partialLine = [];
+      if (line.length) onLine(line, at);
+      from = nl + 1;
+    }
+    if (from < piece.length) partialLine.push(piece.subarray(from));
+  };
+}
+
 /** Opens `path` as a watch; resolves once the response head arrived (ok only for a chunked 200). */
 export function openRawWatch(target: Target, path: string, handlers: RawWatchHandlers, timeoutMs: number): Promise<RawWatchOpen> {
   const url = new URL(target.url);
@@ -34,12 +51,12 @@ export function openRawWatch(target: Target, path: string, handlers: RawWatchHan
     let opened = false;
     let ended = false;
     let head: Buffer | undefined = Buffer.alloc(0);
-    // Chunked framing state: bytes of the current chunk still to come, whether its trailing CRLF is still due,
-    // unparsed bytes of a size line cut by a read, and the start of a line cut by a chunk or read boundary.
+    // Chunked framing state: bytes of the current chunk still to come, whether its trailing CRLF is still due, and
+    // unparsed bytes of a size line cut by a read.
     let remaining = 0;
     let crlfDue = false;
     let carry: Buffer | undefined;
-    let partialLine: Buffer[] = [];
+    const lineData = lineSplitter(handlers.onLine);
 
     const end = (reason: string): void => {
       if (ended) return;
@@ -50,18 +67,6 @@ export function openRawWatch(target: Target, path: string, handlers: RawWatchHan
       else handlers.onEnd(reason);
     };
     const timer = setTimeout(() => end(`no response head within ${timeoutMs} ms`), timeoutMs);
-
-    const lineData = (piece: Buffer, at: number): void => {
-      let from = 0;
-      for (let nl = piece.indexOf(NEWLINE, from); nl >= 0; nl = piece.indexOf(NEWLINE, from)) {
-        const tail = piece.subarray(from, nl);
-        const line = partialLine.length ? Buffer.concat([...partialLine, tail]) : tail;
-        partialLine = [];
-        if (line.length) handlers.onLine(line, at);
-        from = nl + 1;
-      }
-      if (from < piece.length) partialLine.push(piece.subarray(from));
-    };
 
     const body = (data: Buffer, at: number): void => {
       const buf = carry ? Buffer.concat([carry, data]) : data;

@@ -3,8 +3,8 @@
 // printed next to the figure they spoil, never dropped.
 import { SPEND_BUDGET_US, type BareBaselines, type PostgresBaselines } from './baselines.js';
 import type { Figure, LoadResult, Measured } from './load.js';
-import { LIST_OBJECT_BYTES, LIST_OBJECTS, PAGE_SIZE, WATCH_RATE, type BackendResult } from './scenarios.js';
-import type { WatchResult } from './watch-load.js';
+import { LIST_OBJECT_BYTES, LIST_OBJECTS, PAGE_SIZE, WATCH_RATE, type BackendResult, type WatchRun } from './scenarios.js';
+import type { WatchResult, WatchTransport } from './watch-load.js';
 
 export const TARGETS = {
   createsVsInsert: 0.5,
@@ -77,12 +77,14 @@ export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { s
   if (spendingRate !== undefined) {
     notes.push(`   ${spendingLabel}: ${ratio(spendingRate, rateOf(bare.httpsGet))} of bare https GET: about the CPU of its own per request that the gets target leaves a server`);
   }
-  const fanout = bare.watchFanout;
-  const fanoutLabel = `bare node:https watch fan-out, ${int(TARGETS.watchWatchers)} streams`;
-  if ('failed' in fanout) {
-    rows.push([fanoutLabel, 'FAILED', '', '', '']);
-    notes.push(`!! ${fanoutLabel}: FAILED: ${fanout.failed}`);
-  } else {
+  for (const transport of ['http1', 'http2'] as const) {
+    const fanout = bare.watchFanout[transport];
+    const fanoutLabel = `bare node:https watch fan-out, ${int(TARGETS.watchWatchers)} streams, ${transportLabel(transport)}`;
+    if ('failed' in fanout) {
+      rows.push([fanoutLabel, 'FAILED', '', '', '']);
+      notes.push(`!! ${fanoutLabel}: FAILED: ${fanout.failed}`);
+      continue;
+    }
     rows.push([fanoutLabel, `${WATCH_RATE} ev/s`, ms(fanout.p50), ms(fanout.p99), `- / ${pct(fanout.clientCpu)}`]);
     if (fanout.delivered !== fanout.expected || fanout.problems > 0) {
       notes.push(`!! ${fanoutLabel}: delivered ${int(fanout.delivered)}/${int(fanout.expected)}, problems ${fanout.problems}: ${fanout.problemSamples.join('; ')}`);
@@ -97,8 +99,14 @@ export function formatBaselines(bare: BareBaselines, pg: PostgresBaselines | { s
   return ['== Raw baselines (16 concurrent clients, same load generator)', ...table(['baseline', 'rate', 'p50', 'p99', 'cpu server/client'], rows), ...notes];
 }
 
-function watchRow(watchers: number, result: WatchResult | { failed: string } | undefined, bare: BareBaselines, notes: string[]): Row {
-  const label = `watch delivery, ${int(watchers)} watcher(s), ${WATCH_RATE} ev/s`;
+/** HTTP/1.1: a connection per stream; HTTP/2: streams multiplexed as client-go does. */
+function transportLabel(transport: WatchTransport): string {
+  return transport === 'http1' ? 'HTTP/1.1' : 'HTTP/2';
+}
+
+function watchRow(run: WatchRun, result: WatchResult | { failed: string } | undefined, bare: BareBaselines, notes: string[]): Row {
+  const watchers = run.watchers;
+  const label = `watch delivery, ${int(watchers)} watcher(s), ${transportLabel(run.transport)}, ${WATCH_RATE} ev/s`;
   const isTarget = watchers === TARGETS.watchWatchers;
   const target = isTarget ? `p99 <= ${TARGETS.watchP99Ms} ms, all delivered` : '';
   if (!result || 'failed' in result) {
@@ -110,10 +118,10 @@ function watchRow(watchers: number, result: WatchResult | { failed: string } | u
     notes.push(`!! ${label}: delivered ${int(result.delivered)}/${int(result.expected)}, duplicates ${result.duplicates}, `
       + `write errors ${result.writeErrors}, streams open ${result.openStreams}/${watchers}, problems ${result.problems}: ${result.problemSamples.join('; ')}`);
   }
-  notes.push(`   ${label}: opened ${result.openStreams} streams in ${ms(result.openMs)}, max latency ${ms(result.max)}, `
+  notes.push(`   ${label}: opened ${result.openStreams} streams on ${int(result.connections)} connection(s) in ${ms(result.openMs)}, max latency ${ms(result.max)}, `
     + `p99 of the warm-up events ${ms(result.warmupP99)}, client cpu ${pct(result.clientCpu)}`);
   const value = `${int(result.delivered)}/${int(result.expected)} delivered${complete ? '' : ' (MISSING)'}`;
-  const fanout = bare.watchFanout;
+  const fanout = bare.watchFanout[run.transport];
   const vsBare = isTarget && !('failed' in fanout) && fanout.p99 > 0 ? `p99 ${(result.p99 / fanout.p99).toFixed(1)}x bare fan-out` : '';
   return [label, value, ms(result.p50), ms(result.p99), vsBare, target, isTarget ? verdict(complete && result.p99 <= TARGETS.watchP99Ms) : '', ''];
 }
@@ -173,7 +181,7 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
     rows.push([`list ${int(LIST_OBJECTS)} objects`, 'FAILED', '', '', '', `<= ${TARGETS.fullListMs} ms / page <= ${TARGETS.pageMs} ms`, 'FAIL', '']);
   }
 
-  for (const [watchers, result] of r.watch) rows.push(watchRow(watchers, result, bare, notes));
+  for (const { run, result } of r.watch) rows.push(watchRow(run, result, bare, notes));
   rows.push(['gateway peak resident memory (VmHWM)', `${r.peakMiB.toFixed(0)} MiB`, '', '', '', '', '', '']);
 
   return [head, ...table(['figure', 'value', 'p50', 'p99', 'ratio to baseline', 'target', 'verdict', 'cpu gw/client'], rows), ...notes];

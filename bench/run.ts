@@ -141,6 +141,8 @@ async function main(): Promise<void> {
     '(an upper bound of its commit) to the line reaching the watcher, and includes this process decrypting every stream;',
     'the first second of events (warm-up) is delivered and counted but timed apart. The bare fan-out baseline is the',
     'same watch scenario against a server that writes each posted object to every open stream and does nothing else.',
+    'HTTP/1.1 watch rows open one TLS connection per watcher; HTTP/2 rows multiplex the watchers as client-go does (one',
+    'connection until the server\'s stream limit, 1000 by default), each against the bare fan-out of the same protocol.',
     'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
       + `${cpus.length} cores).`]);
   const text = `${out.join('\n')}\n`;

@@ -1,11 +1,12 @@
 // The scenarios run against one gateway process: creates at 1/16/64 clients, gets, a 10,000-object list (paged and
-// full), watch delivery with 1 and 1,000 watchers, then its peak memory. Each scenario is bounded in count and time,
+// full), watch delivery with 1 and 1,000 watchers (1,000 both on their own connections and multiplexed over HTTP/2),
+// then its peak memory. Each scenario is bounded in count and time,
 // and a failing one is recorded as such so that the others still run.
 import { performance } from 'node:perf_hooks';
 import { createAgent, describeFailure, measure, percentile, runLoad, send, type Measured, type Target } from './load.js';
 import { configMapJson, namespaceJson } from './objects.js';
 import { residentMemory, type Gateway } from './processes.js';
-import { runWatch, type WatchResult } from './watch-load.js';
+import { runWatch, type WatchResult, type WatchTransport } from './watch-load.js';
 
 export const CREATE_CONCURRENCY = [1, 16, 64] as const;
 const SCENARIO_MS = 3_000;
@@ -14,7 +15,15 @@ export const LIST_OBJECTS = 10_000;
 export const LIST_OBJECT_BYTES = 2048;
 export const PAGE_SIZE = 500;
 export const WATCH_RATE = 20;
-export const WATCHER_COUNTS = [1, 1000] as const;
+export interface WatchRun {
+  watchers: number;
+  transport: WatchTransport;
+}
+export const WATCH_RUNS: readonly WatchRun[] = [
+  { watchers: 1, transport: 'http1' },
+  { watchers: 1000, transport: 'http1' },
+  { watchers: 1000, transport: 'http2' },
+];
 /** Rate and durations of every watch scenario, the bare server's fan-out baseline included. */
 export const WATCH_SCENARIO = { eventsPerSecond: WATCH_RATE, warmupMs: 1_000, durationMs: 5_000, drainMs: 10_000 } as const;
 
@@ -36,7 +45,7 @@ export interface BackendResult {
   creates: Map<number, Measured>;
   gets: Measured;
   list: ListResult | { ok: false; problems: string[] };
-  watch: Map<number, WatchResult | { failed: string }>;
+  watch: Array<{ run: WatchRun; result: WatchResult | { failed: string } }>;
   peakMiB: number;
 }
 
@@ -120,7 +129,7 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
 
 export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void): Promise<BackendResult> {
   const target: Target = { url: gateway.url, ca: gateway.ca, token: gateway.token };
-  const watchNamespaces = WATCHER_COUNTS.map((n) => `bench-watch-${n}`);
+  const watchNamespaces = WATCH_RUNS.map((run) => `bench-watch-${run.watchers}-${run.transport}`);
   await createNamespaces(target, ['bench', 'bench-list', ...watchNamespaces]);
 
   say('  warm-up');
@@ -151,13 +160,13 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
     list = { ok: false, problems: [(e as Error).message] };
   }
 
-  const watch = new Map<number, WatchResult | { failed: string }>();
-  for (const [i, watchers] of WATCHER_COUNTS.entries()) {
-    say(`  watch, ${watchers} watcher(s) at ${WATCH_RATE} events/s`);
+  const watch: BackendResult['watch'] = [];
+  for (const [i, run] of WATCH_RUNS.entries()) {
+    say(`  watch, ${run.watchers} watcher(s) over ${run.transport} at ${WATCH_RATE} events/s`);
     try {
-      watch.set(watchers, await runWatch(target, { ...WATCH_SCENARIO, namespace: watchNamespaces[i], watchers }));
+      watch.push({ run, result: await runWatch(target, { ...WATCH_SCENARIO, ...run, namespace: watchNamespaces[i] }) });
     } catch (e) {
-      watch.set(watchers, { failed: (e as Error).message });
+      watch.push({ run, result: { failed: (e as Error).message } });
     }
   }
 

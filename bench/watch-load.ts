@@ -1,5 +1,5 @@
-// Watch delivery: W watch streams (each its own keep-alive HTTPS connection, as kubectl and informers hold them) on a
-// namespace of its own, one writer creating objects at a fixed rate, and for every (watcher, event) the time from
+// Watch delivery: W watch streams on a namespace of its own, either each on its own HTTP/1.1 connection (many
+// clients, or clients without HTTP/2) or multiplexed over HTTP/2 as client-go holds them (raw-http2-watch.ts), one writer creating objects at a fixed rate, and for every (watcher, event) the time from
 // commit to receipt, bounded from above: the clock starts when the write is sent (the commit cannot come earlier),
 // so the figure includes the write's own handling before its commit. The write's response is no bound: the gateway
 // may fan an event out to every watcher before it answers the writer. Every event must reach every watcher exactly
@@ -8,10 +8,14 @@ import { performance } from 'node:perf_hooks';
 import { createAgent, describeFailure, percentile, send, type Target } from './load.js';
 import { configMapJson } from './objects.js';
 import { openRawWatch } from './raw-watch.js';
+import { createRawHttp2WatchPool } from './raw-http2-watch.js';
+
+export type WatchTransport = 'http1' | 'http2';
 
 export interface WatchOptions {
   namespace: string;
   watchers: number;
+  transport: WatchTransport;
   eventsPerSecond: number;
   durationMs: number;
   /**
@@ -26,6 +30,9 @@ export interface WatchOptions {
 
 export interface WatchResult {
   watchers: number;
+  transport: WatchTransport;
+  /** TLS connections the streams used. */
+  connections: number;
   /** Streams that answered 200 and stayed open until the end. */
   openStreams: number;
   openMs: number;
@@ -70,6 +77,8 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     if (problemSamples.length < 3 && !problemSamples.includes(message)) problemSamples.push(message);
   };
   const streams: Stream[] = [];
+  const http2Pool = opts.transport === 'http2' ? createRawHttp2WatchPool(target) : undefined;
+  const openWatch = http2Pool ? http2Pool.open.bind(http2Pool) : (path: string, handlers: Parameters<typeof openRawWatch>[2], timeoutMs: number) => openRawWatch(target, path, handlers, timeoutMs);
 
   const ADDED = Buffer.from('{"type":"ADDED"');
   const nameMark = Buffer.from(`"name":"${prefix}`);
@@ -105,7 +114,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   const open = async (startRevision: string): Promise<void> => {
     const stream: Stream = { seen: new Set(), ended: false, endedEarly: false, close: () => {} };
     const path = `${base}?watch=1&resourceVersion=${startRevision}&timeoutSeconds=600`;
-    const opened = await openRawWatch(target, path, {
+    const opened = await openWatch(path, {
       onLine: (line, at) => receive(stream, line, at),
       onEnd: (reason) => {
         if (stream.ended) return;
@@ -174,6 +183,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   } finally {
     closing = true;
     for (const stream of streams) stream.close();
+    http2Pool?.close();
     writeAgent.destroy();
   }
   const cpu = process.cpuUsage(cpuBefore);
@@ -181,6 +191,8 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   const warmupSorted = Float64Array.from(warmupLatencies).sort();
   return {
     watchers: opts.watchers,
+    transport: opts.transport,
+    connections: http2Pool ? http2Pool.connections : streams.length,
     openStreams: streams.filter((s) => !s.endedEarly).length,
     openMs,
     writes,
