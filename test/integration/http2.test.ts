@@ -4,12 +4,14 @@
 import { expect } from 'chai';
 import http2 from 'node:http2';
 import tls from 'node:tls';
+import { gunzipSync } from 'node:zlib';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 
 interface H2Response {
   status: number;
   headers: http2.IncomingHttpHeaders;
   body: string;
+  raw: Buffer;
   json(): any;
 }
 
@@ -40,11 +42,12 @@ function request(session: http2.ClientHttp2Session, token: string, method: strin
     });
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      resolve({ status, headers: responseHeaders, body: text, json: () => JSON.parse(text) });
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
+      resolve({ status, headers: responseHeaders, body: text, raw, json: () => JSON.parse(text) });
     });
     stream.on('error', reject);
-    if (body !== undefined) stream.end(JSON.stringify(body));
+    if (body !== undefined) stream.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
   });
 }
 
@@ -141,6 +144,22 @@ describe('HTTP/2 on the secure port', function () {
     expect(refused.json().message).to.contain('not-the-uid');
     const deleted = await request(session, gh.adminToken, 'DELETE', `${CONFIGMAPS}/h2-del`, { apiVersion: 'v1', kind: 'DeleteOptions' });
     expect(deleted.status, deleted.body).to.equal(200);
+  });
+
+  it('compresses a get for a client that accepts gzip', async () => {
+    const res = await request(session, gh.adminToken, 'GET', CONFIGMAPS, undefined, { 'accept-encoding': 'gzip' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-encoding']).to.equal('gzip');
+    expect(JSON.parse(gunzipSync(res.raw).toString('utf8'))).to.include({ kind: 'ConfigMapList' });
+  });
+
+  it('refuses a body past --max-request-body-bytes with 413 though it declares no length', async () => {
+    const big = Buffer.alloc((3 << 20) + 1024, 0x20);
+    const res = await request(session, gh.adminToken, 'POST', CONFIGMAPS, big);
+    expect(res.status).to.equal(413);
+    expect(res.json()).to.include({ kind: 'Status', reason: 'RequestEntityTooLarge' });
+    // The connection outlives the refused stream.
+    expect((await request(session, gh.adminToken, 'GET', '/version')).status).to.equal(200);
   });
 
   it('keeps one value per header line for identity headers (a group name with a comma stays whole)', async () => {
