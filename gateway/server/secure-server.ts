@@ -10,6 +10,12 @@ export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
   /** SETTINGS_MAX_CONCURRENT_STREAMS offered to HTTP/2 clients (--http2-max-streams-per-connection); 0 keeps Node's. */
   maxStreamsPerConnection: number;
+  /**
+   * A connection carrying no request for this long is closed (HTTP/2: GOAWAY); default 90 s, kube-apiserver's
+   * (http.DefaultTransport's keep-alive). Node keeps an idle HTTP/2 session forever, and a watch without events
+   * is not idle, so this counts open streams rather than traffic.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** What shutdown needs of a listener, for both protocols. */
@@ -37,10 +43,31 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   // Watches are long-lived: the HTTP/1.1 side's default 5-minute request timeout would cut them.
   http1.requestTimeout = 0;
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
+  const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
+  http1.keepAliveTimeout = idleTimeoutMs;
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
-    session.once('close', () => sessions.delete(session));
+    let open = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = (): void => {
+      idle = setTimeout(() => {
+        if (!session.closed) session.close();
+      }, idleTimeoutMs);
+      idle.unref();
+    };
+    session.on('stream', (stream) => {
+      open++;
+      clearTimeout(idle);
+      stream.once('close', () => {
+        if (--open === 0 && !session.closed) armIdle();
+      });
+    });
+    session.once('close', () => {
+      clearTimeout(idle);
+      sessions.delete(session);
+    });
+    armIdle();
   });
   return {
     server,

@@ -112,3 +112,63 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
     while (!seen[0].signal.aborted) await new Promise((r) => setTimeout(r, 5));
   });
 });
+
+describe('idle HTTP/2 sessions', function () {
+  this.timeout(20_000);
+  let dir: string;
+  let secure: SecureServer;
+  let url: string;
+  let ca: string;
+  const held: Array<() => void> = [];
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-idle-'));
+    const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
+    ca = certs.caPem;
+    secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, idleTimeoutMs: 150 }, (req, res) => {
+      if (req.url === '/hold') held.push(() => res.end('ok'));
+      else res.end('ok');
+    });
+    await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    secure?.closeAllConnections();
+    await new Promise<void>((resolve) => secure ? secure.close(() => resolve()) : resolve());
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('are told to go away once no stream was open for the idle timeout', async () => {
+    const session = http2.connect(url, { ca });
+    const closed = new Promise<void>((resolve) => session.once('close', resolve));
+    let goaway = false;
+    session.once('goaway', () => { goaway = true; });
+    await new Promise<void>((resolve) => {
+      const stream = session.request({ ':path': '/x' });
+      stream.resume();
+      stream.once('end', resolve);
+    });
+    const started = Date.now();
+    await closed;
+    expect(goaway).to.equal(true);
+    expect(Date.now() - started).to.be.at.least(100);
+  });
+
+  it('stay open while a stream is open, however quiet, and go away an idle timeout after it ends', async () => {
+    const session = http2.connect(url, { ca });
+    let closed = false;
+    session.once('close', () => { closed = true; });
+    const stream = session.request({ ':path': '/hold' });
+    stream.resume();
+    while (held.length === 0) await sleep(5);
+    await sleep(400);
+    expect(closed).to.equal(false);
+    held.splice(0).forEach((answer) => answer());
+    await new Promise<void>((resolve) => stream.once('end', resolve));
+    const deadline = Date.now() + 2_000;
+    while (!closed && Date.now() < deadline) await sleep(10);
+    expect(closed).to.equal(true);
+  });
+});
