@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import http2 from 'node:http2';
 import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,34 +18,53 @@ interface Seen {
   http2: boolean;
 }
 
+interface Served {
+  url: string;
+  ca: string;
+  secure: SecureServer;
+  /** Answers of the requests to /hold, which stay open until the test calls them. */
+  held: Array<() => void>;
+  stop(): Promise<void>;
+}
+
+/** A real TLS listener of both protocols on a free port, telling `onRequest` of every request. */
+async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage) => void, idleTimeoutMs?: number): Promise<Served> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
+  const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
+  const held: Array<() => void> = [];
+  const secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, idleTimeoutMs }, (req, res) => {
+    onRequest(req);
+    const answer = () => res.end('ok');
+    if (req.url === '/hold') held.push(answer);
+    else answer();
+  });
+  await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`,
+    ca: certs.caPem,
+    secure,
+    held,
+    async stop() {
+      secure.closeAllConnections();
+      await new Promise<void>((resolve) => secure.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('request connections over HTTP/1.1 and HTTP/2', function () {
   this.timeout(20_000);
-  let dir: string;
-  let secure: SecureServer;
+  let served: Served;
   let url: string;
   let ca: string;
+  let held: Array<() => void>;
   const seen: Seen[] = [];
-  // Requests to /hold stay open until the test lets them go.
-  const held: Array<() => void> = [];
 
   before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
-    const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
-    ca = certs.caPem;
-    secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100 }, (req, res) => {
-      seen.push({ connection: connectionOf(req), signal: clientGoneSignal(req), http2: req.httpVersionMajor === 2 });
-      const answer = () => res.end('ok');
-      if (req.url === '/hold') held.push(answer);
-      else answer();
-    });
-    await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
-    url = `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`;
+    served = await serve((req) => seen.push({ connection: connectionOf(req), signal: clientGoneSignal(req), http2: req.httpVersionMajor === 2 }));
+    ({ url, ca, held } = served);
   });
-  after(async () => {
-    secure?.closeAllConnections();
-    await new Promise<void>((resolve) => secure ? secure.close(() => resolve()) : resolve());
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => served?.stop());
   beforeEach(() => {
     seen.length = 0;
   });
@@ -115,28 +135,16 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
 
 describe('idle HTTP/2 sessions', function () {
   this.timeout(20_000);
-  let dir: string;
-  let secure: SecureServer;
+  let served: Served;
   let url: string;
   let ca: string;
-  const held: Array<() => void> = [];
+  let held: Array<() => void>;
 
   before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-idle-'));
-    const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
-    ca = certs.caPem;
-    secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, idleTimeoutMs: 150 }, (req, res) => {
-      if (req.url === '/hold') held.push(() => res.end('ok'));
-      else res.end('ok');
-    });
-    await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
-    url = `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`;
+    served = await serve(() => {}, 150);
+    ({ url, ca, held } = served);
   });
-  after(async () => {
-    secure?.closeAllConnections();
-    await new Promise<void>((resolve) => secure ? secure.close(() => resolve()) : resolve());
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => served?.stop());
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -23,6 +23,16 @@ function setup(bufferLimit = 100): { queue: WatcherQueue<Item>; ended: () => num
 
 const revisionOf = (step: IteratorResult<StorageEvent>) => (step.done ? 'done' : Number(step.value.revision));
 
+/** What `step` rejects with; fails the test when it resolves. */
+async function rejection(step: Promise<unknown>): Promise<Error> {
+  try {
+    await step;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected the step to reject');
+}
+
 describe('watcher queue', () => {
   it('hands items queued before the consumer asks, in order', async () => {
     const { queue, it } = setup();
@@ -77,12 +87,7 @@ describe('watcher queue', () => {
     const { queue, it } = setup();
     queue.push({ revision: 1 });
     queue.end(new StorageError('Unavailable', 'gone', '/k/'));
-    let thrown: unknown;
-    try {
-      await it.next();
-    } catch (e) {
-      thrown = e;
-    }
+    const thrown = await rejection(it.next());
     expect((thrown as StorageError).code).to.equal('Unavailable');
     expect((await it.next()).done).to.equal(true);
   });
@@ -91,12 +96,7 @@ describe('watcher queue', () => {
     const { queue, it } = setup();
     const pending = it.next();
     queue.end(new StorageError('Expired', 'too old', '/k/'));
-    let thrown: unknown;
-    try {
-      await pending;
-    } catch (e) {
-      thrown = e;
-    }
+    const thrown = await rejection(pending);
     expect((thrown as StorageError).code).to.equal('Expired');
   });
 
@@ -107,12 +107,7 @@ describe('watcher queue', () => {
     queue.push({ revision: 3 });
     expect(queue.done).to.equal(true);
     expect(ended()).to.equal(1);
-    let thrown: unknown;
-    try {
-      await it.next();
-    } catch (e) {
-      thrown = e;
-    }
+    const thrown = await rejection(it.next());
     expect((thrown as StorageError).code).to.equal('Expired');
     expect((thrown as StorageError).message).to.contain('more than 2 events buffered');
   });
@@ -134,25 +129,15 @@ describe('watcher queue', () => {
   it('ends the stream when an event cannot be built, whether queued or handed over', async () => {
     const queued = setup();
     queued.queue.push({ revision: 1, bad: true });
-    let thrown: unknown;
-    try {
-      await queued.it.next();
-    } catch (e) {
-      thrown = e;
-    }
+    const thrown = await rejection(queued.it.next());
     expect((thrown as Error).message).to.equal('cannot build event 1');
     expect(queued.queue.done).to.equal(true);
 
     const waiting = setup();
     const pending = waiting.it.next();
     waiting.queue.push({ revision: 2, bad: true });
-    thrown = undefined;
-    try {
-      await pending;
-    } catch (e) {
-      thrown = e;
-    }
-    expect((thrown as Error).message).to.equal('cannot build event 2');
+    const thrownAgain = await rejection(pending);
+    expect((thrownAgain as Error).message).to.equal('cannot build event 2');
     expect(waiting.queue.done).to.equal(true);
     expect(waiting.ended()).to.equal(1);
   });
@@ -178,12 +163,7 @@ describe('a watch opened on its first step', () => {
     const watch = watchOpenedOnFirstStep(async () => {
       throw new StorageError('Unavailable', 'database down', '/k/');
     });
-    let thrown: unknown;
-    try {
-      await watch.next();
-    } catch (e) {
-      thrown = e;
-    }
+    const thrown = await rejection(watch.next());
     expect((thrown as StorageError).code).to.equal('Unavailable');
     expect((await watch.next()).done).to.equal(true);
   });
