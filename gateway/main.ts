@@ -197,6 +197,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const secure = createSecureServer({
     tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
     maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+    goawayChance: options.goawayChance,
   }, app.callback());
   let port: number;
   try {

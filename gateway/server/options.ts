@@ -58,6 +58,8 @@ export interface GatehouseOptions {
   maxRequestBodyBytes: number;
   /** SETTINGS_MAX_CONCURRENT_STREAMS offered to HTTP/2 clients; 0 leaves Node's default. */
   http2MaxStreamsPerConnection: number;
+  /** Chance that an HTTP/2 request makes its connection go away (--goaway-chance), so clients rebalance. */
+  goawayChance: number;
   historyWindowMs: number;
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
@@ -72,7 +74,7 @@ export class OptionsError extends Error {
   }
 }
 
-export type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'list';
+export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'list';
 
 export interface FlagSpec {
   kind: FlagKind;
@@ -122,6 +124,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'request-timeout': { kind: 'duration', default: '1m0s', usage: 'Default timeout for non-watch requests.' },
   'min-request-timeout': { kind: 'int', default: '1800', usage: 'Minimum watch timeout in seconds (randomised up to twice this).' },
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
+  'goaway-chance': { kind: 'float', default: '0', usage: 'To prevent HTTP/2 clients from getting stuck on a single replica, a request gets its connection closed gracefully (GOAWAY) with this probability; the client reconnects, likely to another replica behind the load balancer. Min is 0 (off), max .02 (1/50 requests); .001 (1/1000) is a recommended starting point.' },
   'http2-max-streams-per-connection': { kind: 'int', default: '1000', usage: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library\'s default.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
@@ -202,6 +205,17 @@ export function parseIntFlag(flag: string, raw: string, min: number, max: number
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(flag, raw, `must be between ${min} and ${max}`);
   return n;
+}
+
+export function parseFloatFlag(flag: string, raw: string): number {
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw)) throw invalid(flag, raw, `strconv.ParseFloat: parsing "${raw}": invalid syntax`);
+  return Number(raw);
+}
+
+function parseGoawayChance(raw: string): number {
+  const chance = parseFloatFlag('goaway-chance', raw);
+  if (chance < 0 || chance > 0.02) throw new OptionsError('--goaway-chance can not be less than 0 or greater than 0.02');
+  return chance;
 }
 
 export function parseBoolFlag(flag: string, raw: string): boolean {
@@ -345,6 +359,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     requestTimeoutMs: parseDurationFlag('request-timeout', last('request-timeout')),
     minRequestTimeoutSeconds: parseIntFlag('min-request-timeout', last('min-request-timeout'), 0, 2 ** 31 - 1),
     maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
+    goawayChance: parseGoawayChance(last('goaway-chance')),
     http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
     storageBackend: storageBackend as StorageBackendName,

@@ -16,6 +16,14 @@ export interface SecureServerOptions {
    * is not idle, so this counts open streams rather than traffic.
    */
   idleTimeoutMs?: number;
+  /**
+   * Chance per HTTP/2 request that its connection is told to go away (--goaway-chance): the request and every other
+   * one in flight finish, and the client's next ones open a new connection, which a load balancer may send to
+   * another replica. Without it an HTTP/2 client stays on the replica it first reached.
+   */
+  goawayChance?: number;
+  /** Uniform in [0, 1); tests make the draw certain. */
+  random?: () => number;
 }
 
 /** What shutdown needs of a listener, for both protocols. */
@@ -37,7 +45,16 @@ type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.
 
 export function createSecureServer(opts: SecureServerOptions, handler: Handler): SecureServer {
   const settings = opts.maxStreamsPerConnection > 0 ? { maxConcurrentStreams: opts.maxStreamsPerConnection } : {};
-  const server = http2.createSecureServer({ ...opts.tls, allowHTTP1: true, settings }, handler);
+  const goawayChance = opts.goawayChance ?? 0;
+  const random = opts.random ?? Math.random;
+  const serve: Handler = goawayChance <= 0 ? handler : (req, res) => {
+    if (req.httpVersionMajor === 2 && random() < goawayChance) {
+      const session = (req as http2.Http2ServerRequest).stream.session;
+      if (session && !session.closed) session.close();
+    }
+    handler(req, res);
+  };
+  const server = http2.createSecureServer({ ...opts.tls, allowHTTP1: true, settings }, serve);
   // The HTTP/1.1 side is Node's http.Server machinery bound to this server (typed apart, the same at run time).
   const http1 = server as unknown as http.Server;
   // Watches are long-lived: the HTTP/1.1 side's default 5-minute request timeout would cut them.

@@ -203,6 +203,31 @@ describe('HTTP/2 settings and shutdown', function () {
     }
   });
 
+  it('--goaway-chance sends clients to new connections now and then, losing no request', async () => {
+    const gh = await startTestGatehouse(['--storage-backend=memory', '--goaway-chance=0.02']);
+    let session: http2.ClientHttp2Session | undefined;
+    const sentAway = new WeakSet<http2.ClientHttp2Session>();
+    let connections = 0;
+    try {
+      // At 1 in 50, 600 requests on one connection all escape the draw with a chance of about 5 in a million.
+      for (let i = 0; i < 600; i++) {
+        if (!session || session.closed || session.destroyed || sentAway.has(session)) {
+          session?.close();
+          const fresh = await connect(gh);
+          fresh.once('goaway', () => sentAway.add(fresh));
+          session = fresh;
+          connections++;
+        }
+        const res = await request(session, gh.adminToken, 'GET', '/version');
+        expect(res.status).to.equal(200);
+      }
+      expect(connections).to.be.greaterThan(1);
+    } finally {
+      session?.destroy();
+      await gh.close();
+    }
+  });
+
   it('refuses a negative --http2-max-streams-per-connection, naming the flag', async () => {
     let failure: Error | undefined;
     try {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { clientGoneSignal, connectionOf } from '../../gateway/server/connection.js';
-import { createSecureServer, type SecureServer } from '../../gateway/server/secure-server.js';
+import { createSecureServer, type SecureServer, type SecureServerOptions } from '../../gateway/server/secure-server.js';
 
 interface Seen {
   connection: object;
@@ -28,11 +28,11 @@ interface Served {
 }
 
 /** A real TLS listener of both protocols on a free port, telling `onRequest` of every request. */
-async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage) => void, idleTimeoutMs?: number): Promise<Served> {
+async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage) => void, opts: Partial<SecureServerOptions> = {}): Promise<Served> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
   const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
   const held: Array<() => void> = [];
-  const secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, idleTimeoutMs }, (req, res) => {
+  const secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, ...opts }, (req, res) => {
     onRequest(req);
     const answer = () => res.end('ok');
     if (req.url === '/hold') held.push(answer);
@@ -141,7 +141,7 @@ describe('idle HTTP/2 sessions', function () {
   let held: Array<() => void>;
 
   before(async () => {
-    served = await serve(() => {}, 150);
+    served = await serve(() => {}, { idleTimeoutMs: 150 });
     ({ url, ca, held } = served);
   });
   after(() => served?.stop());
@@ -178,5 +178,70 @@ describe('idle HTTP/2 sessions', function () {
     const deadline = Date.now() + 2_000;
     while (!closed && Date.now() < deadline) await sleep(10);
     expect(closed).to.equal(true);
+  });
+});
+
+describe('GOAWAY by chance (--goaway-chance)', function () {
+  this.timeout(20_000);
+  let served: Served;
+  // The draws the listener makes, in order; a request whose draw is below the chance sends its connection away.
+  const draws: number[] = [];
+
+  before(async () => {
+    served = await serve(() => {}, { goawayChance: 0.02, random: () => draws.shift() ?? 0.5 });
+  });
+  after(() => served?.stop());
+
+  const h2 = (session: http2.ClientHttp2Session, p: string) => new Promise<number>((resolve, reject) => {
+    const stream = session.request({ ':path': p });
+    let status = 0;
+    stream.on('response', (h) => { status = Number(h[':status']); });
+    stream.resume();
+    stream.once('end', () => resolve(status));
+    stream.once('error', reject);
+  });
+
+  it('answers the drawn request and the ones in flight, then the client must reconnect', async () => {
+    const session = http2.connect(served.url, { ca: served.ca });
+    let goaway = false;
+    session.once('goaway', () => { goaway = true; });
+    const closed = new Promise<void>((resolve) => session.once('close', resolve));
+    try {
+      draws.push(0.5);
+      expect(await h2(session, '/first')).to.equal(200);
+      expect(goaway).to.equal(false);
+      // A request in flight when the connection is sent away still gets its answer.
+      const heldStream = session.request({ ':path': '/hold' });
+      heldStream.resume();
+      const heldEnded = new Promise<void>((resolve) => heldStream.once('end', resolve));
+      while (served.held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      draws.push(0.01);
+      expect(await h2(session, '/drawn')).to.equal(200);
+      while (!goaway) await new Promise((r) => setTimeout(r, 5));
+      served.held.splice(0).forEach((answer) => answer());
+      await heldEnded;
+      await closed;
+      expect(() => session.request({ ':path': '/late' })).to.throw();
+    } finally {
+      session.destroy();
+    }
+  });
+
+  it('never sends an HTTP/1.1 connection away', async () => {
+    draws.push(0, 0, 0);
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: served.ca });
+    const sockets = new Set<unknown>();
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve, reject) => {
+        https.get(`${served.url}/x`, { agent }, (res) => {
+          sockets.add(res.socket);
+          res.resume();
+          res.on('end', resolve);
+        }).on('error', reject);
+      });
+    }
+    agent.destroy();
+    expect(sockets.size).to.equal(1);
+    draws.length = 0;
   });
 });

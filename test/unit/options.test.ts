@@ -70,6 +70,17 @@ describe('options', () => {
     expect(optionsError(['--secure-port']).message).to.equal('flag needs an argument: --secure-port');
   });
 
+  it('takes the HTTP/2 flags with kube-apiserver\'s defaults and bounds', () => {
+    expect(parseOptions([], cwd)).to.include({ http2MaxStreamsPerConnection: 1000, goawayChance: 0 });
+    expect(parseOptions(['--goaway-chance=.001', '--http2-max-streams-per-connection=250'], cwd)).to.include({ goawayChance: 0.001, http2MaxStreamsPerConnection: 250 });
+    expect(parseOptions(['--goaway-chance=2e-2'], cwd).goawayChance).to.equal(0.02);
+    expect(optionsError(['--goaway-chance=0.03']).message).to.equal('--goaway-chance can not be less than 0 or greater than 0.02');
+    expect(optionsError(['--goaway-chance=-0.01']).message).to.equal('--goaway-chance can not be less than 0 or greater than 0.02');
+    expect(optionsError(['--goaway-chance=often']).message)
+      .to.equal('invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
+    expect(optionsError(['--http2-max-streams-per-connection=-1']).message).to.contain('--http2-max-streams-per-connection');
+  });
+
   it('requires the TLS pair together', () => {
     expect(optionsError(['--tls-cert-file=a.crt']).message).to.contain('--tls-private-key-file');
     const o = parseOptions(['--tls-cert-file=a.crt', '--tls-private-key-file=a.key'], cwd);
