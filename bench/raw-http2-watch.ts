@@ -103,67 +103,90 @@ function connect(target: Target): Promise<Connection> {
         reject(new Error(reason));
       }
     };
-    let buffered: Buffer = Buffer.alloc(0);
     let consumed = 0;
+    const onFrame = (type: number, flags: number, streamId: number, payload: Buffer, at: number): void => {
+      if (type === FRAME.SETTINGS && !(flags & FLAG.ACK)) {
+        if (!settled) conn.limit = 1000;
+        for (let i = 0; i + 6 <= payload.length; i += 6) {
+          if (payload.readUInt16BE(i) === SETTING.MAX_CONCURRENT_STREAMS) conn.limit = payload.readUInt32BE(i + 2);
+        }
+        socket.write(frame(FRAME.SETTINGS, FLAG.ACK, 0));
+        if (!settled) {
+          settled = true;
+          resolve(conn);
+        }
+        return;
+      }
+      if (type === FRAME.PING && !(flags & FLAG.ACK)) {
+        socket.write(frame(FRAME.PING, FLAG.ACK, 0, Buffer.from(payload)));
+        return;
+      }
+      if (type === FRAME.GOAWAY) {
+        endAll('the server sent GOAWAY');
+        return;
+      }
+      const stream = conn.streams.get(streamId);
+      if (!stream) return;
+      if (type === FRAME.RST_STREAM) {
+        stream.finish(`the server reset the stream (code ${payload.readUInt32BE(0)})`);
+        return;
+      }
+      const length = payload.length;
+      if (flags & FLAG.PADDED) payload = payload.subarray(1, payload.length - payload[0]);
+      if (type === FRAME.HEADERS) {
+        const block = flags & FLAG.PRIORITY ? payload.subarray(5) : payload;
+        if (!stream.opened && !stream.refusal) {
+          if (block[0] === STATUS_200) {
+            stream.opened = true;
+            stream.onOpen();
+          } else stream.refusal = { status: `not 200 (first HPACK byte 0x${block[0]?.toString(16)})`, chunks: [] };
+        }
+      } else if (type === FRAME.DATA) {
+        consumed += length;
+        if (consumed >= WINDOW_TOP_UP) {
+          socket.write(frame(FRAME.WINDOW_UPDATE, 0, 0, uint32(consumed)));
+          consumed = 0;
+        }
+        if (stream.refusal) stream.refusal.chunks.push(Buffer.from(payload));
+        else stream.lines(payload, at);
+      }
+      if (flags & FLAG.END_STREAM) stream.finish('the server ended the stream');
+    };
+    /** Hands on every whole frame of `buf` from `pos`; returns where the first incomplete one starts. */
+    const frames = (buf: Buffer, pos: number, at: number): number => {
+      while (buf.length - pos >= 9) {
+        const length = buf.readUIntBE(pos, 3);
+        if (buf.length - pos < 9 + length) break;
+        onFrame(buf[pos + 3], buf[pos + 4], buf.readUInt32BE(pos + 5) & 0x7fffffff, buf.subarray(pos + 9, pos + 9 + length), at);
+        pos += 9 + length;
+      }
+      return pos;
+    };
+    // A frame cut by a read: completed with just the bytes it lacks, rather than copying each whole read behind it.
+    let cut: Buffer | undefined;
     socket.on('data', (data: Buffer) => {
       const at = performance.now();
-      buffered = buffered.length ? Buffer.concat([buffered, data]) : data;
       let pos = 0;
-      while (buffered.length - pos >= 9) {
-        const length = buffered.readUIntBE(pos, 3);
-        if (buffered.length - pos < 9 + length) break;
-        const type = buffered[pos + 3];
-        const flags = buffered[pos + 4];
-        const streamId = buffered.readUInt32BE(pos + 5) & 0x7fffffff;
-        let payload = buffered.subarray(pos + 9, pos + 9 + length);
-        pos += 9 + length;
-        if (type === FRAME.SETTINGS && !(flags & FLAG.ACK)) {
-          if (!settled) conn.limit = 1000;
-          for (let i = 0; i + 6 <= payload.length; i += 6) {
-            if (payload.readUInt16BE(i) === SETTING.MAX_CONCURRENT_STREAMS) conn.limit = payload.readUInt32BE(i + 2);
-          }
-          socket.write(frame(FRAME.SETTINGS, FLAG.ACK, 0));
-          if (!settled) {
-            settled = true;
-            resolve(conn);
-          }
-          continue;
+      if (cut) {
+        const headerLack = Math.max(0, 9 - cut.length);
+        const withHeader = headerLack > 0 ? Buffer.concat([cut, data.subarray(0, headerLack)]) : cut;
+        if (withHeader.length < 9) {
+          cut = withHeader;
+          return;
         }
-        if (type === FRAME.PING && !(flags & FLAG.ACK)) {
-          socket.write(frame(FRAME.PING, FLAG.ACK, 0, Buffer.from(payload)));
-          continue;
+        const whole = 9 + withHeader.readUIntBE(0, 3);
+        const take = Math.min(whole - cut.length, data.length);
+        const joined = Buffer.concat([cut, data.subarray(0, take)]);
+        pos = take;
+        if (joined.length < whole) {
+          cut = joined;
+          return;
         }
-        if (type === FRAME.GOAWAY) {
-          endAll('the server sent GOAWAY');
-          continue;
-        }
-        const stream = conn.streams.get(streamId);
-        if (!stream) continue;
-        if (type === FRAME.RST_STREAM) {
-          stream.finish(`the server reset the stream (code ${payload.readUInt32BE(0)})`);
-          continue;
-        }
-        if (flags & FLAG.PADDED) payload = payload.subarray(1, payload.length - payload[0]);
-        if (type === FRAME.HEADERS) {
-          const block = flags & FLAG.PRIORITY ? payload.subarray(5) : payload;
-          if (!stream.opened && !stream.refusal) {
-            if (block[0] === STATUS_200) {
-              stream.opened = true;
-              stream.onOpen();
-            } else stream.refusal = { status: `not 200 (first HPACK byte 0x${block[0]?.toString(16)})`, chunks: [] };
-          }
-        } else if (type === FRAME.DATA) {
-          consumed += length;
-          if (consumed >= WINDOW_TOP_UP) {
-            socket.write(frame(FRAME.WINDOW_UPDATE, 0, 0, uint32(consumed)));
-            consumed = 0;
-          }
-          if (stream.refusal) stream.refusal.chunks.push(Buffer.from(payload));
-          else stream.lines(payload, at);
-        }
-        if (flags & FLAG.END_STREAM) stream.finish('the server ended the stream');
+        cut = undefined;
+        frames(joined, 0, at);
       }
-      buffered = pos === buffered.length ? Buffer.alloc(0) : buffered.subarray(pos);
+      pos = frames(data, pos, at);
+      if (pos < data.length) cut = data.subarray(pos);
     });
     socket.on('error', (e) => endAll(e.message));
     socket.on('close', () => endAll('connection closed'));
