@@ -5,6 +5,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
 import type { TlsOptions } from 'node:tls';
+import { isHttp2 } from './connection.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -48,8 +49,8 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   const goawayChance = opts.goawayChance ?? 0;
   const random = opts.random ?? Math.random;
   const serve: Handler = goawayChance <= 0 ? handler : (req, res) => {
-    if (req.httpVersionMajor === 2 && random() < goawayChance) {
-      const session = (req as http2.Http2ServerRequest).stream.session;
+    if (isHttp2(req) && random() < goawayChance) {
+      const session = req.stream.session;
       if (session && !session.closed) session.close();
     }
     handler(req, res);
@@ -59,9 +60,9 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   const http1 = server as unknown as http.Server;
   // Watches are long-lived: the HTTP/1.1 side's default 5-minute request timeout would cut them.
   http1.requestTimeout = 0;
-  // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
   http1.keepAliveTimeout = idleTimeoutMs;
+  // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
