@@ -1,7 +1,7 @@
 // The scenarios run against one gateway process: creates at 1/16/64 clients, gets, a 10,000-object list (paged and
 // full), watch delivery with 1 and 1,000 watchers (1,000 both on their own connections and multiplexed over HTTP/2),
-// then its peak memory. Each scenario is bounded in count and time,
-// and a failing one is recorded as such so that the others still run.
+// then its peak memory. Each scenario is bounded in count and time, and a failing one is recorded as such so that
+// the others still run.
 import { performance } from 'node:perf_hooks';
 import { createAgent, describeFailure, measure, percentile, runLoad, send, type Measured, type Target } from './load.js';
 import { configMapJson, namespaceJson } from './objects.js';
