@@ -3,10 +3,11 @@
 import type { KObject } from '../api/meta/types.js';
 import { isObject } from '../api/meta/types.js';
 import { StorageError, type Preconditions, type StorageEvent } from './storage.js';
+import { cloneJson } from '../api/meta/clone.js';
 
 /** A private copy of a caller's object, with metadata guaranteed to be an object. */
 export function intake(obj: KObject): KObject {
-  const copy = structuredClone(obj);
+  const copy = cloneJson(obj);
   if (!isObject(copy.metadata)) copy.metadata = {};
   return copy;
 }

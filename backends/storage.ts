@@ -8,7 +8,8 @@
 //
 // Sharing: objects a backend returns (get, getList items, the results of create, guaranteedUpdate and delete, watch
 // events and their objects, the object handed to DeleteOptions.validate) may be SHARED with the store and with other
-// callers, and are then deep-frozen. Callers must not mutate returned objects; clone before changing (structuredClone).
+// callers, and are then deep-frozen. Callers must not mutate returned objects; clone before changing
+// (cloneJson, api/meta/clone.ts).
 // This is what lets one event reach a thousand watchers, and a list or a get be served, without a copy per caller,
 // and lets the gateway encode one event once for every watcher. A backend may return fresh objects instead (it
 // decodes rows, say); the rule for callers is the same. The exception is TryUpdate: its callback always receives a

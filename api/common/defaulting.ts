@@ -2,6 +2,7 @@
 // explicit 0 or false survives). Runs after pruning, on the decoded object, in place.
 import type { JSONSchema } from '../schema.js';
 import { isObject } from '../meta/types.js';
+import { cloneJson } from '../meta/clone.js';
 
 export function applySchemaDefaults(schema: JSONSchema, value: unknown): void {
   if (Array.isArray(value)) {
@@ -10,7 +11,7 @@ export function applySchemaDefaults(schema: JSONSchema, value: unknown): void {
   }
   if (!isObject(value)) return;
   for (const [name, sub] of Object.entries(schema.properties ?? {})) {
-    if (value[name] === undefined && sub.default !== undefined) value[name] = structuredClone(sub.default);
+    if (value[name] === undefined && sub.default !== undefined) value[name] = cloneJson(sub.default);
     if (value[name] !== undefined) applySchemaDefaults(sub, value[name]);
   }
   if (isObject(schema.additionalProperties)) {

@@ -33,6 +33,7 @@ import { createRevisionHistory, type HistorySnapshot, type LogEntry, type Revisi
 import { failedWatch } from '../watcher-queue.js';
 import { createWatchHub } from './watch-hub.js';
 import { checkPreconditions, intake, notFound } from '../storage-support.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 export interface MemoryStorageOptions {
   /** How long writes stay readable at their revision and replayable to watchers. Default 5 minutes. */
@@ -251,7 +252,7 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
       const current = history.latest(key);
       if (!current && !updateOpts.createFrom) throw notFound(key);
       checkPreconditions(key, current, updateOpts.preconditions);
-      const base = current ? structuredClone(current) : intake(updateOpts.createFrom!());
+      const base = current ? cloneJson(current) : intake(updateOpts.createFrom!());
       const next = await tryUpdate(base);
       enter(key);
       // Someone wrote the key while tryUpdate ran: its result was computed from a stale state, so start over.

@@ -8,6 +8,7 @@ import type { KObject } from '../../api/meta/types.js';
 import { StorageError } from '../storage.js';
 // Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes.
 import { lowerBound } from './list-snapshots.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -144,7 +145,7 @@ export function createRevisionHistory(): RevisionHistory {
       let entry: LogEntry;
       if (object === null) {
         if (!prev) throw new StorageError('Internal', `commit: deleting absent key ${key}`, key);
-        entry = { revision, key, type: 'DELETED', object: stamp(structuredClone(prev), revision), prevObject: prev, time };
+        entry = { revision, key, type: 'DELETED', object: stamp(cloneJson(prev), revision), prevObject: prev, time };
       } else {
         entry = { revision, key, type: prev ? 'MODIFIED' : 'ADDED', object: stamp(object, revision), prevObject: prev, time };
       }

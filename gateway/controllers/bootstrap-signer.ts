@@ -15,6 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import { CLIENT_CONFIG_KEY, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_PREFIX, grantAnonymousClusterInfoRead, publishClusterInfo } from './cluster-info.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -125,7 +126,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
     const changed = Object.keys(next).length !== Object.keys(data).length || Object.entries(next).some(([k, v]) => data[k] !== v);
     if (!changed || abort.signal.aborted) return;
     // The resourceVersion makes this a compare-and-swap: a concurrent change (a new clientconfig) is a 409 and a resync.
-    const updated = structuredClone(cm);
+    const updated = cloneJson(cm);
     updated.data = next;
     await configMaps!.update(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, updated, internalWrite(), '');
   }

@@ -8,6 +8,7 @@ import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 export const CLUSTER_INFO_NAMESPACE = 'platform-public';
 export const CLUSTER_INFO_NAME = 'cluster-info';
@@ -92,7 +93,7 @@ export async function publishClusterInfo(registry: Registry, serverUrl: string, 
       }
       const data = (current.data ?? {}) as Record<string, string>;
       if (data[CLIENT_CONFIG_KEY] === clientconfig) return;
-      const next = structuredClone(current);
+      const next = cloneJson(current);
       next.data = { ...data, [CLIENT_CONFIG_KEY]: clientconfig };
       await configMaps.update(CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, next, internalWrite(), '');
       return;

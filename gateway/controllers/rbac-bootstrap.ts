@@ -13,6 +13,7 @@ import { RBAC_GROUP, type BindingObject, type RoleObject, type Subject } from '.
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
 
@@ -80,7 +81,7 @@ async function ensure<T extends KObject>(store: ResourceStore, wanted: T, reconc
     });
     if (!existing) {
       try {
-        await store.create('', structuredClone(wanted), internalWrite());
+        await store.create('', cloneJson(wanted), internalWrite());
         return;
       } catch (e) {
         // Another replica created it first: reconcile what it wrote.
@@ -89,7 +90,7 @@ async function ensure<T extends KObject>(store: ResourceStore, wanted: T, reconc
       }
     }
     if (existing.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
-    const next = structuredClone(existing) as T;
+    const next = cloneJson(existing) as T;
     if (!reconcile(next, wanted)) return;
     try {
       await store.update('', name, next, internalWrite(), '');

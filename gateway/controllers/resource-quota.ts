@@ -19,6 +19,7 @@ import { sameResourceList } from '../quota/quantities.js';
 import { countedNames, isUnservedEvaluatorName } from '../quota/resource-names.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
 
@@ -109,7 +110,7 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       const status = statusOf(quota);
       if (status.hard !== undefined && status.used !== undefined
         && sameResourceList(asStrMap(status.hard), next.hard) && sameResourceList(asStrMap(status.used), next.used)) continue;
-      const body = structuredClone(quota);
+      const body = cloneJson(quota);
       body.status = { ...status, hard: next.hard, used: next.used };
       try {
         // The read resourceVersion guards the write: a charge admission made meanwhile is never overwritten.

@@ -11,6 +11,7 @@ import type { Registry } from '../registry/registry.js';
 import { startInformer } from './informer.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { canonicalJson as canonical } from '../../policies/rbac/canonical.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
 
@@ -30,7 +31,7 @@ export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): Po
       const key = canonical(rule);
       if (seen.has(key)) continue;
       seen.add(key);
-      rules.push(structuredClone(rule));
+      rules.push(cloneJson(rule));
     }
   }
   return rules;

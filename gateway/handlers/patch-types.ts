@@ -5,13 +5,14 @@ import { errors } from '../../api/meta/errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';
 import { strategicMergePatch } from './strategic-merge.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 /** `schema` is the kind's object schema: strategic merge patch takes its list semantics from it. */
 export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchema) => unknown;
 
 /** RFC 7386: objects merge recursively, null deletes, everything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return structuredClone(patch);
+  if (!isObject(patch)) return cloneJson(patch);
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
@@ -34,7 +35,7 @@ function applyJsonPatch(current: KObject, patch: unknown): unknown {
     }
     throw errors.badRequest(`the JSON patch is invalid: ${problem.message.split('\n')[0]} (operation ${problem.index ?? 0})`);
   }
-  return jsonpatch.applyPatch(structuredClone(current), patch as jsonpatch.Operation[], false, true).newDocument;
+  return jsonpatch.applyPatch(cloneJson(current), patch as jsonpatch.Operation[], false, true).newDocument;
 }
 
 export const PATCH_TYPES: Record<string, PatchFunction> = {

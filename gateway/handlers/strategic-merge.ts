@@ -20,6 +20,7 @@ import {
 import {
   identityOf, indexIn, normalizeElementOrder, partitionByPresence, validateOrderAgainstPatch,
 } from './strategic-merge-order.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 /**
  * Applies a strategic merge patch to `original` as described by `schema` (the kind's full object schema). Pure:
@@ -27,7 +28,7 @@ import {
  */
 export function strategicMergePatch(original: unknown, patch: unknown, schema: JSONSchema): unknown {
   if (!isMap(patch)) throw errors.badRequest('a strategic merge patch must be a JSON object');
-  const base = isMap(original) ? structuredClone(original) : {};
+  const base = isMap(original) ? cloneJson(original) : {};
   // A top-level `$patch: delete` empties the object, as upstream does; validation then rejects it.
   return mergeMap(base, patch, schema, '') ?? {};
 }

@@ -13,6 +13,7 @@ import type { ResourceStore } from '../registry/store.js';
 import { chargeCreate, QuotaDenied } from './evaluate.js';
 import { countedNames } from './resource-names.js';
 import type { ResourceList } from './quantities.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 /** Charge attempts per quota before the conflict is handed to the client (upstream retries a few times too). */
 const MAX_ATTEMPTS = 10;
@@ -54,7 +55,7 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
   }
 
   async function charge(store: ResourceStore, quota: KObject, used: ResourceList): Promise<void> {
-    const next = structuredClone(quota);
+    const next = cloneJson(quota);
     next.status = { ...(next.status as object | undefined), used };
     // The stored resourceVersion in the body is the precondition: a quota changed since it was read → 409.
     await store.update(quota.metadata.namespace ?? '', quota.metadata.name ?? '', next, internalWrite(), 'status');

@@ -14,6 +14,7 @@ import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
 import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 export type Subresource = '' | 'status';
 
@@ -186,20 +187,20 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       const key = store.key(namespace, name);
       const expectedVersion = obj.metadata.resourceVersion || undefined;
       const create = def.allowCreateOnUpdate && subresource === ''
-        ? () => completeCreate(structuredClone(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
+        ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
         : undefined;
       return updateOrCreate(key, name, ctx, async (current) => {
         if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
           throw errors.staleObject(gr, name);
         }
-        return admitUpdate(track(current, buildUpdate(structuredClone(obj), current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
+        return admitUpdate(track(current, buildUpdate(cloneJson(obj), current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
       }, create);
     },
 
     async patch(namespace, name, applyPatch, ctx, subresource) {
       const key = store.key(namespace, name);
       const next = await writeThrough(key, name, async (current) => {
-        const obj = admitBody(applyPatch(structuredClone(current)), ctx);
+        const obj = admitBody(applyPatch(cloneJson(current)), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = obj.metadata.resourceVersion;
@@ -214,13 +215,13 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       if (!ref) throw new Error('apply needs a field manager');
       const key = store.key(namespace, name);
       const create = subresource === '' ? async () => {
-        const fresh = admitBody(applyConfiguration(undefined, structuredClone(config), ref, force, tracking), ctx);
+        const fresh = admitBody(applyConfiguration(undefined, cloneJson(config), ref, force, tracking), ctx);
         checkNameMatches(fresh, name);
         checkNamespaceMatches(fresh, namespace);
         return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
       } : undefined;
       return updateOrCreate(key, name, ctx, async (current) => {
-        const obj = admitBody(applyConfiguration(current, structuredClone(config), ref, force, tracking), ctx);
+        const obj = admitBody(applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
         const expectedVersion = config.metadata.resourceVersion;
@@ -301,7 +302,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     let current: KObject;
     try {
       // Storage hands out read-only objects; tryUpdate, as under guaranteedUpdate, gets a private copy.
-      current = structuredClone(await storage.get(key));
+      current = cloneJson(await storage.get(key));
     } catch (e) {
       if (!(isStorageError(e, 'NotFound') && createFrom)) throw toStatusError(e, gr, name);
       current = createFrom();
@@ -336,7 +337,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       }
       return obj;
     };
-    if (ctx.dryRun) return mark(structuredClone(current));
+    if (ctx.dryRun) return mark(cloneJson(current));
     return storage.guaranteedUpdate(key, mark, { preconditions: { uid: options.preconditions?.uid, resourceVersion: options.preconditions?.resourceVersion } });
   }
 

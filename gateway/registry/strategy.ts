@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
+import { cloneJson } from '../../api/meta/clone.js';
 
 // Timestamps have whole seconds, and every create in the same second shares one: formatting a Date was a visible
 // share of a create's CPU.
@@ -70,7 +71,7 @@ export function prepareForUpdate(def: KindDefinition, obj: KObject, old: KObject
   }
   if (def.statusSubresource) {
     if (old.status === undefined) delete obj.status;
-    else obj.status = structuredClone(old.status);
+    else obj.status = cloneJson(old.status);
   }
   def.prepareForUpdate?.(obj, old);
   if (def.tracksGeneration) {
@@ -86,7 +87,7 @@ export function prepareForUpdate(def: KindDefinition, obj: KObject, old: KObject
  * does upstream) is taken from the stored object.
  */
 export function prepareForStatusUpdate(obj: KObject, old: KObject): KObject {
-  const next = structuredClone(old);
+  const next = cloneJson(old);
   if (obj.status === undefined) delete next.status;
   else next.status = obj.status;
   return next;

@@ -6,6 +6,7 @@
 import type { JSONSchema } from '../../../api/schema.js';
 import { isObject } from '../../../api/meta/types.js';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.js';
+import { cloneJson } from '../../../api/meta/clone.js';
 
 type Json = unknown;
 type JsonMap = Record<string, unknown>;
@@ -225,19 +226,19 @@ export function compare(lhs: Json, rhs: Json, schema: JSONSchema | undefined): C
 
 /** Merges an applied configuration into the live object: config values win, granular parts merge. */
 export function merge(live: Json, config: Json, schema: JSONSchema | undefined): Json {
-  if (config === undefined) return structuredClone(live);
-  if (live === undefined || live === null) return structuredClone(config);
+  if (config === undefined) return cloneJson(live);
+  if (live === undefined || live === null) return cloneJson(config);
   const shape = shapeOf(schema, config);
-  if (shape.kind === 'scalar' || shape.kind === 'atomic') return structuredClone(config);
+  if (shape.kind === 'scalar' || shape.kind === 'atomic') return cloneJson(config);
   if (shape.kind === 'object') {
-    if (!isObject(live) || !isObject(config)) return structuredClone(config);
+    if (!isObject(live) || !isObject(config)) return cloneJson(config);
     const out: JsonMap = {};
     for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
       out[key] = merge(live[key], config[key], childSchema(shape.schema, key).schema);
     }
     return out;
   }
-  if (!Array.isArray(live) || !Array.isArray(config)) return structuredClone(config);
+  if (!Array.isArray(live) || !Array.isArray(config)) return cloneJson(config);
   return mergeLists(shape, live, config);
 }
 
@@ -270,7 +271,7 @@ function mergeLists(shape: Shape, live: Json[], config: Json[]): Json[] {
       }
     }
     if (li < l.order.length && !r.byElement.has(l.order[li])) {
-      out.push(structuredClone(l.byElement.get(l.order[li])));
+      out.push(cloneJson(l.byElement.get(l.order[li])));
       li++;
       continue;
     }

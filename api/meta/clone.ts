@@ -1,0 +1,33 @@
+// Deep copies of API objects. Every write copies its object at least twice (the registry's working copy, the
+// storage's private one), and structuredClone serializes through V8's message format: about 4.5 µs for a 1 KiB
+// ConfigMap against 0.5 µs for a walk of the plain JSON tree it always is. Values that are not plain JSON (a Buffer,
+// a Date) still go through structuredClone, so the copy stays exact for whatever a caller hands in.
+
+/** A deep copy of `value`, which is normally a JSON tree (objects, arrays, strings, numbers, booleans, null). */
+export function cloneJson<T>(value: T): T {
+  return copy(value) as T;
+}
+
+function copy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i]);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    // JSON.parse makes "__proto__" an own key (a ConfigMap may use it as a data key); assigning it would set the
+    // copy's prototype instead.
+    if (key === '__proto__') defineOwn(out, key, copy(source[key]));
+    else out[key] = copy(source[key]);
+  }
+  return out;
+}
+
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
