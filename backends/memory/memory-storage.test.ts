@@ -16,6 +16,8 @@ describe('memory storage', () => {
     const controller = new AbortController();
     const iterator = s.watch('/r/', { revision: await s.currentRevision(), recursive: true }, controller.signal)[Symbol.asyncIterator]();
     for (let i = 0; i < 10; i++) await s.create(`/r/${i}`, cm(String(i)));
+    // The fan-out runs after the writes were answered.
+    await new Promise((resolve) => setImmediate(resolve));
     let caught: unknown;
     await iterator.next().catch((e: unknown) => (caught = e));
     expect(isStorageError(caught, 'Expired')).to.equal(true);

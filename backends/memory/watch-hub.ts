@@ -1,5 +1,11 @@
-// Watch fan-out for the memory backend. A commit is pushed synchronously into the queue of every matching watcher
-// (watcher-queue.ts), so one write wakes all of them and none can see revisions out of order.
+// Watch fan-out for the memory backend. Commits are pushed into the queue of every matching watcher (watcher-queue.ts)
+// in revision order, so none can see revisions out of order.
+//
+// The fan-out runs after the writes are answered, as kube-apiserver's watch cache dispatches apart from the write:
+// with a thousand watchers it takes milliseconds of this thread, which a writer should not wait for. Committed
+// entries wait in `pending` until the next turn of the event loop (setImmediate, after the writers' responses),
+// and each watcher remembers the newest revision it was handed, so one that opened meanwhile, whose replay already
+// holds a pending entry, skips it. Progress bookmarks name the newest published revision, never a pending one.
 //
 // Each write becomes one frozen StorageEvent that every watcher receives (the contract in storage.ts): with a
 // thousand watchers an event costs one object, not a thousand copies, and the gateway can encode it once for all.
@@ -26,7 +32,7 @@ export interface WatchHub {
    * call this synchronously after reading the replay so no commit can slip between the two.
    */
   open(request: WatchRequest, replay: readonly LogEntry[], signal: AbortSignal): AsyncIterable<StorageEvent>;
-  /** Fans a committed write out to every matching watcher. */
+  /** Fans a committed write out to every matching watcher, once the current turn of the event loop ends. */
   publish(entry: LogEntry): void;
   /** Number of registered watchers. */
   size(): number;
@@ -37,6 +43,8 @@ export interface WatchHub {
 interface Watcher {
   readonly request: WatchRequest;
   readonly queue: WatcherQueue<LogEntry>;
+  /** Newest revision handed to the queue (replayed or published), or the start revision. */
+  position: bigint;
 }
 
 // One event per log entry, made on first delivery and shared by every watcher (live or replaying) after that.
@@ -58,6 +66,21 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const watchers = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let notifying = 0;
+  let pending: LogEntry[] = [];
+  let flushing: NodeJS.Immediate | undefined;
+
+  function flush(): void {
+    flushing = undefined;
+    const entries = pending;
+    pending = [];
+    for (const entry of entries) {
+      for (const w of watchers) {
+        if (entry.revision <= w.position) continue;
+        w.position = entry.revision;
+        if (selects(w.request, entry.key)) w.queue.push(entry);
+      }
+    }
+  }
 
   function unregister(w: Watcher): void {
     if (!watchers.delete(w) || !w.request.progressNotify) return;
@@ -69,11 +92,14 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   }
 
   function tick(): void {
-    const revision = opts.currentRevision();
+    const revision = pending.length > 0 ? pending[0].revision - 1n : opts.currentRevision();
     for (const w of watchers) {
       // Only idle watchers need a progress mark; a busy one learns the revision from its events. A watch that
       // starts in the future gets none until the store reaches its start, so a client never resumes before it.
-      if (w.request.progressNotify && w.queue.idle && revision >= w.request.revision) w.queue.push({ bookmark: revision });
+      if (w.request.progressNotify && w.queue.idle && revision >= w.position) {
+        w.position = revision;
+        w.queue.push({ bookmark: revision });
+      }
     }
   }
 
@@ -82,6 +108,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       const onAbort = (): void => w.queue.end();
       const w: Watcher = {
         request,
+        position: replay.length > 0 ? replay[replay.length - 1].revision : request.revision,
         queue: createWatcherQueue<LogEntry>({
           key: request.key,
           bufferLimit: opts.bufferLimit,
@@ -107,13 +134,17 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     },
 
     publish(entry) {
-      // A watch may start at a future revision; it gets only the writes after it.
-      for (const w of watchers) if (entry.revision > w.request.revision && selects(w.request, entry.key)) w.queue.push(entry);
+      if (watchers.size === 0) return;
+      pending.push(entry);
+      flushing ??= setImmediate(flush);
     },
 
     size: () => watchers.size,
 
     close() {
+      pending = [];
+      if (flushing) clearImmediate(flushing);
+      flushing = undefined;
       for (const w of [...watchers]) w.queue.end();
       if (bookmarkTimer) clearInterval(bookmarkTimer);
       bookmarkTimer = undefined;

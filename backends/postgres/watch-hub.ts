@@ -3,6 +3,11 @@
 // queue synchronously. The switch happens without an await once the watcher's position has reached what the reader
 // delivered, and live rows at or below the position are skipped, so the seam loses and repeats nothing.
 //
+// The live fan-out runs after the writes are answered (setImmediate, as the memory backend's hub does, for the same
+// reason: a thousand watchers take milliseconds that no writer should wait for). A watcher that catches up meanwhile
+// reads the pending rows from the database and skips them when they are published; progress bookmarks name the newest
+// published revision, never a pending one.
+//
 // A row the log reader fans out becomes one deep-frozen event that every live watcher receives (the sharing contract
 // in storage.ts), made of the read cache's own objects for the row (the cache parsed the row just before), so a
 // write costs one JSON.parse however many watch it, and the gateway can encode the event once for all of them.
@@ -30,8 +35,8 @@ export interface WatchRequest extends WatchSelector {
 export interface WatchHub {
   open(request: WatchRequest, signal: AbortSignal): AsyncIterableIterator<StorageEvent>;
   /**
-   * Fans a chunk of log rows (in revision order) out to every live watcher. `entries` are the read cache's entries
-   * for the rows, where it has them, whose objects the events share.
+   * Fans a chunk of log rows (in revision order) out to every live watcher, once the current turn of the event loop
+   * ends. `entries` are the read cache's entries for the rows, where it has them, whose objects the events share.
    */
   publish(rows: readonly LogRow[], entries?: readonly (LogEntry | undefined)[]): void;
   /** Ends every watcher with `error` (log rows were lost to compaction) or normally (no error). */
@@ -93,6 +98,21 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const live = new Set<Watcher>();
   const all = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
+  let pending: LogRow[] = [];
+  let flushing: NodeJS.Immediate | undefined;
+
+  function flush(): void {
+    flushing = undefined;
+    const rows = pending;
+    pending = [];
+    for (const row of rows) {
+      for (const w of live) {
+        if (row.revision <= w.position) continue;
+        w.position = row.revision;
+        if (selects(w.request, row.key)) w.queue.push(row);
+      }
+    }
+  }
 
   function unregister(w: Watcher): void {
     live.delete(w);
@@ -104,7 +124,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   }
 
   function tick(): void {
-    const revision = opts.delivered();
+    const revision = pending.length > 0 ? pending[0].revision - 1n : opts.delivered();
     for (const w of live) {
       if (w.request.progressNotify && w.queue.idle && revision >= w.request.revision && revision >= w.position) {
         w.position = revision;
@@ -169,18 +189,17 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     },
 
     publish(rows, entries) {
+      // Watchers still catching up read these rows from the database.
       if (live.size === 0) return;
       if (entries) rows.forEach((row, i) => adoptEntry(row, entries[i]));
-      for (const row of rows) {
-        for (const w of live) {
-          if (row.revision <= w.position) continue;
-          w.position = row.revision;
-          if (selects(w.request, row.key)) w.queue.push(row);
-        }
-      }
+      for (const row of rows) pending.push(row);
+      flushing ??= setImmediate(flush);
     },
 
     endAll(error) {
+      pending = [];
+      if (flushing) clearImmediate(flushing);
+      flushing = undefined;
       for (const w of [...all]) w.queue.end(error);
     },
 

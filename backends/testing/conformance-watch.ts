@@ -120,6 +120,32 @@ export function describeWatchConformance(h: Harness): void {
       expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: '2' });
     });
 
+    it('answers a write before fanning it out to watchers', async () => {
+      const w = h.watch(s, PREFIX, { revision: await s.currentRevision(), recursive: true });
+      // A first event proves the watch is live (a backend may catch up from its log first).
+      await s.create(key('ns1', 'first'), configMap('first'));
+      await w.next();
+      let delivered = false;
+      const pending = w.next().then((e) => ((delivered = true), e));
+      const created = await s.create(key('ns1', 'a'), configMap('a'));
+      // Still the turn of the event loop that committed: however many promise steps the delivery takes, it has
+      // not come, because the fan-out runs on a later turn.
+      for (let i = 0; i < 100; i++) await null;
+      expect(delivered).to.equal(false);
+      expect((await pending).revision).to.equal(rv(created));
+    });
+
+    it('a watch opened between a write and its fan-out gets the write exactly once', async () => {
+      const live = h.watch(s, PREFIX, { revision: await s.currentRevision(), recursive: true });
+      const before = await s.currentRevision();
+      const created = await s.create(key('ns1', 'a'), configMap('a'));
+      // Opened before the fan-out of `created`, whose replay already holds it.
+      const late = h.watch(s, PREFIX, { revision: before, recursive: true });
+      const next = await s.create(key('ns1', 'b'), configMap('b'));
+      expect((await late.take(2)).map((e) => e.revision)).to.deep.equal([rv(created), rv(next)]);
+      expect((await live.take(2)).map((e) => e.revision)).to.deep.equal([rv(created), rv(next)]);
+    });
+
     it('sends progress BOOKMARKs only to watchers that asked, after the events they cover', async () => {
       const start = await s.currentRevision();
       const quiet = h.watch(s, PREFIX, { revision: start, recursive: true });
