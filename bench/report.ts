@@ -119,7 +119,8 @@ function watchRow(run: WatchRun, result: WatchResult | { failed: string } | unde
       + `write errors ${result.writeErrors}, streams open ${result.openStreams}/${watchers}, problems ${result.problems}: ${result.problemSamples.join('; ')}`);
   }
   notes.push(`   ${label}: opened ${result.openStreams} streams on ${int(result.connections)} connection(s) in ${ms(result.openMs)}, max latency ${ms(result.max)}, `
-    + `p99 of the warm-up events ${ms(result.warmupP99)}, client cpu ${pct(result.clientCpu)}`);
+    + `p99 of the warm-up events ${ms(result.warmupP99)}, writes answered in ${ms(result.writeP50)} (p50) / ${ms(result.writeP99)} (p99), `
+    + `client cpu ${pct(result.clientCpu)}`);
   const value = `${int(result.delivered)}/${int(result.expected)} delivered${complete ? '' : ' (MISSING)'}`;
   const fanout = bare.watchFanout[run.transport];
   const vsBare = isTarget && !('failed' in fanout) && fanout.p99 > 0 ? `p99 ${(result.p99 / fanout.p99).toFixed(1)}x bare fan-out` : '';

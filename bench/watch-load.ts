@@ -45,6 +45,9 @@ export interface WatchResult {
   p99: number;
   max: number;
   warmupP99: number;
+  /** How long the writes after the warm-up took to be answered, from sending to the last byte of the response. */
+  writeP50: number;
+  writeP99: number;
   /** ERROR events, streams that failed to open or ended early, with the first few reasons. */
   problems: number;
   problemSamples: string[];
@@ -66,6 +69,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   const prefix = `w${opts.watchers}-`;
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
+  const writeLatencies: number[] = [];
   const warmupLatencies: number[] = [];
   const warmupPrefix = `${prefix}warm-`;
   let delivered = 0;
@@ -168,6 +172,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
           return;
         }
         writes++;
+        if (seq >= warmup) writeLatencies.push(res.ms);
       }, (e: Error) => {
         writeErrors++;
         problem(`write: ${e.message}`);
@@ -189,6 +194,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   const cpu = process.cpuUsage(cpuBefore);
   const sorted = Float64Array.from(latencies).sort();
   const warmupSorted = Float64Array.from(warmupLatencies).sort();
+  const writesSorted = Float64Array.from(writeLatencies).sort();
   return {
     watchers: opts.watchers,
     transport: opts.transport,
@@ -205,6 +211,8 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
     warmupP99: percentile(warmupSorted, 99),
+    writeP50: percentile(writesSorted, 50),
+    writeP99: percentile(writesSorted, 99),
     problems,
     problemSamples,
     clientCpu: ((cpu.user + cpu.system) / 1000 / (performance.now() - scenarioStart)) * 100,
