@@ -1,16 +1,11 @@
-// Watch fan-out for the memory backend. Commits are pushed into the queue of every matching watcher (watcher-queue.ts)
-// in revision order, so none can see revisions out of order.
-//
-// The fan-out runs after the writes are answered, as kube-apiserver's watch cache dispatches apart from the write:
-// with a thousand watchers it takes milliseconds of this thread, which a writer should not wait for. Committed
-// entries wait in `pending` until the next turn of the event loop (setImmediate, after the writers' responses),
-// and each watcher remembers the newest revision it was handed, so one that opened meanwhile, whose replay already
-// holds a pending entry, skips it. Progress bookmarks name the newest published revision, never a pending one.
+// Watch fan-out for the memory backend. Commits reach the queue of every matching watcher (watcher-queue.ts) in
+// revision order, so none can see revisions out of order, and after the writers were answered (deferred-fan-out.ts).
 //
 // Each write becomes one frozen StorageEvent that every watcher receives (the contract in storage.ts): with a
 // thousand watchers an event costs one object, not a thousand copies, and the gateway can encode it once for all.
 import type { StorageEvent } from '../storage.js';
-import { createWatcherQueue, selects, type WatcherQueue, type WatchSelector } from '../watcher-queue.js';
+import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js';
+import { createWatcherQueue, selects, type WatchSelector } from '../watcher-queue.js';
 import type { LogEntry } from './revision-history.js';
 
 export interface WatchHubOptions {
@@ -40,11 +35,8 @@ export interface WatchHub {
   close(): void;
 }
 
-interface Watcher {
+interface Watcher extends FanOutWatcher<LogEntry> {
   readonly request: WatchRequest;
-  readonly queue: WatcherQueue<LogEntry>;
-  /** Newest revision handed to the queue (replayed or published), or the start revision. */
-  position: bigint;
 }
 
 // One event per log entry, made on first delivery and shared by every watcher (live or replaying) after that.
@@ -66,21 +58,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const watchers = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
   let notifying = 0;
-  let pending: LogEntry[] = [];
-  let flushing: NodeJS.Immediate | undefined;
-
-  function flush(): void {
-    flushing = undefined;
-    const entries = pending;
-    pending = [];
-    for (const entry of entries) {
-      for (const w of watchers) {
-        if (entry.revision <= w.position) continue;
-        w.position = entry.revision;
-        if (selects(w.request, entry.key)) w.queue.push(entry);
-      }
-    }
-  }
+  const fanOut = createDeferredFanOut<LogEntry>(watchers);
 
   function unregister(w: Watcher): void {
     if (!watchers.delete(w) || !w.request.progressNotify) return;
@@ -92,7 +70,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   }
 
   function tick(): void {
-    const revision = pending.length > 0 ? pending[0].revision - 1n : opts.currentRevision();
+    const revision = fanOut.publishedUpTo(opts.currentRevision());
     for (const w of watchers) {
       // Only idle watchers need a progress mark; a busy one learns the revision from its events. A watch that
       // starts in the future gets none until the store reaches its start, so a client never resumes before it.
@@ -134,17 +112,14 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
     },
 
     publish(entry) {
-      if (watchers.size === 0) return;
-      pending.push(entry);
-      flushing ??= setImmediate(flush);
+      // A watch that opens before the fan-out replays the entry from the history instead.
+      if (watchers.size > 0) fanOut.publish([entry]);
     },
 
     size: () => watchers.size,
 
     close() {
-      pending = [];
-      if (flushing) clearImmediate(flushing);
-      flushing = undefined;
+      fanOut.clear();
       for (const w of [...watchers]) w.queue.end();
       if (bookmarkTimer) clearInterval(bookmarkTimer);
       bookmarkTimer = undefined;

@@ -3,17 +3,16 @@
 // queue synchronously. The switch happens without an await once the watcher's position has reached what the reader
 // delivered, and live rows at or below the position are skipped, so the seam loses and repeats nothing.
 //
-// The live fan-out runs after the writes are answered (setImmediate, as the memory backend's hub does, for the same
-// reason: a thousand watchers take milliseconds that no writer should wait for). A watcher that catches up meanwhile
-// reads the pending rows from the database and skips them when they are published; progress bookmarks name the newest
-// published revision, never a pending one.
+// The live fan-out runs after the writers were answered (deferred-fan-out.ts); a watcher that catches up meanwhile
+// reads the pending rows from the database and skips them when they are published.
 //
 // A row the log reader fans out becomes one deep-frozen event that every live watcher receives (the sharing contract
 // in storage.ts), made of the read cache's own objects for the row (the cache parsed the row just before), so a
 // write costs one JSON.parse however many watch it, and the gateway can encode the event once for all of them.
 // Catch-up rows are each watcher's own query results, decoded for that watcher alone.
 import { StorageError, type StorageEvent } from '../storage.js';
-import { createWatcherQueue, selects, type WatcherQueue, type WatchSelector } from '../watcher-queue.js';
+import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js';
+import { createWatcherQueue, selects, type WatchSelector } from '../watcher-queue.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
 import type { LogEntry } from '../memory/revision-history.js';
 
@@ -44,11 +43,8 @@ export interface WatchHub {
   size(): number;
 }
 
-interface Watcher {
+interface Watcher extends FanOutWatcher<LogRow> {
   readonly request: WatchRequest;
-  readonly queue: WatcherQueue<LogRow>;
-  /** Highest revision handed to this watcher's queue (or skipped as not matching). */
-  position: bigint;
   live: boolean;
 }
 
@@ -98,21 +94,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   const live = new Set<Watcher>();
   const all = new Set<Watcher>();
   let bookmarkTimer: NodeJS.Timeout | undefined;
-  let pending: LogRow[] = [];
-  let flushing: NodeJS.Immediate | undefined;
-
-  function flush(): void {
-    flushing = undefined;
-    const rows = pending;
-    pending = [];
-    for (const row of rows) {
-      for (const w of live) {
-        if (row.revision <= w.position) continue;
-        w.position = row.revision;
-        if (selects(w.request, row.key)) w.queue.push(row);
-      }
-    }
-  }
+  const fanOut = createDeferredFanOut<LogRow>(live);
 
   function unregister(w: Watcher): void {
     live.delete(w);
@@ -124,7 +106,7 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   }
 
   function tick(): void {
-    const revision = pending.length > 0 ? pending[0].revision - 1n : opts.delivered();
+    const revision = fanOut.publishedUpTo(opts.delivered());
     for (const w of live) {
       if (w.request.progressNotify && w.queue.idle && revision >= w.request.revision && revision >= w.position) {
         w.position = revision;
@@ -192,14 +174,11 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       // Watchers still catching up read these rows from the database.
       if (live.size === 0) return;
       if (entries) rows.forEach((row, i) => adoptEntry(row, entries[i]));
-      for (const row of rows) pending.push(row);
-      flushing ??= setImmediate(flush);
+      fanOut.publish(rows);
     },
 
     endAll(error) {
-      pending = [];
-      if (flushing) clearImmediate(flushing);
-      flushing = undefined;
+      fanOut.clear();
       for (const w of [...all]) w.queue.end(error);
     },
 
