@@ -201,17 +201,26 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
 
 export type Figure = { ok: true; result: LoadResult } | { ok: false; reason: string };
 
-/** A figure with the server's own CPU use over it (percent of one core), to tell which side was saturated. */
-export type Measured = Figure & { serverCpu?: number };
+/**
+ * A figure with the server's own CPU use over it (percent of one core), to tell which side was saturated, and the
+ * database's when the server has one.
+ */
+export type Measured = Figure & { serverCpu?: number; databaseCpu?: number };
 
-/** Runs a scenario, turning a throw into a failed figure, and notes the CPU the server process `pid` used. */
-export async function measure(pid: number | undefined, run: () => Promise<LoadResult>): Promise<Measured> {
+/**
+ * Runs a scenario, turning a throw into a failed figure, and notes the CPU the server process `pid` used, and the
+ * database (`databaseCpuSeconds`, cumulative) when given.
+ */
+export async function measure(pid: number | undefined, run: () => Promise<LoadResult>, databaseCpuSeconds?: () => number): Promise<Measured> {
   const cpu0 = pid === undefined ? NaN : cpuSeconds(pid);
+  const db0 = databaseCpuSeconds?.();
   const t0 = performance.now();
   try {
     const result = await run();
-    const serverCpu = pid === undefined ? undefined : ((cpuSeconds(pid) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
-    return { ok: true, result, serverCpu };
+    const seconds = (performance.now() - t0) / 1000;
+    const serverCpu = pid === undefined ? undefined : ((cpuSeconds(pid) - cpu0) / seconds) * 100;
+    const databaseCpu = databaseCpuSeconds && db0 !== undefined ? ((databaseCpuSeconds() - db0) / seconds) * 100 : undefined;
+    return { ok: true, result, serverCpu, databaseCpu };
   } catch (e) {
     return { ok: false, reason: (e as Error).message };
   }

@@ -134,13 +134,38 @@ export function residentMemory(pid: number): { peakMiB: number; currentMiB: numb
   }
 }
 
-/** CPU seconds (user + system) the process has used so far; Linux reports them in clock ticks of 1/100 s. */
-export function cpuSeconds(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name, or undefined when the process is gone. */
+function statFields(pid: string | number): { name: string; fields: string[] } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
   } catch {
-    return NaN;
+    return undefined;
   }
+}
+
+/**
+ * CPU seconds every PostgreSQL process on this machine has used so far: the live ones' own time, plus what the
+ * postmaster collected from backends that already exited. The bench's cluster is the only one it starts.
+ */
+export function postgresCpuSeconds(): number {
+  const processes = new Map<string, string[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statFields(entry);
+    if (stat?.name === 'postgres') processes.set(entry, stat.fields);
+  }
+  let total = 0;
+  for (const fields of processes.values()) {
+    total += Number(fields[11]) + Number(fields[12]);
+    // A postmaster (its parent is not PostgreSQL) also holds its exited children's time.
+    if (!processes.has(fields[1])) total += Number(fields[13]) + Number(fields[14]);
+  }
+  return total / 100;
+}
+
+/** CPU seconds (user + system) the process has used so far; Linux reports them in clock ticks of 1/100 s. */
+export function cpuSeconds(pid: number): number {
+  const stat = statFields(pid);
+  return stat ? (Number(stat.fields[11]) + Number(stat.fields[12])) / 100 : NaN;
 }

@@ -155,6 +155,11 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
     const pass = judged && figure.ok && clean(figure.result) && rawInsert !== undefined && rate >= TARGETS.createsVsInsert * rawInsert;
     rows.push([label, ...loadCells(figure), `${ratio(rate, base)} of ${baseLabel}`,
       judged ? `>= ${TARGETS.createsVsInsert * 100}% of raw INSERT` : '', judged ? verdict(pass) : '', cpuCell(figure)]);
+    const perCreate = cpuPerRequestUs(figure);
+    if (figure.ok && figure.databaseCpu !== undefined && perCreate !== undefined && rate > 0) {
+      notes.push(`   ${label}: CPU per create ${perCreate.toFixed(0)} µs in the gateway (${pct(figure.serverCpu)} of a core), `
+        + `${((figure.databaseCpu / 100 / rate) * 1e6).toFixed(0)} µs in PostgreSQL (${pct(figure.databaseCpu)})`);
+    }
   }
   if (isPostgres && rawInsert === undefined) notes.push('!! creates target: no raw INSERT baseline, so it cannot pass');
 

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { measureBareServer, measurePostgres, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
 import { cleanupAll, installCleanupHandlers } from './cleanup.js';
-import { gatewayCommand, REPO_ROOT, startGateway } from './processes.js';
+import { gatewayCommand, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
 import { runBackendScenarios } from './scenarios.js';
 
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
         } else {
           const { gateway } = started;
           try {
-            report.outcome = { result: await runBackendScenarios(gateway, say) };
+            report.outcome = { result: await runBackendScenarios(gateway, say, backend.needsPostgres ? postgresCpuSeconds : undefined) };
           } catch (e) {
             report.outcome = { failed: `${(e as Error).message}\n${gateway.output().split('\n').slice(-5).join('\n')}` };
           } finally {

@@ -127,7 +127,8 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
   };
 }
 
-export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void): Promise<BackendResult> {
+/** `databaseCpuSeconds`: the cumulative CPU of the backend's database, when it has one, noted for the creates. */
+export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void, databaseCpuSeconds?: () => number): Promise<BackendResult> {
   const target: Target = { url: gateway.url, ca: gateway.ca, token: gateway.token };
   const watchNamespaces = WATCH_RUNS.map((run) => `bench-watch-${run.watchers}-${run.transport}`);
   await createNamespaces(target, ['bench', 'bench-list', ...watchNamespaces]);
@@ -140,7 +141,7 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
     say(`  creates, ${concurrency} client(s)`);
     creates.set(concurrency, await measure(gateway.pid, () => runLoad(target, {
       concurrency, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, expect: [201], request: createRequest('bench', `c${concurrency}-`, 1024),
-    })));
+    }), databaseCpuSeconds));
   }
 
   // Gets read back the objects the 16-client run created; a missing one would show up as a 404 error.
