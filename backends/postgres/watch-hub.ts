@@ -1,10 +1,8 @@
 // Watch fan-out for the PostgreSQL backend. A new watcher first catches up from the database (its own chunked scan
-// of the log from its start revision), then goes live: from then on the log reader's chunks are pushed into its
-// queue synchronously. The switch happens without an await once the watcher's position has reached what the reader
-// delivered, and live rows at or below the position are skipped, so the seam loses and repeats nothing.
-//
-// The live fan-out runs after the writers were answered (deferred-fan-out.ts); a watcher that catches up meanwhile
-// reads the pending rows from the database and skips them when they are published.
+// of the log from its start revision), then goes live: from then on the log reader's chunks reach its queue through
+// the fan-out, which runs after the writers were answered (deferred-fan-out.ts). The switch happens without an await
+// once the watcher's position has reached what the reader delivered, and live rows at or below the position (those
+// it caught up on while they waited for the fan-out among them) are skipped, so the seam loses and repeats nothing.
 //
 // A row the log reader fans out becomes one deep-frozen event that every live watcher receives (the sharing contract
 // in storage.ts), made of the read cache's own objects for the row (the cache parsed the row just before), so a
