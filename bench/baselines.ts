@@ -37,18 +37,38 @@ const CONCURRENCY = 16;
  */
 export const SPEND_BUDGET_US = 20;
 
-export async function measureBareServer(): Promise<BareBaselines> {
+/**
+ * The bare server, kept running after its baselines so that the judged GET baseline can be measured again right
+ * next to each backend's gets: this VM has slow spells of tens of seconds, and a ratio between figures taken minutes
+ * apart can read a spell instead of the gateway.
+ */
+export interface BareServer {
+  baselines: BareBaselines;
+  /** The bare https GET baseline once more, now; undefined when the server did not start. */
+  measureHttpsGet(): Promise<Measured> | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startBareServer(): Promise<BareServer> {
   const certDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-bare-'));
   const removeCertDir = trackDir(certDir);
-  const failed = (reason: string): BareBaselines => ({
-    httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, httpsGetSpending: { ok: false, reason },
-    watchFanout: { http1: { failed: reason }, http2: { failed: reason } },
+  const failed = (reason: string): BareServer => ({
+    baselines: {
+      httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, httpsGetSpending: { ok: false, reason },
+      watchFanout: { http1: { failed: reason }, http2: { failed: reason } },
+    },
+    measureHttpsGet: () => undefined,
+    stop: async () => undefined,
   });
   const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+ https:\/\/\S+)/);
   if (!started.ok) {
     removeCertDir();
     return failed(`bare server: ${started.reason}`);
   }
+  const stop = async (): Promise<void> => {
+    await started.server.stop();
+    removeCertDir();
+  };
   const [httpsUrl, httpUrl, http2Url] = started.server.url.split(' ');
   try {
     const ca = await readFile(path.join(certDir, 'ca.crt'), 'utf8');
@@ -57,7 +77,8 @@ export async function measureBareServer(): Promise<BareBaselines> {
     // A short warm-up so that neither side is measured while its JIT is still cold.
     await runLoad(secure, { concurrency: CONCURRENCY, maxRequests: 5_000, maxMs: 500, request: () => get });
     const pid = started.server.pid;
-    const httpsGet = await measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const measureHttpsGet = () => measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const httpsGet = await measureHttpsGet();
     const httpsPost = await measure(pid, () => runLoad(secure, {
       concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, expect: [201],
       request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMapJson(`bare-${i}`, 1024) }),
@@ -69,12 +90,10 @@ export async function measureBareServer(): Promise<BareBaselines> {
     const fanout = (url: string, transport: WatchTransport) => runWatch({ ...secure, url }, { ...WATCH_SCENARIO, namespace: 'bench', watchers, transport })
       .catch((e: Error) => ({ failed: e.message }));
     const watchFanout = { http1: await fanout(httpsUrl, 'http1'), http2: await fanout(http2Url, 'http2') };
-    return { httpsGet, httpsPost, httpGet, httpsGetSpending, watchFanout };
+    return { baselines: { httpsGet, httpsPost, httpGet, httpsGetSpending, watchFanout }, measureHttpsGet, stop };
   } catch (e) {
+    await stop();
     return failed((e as Error).message);
-  } finally {
-    await started.server.stop();
-    removeCertDir();
   }
 }
 
@@ -109,23 +128,47 @@ export interface PostgresBaselines {
   select: Measured;
 }
 
-/** INSERT and SELECT by primary key of 1 KiB rows, 16 concurrent, each statement its own transaction. */
-export async function measurePostgres(url: string): Promise<PostgresBaselines> {
+let tables = 0;
+
+/** Runs `body` on a fresh table of 1 KiB text rows through its own pool, dropped afterwards; a throw is `failed`. */
+async function withRawTable<T>(url: string, body: (sql: postgres.Sql, table: string) => Promise<T>, failed: (reason: string) => T): Promise<T> {
   const sql = postgres(url, { max: CONCURRENCY, onnotice: () => {}, connect_timeout: 10, idle_timeout: 5 });
-  const table = `bench_raw_${process.pid}`;
-  const value = dataJson(1024);
+  const table = `bench_raw_${process.pid}_${++tables}`;
   try {
     await sql.unsafe(`CREATE TABLE ${table} (k text COLLATE "C" PRIMARY KEY, v text NOT NULL)`);
-    // Open every connection before timing, as the gateway's pool is open before its first request.
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => sql`SELECT 1`));
-    let inserted = 0;
-    const insert = await measure(undefined, () => runOps({
-      concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
-      op: async (i) => {
-        await sql`INSERT INTO ${sql(table)} (k, v) VALUES (${`row-${i}`}, ${value})`;
-        inserted = Math.max(inserted, i + 1);
-      },
-    }));
+    return await body(sql, table);
+  } catch (e) {
+    return failed((e as Error).message);
+  } finally {
+    await sql.unsafe(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function measureInsert(sql: postgres.Sql, table: string): Promise<{ insert: Measured; inserted: number }> {
+  const value = dataJson(1024);
+  // Open every connection before timing, as the gateway's pool is open before its first request.
+  await Promise.all(Array.from({ length: CONCURRENCY }, () => sql`SELECT 1`));
+  let inserted = 0;
+  const insert = await measure(undefined, () => runOps({
+    concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
+    op: async (i) => {
+      await sql`INSERT INTO ${sql(table)} (k, v) VALUES (${`row-${i}`}, ${value})`;
+      inserted = Math.max(inserted, i + 1);
+    },
+  }));
+  return { insert, inserted };
+}
+
+/** Single-row INSERT transactions alone (the judged baseline, measured again next to the PostgreSQL creates). */
+export function measurePostgresInsert(url: string): Promise<Measured> {
+  return withRawTable(url, async (sql, table) => (await measureInsert(sql, table)).insert, (reason) => ({ ok: false, reason }));
+}
+
+/** INSERT and SELECT by primary key of 1 KiB rows, 16 concurrent, each statement its own transaction. */
+export function measurePostgres(url: string): Promise<PostgresBaselines> {
+  return withRawTable(url, async (sql, table) => {
+    const { insert, inserted } = await measureInsert(sql, table);
     const rows = Math.max(1, inserted);
     const select = await measure(undefined, () => runOps({
       concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
@@ -135,11 +178,5 @@ export async function measurePostgres(url: string): Promise<PostgresBaselines> {
       },
     }));
     return { insert, select };
-  } catch (e) {
-    const reason = (e as Error).message;
-    return { insert: { ok: false, reason }, select: { ok: false, reason } };
-  } finally {
-    await sql.unsafe(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
-    await sql.end({ timeout: 5 });
-  }
+  }, (reason) => ({ insert: { ok: false, reason }, select: { ok: false, reason } }));
 }

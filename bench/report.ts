@@ -141,10 +141,22 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
   const isPostgres = report.name === 'postgres';
   const notes: string[] = [];
   const rows: Row[] = [];
-  const bareGet = rateOf(bare.httpsGet);
+  // The judged baselines as measured right after this backend's figures, where that worked; the start of the run's
+  // otherwise. Both are printed, so a slow spell on either side shows.
+  const adjacentGet = rateOf(r.adjacent.get);
+  const adjacentInsert = rateOf(r.adjacent.insert);
+  const bareGet = adjacentGet ?? rateOf(bare.httpsGet);
   const barePost = rateOf(bare.httpsPost);
-  const rawInsert = 'skipped' in pg ? undefined : rateOf(pg.insert);
+  const rawInsert = adjacentInsert ?? ('skipped' in pg ? undefined : rateOf(pg.insert));
   const rawSelect = 'skipped' in pg ? undefined : rateOf(pg.select);
+  if (r.adjacent.get) errorNote('bare https GET, measured again after the gets', r.adjacent.get, notes);
+  if (r.adjacent.insert) errorNote('raw INSERT, measured again after the creates', r.adjacent.insert, notes);
+  if (adjacentGet !== undefined) {
+    notes.push(`   gets are judged against the bare https GET measured right after them: ${int(adjacentGet)}/s (at the start of the run: ${int(rateOf(bare.httpsGet) ?? NaN)}/s)`);
+  }
+  if (adjacentInsert !== undefined && !('skipped' in pg)) {
+    notes.push(`   creates are judged against the raw INSERT measured right after the 16-client run: ${int(adjacentInsert)}/s (at the start of the run: ${int(rateOf(pg.insert) ?? NaN)}/s)`);
+  }
 
   for (const [concurrency, figure] of r.creates) {
     const label = `creates, ${concurrency} client(s), 1 KiB`;
@@ -169,7 +181,7 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
   rows.push(['gets, 16 clients', ...loadCells(r.gets), `${ratio(getRate, bareGet)} of bare GET`, `>= ${TARGETS.getsVsBare * 100}% of bare https`, verdict(getsPass), cpuCell(r.gets)]);
   if (isPostgres) rows.push(['  (same gets vs raw PK SELECT)', '', '', '', `${ratio(getRate, rawSelect)} of raw SELECT`, '', '', '']);
   const perGet = cpuPerRequestUs(r.gets);
-  const perBareGet = cpuPerRequestUs(bare.httpsGet);
+  const perBareGet = cpuPerRequestUs(r.adjacent.get?.ok ? r.adjacent.get : bare.httpsGet);
   if (perGet !== undefined && perBareGet !== undefined) {
     notes.push(`   gets: gateway CPU ${perGet.toFixed(0)} µs per GET; the bare server's ${perBareGet.toFixed(0)} µs, and ${SPEND_BUDGET_US} µs more of its own bring it to about the target`);
   }

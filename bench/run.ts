@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { measureBareServer, measurePostgres, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
+import { measurePostgres, measurePostgresInsert, startBareServer, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
 import { cleanupAll, installCleanupHandlers } from './cleanup.js';
 import { gatewayCommand, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
@@ -90,7 +90,8 @@ async function main(): Promise<void> {
   ]);
 
   say('baselines: bare node:https / node:http server');
-  const bare = await measureBareServer();
+  const bareServer = await startBareServer();
+  const bare = bareServer.baselines;
   let postgresServer: PostgresServer | undefined;
   let pg: PostgresBaselines | { skipped: string } = { skipped: 'the postgres backend was not requested' };
   if (backends.some((b) => b.needsPostgres)) {
@@ -120,7 +121,13 @@ async function main(): Promise<void> {
         } else {
           const { gateway } = started;
           try {
-            report.outcome = { result: await runBackendScenarios(gateway, say, backend.needsPostgres ? postgresCpuSeconds : undefined) };
+            const postgresUrl = backend.needsPostgres && !('skipped' in pg) ? postgresServer?.url : undefined;
+            report.outcome = {
+              result: await runBackendScenarios(gateway, say, {
+                databaseCpuSeconds: backend.needsPostgres ? postgresCpuSeconds : undefined,
+                adjacent: { get: bareServer.measureHttpsGet, insert: postgresUrl ? () => measurePostgresInsert(postgresUrl) : undefined },
+              }),
+            };
           } catch (e) {
             report.outcome = { failed: `${(e as Error).message}\n${gateway.output().split('\n').slice(-5).join('\n')}` };
           } finally {
@@ -132,6 +139,7 @@ async function main(): Promise<void> {
       emit([...formatBackend(report, bare, pg), '']);
     }
   } finally {
+    await bareServer.stop();
     await postgresServer?.stop();
   }
 
@@ -143,6 +151,8 @@ async function main(): Promise<void> {
     'same watch scenario against a server that writes each posted object to every open stream and does nothing else.',
     'HTTP/1.1 watch rows open one TLS connection per watcher; HTTP/2 rows multiplex the watchers as client-go does (one',
     'connection until the server\'s stream limit, 1000 by default), each against the bare fan-out of the same protocol.',
+    'Ratios to bare GET and raw INSERT use those baselines as measured again right after the gets and the 16-client',
+    'creates of the same backend (printed next to the start of run\'s), as this VM has slow spells of tens of seconds.',
     'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
       + `${cpus.length} cores).`]);
   const text = `${out.join('\n')}\n`;

@@ -44,6 +44,8 @@ export interface ListResult {
 export interface BackendResult {
   creates: Map<number, Measured>;
   gets: Measured;
+  /** The judged baselines measured again right after the figure they judge (see AdjacentBaselines). */
+  adjacent: { get?: Measured; insert?: Measured };
   list: ListResult | { ok: false; problems: string[] };
   watch: Array<{ run: WatchRun; result: WatchResult | { failed: string } }>;
   peakMiB: number;
@@ -127,8 +129,20 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
   };
 }
 
-/** `databaseCpuSeconds`: the cumulative CPU of the backend's database, when it has one, noted for the creates. */
-export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void, databaseCpuSeconds?: () => number): Promise<BackendResult> {
+/** What the backend's run measures besides the gateway. */
+export interface BackendContext {
+  /** The cumulative CPU of the backend's database, when it has one, noted for the creates. */
+  databaseCpuSeconds?: () => number;
+  /**
+   * The judged baselines, measured again right after the figures they judge (gets; creates at 16 clients), so that
+   * both sides of a verdict's ratio come from the same minute of this VM.
+   */
+  adjacent: { get?: () => Promise<Measured> | undefined; insert?: () => Promise<Measured> };
+}
+
+export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void, context: BackendContext): Promise<BackendResult> {
+  const { databaseCpuSeconds } = context;
+  const adjacent: BackendResult['adjacent'] = {};
   const target: Target = { url: gateway.url, ca: gateway.ca, token: gateway.token };
   const watchNamespaces = WATCH_RUNS.map((run) => `bench-watch-${run.watchers}-${run.transport}`);
   await createNamespaces(target, ['bench', 'bench-list', ...watchNamespaces]);
@@ -142,6 +156,10 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
     creates.set(concurrency, await measure(gateway.pid, () => runLoad(target, {
       concurrency, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, expect: [201], request: createRequest('bench', `c${concurrency}-`, 1024),
     }), databaseCpuSeconds));
+    if (concurrency === 16 && context.adjacent.insert) {
+      say('  raw INSERT baseline again');
+      adjacent.insert = await context.adjacent.insert();
+    }
   }
 
   // Gets read back the objects the 16-client run created; a missing one would show up as a 404 error.
@@ -152,6 +170,11 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
     concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS,
     request: (i) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c16-${(i * 7919) % pool}` }),
   }));
+  const bareGet = context.adjacent.get?.();
+  if (bareGet) {
+    say('  bare https GET baseline again');
+    adjacent.get = await bareGet;
+  }
 
   say(`  list: seeding ${LIST_OBJECTS} objects of ${LIST_OBJECT_BYTES / 1024} KiB, then paged and full lists`);
   let list: BackendResult['list'];
@@ -171,5 +194,5 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
     }
   }
 
-  return { creates, gets, list, watch, peakMiB: residentMemory(gateway.pid).peakMiB };
+  return { creates, gets, adjacent, list, watch, peakMiB: residentMemory(gateway.pid).peakMiB };
 }
