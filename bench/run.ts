@@ -151,8 +151,8 @@ async function main(): Promise<void> {
     'same watch scenario against a server that writes each posted object to every open stream and does nothing else.',
     'HTTP/1.1 watch rows open one TLS connection per watcher; HTTP/2 rows multiplex the watchers as client-go does (one',
     'connection until the server\'s stream limit, 1000 by default), each against the bare fan-out of the same protocol.',
-    'Ratios to bare GET and raw INSERT use those baselines as measured again right after the gets and the 16-client',
-    'creates of the same backend (printed next to the start of run\'s), as this VM has slow spells of tens of seconds.',
+    'The bare GET and the raw INSERT are measured again right after each backend\'s gets and 16-client creates (this VM',
+    'has slow spells); ratios to them use the higher of the two measurements, so that a slow baseline never flatters.',
     'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
       + `${cpus.length} cores).`]);
   const text = `${out.join('\n')}\n`;

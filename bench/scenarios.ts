@@ -134,8 +134,9 @@ export interface BackendContext {
   /** The cumulative CPU of the backend's database, when it has one, noted for the creates. */
   databaseCpuSeconds?: () => number;
   /**
-   * The judged baselines, measured again right after the figures they judge (gets; creates at 16 clients), so that
-   * both sides of a verdict's ratio come from the same minute of this VM.
+   * The judged baselines, measured again right after the figures they judge (gets; creates at 16 clients): the
+   * report judges against the higher of these and the start of the run's, so that no verdict rests on a baseline
+   * caught in one of this VM's slow spells.
    */
   adjacent: { get?: () => Promise<Measured> | undefined; insert?: () => Promise<Measured> };
 }
