@@ -44,7 +44,7 @@ export interface ListResult {
 export interface BackendResult {
   creates: Map<number, Measured>;
   gets: Measured;
-  /** The judged baselines measured again right after the figure they judge (see AdjacentBaselines). */
+  /** The judged baselines measured again right after the figures they judge (see BackendContext). */
   adjacent: { get?: Measured; insert?: Measured };
   list: ListResult | { ok: false; problems: string[] };
   watch: Array<{ run: WatchRun; result: WatchResult | { failed: string } }>;
