@@ -10,3 +10,13 @@ export function statusErrorOf(fn: () => unknown): StatusError {
   }
   throw new Error('expected a StatusError');
 }
+
+/** What `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+}

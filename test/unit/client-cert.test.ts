@@ -13,6 +13,7 @@ import {
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
 import { parseOptions, OptionsError } from '../../gateway/server/options.js';
 import { caBundle, issueClientCert, makeCA, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
+import { rejection } from '../helpers/assertions.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 const DAY_MS = 86_400_000;
@@ -24,15 +25,6 @@ function requestOn(socket: PeerSocket | object): IncomingMessage {
 function tlsSocket(cert: IssuedCertificate | undefined, authorized: boolean, authorizationError?: string): PeerSocket {
   const peer = cert && new X509Certificate(cert.certPem);
   return { authorized, authorizationError, getPeerX509Certificate: () => peer };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('client certificates (x509 authenticator)', function () {

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { createWatcherQueue, type WatcherQueue } from '../../backends/watcher-queue.js';
 import { StorageError, type StorageEvent } from '../../backends/storage.js';
 import { watchOpenedOnFirstStep } from '../../backends/storage-support.js';
+import { rejection } from '../helpers/assertions.js';
 
 interface Item {
   revision: number;
@@ -22,16 +23,6 @@ function setup(bufferLimit = 100): { queue: WatcherQueue<Item>; ended: () => num
 }
 
 const revisionOf = (step: IteratorResult<StorageEvent>) => (step.done ? 'done' : Number(step.value.revision));
-
-/** What `step` rejects with; fails the test when it resolves. */
-async function rejection(step: Promise<unknown>): Promise<Error> {
-  try {
-    await step;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected the step to reject');
-}
 
 describe('watcher queue', () => {
   it('hands items queued before the consumer asks, in order', async () => {
