@@ -5,10 +5,13 @@
 // Stored objects are deep-frozen: the store hands them out shared (no copies, see the contract in storage.ts), and a
 // caller or a predicate that tries to write through a shared reference fails loudly instead of corrupting history.
 import type { KObject } from '../../api/meta/types.js';
+import { createRequire } from 'node:module';
 import { StorageError } from '../storage.js';
-// Keys compare as JavaScript strings (UTF-16 code units), which equals byte order for the ASCII keys the registry writes.
-import { lowerBound } from './list-snapshots.js';
 import { cloneJson } from '../../api/meta/clone.js';
+
+// A CommonJS package whose class is its `default` export: Node's ES module loader and tsx disagree on what a default
+// import of it is, and require gives the same object under both.
+const { default: BTree, simpleComparator } = createRequire(import.meta.url)('sorted-btree') as typeof import('sorted-btree');
 
 export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -102,8 +105,13 @@ const INITIAL_REVISION = 1n;
 export function createRevisionHistory(): RevisionHistory {
   let current = INITIAL_REVISION;
   let compacted = INITIAL_REVISION;
+  // Point reads go through the map; scans walk the same version lists in key order through the B-tree. The key
+  // order used to be a sorted array, whose insert moves every later key: 1-5 µs per new key up to 50,000 keys, then
+  // ~250 µs at 100,000 on this VM, where the B-tree stays at 1-3 µs (etcd's key index and kube-apiserver's watch
+  // cache keep their keys in B-trees too). Keys compare as JavaScript strings (UTF-16 code units), which equals byte
+  // order for the ASCII keys the registry writes.
   const versions = new Map<string, Version[]>();
-  const keys: string[] = [];
+  const ordered = new BTree<string, Version[]>(undefined, simpleComparator);
   const log: LogEntry[] = [];
   // Index of the first retained log entry; the array is trimmed in batches so compaction stays amortised O(1).
   let head = 0;
@@ -116,8 +124,7 @@ export function createRevisionHistory(): RevisionHistory {
 
   function forget(key: string): void {
     versions.delete(key);
-    const i = lowerBound(keys, key);
-    if (keys[i] === key) keys.splice(i, 1);
+    ordered.delete(key);
   }
 
   const history: RevisionHistory = {
@@ -152,7 +159,7 @@ export function createRevisionHistory(): RevisionHistory {
       if (!list) {
         list = [];
         versions.set(key, list);
-        keys.splice(lowerBound(keys, key), 0, key);
+        ordered.set(key, list);
       }
       list.push({ revision, object: object === null ? null : entry.object });
       log.push(entry);
@@ -162,11 +169,9 @@ export function createRevisionHistory(): RevisionHistory {
 
     scan(prefix, start, revision, visit) {
       const latest = revision === current;
-      for (let i = lowerBound(keys, start < prefix ? prefix : start); i < keys.length; i++) {
-        const key = keys[i];
+      for (const [key, list] of ordered.entries(start < prefix ? prefix : start)) {
         if (!key.startsWith(prefix)) return;
-        const list = versions.get(key);
-        const object = latest ? list?.[list.length - 1].object : versionAt(list, revision)?.object;
+        const object = latest ? list[list.length - 1].object : versionAt(list, revision)?.object;
         if (object && !visit(key, object)) return;
       }
     },
@@ -207,10 +212,10 @@ export function createRevisionHistory(): RevisionHistory {
         if (written <= 0n || written > revision || versions.has(key)) {
           throw new StorageError('Internal', `restore: bad base object ${key} at revision ${written}`, key);
         }
-        versions.set(key, [{ revision: written, object: deepFreeze(object) }]);
-        keys.push(key);
+        const list = [{ revision: written, object: deepFreeze(object) }];
+        versions.set(key, list);
+        ordered.set(key, list);
       }
-      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       current = revision;
       compacted = revision;
     },
