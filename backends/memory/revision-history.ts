@@ -169,7 +169,8 @@ export function createRevisionHistory(): RevisionHistory {
 
     scan(prefix, start, revision, visit) {
       const latest = revision === current;
-      for (const [key, list] of ordered.entries(start < prefix ? prefix : start)) {
+      // One pair array for the whole walk instead of one per key: a full list visits every key of its prefix.
+      for (const [key, list] of ordered.entries(start < prefix ? prefix : start, [])) {
         if (!key.startsWith(prefix)) return;
         const object = latest ? list[list.length - 1].object : versionAt(list, revision)?.object;
         if (object && !visit(key, object)) return;

@@ -18,7 +18,7 @@ function object(name: string, generation: number): KObject {
 function scanned(history: RevisionHistory, prefix: string, start: string, revision: bigint): string[] {
   const seen: string[] = [];
   history.scan(prefix, start, revision, (key, value) => {
-    seen.push(`${key}=${(value as { data: { generation: string } }).data.generation}`);
+    seen.push(`${key}=${(value as unknown as { data: { generation: string } }).data.generation}`);
     return true;
   });
   return seen;
