@@ -6,7 +6,7 @@
 import type { JSONSchema } from '../schema.js';
 import { objectMetaSchema, localObjectReferenceSchema } from './object-meta.js';
 import {
-  arr, bool, describe, enumStr, int32, int64, intOrString, mapList, named, obj, quantityMap, str, stringList, stringMap,
+  arr, bool, describe, enumStr, int32, int64, mapList, named, obj, quantityMap, str, stringList, stringMap,
 } from './schema-builders.js';
 
 const CORE = 'io.platform.api.core.v1';

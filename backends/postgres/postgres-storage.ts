@@ -10,7 +10,7 @@
 // database is away. Writes read the key's newest row by SQL: their preconditions must hold against the database.
 import postgres from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
-import { decodeContinue, encodeContinue } from '../continue-token.js';
+import { decodeContinue } from '../continue-token.js';
 import {
   EVERYTHING,
   StorageError,

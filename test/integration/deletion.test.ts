@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
-import { MERGE, createNamespace as createNs, eventually, expectFailure, uniqueName } from '../helpers/api.js';
+import { MERGE, createNamespace as createNs, eventually, expectFailure } from '../helpers/api.js';
 
 const FINALIZER = 'example.platform.io/hold';
 

@@ -1,9 +1,9 @@
 // dryRun=All over real HTTPS: every write verb runs its whole pipeline and answers as usual, yet nothing reaches
 // storage. A watch opened before the dry runs proves it: the first event it delivers is a later real write.
 import { expect } from 'chai';
-import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
-import { createNamespace as createNs, expectFailure, MERGE, uniqueName } from '../helpers/api.js';
+import { createNamespace as createNs, expectFailure, MERGE } from '../helpers/api.js';
 
 
 

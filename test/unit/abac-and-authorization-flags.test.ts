@@ -8,7 +8,7 @@ import { optionsError } from '../helpers/options.js';
 import type { Attributes } from '../../policies/authorizer.js';
 import { createAbacAuthorizer, parsePolicyFile, PolicyFileError } from '../../policies/abac/abac-authorizer.js';
 import { buildAuthorizer } from '../../policies/build-authorizer.js';
-import { OptionsError, parseOptions } from '../../gateway/server/options.js';
+import { parseOptions } from '../../gateway/server/options.js';
 
 const policy = (spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'abac.authorization.kubernetes.io/v1beta1', kind: 'Policy', spec });
 

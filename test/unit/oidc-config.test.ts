@@ -6,7 +6,7 @@ import { optionsError } from '../helpers/options.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseOptions, OptionsError } from '../../gateway/server/options.js';
+import { parseOptions } from '../../gateway/server/options.js';
 import { oidcFlagsToConfig } from '../../gateway/authn/oidc-flags.js';
 import { parseAuthenticationConfig, type AuthenticationConfiguration, type JwtAuthenticatorConfig } from '../../gateway/authn/oidc-config.js';
 import { compileAuthenticationConfig, validateAuthenticationConfig } from '../../gateway/authn/oidc-config-validation.js';

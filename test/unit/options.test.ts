@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
 import path from 'node:path';
-import { parseOptions, parseDuration, usage, OptionsError } from '../../gateway/server/options.js';
+import { parseOptions, parseDuration, usage } from '../../gateway/server/options.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
 import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
 

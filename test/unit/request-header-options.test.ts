@@ -5,7 +5,7 @@ import { optionsError } from '../helpers/options.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseOptions, OptionsError } from '../../gateway/server/options.js';
+import { parseOptions } from '../../gateway/server/options.js';
 import { caBundle, makeCA } from '../helpers/pki.js';
 
 describe('--requestheader-* options', () => {
