@@ -4,6 +4,7 @@ import type { KObject } from '../api/meta/types.js';
 import { isObject } from '../api/meta/types.js';
 import { StorageError, type Preconditions, type StorageEvent } from './storage.js';
 import { cloneJson } from '../api/meta/clone.js';
+import { FINISHED } from './watcher-queue.js';
 
 /** A private copy of a caller's object, with metadata guaranteed to be an object. */
 export function intake(obj: KObject): KObject {
@@ -31,7 +32,6 @@ export function notFound(key: string, revision?: bigint): StorageError {
   return new StorageError('NotFound', `key not found: ${key}`, key, revision);
 }
 
-const FINISHED: IteratorResult<StorageEvent, undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * A watch whose first step awaits `open` (checks that must pass before it starts; undefined: nothing to watch, a

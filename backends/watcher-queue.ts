@@ -34,7 +34,8 @@ export interface WatcherQueue<T> {
 
 type Step = IteratorResult<StorageEvent, undefined>;
 
-const FINISHED: Step = Object.freeze({ done: true, value: undefined });
+/** The step of an ended watch, shared by every iterator over storage events. */
+export const FINISHED: Step = Object.freeze({ done: true, value: undefined });
 
 export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; onEnd: () => void }): WatcherQueue<T> {
   let queue: (T | Bookmark)[] = [];
