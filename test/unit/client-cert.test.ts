@@ -5,10 +5,13 @@ import { optionsError } from '../helpers/options.js';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  allowsClientAuth, createClientCertAuthenticator, parseCaBundle, userFromCertificate, EKU_ANY, type PeerSocket,
+  allowsClientAuth, clientCertTlsOptions, createClientCertAuthenticator, parseCaBundle, peerOf, userFromCertificate, EKU_ANY,
+  type PeerSocket,
 } from '../../gateway/authn/client-cert.js';
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
 import { parseOptions, OptionsError } from '../../gateway/server/options.js';
@@ -146,6 +149,56 @@ describe('client certificates (x509 authenticator)', function () {
       const socket = tlsSocket(await issueClientCert(ca, { cn: 'alice', orgs: ['dev'] }), true);
       (await authn.authenticate(requestOn(socket)))!.user.groups.push('system:masters');
       expect((await authn.authenticate(requestOn(socket)))!.user.groups).to.deep.equal(['dev']);
+    });
+  });
+
+  describe('peerOf on a real TLS 1.2 connection', () => {
+    let server: tls.Server | undefined;
+    let client: tls.TLSSocket | undefined;
+    after(() => {
+      client?.destroy();
+      server?.close();
+    });
+
+    it('reads the certificate once per handshake, and again after a renegotiation', async () => {
+      const serving = await issueClientCert(ca, { cn: 'localhost', extendedKeyUsages: null });
+      const alice = await issueClientCert(ca, { cn: 'alice' });
+      // What the server saw at each "request" (a line the client sends), as a handler would look at it.
+      const seen: { peer: ReturnType<typeof peerOf>; reads: number }[] = [];
+      // TLS 1.2: 1.3 has no renegotiation.
+      server = tls.createServer({ cert: serving.certPem, key: serving.keyPem, ...clientCertTlsOptions([ca.certPem]), maxVersion: 'TLSv1.2' }, (socket) => {
+        let reads = 0;
+        const read = socket.getPeerCertificate.bind(socket);
+        socket.getPeerCertificate = ((detailed: boolean) => {
+          reads++;
+          return read(detailed);
+        }) as typeof socket.getPeerCertificate;
+        socket.on('data', () => {
+          seen.push({ peer: peerOf(socket), reads });
+          socket.write('ok');
+        });
+      });
+      await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+      const conn = tls.connect({
+        port: (server.address() as AddressInfo).port, host: '127.0.0.1', ca: ca.certPem, cert: alice.certPem, key: alice.keyPem, checkServerIdentity: () => undefined,
+      });
+      client = conn;
+      await new Promise<void>((resolve) => conn.once('secureConnect', resolve));
+      const request = (): Promise<void> => new Promise<void>((resolve) => {
+        conn.once('data', () => resolve());
+        conn.write('x');
+      });
+
+      await request();
+      await request();
+      await new Promise<void>((resolve, reject) => conn.renegotiate({}, (e) => (e ? reject(e) : resolve())));
+      await request();
+
+      expect(seen.map((s) => s.reads)).to.deep.equal([1, 1, 2]);
+      expect(seen[0].peer?.chain.map((c) => c.subject)).to.deep.equal(['CN=alice', 'CN=unit-ca']);
+      expect(seen[1].peer).to.equal(seen[0].peer);
+      expect(seen[2].peer).to.not.equal(seen[0].peer);
+      expect(seen[2].peer?.leaf.subject).to.equal('CN=alice');
     });
   });
 
