@@ -2,7 +2,7 @@
 // compatibility request hands out a new socket proxy per stream, a stream closes without its connection, and a body
 // need not announce its length; code that caches per connection or watches for a client going away asks here.
 import type { IncomingMessage } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
+import http2, { type Http2ServerRequest } from 'node:http2';
 import type { Socket } from 'node:net';
 
 type AnyRequest = IncomingMessage | Http2ServerRequest;
@@ -22,17 +22,27 @@ export function connectionOf(req: AnyRequest): Socket {
 /**
  * Aborted once the client can no longer receive this request's answer. An HTTP/1.1 connection carries one request at
  * a time, so one signal per connection serves all of them (an AbortController and two listeners per request are a
- * measurable share of a GET); an HTTP/2 stream is the request's own.
+ * measurable share of a GET); an HTTP/2 stream is the request's own. Every HTTP/2 stream closes when its exchange
+ * ends, and once the whole answer went out there is nobody left to tell: aborting then would build a DOMException
+ * and dispatch an event for every request, which cost ~25 µs of an HTTP/2 GET's ~80.
  */
 const connectionSignals = new WeakMap<object, AbortSignal>();
 
+interface Channel {
+  destroyed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 export function clientGoneSignal(req: AnyRequest): AbortSignal {
-  const channel: { destroyed: boolean; once(event: 'close', listener: () => void): unknown } = isHttp2(req) ? req.stream : req.socket;
+  const stream = isHttp2(req) ? req.stream : undefined;
+  const channel: Channel = stream ?? req.socket;
   let signal = connectionSignals.get(channel);
   if (!signal) {
     const controller = new AbortController();
     signal = controller.signal;
     if (channel.destroyed) controller.abort();
+    // A reset (the client cancelled) also ends the stream's writable side, so only a clean close means answered.
+    else if (stream) stream.once('close', () => { if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) controller.abort(); });
     else channel.once('close', () => controller.abort());
     connectionSignals.set(channel, signal);
   }

@@ -114,6 +114,20 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
     }
   });
 
+  it('HTTP/2: a stream answered in full closes without aborting its signal', async () => {
+    const session = http2.connect(url, { ca });
+    try {
+      const stream = h2get(session, '/answered');
+      await new Promise((resolve) => stream.once('close', resolve));
+      await waitFor(1);
+      // The server side closes its stream too; give it the turn in which an abort would happen.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(seen[0].signal.aborted).to.equal(false);
+    } finally {
+      session.destroy();
+    }
+  });
+
   it('HTTP/1.1: requests of one keep-alive connection share it and its signal, which aborts when it closes', async () => {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
     const get = () => new Promise<void>((resolve, reject) => {
