@@ -30,8 +30,15 @@ export interface Authorizer {
   readonly name: string;
   /** The authorizer type (`Webhook`, `RBAC`...) for metrics; defaults to the name. */
   readonly type?: string;
-  authorize(attrs: Attributes, signal?: AbortSignal): Promise<AuthorizationResult>;
+  /**
+   * `callerGone` gives a signal aborted once the caller can no longer use the answer. Only an authorizer about to
+   * wait on something (a webhook call) asks for it: making the signal costs an HTTP/2 request several microseconds,
+   * which a decision taken in memory should not pay.
+   */
+  authorize(attrs: Attributes, callerGone?: CallerGone): Promise<AuthorizationResult>;
 }
+
+export type CallerGone = () => AbortSignal;
 
 export const NO_OPINION: AuthorizationResult = { decision: 'NoOpinion', reason: '' };
 
@@ -73,12 +80,12 @@ export function isRuleResolver(a: unknown): a is RuleResolver {
 export function createAuthorizerUnion(members: Authorizer[], observe?: DecisionObserver): Authorizer & RuleResolver {
   return {
     name: 'union',
-    async authorize(attrs, signal) {
+    async authorize(attrs, callerGone) {
       // Allocated only once a member gives a reason: most requests are decided by the first member.
       let reasons: string[] | undefined;
       let evaluationErrors: string[] | undefined;
       for (const member of members) {
-        const result = await member.authorize(attrs, signal);
+        const result = await member.authorize(attrs, callerGone);
         if (result.decision !== 'NoOpinion') {
           observe?.(member, result.decision);
           if (!evaluationErrors || result.evaluationError !== undefined) return result;

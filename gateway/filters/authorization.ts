@@ -43,8 +43,8 @@ export function forbiddenError(attrs: Attributes, reason: string): StatusError {
 export function createAuthorizationFilter(authorizer: Authorizer) {
   return async function authorizationFilter(ctx: Context, next: Next): Promise<void> {
     const attrs = attributesFrom(requestInfoOf(ctx), userOf(ctx));
-    // The client going away makes slow authorizers (webhooks, later) stop waiting.
-    const result = await authorizer.authorize(attrs, clientGoneSignal(ctx.req));
+    // The client going away makes slow authorizers (webhooks) stop waiting.
+    const result = await authorizer.authorize(attrs, () => clientGoneSignal(ctx.req));
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
     await next();
   };

@@ -76,7 +76,7 @@ function accessReview(group: string, version: string, hidden: boolean, kind: Rev
       const who: UserInfo = subject
         ? { name: spec.user, uid: spec.uid || undefined, groups: spec.groups, extra: spec.extra }
         : ctx.user;
-      const result = await authorizer.authorize(attributesOf(spec, who, canonicalGroup), ctx.signal);
+      const result = await authorizer.authorize(attributesOf(spec, who, canonicalGroup), ctx.callerGone);
       return answer(apiVersion, kind, body, accessReviewStatus(result.decision, result.reason, result.evaluationError), kind.namespaced ? ctx.namespace : '');
     },
   };

@@ -10,7 +10,8 @@ import {
   SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_HIDDEN_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
   SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
 } from '../../api/authentication/v1/self-subject-review.js';
-import type { Authorizer } from '../../policies/authorizer.js';
+import type { Authorizer, CallerGone } from '../../policies/authorizer.js';
+import { clientGoneSignal } from '../server/connection.js';
 import type { RequestInfo } from '../filters/request-info.js';
 import { accessReviewResources, type CanonicalGroup } from './access-reviews.js';
 import { userOf } from '../filters/user.js';
@@ -20,8 +21,8 @@ export interface VirtualCreateContext {
   user: UserInfo;
   /** The path's namespace (namespaced resources only; '' otherwise). */
   namespace: string;
-  /** Aborted when the client goes away (reviews that ask a slow authorizer stop waiting). */
-  signal?: AbortSignal;
+  /** The client-gone signal, for reviews that ask a slow authorizer (which then stops waiting). */
+  callerGone?: CallerGone;
   /** The decoded body; its apiVersion and kind, when present, are already checked against the path. */
   body: unknown;
 }
@@ -83,16 +84,10 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   if (body.kind !== undefined && body.kind !== r.kind) {
     throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
   }
-  const result = await r.create({ user: userOf(ctx), body, namespace: info.namespace, signal: requestGone(ctx) });
+  const result = await r.create({ user: userOf(ctx), body, namespace: info.namespace, callerGone: () => clientGoneSignal(ctx.req) });
   writeResponse(ctx, deps, 201, result);
 }
 
-/** Aborted when the client's connection closes before the answer is written. */
-function requestGone(ctx: Context): AbortSignal {
-  const controller = new AbortController();
-  ctx.res.once('close', () => { if (!ctx.res.writableFinished) controller.abort(); });
-  return controller.signal;
-}
 /** SelfSubjectReview at one group version: the caller's identity, in the wire form of authentication/v1 UserInfo. */
 function selfSubjectReview(group: string, version: string, hidden: boolean): VirtualResource {
   return {

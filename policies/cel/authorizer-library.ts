@@ -9,7 +9,7 @@
 // the authorizer for them, and evaluates again until every check the expression made was answered.
 import type { Environment } from '@marcbachmann/cel-js';
 import type { UserInfo } from '../../api/meta/user.js';
-import type { Attributes, AuthorizationResult, Authorizer } from '../authorizer.js';
+import type { Attributes, AuthorizationResult, Authorizer, CallerGone } from '../authorizer.js';
 import { AUTHORIZER_CHECK_COST } from './cost-constants.js';
 import { define, defineOpaqueType } from './define.js';
 import { charge } from './runtime-cost.js';
@@ -141,7 +141,7 @@ export async function evaluateWithAuthorizer<T>(
   authorizer: Authorizer,
   user: UserInfo,
   evaluate: (authorizerValue: CelAuthorizer) => T,
-  signal?: AbortSignal,
+  callerGone?: CallerGone,
 ): Promise<T> {
   // An authorizer that failed answers with the Error, which the check reports through Decision.errored().
   const known = new Map<string, AuthorizationResult | Error>();
@@ -165,7 +165,7 @@ export async function evaluateWithAuthorizer<T>(
     if (pending.size === 0 || round >= MAX_ROUNDS) return value;
     const answers = await Promise.all([...pending].map(async ([key, attributes]) => {
       try {
-        return [key, await authorizer.authorize(attributes, signal)] as const;
+        return [key, await authorizer.authorize(attributes, callerGone)] as const;
       } catch (error) {
         return [key, error instanceof Error ? error : new Error('authorization check failed')] as const;
       }

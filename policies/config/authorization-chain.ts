@@ -74,7 +74,7 @@ export function configFromModes(modes: readonly string[], webhook?: WebhookFlags
 
 /** A member under its configured name and type, keeping its rule resolution when it has one. */
 function named(member: Authorizer, type: string, name: string): Authorizer {
-  const wrapped: Authorizer & Partial<RuleResolver> = { name, type, authorize: (attrs, signal) => member.authorize(attrs, signal) };
+  const wrapped: Authorizer & Partial<RuleResolver> = { name, type, authorize: (attrs, callerGone) => member.authorize(attrs, callerGone) };
   if (isRuleResolver(member)) wrapped.rulesFor = (user, namespace) => member.rulesFor(user, namespace);
   return wrapped;
 }
@@ -200,7 +200,7 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
 
   const authorizer: Authorizer & RuleResolver = {
     name: 'union',
-    authorize: (attrs, signal) => current.authorizer.authorize(attrs, signal),
+    authorize: (attrs, callerGone) => current.authorizer.authorize(attrs, callerGone),
     rulesFor: (user, namespace) => current.authorizer.rulesFor(user, namespace),
   };
   return {

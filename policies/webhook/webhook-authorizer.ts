@@ -175,7 +175,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
   return {
     name,
     type: 'Webhook',
-    async authorize(attrs, signal) {
+    async authorize(attrs, callerGone) {
       const skipped = matchConditions(attrs);
       if (skipped) return skipped;
       const version = settings.subjectAccessReviewVersion;
@@ -187,6 +187,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
 
       // One signal for the whole call: the configured timeout or the caller going away. Built by hand rather than
       // with AbortSignal.any, which keeps dependents of the long-lived per-connection signal alive.
+      const signal = callerGone?.();
       const controller = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {

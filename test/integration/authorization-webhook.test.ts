@@ -223,7 +223,7 @@ describe('authorization webhook', function () {
       const h = await hook(() => 'hang');
       const authz = await chain([webhookEntry('hook', h, { timeout: '30s', failurePolicy: 'Deny' })]);
       const controller = new AbortController();
-      const pending = authz.authorize(podAttrs(), controller.signal);
+      const pending = authz.authorize(podAttrs(), () => controller.signal);
       await new Promise<void>((resolve) => {
         const check = () => (h.received.length > 0 ? resolve() : setImmediate(check));
         check();

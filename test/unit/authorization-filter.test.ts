@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import Koa from 'koa';
 import { requestInfoFilter } from '../../gateway/filters/request-info.js';
 import { createAuthenticationFilter } from '../../gateway/filters/authentication.js';
@@ -10,7 +11,7 @@ import { createStaticTokenAuthenticator, parseTokenFile } from '../../gateway/au
 import { withAnonymousFallback } from '../../gateway/authn/anonymous.js';
 import { buildAuthorizer } from '../../policies/build-authorizer.js';
 import type { AuthorizationMode } from '../../policies/build-authorizer.js';
-import type { Authorizer } from '../../policies/authorizer.js';
+import { NO_OPINION, type Authorizer } from '../../policies/authorizer.js';
 import { renderStatusErrors, serveKoa, type TestServer } from '../helpers/koa-server.js';
 
 const TOKENS = 'alice-token,alice,1,"dev"\nroot-token,root,0,"system:masters"\n';
@@ -99,5 +100,28 @@ describe('authentication and authorization filters', () => {
     const res = await server.request('GET', '/api/v1/nodes');
     expect(res.status).to.equal(403);
     expect(res.json().message).to.match(/at the cluster scope: no rule matched$/);
+  });
+
+  it('lets an authorizer that waits learn that the client went away', async () => {
+    let asked!: () => void;
+    const waiting = new Promise<void>((resolve) => { asked = resolve; });
+    let sawAbort = false;
+    const waits: Authorizer = {
+      name: 'waits',
+      async authorize(_attrs, callerGone) {
+        const signal = callerGone!();
+        asked();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        sawAbort = true;
+        return NO_OPINION;
+      },
+    };
+    server = await serve(waits);
+    const req = http.request(`${server.url}/api/v1/namespaces`, { headers: { authorization: 'Bearer alice-token' } });
+    req.on('error', () => undefined);
+    req.end();
+    await waiting;
+    req.destroy();
+    while (!sawAbort) await new Promise((r) => setTimeout(r, 5));
   });
 });
