@@ -282,6 +282,50 @@ describe('service-account token authenticator', () => {
     await rejects(await signClaims(key, claims({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, secret: 'x' } })), /secret claim/);
   });
 
+  describe('verified signatures', () => {
+    // The keys are fixed for the life of the process; emptying the test's copy shows whether a token was verified
+    // again (it would then fail with "no keys found").
+    let keys: typeof verify;
+    beforeEach(() => {
+      keys = [...verify];
+    });
+
+    it('checks the signature of a token once, and every other rule on every request', async () => {
+      let now = nowSeconds();
+      const auth = authenticator({ keys, now: () => now });
+      const token = await signClaims(key, claims({ exp: now + 600 }));
+      expect((await auth.authenticateToken(token))?.user.name).to.equal('system:serviceaccount:ns:bot');
+      keys.length = 0;
+      expect((await auth.authenticateToken(token))?.user.name).to.equal('system:serviceaccount:ns:bot');
+      // Another token, even one of the same account, is verified on its own.
+      await rejects(await signClaims(key, claims({ jti: 'jti-2' })), /no keys found/, auth);
+
+      objects.clear();
+      await rejects(token, /no longer exists/, auth);
+      put('ServiceAccount', 'ns', 'bot', 'sa-uid');
+      now += 700;
+      await rejects(token, /expired/, auth);
+    });
+
+    it('keeps only so many, the oldest leaving first', async () => {
+      const auth = authenticator({ keys, verifiedTokensKept: 2 });
+      const tokens = await Promise.all(['a', 'b', 'c'].map((jti) => signClaims(key, claims({ jti }))));
+      for (const token of tokens) expect(await auth.authenticateToken(token)).to.not.equal(null);
+      keys.length = 0;
+      await rejects(tokens[0], /no keys found/, auth);
+      expect(await auth.authenticateToken(tokens[1])).to.not.equal(null);
+      expect(await auth.authenticateToken(tokens[2])).to.not.equal(null);
+    });
+
+    it('keeps no token whose signature failed', async () => {
+      const auth = authenticator({ keys });
+      const [h, p] = (await signClaims(key, claims())).split('.');
+      await rejects(`${h}.${p}.AAAA`, /invalid signature/, auth);
+      keys.length = 0;
+      await rejects(`${h}.${p}.AAAA`, /no keys found/, auth);
+    });
+  });
+
   it('with lookup, refuses a deleted or recreated account and a vanished bound object', async () => {
     const token = await signClaims(key, claims());
     objects.clear();
