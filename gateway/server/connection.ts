@@ -24,7 +24,7 @@ export function connectionOf(req: AnyRequest): Socket {
  * a time, so one signal per connection serves all of them (an AbortController and two listeners per request are a
  * measurable share of a GET); an HTTP/2 stream is the request's own. Every HTTP/2 stream closes when its exchange
  * ends, and once the whole answer went out there is nobody left to tell: aborting then would build a DOMException
- * and dispatch an event for every request, which cost ~25 µs of an HTTP/2 GET's ~80.
+ * and dispatch an event for every request: ~12 µs of CPU each, measured on a bare HTTP/2 server answering in ~32.
  */
 const connectionSignals = new WeakMap<object, AbortSignal>();
 
