@@ -4,6 +4,7 @@
 // changes, so the live objects under a prefix at a revision are collected once; each page is then a binary search
 // and a slice. A few snapshots are kept, newest use last out; each holds references to the store's frozen objects
 // (two arrays of pointers, no copies).
+import { setBounded } from '../../api/meta/bounded-map.js';
 import type { KObject } from '../../api/meta/types.js';
 
 export interface ListSnapshot {
@@ -25,14 +26,9 @@ export function createListSnapshotCache(capacity = 4): ListSnapshotCache {
   return {
     get(prefix, revision, build) {
       const id = `${revision}\u0000${prefix}`;
-      let snapshot = cache.get(id);
-      if (snapshot) {
-        cache.delete(id);
-      } else {
-        snapshot = { ...build(), revision };
-        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(id, snapshot);
+      const snapshot = cache.get(id) ?? { ...build(), revision };
+      // Used last, kept longest.
+      setBounded(cache, id, snapshot, capacity);
       return snapshot;
     },
     compact(compacted) {

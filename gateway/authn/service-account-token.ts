@@ -11,6 +11,7 @@
 // revoked").
 import { hash } from 'node:crypto';
 import { compactVerify } from 'jose';
+import { setBounded } from '../../api/meta/bounded-map.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -105,11 +106,6 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountToken
   const verified = new Map<string, Readonly<Json>>();
   const kept = opts.verifiedTokensKept ?? VERIFIED_TOKENS_KEPT;
 
-  function remember(digest: string, claims: Json): void {
-    if (verified.size >= kept) verified.delete(verified.keys().next().value as string);
-    verified.set(digest, Object.freeze(claims));
-  }
-
   async function verifySignature(token: string, header: Json): Promise<Json> {
     const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
     const candidates = kid === undefined ? opts.keys : opts.keys.filter((k) => k.kid === kid);
@@ -158,7 +154,7 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountToken
         if (!header || !unverified || typeof unverified.iss !== 'string' || !issuers.has(unverified.iss)) return null;
         claims = await verifySignature(token, header);
         if (typeof claims.iss !== 'string' || !issuers.has(claims.iss)) fail('token issuer is invalid');
-        remember(digest, claims);
+        setBounded(verified, digest, Object.freeze(claims), kept);
       }
       checkTimes(claims);
 

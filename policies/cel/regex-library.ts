@@ -4,6 +4,7 @@
 // syntax such as `(?i)` that JavaScript's RegExp rejects.
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { setBounded } from '../../api/meta/bounded-map.js';
 import { regexCost } from './cost-constants.js';
 import { define, defineRerouted } from './define.js';
 import { CelLibraryError } from './errors.js';
@@ -21,8 +22,7 @@ export function compileRegex(pattern: string): RE2JS {
   } catch {
     throw new CelLibraryError('invalid_argument', 'invalid regular expression');
   }
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(pattern, re);
+  setBounded(cache, pattern, re, CACHE_LIMIT);
   return re;
 }
 

@@ -1,6 +1,7 @@
 // The webhook's decision cache: allow answers kept for authorizedTTL, deny/no-opinion answers for unauthorizedTTL
 // (a TTL of 0 turns that side off), keyed by the whole review as sent. Bounded: the oldest entry goes first when full,
 // so a stream of distinct requests cannot grow it without limit.
+import { setBounded } from '../../api/meta/bounded-map.js';
 import type { SarStatus } from './subject-access-review.js';
 
 export interface DecisionCache {
@@ -23,9 +24,7 @@ export function createDecisionCache(authorizedTtlMs: number, unauthorizedTtlMs: 
     set(key, status) {
       const ttl = status.allowed ? authorizedTtlMs : unauthorizedTtlMs;
       if (ttl <= 0) return;
-      entries.delete(key);
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, { status, expires: now() + ttl });
+      setBounded(entries, key, { status, expires: now() + ttl }, maxEntries);
     },
   };
 }
