@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { trackCloser, trackDir } from './cleanup.js';
+import { runHttp2Gets } from './http2-load.js';
 import { measure, runLoad, runOps, type Measured } from './load.js';
 import { configMapJson, dataJson } from './objects.js';
 import { REPO_ROOT, startServer } from './processes.js';
@@ -18,6 +19,8 @@ export interface BareBaselines {
   httpsGet: Measured;
   httpsPost: Measured;
   httpGet: Measured;
+  /** The same GET over HTTP/2, as kubectl speaks it: 16 streams in flight on one connection. */
+  http2Get: Measured;
   /** The https GET again, the server spending SPEND_BUDGET_US of CPU on each request before it answers. */
   httpsGetSpending: Measured;
   /**
@@ -54,7 +57,8 @@ export async function startBareServer(): Promise<BareServer> {
   const removeCertDir = trackDir(certDir);
   const failed = (reason: string): BareServer => ({
     baselines: {
-      httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, httpsGetSpending: { ok: false, reason },
+      httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, http2Get: { ok: false, reason },
+      httpsGetSpending: { ok: false, reason },
       watchFanout: { http1: { failed: reason }, http2: { failed: reason } },
     },
     measureHttpsGet: () => undefined,
@@ -84,13 +88,16 @@ export async function startBareServer(): Promise<BareServer> {
       request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMapJson(`bare-${i}`, 1024) }),
     }));
     const httpGet = await measure(pid, () => runLoad({ url: httpUrl, token: 'bare' }, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const http2Target = { ...secure, url: http2Url };
+    await runHttp2Gets(http2Target, { concurrency: CONCURRENCY, maxRequests: 5_000, maxMs: 500, request: () => get });
+    const http2Get = await measure(pid, () => runHttp2Gets(http2Target, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
     const spending = { ...get, path: `${get.path}?spendUs=${SPEND_BUDGET_US}` };
     const httpsGetSpending = await measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => spending }));
     const watchers = Math.max(...WATCH_RUNS.map((run) => run.watchers));
     const fanout = (url: string, transport: WatchTransport) => runWatch({ ...secure, url }, { ...WATCH_SCENARIO, namespace: 'bench', watchers, transport })
       .catch((e: Error) => ({ failed: e.message }));
     const watchFanout = { http1: await fanout(httpsUrl, 'http1'), http2: await fanout(http2Url, 'http2') };
-    return { baselines: { httpsGet, httpsPost, httpGet, httpsGetSpending, watchFanout }, measureHttpsGet, stop };
+    return { baselines: { httpsGet, httpsPost, httpGet, http2Get, httpsGetSpending, watchFanout }, measureHttpsGet, stop };
   } catch (e) {
     await stop();
     return failed((e as Error).message);

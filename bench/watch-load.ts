@@ -1,14 +1,15 @@
 // Watch delivery: W watch streams on a namespace of its own, either each on its own HTTP/1.1 connection (many
-// clients, or clients without HTTP/2) or multiplexed over HTTP/2 as client-go holds them (raw-http2-watch.ts), one writer creating objects at a fixed rate, and for every (watcher, event) the time from
-// commit to receipt, bounded from above: the clock starts when the write is sent (the commit cannot come earlier),
-// so the figure includes the write's own handling before its commit. The write's response is no bound: the gateway
-// may fan an event out to every watcher before it answers the writer. Every event must reach every watcher exactly
-// once: deliveries are counted per watcher, duplicates and ERROR events are reported.
+// clients, or clients without HTTP/2) or multiplexed over HTTP/2 as client-go holds them (raw-http2.ts), one writer
+// creating objects at a fixed rate, and for every (watcher, event) the time from commit to receipt, bounded from
+// above: the clock starts when the write is sent (the commit cannot come earlier), so the figure includes the write's
+// own handling before its commit. The write's response is no bound: the gateway may fan an event out to every
+// watcher before it answers the writer. Every event must reach every watcher exactly once: deliveries are counted per
+// watcher, duplicates and ERROR events are reported.
 import { performance } from 'node:perf_hooks';
 import { createAgent, describeFailure, percentile, send, type Target } from './load.js';
 import { configMapJson } from './objects.js';
 import { openRawWatch } from './raw-watch.js';
-import { createRawHttp2WatchPool } from './raw-http2-watch.js';
+import { createRawHttp2Pool } from './raw-http2.js';
 
 export type WatchTransport = 'http1' | 'http2';
 
@@ -81,7 +82,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
     if (problemSamples.length < 3 && !problemSamples.includes(message)) problemSamples.push(message);
   };
   const streams: Stream[] = [];
-  const http2Pool = opts.transport === 'http2' ? createRawHttp2WatchPool(target) : undefined;
+  const http2Pool = opts.transport === 'http2' ? createRawHttp2Pool(target) : undefined;
   const openWatch = http2Pool ? http2Pool.open.bind(http2Pool) : (path: string, handlers: Parameters<typeof openRawWatch>[2], timeoutMs: number) => openRawWatch(target, path, handlers, timeoutMs);
 
   const ADDED = Buffer.from('{"type":"ADDED"');

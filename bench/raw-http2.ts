@@ -1,10 +1,11 @@
-// Watch streams over HTTP/2 as client-go opens them: many watches multiplexed on one TLS connection, a new connection
-// only once the server's SETTINGS_MAX_CONCURRENT_STREAMS is reached, and receive windows so large (as Go's transport
-// grants) that flow control never holds an event back. Read straight from the TLS socket, for the reason raw-watch.ts
-// gives for HTTP/1.1: node:http2's client emits every DATA frame through a stream object of its own, and with a
-// thousand streams it spent more CPU per delivered event (~12 µs) than the gateway spent sending it, so the figure
-// measured this process. This reads frames, and of each response head only the first HPACK byte (":status: 200" is
-// the static entry 8, which servers send fully indexed); a refused watch reports its Status body instead.
+// Streams over HTTP/2 as client-go opens them: watches and requests multiplexed on one TLS connection, a new
+// connection only once the server's SETTINGS_MAX_CONCURRENT_STREAMS is reached, and receive windows so large (as Go's
+// transport grants) that flow control never holds a response back. Read straight from the TLS socket, for the reason
+// raw-watch.ts gives for HTTP/1.1: node:http2's client emits every DATA frame through a stream object of its own, and
+// with a thousand streams it spent more CPU per delivered event (~12 µs) than the gateway spent sending it, so the
+// figure measured this process; for GETs it held the bare server's rate to what one client thread could issue. This
+// reads frames, and of each response head only the first HPACK byte (":status: 200" is the static entry 8, which
+// servers send fully indexed); a refused stream reports its Status body instead.
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type { Target } from './load.js';
@@ -20,6 +21,8 @@ const DEFAULT_WINDOW = 65_535;
 const WINDOW_TOP_UP = 2 ** 28;
 const STATUS_200 = 0x88;
 const CANCEL = 0x8;
+/** Why a stream finished when the server ended it normally (END_STREAM). */
+const END_OF_STREAM = 'the server ended the stream';
 
 function frame(type: number, flags: number, streamId: number, payload: Buffer = Buffer.alloc(0)): Buffer {
   const head = Buffer.alloc(9);
@@ -150,7 +153,7 @@ function connect(target: Target): Promise<Connection> {
         if (stream.refusal) stream.refusal.chunks.push(Buffer.from(payload));
         else stream.lines(payload, at);
       }
-      if (flags & FLAG.END_STREAM) stream.finish('the server ended the stream');
+      if (flags & FLAG.END_STREAM) stream.finish(END_OF_STREAM);
     };
     /** Hands on every whole frame of `buf` from `pos`; returns where the first incomplete one starts. */
     const frames = (buf: Buffer, pos: number, at: number): number => {
@@ -193,14 +196,17 @@ function connect(target: Target): Promise<Connection> {
   });
 }
 
-export interface RawHttp2WatchPool {
+export interface RawHttp2Pool {
+  /** A watch: resolves once the response head arrived (ok only for a 200), then hands on its lines. */
   open(path: string, handlers: RawWatchHandlers, timeoutMs: number): Promise<RawWatchOpen>;
+  /** A GET whose body is not kept: resolves once a 200 answer arrived whole, rejects with the reason otherwise. */
+  get(path: string, timeoutMs: number): Promise<void>;
   /** Connections opened so far. */
   readonly connections: number;
   close(): void;
 }
 
-export function createRawHttp2WatchPool(target: Target): RawHttp2WatchPool {
+export function createRawHttp2Pool(target: Target): RawHttp2Pool {
   const url = new URL(target.url);
   const pool: Connection[] = [];
   let connecting: Promise<Connection> | undefined;
@@ -220,9 +226,17 @@ export function createRawHttp2WatchPool(target: Target): RawHttp2WatchPool {
     }
   };
 
-  return {
+  const self: RawHttp2Pool = {
     get connections() {
       return pool.length;
+    },
+    async get(path, timeoutMs) {
+      let ended!: (reason: string) => void;
+      const end = new Promise<string>((resolve) => { ended = resolve; });
+      const opened = await self.open(path, { onLine: () => {}, onEnd: ended }, timeoutMs);
+      if (!opened.ok) throw new Error(opened.body);
+      const reason = await end;
+      if (reason !== END_OF_STREAM) throw new Error(reason);
     },
     async open(path, handlers, timeoutMs) {
       const conn = await connectionWithRoom();
@@ -265,4 +279,5 @@ export function createRawHttp2WatchPool(target: Target): RawHttp2WatchPool {
       for (const c of pool) c.socket.destroy();
     },
   };
+  return self;
 }
