@@ -201,4 +201,85 @@ describe('JWT token authenticator', () => {
     a.update([]);
     expect(await a.authenticateToken(await mint({}))).to.equal(null);
   });
+
+  describe('accepted tokens', () => {
+    // jose checks signatures through WebCrypto: counting its verify calls counts signature checks.
+    const subtle = globalThis.crypto.subtle;
+    const realVerify = subtle.verify;
+    let signatureChecks: number;
+    beforeEach(() => {
+      signatureChecks = 0;
+      subtle.verify = function countedVerify(this: typeof subtle, ...args: Parameters<typeof realVerify>) {
+        signatureChecks++;
+        return realVerify.apply(this, args);
+      };
+    });
+    afterEach(() => {
+      subtle.verify = realVerify;
+    });
+
+    it('checks a token\'s signature once, and the time rules on every request', async () => {
+      const a = create();
+      const token = await mint({ groups: ['g'], exp: Math.floor(clock / 1000) + 60 });
+      for (let i = 0; i < 3; i++) expect(await a.authenticateToken(token)).to.deep.equal({ user: { name: 'oidc:alice', groups: ['g'] } });
+      expect(signatureChecks).to.equal(1);
+      clock += 61_000;
+      expect(await reason(a, token)).to.equal('oidc: verify token: token is expired');
+    });
+
+    it('hands out a copy of the user, so that no request changes what the next one gets', async () => {
+      const a = create();
+      const token = await mint({ groups: ['g'] });
+      (await a.authenticateToken(token))!.user.groups.push('system:masters');
+      expect((await a.authenticateToken(token))!.user.groups).to.deep.equal(['g']);
+    });
+
+    it('checks a token again once its key left the issuer\'s key set, or the set was fetched again', async () => {
+      const a = createJwtTokenAuthenticator(compileAuthenticationConfig({ jwt: [jwt()] }), {
+        signingAlgs: ['ES256'], log: (l) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch, unknownKeyCooldownMs: 0,
+      });
+      const old = await mint({});
+      expect(await a.authenticateToken(old)).to.not.equal(null);
+      // A token signed with a new key makes the authenticator fetch the set again: it still holds the old key.
+      const next = await key('k2');
+      published = [signing, next];
+      expect(await a.authenticateToken(await mint({}, next))).to.not.equal(null);
+      const checks = signatureChecks;
+      expect(await a.authenticateToken(old)).to.not.equal(null);
+      expect(signatureChecks, 'checked once against the fetched set').to.equal(checks + 1);
+      expect(await a.authenticateToken(old)).to.not.equal(null);
+      expect(signatureChecks).to.equal(checks + 1);
+      // The issuer withdraws the old key; the next fetch (another new key) makes the old token unacceptable.
+      published = [next, await key('k3')];
+      expect(await a.authenticateToken(await mint({}, published[1]))).to.not.equal(null);
+      expect(await reason(a, old)).to.match(/^oidc: verify token: no applicable key found/);
+    });
+
+    it('maps a kept token with the configuration in force', async () => {
+      const a = create();
+      const token = await mint({});
+      expect((await a.authenticateToken(token))!.user.name).to.equal('oidc:alice');
+      a.update(compileAuthenticationConfig({ jwt: [jwt({ claimMappings: { username: { claim: 'sub', prefix: 'v2:' }, groups: {}, uid: {}, extra: [] } })] }));
+      expect((await a.authenticateToken(token))!.user.name).to.equal('v2:alice');
+      a.update([]);
+      expect(await a.authenticateToken(token)).to.equal(null);
+    });
+
+    it('keeps a bounded number of tokens, the oldest going first, and none that was refused', async () => {
+      const a = createJwtTokenAuthenticator(compileAuthenticationConfig({ jwt: [jwt({ userValidationRules: [{ expression: '!("banned" in user.groups)', message: 'banned' }] })] }), {
+        signingAlgs: ['ES256'], log: (l) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch, acceptedTokensKept: 2,
+      });
+      const [first, second, third] = await Promise.all([mint({ sub: 'a' }), mint({ sub: 'b' }), mint({ sub: 'c' })]);
+      for (const token of [first, second, third]) await a.authenticateToken(token);
+      const checks = signatureChecks;
+      await a.authenticateToken(third);
+      await a.authenticateToken(second);
+      expect(signatureChecks).to.equal(checks);
+      await a.authenticateToken(first);
+      expect(signatureChecks).to.equal(checks + 1);
+      const banned = await mint({ groups: ['banned'] });
+      for (let i = 0; i < 2; i++) expect(await reason(a, banned)).to.match(/failed: banned$/);
+      expect(signatureChecks).to.equal(checks + 3);
+    });
+  });
 });
