@@ -171,10 +171,7 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   const pool = created16?.ok ? Math.max(1, created16.result.ok) : 1;
   const readBack = (i: number) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c16-${(i * 7919) % pool}` });
   say('  gets, 16 clients');
-  const gets = await measure(gateway.pid, () => runLoad(target, {
-    concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS,
-    request: readBack,
-  }));
+  const gets = await measure(gateway.pid, () => runLoad(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }));
   const bareGet = context.adjacent.get?.();
   if (bareGet) {
     say('  bare https GET baseline again');
@@ -182,10 +179,7 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   }
   // Over HTTP/2 after the judged baseline, so that the bare GET measured again stays right next to the gets it judges.
   say('  gets, 16 streams over one HTTP/2 connection');
-  const getsHttp2 = await measure(gateway.pid, () => runHttp2Gets(target, {
-    concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS,
-    request: readBack,
-  }));
+  const getsHttp2 = await measure(gateway.pid, () => runHttp2Gets(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }));
 
   say(`  list: seeding ${LIST_OBJECTS} objects of ${LIST_OBJECT_BYTES / 1024} KiB, then paged and full lists`);
   let list: BackendResult['list'];
