@@ -12,6 +12,13 @@
 //   one handles: a connection lost in that moment (a database restarting) is an unhandled rejection
 //   `write CONNECTION_CLOSED`, which ends the process. Without fetch_types, reserve() on a connection it had to
 //   open never resolves at all.
+// - A statement that fails after some of its rows arrived (the connection lost mid-result, or an error raised
+//   while rows were sent) leaves the driver's count of received rows where it stopped, on the connection object the
+//   client keeps reconnecting; the next statement's rows are stored from that index, behind as many holes
+//   (porsager/postgres#1119, #1181). Seen here as a one-write batch answered with four rows after a restart. A
+//   session whose work failed is therefore never reused: the next caller gets a client of its own. Reads on the
+//   pools meet it as a missing first row, which they answer with Unavailable (`single`, queries.ts), and the
+//   statement that met it ends the count.
 //
 // So no pool of this backend fetches types or reserves connections. A transaction runs on a session: a client of
 // its own with a single connection (max: 1, where the driver allows BEGIN as a plain statement), whose queries the
@@ -151,6 +158,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     const session = idle.pop() ?? open();
     let timer: NodeJS.Timeout | undefined;
     let expired = false;
+    let failed = false;
     try {
       const work = body(session);
       if (deadlineMs === undefined) return await work;
@@ -163,10 +171,14 @@ export function createSessions(opts: { url: string; applicationName?: string }):
         }, deadlineMs);
       });
       return await Promise.race([work, deadline]);
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       clearTimeout(timer);
       if (!expired) {
-        if (keep && !closed) idle.push(session);
+        // A failed session may also still have statements in flight (a transaction whose BEGIN failed).
+        if (keep && !closed && !failed) idle.push(session);
         else discard(session);
       }
     }
