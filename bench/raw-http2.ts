@@ -231,11 +231,20 @@ export function createRawHttp2Pool(target: Target): RawHttp2Pool {
       return pool.length;
     },
     async get(path, timeoutMs) {
+      const started = performance.now();
       let ended!: (reason: string) => void;
       const end = new Promise<string>((resolve) => { ended = resolve; });
       const opened = await self.open(path, { onLine: () => {}, onEnd: ended }, timeoutMs);
       if (!opened.ok) throw new Error(opened.body);
+      // The head's timeout ends with the head: a body that never ends is bounded here, so no run waits on it.
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        opened.close();
+      }, Math.max(0, timeoutMs - (performance.now() - started)));
       const reason = await end;
+      clearTimeout(timer);
+      if (late) throw new Error(`no whole response within ${timeoutMs} ms`);
       if (reason !== END_OF_STREAM) throw new Error(reason);
     },
     async open(path, handlers, timeoutMs) {
