@@ -14,6 +14,7 @@ import { compactVerify } from 'jose';
 import { setBounded } from '../../api/meta/bounded-map.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
+import type { ReadRevision } from '../../backends/storage.js';
 import type { Registry } from '../registry/registry.js';
 import { AuthenticationError } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
@@ -39,6 +40,14 @@ export interface ObjectGetter {
   get(kind: BoundKind, namespace: string, name: string): Promise<KObject | undefined>;
 }
 
+/**
+ * Lookups of credentials' objects read this replica's cache without a consistency fence, as kube-apiserver's read its
+ * informers: on PostgreSQL a consistent read would cost every request a round trip to the database. A deletion
+ * through this replica is in its cache once answered; through another, once this replica's log reader applied it
+ * (a notification away).
+ */
+export const CACHED_READ: ReadRevision = Object.freeze({ match: 'any' });
+
 /** Reads through the registry, the same path the API serves. */
 export function registryObjectGetter(registry: Registry): ObjectGetter {
   return {
@@ -46,7 +55,7 @@ export function registryObjectGetter(registry: Registry): ObjectGetter {
       const store = registry.byKind('', kind);
       if (!store) return undefined;
       try {
-        return await store.get(store.def.namespaced ? namespace : '', name);
+        return await store.get(store.def.namespaced ? namespace : '', name, CACHED_READ);
       } catch (e) {
         if (isStatusError(e) && e.code === 404) return undefined;
         throw e;

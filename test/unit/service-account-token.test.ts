@@ -10,7 +10,10 @@ import { OptionsError, parseOptions } from '../../gateway/server/options.js';
 import {
   GENERATED_SA_KEY_FILE, keyId, loadServiceAccountKeys, parsePemKeys, type ServiceAccountKey,
 } from '../../gateway/authn/service-account-keys.js';
-import { createServiceAccountTokenAuthenticator, type ObjectGetter, type BoundKind } from '../../gateway/authn/service-account-token.js';
+import { createServiceAccountTokenAuthenticator, registryObjectGetter, type ObjectGetter, type BoundKind } from '../../gateway/authn/service-account-token.js';
+import type { Registry } from '../../gateway/registry/registry.js';
+import type { ReadRevision } from '../../backends/storage.js';
+import { errors } from '../../api/meta/errors.js';
 import { createServiceAccountTokenSigner, signClaims } from '../../gateway/authn/service-account-signer.js';
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
 import { decodeProtobufObject } from '../../api/proto/object-codec.js';
@@ -407,5 +410,32 @@ describe('protobuf TokenRequest', () => {
     for (const bad of [Buffer.from('{}'), body.subarray(0, body.length - 3), Buffer.alloc(0)]) {
       expect(() => decodeProtobufTokenRequest(bad)).to.throw().with.property('code', 400);
     }
+  });
+});
+
+describe('service-account token lookups through the registry', () => {
+  it('read the cache without waiting for a consistent read; a missing object or an unserved kind is undefined', async () => {
+    const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot', namespace: 'ns', uid: 'u' } } as KObject;
+    const store = {
+      def: { namespaced: true },
+      get(_namespace: string, name: string, read?: ReadRevision): Promise<KObject> {
+        // A consistent read waits for the database (PostgreSQL's fence); here it never answers.
+        if (read?.match !== 'any') return new Promise<KObject>(() => undefined);
+        return name === 'bot' ? Promise.resolve(account) : Promise.reject(errors.notFound({ group: '', resource: 'serviceaccounts' }, name));
+      },
+    };
+    const registry = { byKind: (_group: string, kind: string) => (kind === 'ServiceAccount' ? store : undefined) } as unknown as Registry;
+    const getter = registryObjectGetter(registry);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the lookup waited for a consistent read')), 2_000);
+    });
+    try {
+      expect(await Promise.race([getter.get('ServiceAccount', 'ns', 'bot'), waited])).to.equal(account);
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(await getter.get('ServiceAccount', 'ns', 'gone')).to.equal(undefined);
+    expect(await getter.get('Pod', 'ns', 'p')).to.equal(undefined);
   });
 });
