@@ -24,6 +24,17 @@ const LOST_CODES = new Set([
 // serialization failure, deadlock. The client's retry may succeed.
 const TRANSIENT_SQLSTATES = new Set(['53300', '40001', '40P01']);
 
+/**
+ * A result whose first rows are missing: the driver stored its rows after a count its connection kept from a
+ * statement that failed mid-result, its connection lost or an error raised while rows were sent (transaction.ts).
+ * The count is reset once this result ended, so the read may be repeated; Unavailable where it is not.
+ */
+export class StaleRowCountError extends StorageError {
+  constructor(what: string, rows: number) {
+    super('Unavailable', `storage unavailable: the driver numbered the ${rows} rows of ${what} from an earlier statement's count`);
+  }
+}
+
 /** True when `e` means the connection it came from is gone (or going): nothing more may be sent on it. */
 export function connectionLost(e: unknown): boolean {
   const error = e as { code?: unknown; severity?: unknown } | null;

@@ -7,6 +7,7 @@
 import type { Sql } from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError } from '../storage.js';
+import { StaleRowCountError } from './errors.js';
 import type { Sessions } from './transaction.js';
 
 /**
@@ -14,6 +15,7 @@ import type { Sessions } from './transaction.js';
  * answer arrives can leave the driver with an empty result, which is an unavailable database, not a missing row.
  */
 function single<T>(rows: readonly T[], what: string): T {
+  if (rows.length > 0 && !(0 in rows)) throw new StaleRowCountError(what, rows.length);
   const [row] = rows;
   if (row === undefined) throw new StorageError('Unavailable', `the database returned no row for ${what}`);
   return row;

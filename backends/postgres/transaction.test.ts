@@ -1,9 +1,13 @@
-// Sessions against a real server: the driver defect they work around (rows of a failed statement counted into the
-// next one on the same connection) must not reach a caller, whichever way the failed statement ended.
+// Sessions and pooled reads against a real server: the driver defect they work around (rows of a failed statement
+// counted into the next one on the same connection) must not reach a caller, whichever way the failed statement
+// ended.
 import { expect } from 'chai';
 import postgres from 'postgres';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
-import { createSessions, type Sessions } from './transaction.js';
+import { StaleRowCountError } from './errors.js';
+import { readBounds, type Db } from './queries.js';
+import { migrate } from './schema.js';
+import { clientOptions, createSessions, readRetryingLostConnection, type Sessions } from './transaction.js';
 
 // Three rows go out before the fourth divides by zero, so the error arrives in the middle of the result.
 const FAILS_AFTER_THREE_ROWS = 'SELECT i, 1 / (4 - i) AS boom FROM generate_series(1, 10) AS i';
@@ -55,6 +59,22 @@ describe('postgres sessions', function () {
       expect(rows.length).to.equal(1);
     } finally {
       await admin.end({ timeout: 1 });
+    }
+  });
+
+  it('repeats a pooled read whose rows the driver numbered from a failed statement\'s count', async () => {
+    await migrate(sessions, () => undefined);
+    const pool = postgres(pg.url, { ...clientOptions('transaction-test'), max: 1 }) as unknown as Db;
+    try {
+      const poison = (): Promise<unknown> => pool.unsafe(FAILS_AFTER_THREE_ROWS).catch((e: unknown) => e);
+      await poison();
+      let caught: unknown;
+      await readBounds(pool).catch((e: unknown) => (caught = e));
+      expect(caught).to.be.instanceOf(StaleRowCountError);
+      await poison();
+      expect((await readRetryingLostConnection(() => readBounds(pool))).current).to.equal(1n);
+    } finally {
+      await pool.end({ timeout: 1 });
     }
   });
 

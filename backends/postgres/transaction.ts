@@ -17,8 +17,8 @@
 //   client keeps reconnecting; the next statement's rows are stored from that index, behind as many holes
 //   (porsager/postgres#1119, #1181). Seen here as a one-write batch answered with four rows after a restart. A
 //   session whose work failed is therefore never reused: the next caller gets a client of its own. Reads on the
-//   pools meet it as a missing first row, which they answer with Unavailable (`single`, queries.ts), and the
-//   statement that met it ends the count.
+//   pools meet it as missing first rows (StaleRowCountError, from `single` in queries.ts), which ends the count: the
+//   reads that retry a lost connection retry that too, and the others answer Unavailable.
 //
 // So no pool of this backend fetches types or reserves connections. A transaction runs on a session: a client of
 // its own with a single connection (max: 1, where the driver allows BEGIN as a plain statement), whose queries the
@@ -29,7 +29,7 @@
 // expire by age or idleness (max_lifetime, idle_timeout): an expiry between two statements would be such a change.
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
-import { connectionLost, reconnectBackoff } from './errors.js';
+import { connectionLost, reconnectBackoff, StaleRowCountError } from './errors.js';
 import type { Db } from './queries.js';
 
 // The driver's codes for a connection it lost or never had, the socket errors it passes through, and the server's
@@ -39,13 +39,14 @@ export const CONNECT_TIMEOUT_S = 3;
 
 /**
  * Runs a read on the pool once more when its connection turned out dead: after a database restart each pooled
- * connection is found closed only by the next statement sent on it, and a read has no effect to repeat.
+ * connection is found closed only by the next statement sent on it, and a read has no effect to repeat. The same
+ * for a result the driver numbered from a count left by a statement lost mid-result (see above).
  */
 export async function readRetryingLostConnection<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (e) {
-    if (!connectionLost(e)) throw e;
+    if (!connectionLost(e) && !(e instanceof StaleRowCountError)) throw e;
     return read();
   }
 }
