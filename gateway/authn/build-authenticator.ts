@@ -12,7 +12,8 @@ import { createClientCertAuthenticator, readClientCaBundle } from './client-cert
 import { createRequestHeaderAuthenticator, withIdentityHeadersRemoved } from './request-header.js';
 import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ServiceAccountKeys } from './service-account-keys.js';
-import { createServiceAccountTokenAuthenticator, CACHED_READ, registryObjectGetter } from './service-account-token.js';
+import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
+import { lookUpCredentialObject } from './object-lookup.js';
 import { setUpOidc } from './oidc-setup.js';
 
 export interface AuthenticatorDeps {
@@ -36,7 +37,7 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
   const secrets = options.enableBootstrapTokenAuth ? registry.byKind('', 'Secret') : undefined;
-  if (secrets) tokens.push(createBootstrapTokenAuthenticator({ get: (namespace, name) => secrets.get(namespace, name, CACHED_READ) }, { log }));
+  if (secrets) tokens.push(createBootstrapTokenAuthenticator({ get: (namespace, name) => lookUpCredentialObject(secrets, namespace, name) }, { log }));
   if (serviceAccountKeys && serviceAccountKeys.verification.length > 0) {
     tokens.push(createServiceAccountTokenAuthenticator({
       ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),

@@ -14,10 +14,10 @@ import { compactVerify } from 'jose';
 import { setBounded } from '../../api/meta/bounded-map.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import type { ReadRevision } from '../../backends/storage.js';
 import type { Registry } from '../registry/registry.js';
 import { AuthenticationError } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
+import { lookUpCredentialObject } from './object-lookup.js';
 import {
   PRIVATE_CLAIM, serviceAccountUser, serviceAccountUsername, type ObjectRefClaim, type ServiceAccountInfo,
 } from './service-account-claims.js';
@@ -40,22 +40,14 @@ export interface ObjectGetter {
   get(kind: BoundKind, namespace: string, name: string): Promise<KObject | undefined>;
 }
 
-/**
- * Lookups of credentials' objects read this replica's cache without a consistency fence, as kube-apiserver's read its
- * informers: on PostgreSQL a consistent read would cost every request a round trip to the database. A deletion
- * through this replica is in its cache once answered; through another, once this replica's log reader applied it
- * (a notification away).
- */
-export const CACHED_READ: ReadRevision = Object.freeze({ match: 'any' });
-
-/** Reads through the registry, the same path the API serves. */
+/** Reads through the registry, the same path the API serves, cache first (object-lookup.ts). */
 export function registryObjectGetter(registry: Registry): ObjectGetter {
   return {
     async get(kind, namespace, name) {
       const store = registry.byKind('', kind);
       if (!store) return undefined;
       try {
-        return await store.get(store.def.namespaced ? namespace : '', name, CACHED_READ);
+        return await lookUpCredentialObject(store, store.def.namespaced ? namespace : '', name);
       } catch (e) {
         if (isStatusError(e) && e.code === 404) return undefined;
         throw e;

@@ -414,28 +414,28 @@ describe('protobuf TokenRequest', () => {
 });
 
 describe('service-account token lookups through the registry', () => {
-  it('read the cache without waiting for a consistent read; a missing object or an unserved kind is undefined', async () => {
-    const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot', namespace: 'ns', uid: 'u' } } as KObject;
+  it('read the cache, and only on a miss the source of truth; a missing object or an unserved kind is undefined', async () => {
+    const account = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'ns', uid: name } }) as KObject;
+    // "fresh" was created a moment ago through another replica: not in this one's cache yet.
+    const cached = new Map([['bot', account('bot')]]);
+    const stored = new Map([['bot', account('bot')], ['fresh', account('fresh')]]);
+    let consistentReads = 0;
     const store = {
       def: { namespaced: true },
-      get(_namespace: string, name: string, read?: ReadRevision): Promise<KObject> {
-        // A consistent read waits for the database (PostgreSQL's fence); here it never answers.
-        if (read?.match !== 'any') return new Promise<KObject>(() => undefined);
-        return name === 'bot' ? Promise.resolve(account) : Promise.reject(errors.notFound({ group: '', resource: 'serviceaccounts' }, name));
+      async get(_namespace: string, name: string, read?: ReadRevision): Promise<KObject> {
+        if (read?.match !== 'any') consistentReads++;
+        const found = (read?.match === 'any' ? cached : stored).get(name);
+        if (!found) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, name);
+        return found;
       },
     };
     const registry = { byKind: (_group: string, kind: string) => (kind === 'ServiceAccount' ? store : undefined) } as unknown as Registry;
     const getter = registryObjectGetter(registry);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the lookup waited for a consistent read')), 2_000);
-    });
-    try {
-      expect(await Promise.race([getter.get('ServiceAccount', 'ns', 'bot'), waited])).to.equal(account);
-    } finally {
-      clearTimeout(timer);
-    }
+    expect(await getter.get('ServiceAccount', 'ns', 'bot')).to.equal(cached.get('bot'));
+    expect(consistentReads, 'a cached account costs no consistent read').to.equal(0);
+    expect(await getter.get('ServiceAccount', 'ns', 'fresh')).to.equal(stored.get('fresh'));
     expect(await getter.get('ServiceAccount', 'ns', 'gone')).to.equal(undefined);
+    expect(consistentReads).to.equal(2);
     expect(await getter.get('Pod', 'ns', 'p')).to.equal(undefined);
   });
 });
