@@ -5,21 +5,16 @@ import { expect } from 'chai';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, type ReplicaCluster } from '../helpers/replicas.js';
+import { replicasOnPostgres } from '../helpers/replicas.js';
 
 describe('kubectl against two replicas on one PostgreSQL database', function () {
   this.timeout(90_000);
-  let pg: TestPostgres | undefined;
-  let cluster: ReplicaCluster | undefined;
+  const env = replicasOnPostgres({ fast: true, names: ['a', 'b'] });
   let viaA: Kubectl;
   let viaB: Kubectl;
 
-  before(async function () {
-    this.timeout(120_000);
-    pg = await startPostgres({ fast: true });
-    cluster = await startReplicas(pg.url, ['a', 'b']);
-    const [a, b] = cluster.replicas;
+  before(async () => {
+    const [a, b] = env.cluster.replicas;
     viaA = await createKubectl(path.join(a.dataDir, 'admin.kubeconfig'));
     viaB = await createKubectl(path.join(b.dataDir, 'admin.kubeconfig'));
   });
@@ -27,8 +22,6 @@ describe('kubectl against two replicas on one PostgreSQL database', function () 
   after(async () => {
     await viaA?.cleanup();
     await viaB?.cleanup();
-    await cluster?.stop();
-    await pg?.stop();
   });
 
   it('applies through A, lists through B in pages, watches on B what A writes, and deletes through B', async () => {

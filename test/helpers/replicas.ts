@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { STORAGE_URL_ENV } from '../../gateway/server/options.js';
 import { httpsRequest, type GatehouseResponse, type RequestOptions } from './gatehouse.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
 import { openWatch, type OpenWatch } from './watch-client.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -201,6 +202,29 @@ export async function startReplicas(storageUrl: string, names: string[]): Promis
   // Callers index replicas by their position in `names`; concurrent starts push them in finishing order.
   replicas.sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
   return cluster;
+}
+
+export interface ReplicasOnPostgres {
+  pg: TestPostgres;
+  cluster: ReplicaCluster;
+}
+
+/**
+ * For a describe block: a throwaway PostgreSQL server (`fast`: without fsync, where durability is not under test) and
+ * replicas `names` on it, started in the block's before hook and stopped in its after hook. Fields are set once the
+ * hook has run; replicas started later through `cluster.start` stop with it.
+ */
+export function replicasOnPostgres(opts: { fast: boolean; names: string[] }): ReplicasOnPostgres {
+  const env = {} as ReplicasOnPostgres;
+  before(async () => {
+    env.pg = await startPostgres({ fast: opts.fast });
+    env.cluster = await startReplicas(env.pg.url, opts.names);
+  });
+  after(async () => {
+    await env.cluster?.stop();
+    await env.pg?.stop();
+  });
+  return env;
 }
 
 /** A watch on `through` from the resourceVersion of a list of `collection` made on it just before. */

@@ -4,8 +4,8 @@
 // promise.
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { expect } from 'chai';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, waitReady, type Replica, type ReplicaCluster, watchFromList as watchCollection } from '../helpers/replicas.js';
+import type { TestPostgres } from '../helpers/postgres.js';
+import { replicasOnPostgres, waitReady, type Replica, watchFromList as watchCollection } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 
@@ -153,8 +153,7 @@ async function listenBackends(pg: TestPostgres, replica: Replica): Promise<strin
 
 describe('PostgreSQL faults under two gateway replicas', function () {
   this.timeout(90_000);
-  let pg: TestPostgres | undefined;
-  let cluster: ReplicaCluster | undefined;
+  const env = replicasOnPostgres({ fast: false, names: ['a', 'b'] });
   let a: Replica;
   let b: Replica;
   const opened: OpenWatch[] = [];
@@ -191,10 +190,8 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     expect(replica.alive(), `${replica.name} still running:\n${replica.output()}`).to.equal(true);
   }
 
-  before(async function () {
-    pg = await startPostgres();
-    cluster = await startReplicas(pg.url, ['a', 'b']);
-    [a, b] = cluster.replicas;
+  before(() => {
+    [a, b] = env.cluster.replicas;
   });
 
   afterEach(async () => {
@@ -203,10 +200,6 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     stopLoad = undefined;
   });
 
-  after(async () => {
-    await cluster?.stop();
-    await pg?.stop();
-  });
 
   it('restarting PostgreSQL under watches and writes: not ready, fast 503s, recovery, watches without a gap or ended', async () => {
     const ns = await namespace(a);
@@ -217,14 +210,14 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
     // A crash stop first, so that the outage lasts long enough to be observed; fsync is on, so what was
     // acknowledged is on disk.
-    await pg!.kill();
+    await env.pg.kill();
     for (const replica of [a, b]) await expectUnavailable(replica, ns);
-    await pg!.restart();
+    await env.pg.restart();
     await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
     await load.waitAcked(load.acked.size + 10);
 
     // Then the ordinary restart (a fast shutdown) while the writes go on.
-    await pg!.restart();
+    await env.pg.restart();
     await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
     await load.waitAcked(load.acked.size + 10);
     await load.stop();
@@ -279,7 +272,7 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     };
     await moreCreated(10);
 
-    await pg!.kill();
+    await env.pg.kill();
     for (const replica of [a, b]) {
       for (let i = 0; i < 3; i++) {
         const started = Date.now();
@@ -290,10 +283,10 @@ describe('PostgreSQL faults under two gateway replicas', function () {
         expect(res.json()).to.include({ kind: 'Status', status: 'Failure', code: 503 });
       }
     }
-    await pg!.restart();
+    await env.pg.restart();
     await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
     await moreCreated(20);
-    await pg!.restart();
+    await env.pg.restart();
     await Promise.all([waitReady(a, 20_000), waitReady(b, 20_000)]);
     await moreCreated(20);
     await stopLoad();
@@ -319,16 +312,16 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     for (let round = 0; round < 2; round++) {
       // After the previous test's restarts the replica may still be waiting to re-listen (its retry backs off).
       const before = await eventually(`replica A's LISTEN connection (round ${round})`, async () => {
-        const pids = await listenBackends(pg!, a);
+        const pids = await listenBackends(env.pg, a);
         expect(pids.length, 'LISTEN connections of replica A').to.be.at.most(1);
         return pids.length === 1 ? pids : undefined;
       }, 10_000);
-      expect(await pg!.psql(`SELECT pg_terminate_backend(${before[0]})`)).to.equal('t');
+      expect(await env.pg.psql(`SELECT pg_terminate_backend(${before[0]})`)).to.equal('t');
       // Writes through both replicas go on while A has no LISTEN connection: A's watchers get them from the log
       // scan that follows its re-listen (or from the fallback poll), each exactly once.
       await load.waitAcked(load.acked.size + 10);
       await eventually('A listening again', async () => {
-        const now = await listenBackends(pg!, a);
+        const now = await listenBackends(env.pg, a);
         return now.length === 1 && now[0] !== before[0] ? now : undefined;
       }, 10_000);
     }
@@ -341,7 +334,7 @@ describe('PostgreSQL faults under two gateway replicas', function () {
   });
 
   it('kill -9 of a replica mid-write: every object is whole and every acknowledged create exists', async () => {
-    const c = await cluster!.start('c');
+    const c = await env.cluster.start('c');
     const ns = await namespace(b);
     const KEYS = 10;
     const value = (name: string, key: number) => `${name}/${key}:`.padEnd(1024, String.fromCharCode(97 + (key % 26)));

@@ -4,15 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, type Replica, type ReplicaCluster } from '../helpers/replicas.js';
+import { replicasOnPostgres, type Replica } from '../helpers/replicas.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 import { bindingBody, RBAC_V1, roleBody, tokenOf } from '../helpers/rbac.js';
 
 describe('RBAC across two replicas', function () {
   this.timeout(90_000);
-  let pg: TestPostgres | undefined;
-  let cluster: ReplicaCluster | undefined;
+  // Both replicas start at once below, with RBAC and a token file; the cluster starts none of its own.
+  const env = replicasOnPostgres({ fast: true, names: [] });
   let tmp: string;
   let a: Replica;
   let b: Replica;
@@ -21,14 +20,10 @@ describe('RBAC across two replicas', function () {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-rbac-rep-'));
     const tokens = path.join(tmp, 'tokens.csv');
     await writeFile(tokens, `${tokenOf('alice')},alice,alice-uid\n`);
-    pg = await startPostgres({ fast: true });
-    cluster = await startReplicas(pg.url, []);
     const args = ['--authorization-mode=RBAC', '--token-auth-file', tokens];
-    [a, b] = await Promise.all([cluster.start('a', args), cluster.start('b', args)]);
+    [a, b] = await Promise.all([env.cluster.start('a', args), env.cluster.start('b', args)]);
   });
   after(async () => {
-    await cluster?.stop();
-    await pg?.stop();
     await rm(tmp, { recursive: true, force: true });
   });
 

@@ -2,8 +2,7 @@
 // from one server. Writes through one replica are seen by lists and watches on the other at once, compare-and-swap
 // holds across replicas, and a watch sees concurrent writes through both exactly once and in revision order.
 import { expect } from 'chai';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { startReplicas, type Replica, type ReplicaCluster, watchFromList as watchCollection } from '../helpers/replicas.js';
+import { replicasOnPostgres, type Replica, watchFromList as watchCollection } from '../helpers/replicas.js';
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 
@@ -16,8 +15,8 @@ interface Item {
 
 describe('two gateway replicas on one PostgreSQL database', function () {
   this.timeout(60_000);
-  let pg: TestPostgres | undefined;
-  let cluster: ReplicaCluster | undefined;
+  // Durability is not under test here: the fast cluster keeps the run short.
+  const env = replicasOnPostgres({ fast: true, names: ['a', 'b'] });
   let a: Replica;
   let b: Replica;
   const opened: OpenWatch[] = [];
@@ -36,20 +35,12 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     return w;
   }
 
-  before(async function () {
-    // Durability is not under test here: the fast cluster keeps the run short.
-    pg = await startPostgres({ fast: true });
-    cluster = await startReplicas(pg.url, ['a', 'b']);
-    [a, b] = cluster.replicas;
+  before(() => {
+    [a, b] = env.cluster.replicas;
   });
 
   afterEach(() => {
     for (const w of opened.splice(0)) w.close();
-  });
-
-  after(async () => {
-    await cluster?.stop();
-    await pg?.stop();
   });
 
   it('a write through A reaches a watcher on B opened before it', async () => {
