@@ -116,7 +116,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const options = parseOptions(argv, opts.cwd);
-  for (const warning of options.featureGates.warnings) log(`warning: ${warning}`);
+  for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
 
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const certs = await loadOrCreateCertificates({

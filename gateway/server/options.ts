@@ -1,7 +1,7 @@
 // Command-line flags, spelled and defaulted as kube-apiserver spells them so that operators can carry their habits
 // over. Parsing is strict: an unknown flag or a bad value is an OptionsError naming both, and main exits 1.
 import path from 'node:path';
-import { redactUrl } from '../../backends/postgres/errors.js';
+import { parseStorageUrl, STORAGE_URL_ENV, StorageUrlError } from './storage-options.js';
 import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
@@ -18,7 +18,7 @@ import type { AuthorizationSettings } from '../../policies/config/authorization-
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
 /** The storage URL may come from the environment so that its password stays out of process listings. */
-export const STORAGE_URL_ENV = 'GATEHOUSE_STORAGE_URL';
+export { STORAGE_URL_ENV } from './storage-options.js';
 
 export interface GatehouseOptions {
   securePort: number;
@@ -64,6 +64,8 @@ export interface GatehouseOptions {
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
   storageUrl?: string;
+  /** Said at start-up: settings that are allowed but probably not what was meant. */
+  warnings: string[];
   help: boolean;
 }
 
@@ -314,18 +316,12 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     throw invalid('storage-backend', storageBackend, `unknown storage backend (supported: ${STORAGE_BACKENDS.join(', ')})`);
   }
 
-  const storageUrl = seen.get('storage-url')?.at(-1) || env[STORAGE_URL_ENV] || undefined;
-  if (storageBackend === 'postgres') {
-    if (!storageUrl) throw invalid('storage-url', '', `required with --storage-backend=postgres (or set ${STORAGE_URL_ENV})`);
-    let parsed: URL;
-    try {
-      parsed = new URL(storageUrl);
-    } catch {
-      throw invalid('storage-url', redactUrl(storageUrl), 'not a URL');
-    }
-    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-      throw invalid('storage-url', redactUrl(storageUrl), 'must be a postgres:// or postgresql:// URL');
-    }
+  let storage;
+  try {
+    storage = parseStorageUrl(seen.get('storage-url')?.at(-1), env, storageBackend);
+  } catch (e) {
+    if (e instanceof StorageUrlError) throw new OptionsError(e.message);
+    throw e;
   }
 
   const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
@@ -363,7 +359,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
     storageBackend: storageBackend as StorageBackendName,
-    storageUrl,
+    storageUrl: storage.storageUrl,
+    warnings: storage.warnings,
     help: parseBoolFlag('help', last('help')),
   };
 }

@@ -70,6 +70,41 @@ describe('options', () => {
     expect(optionsError(['--secure-port']).message).to.equal('flag needs an argument: --secure-port');
   });
 
+  it('takes the storage URL from the flag or the environment, for the postgres backend only, never showing the password', () => {
+    const env = { GATEHOUSE_STORAGE_URL: 'postgres://gh:fromenv@db:5432/gh' };
+    const refused = (argv: string[], withEnv: NodeJS.ProcessEnv = {}): string => {
+      try {
+        parseOptions(argv, cwd, withEnv);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error(`expected ${argv.join(' ')} to be refused`);
+    };
+    expect(parseOptions(['--storage-backend=postgres'], cwd, env)).to.deep.include({ storageUrl: env.GATEHOUSE_STORAGE_URL, warnings: [] });
+    expect(parseOptions(['--storage-backend=postgres', '--storage-url=postgresql://a:b@h/x'], cwd, env).storageUrl).to.equal('postgresql://a:b@h/x');
+
+    // A URL flag with another backend was meant for a database: refused rather than silently unused.
+    for (const argv of [['--storage-url=postgres://gh:secret@db/gh'], ['--storage-backend=memory', '--storage-url=postgres://gh:secret@db/gh']]) {
+      const message = refused(argv);
+      expect(message).to.contain('--storage-url').and.contain('--storage-backend=postgres').and.contain('postgres://gh:***@db/gh');
+      expect(message).not.to.contain('secret');
+    }
+    // The environment variable may be set for the whole host: another backend only warns.
+    expect(parseOptions([], cwd, env)).to.deep.include({
+      storageBackend: 'embedded', storageUrl: undefined, warnings: ['GATEHOUSE_STORAGE_URL is set but the storage backend is embedded: the URL is not used'],
+    });
+    expect(parseOptions([], cwd, {}).warnings).to.deep.equal([]);
+
+    // Unparsable values are shown as given, except anything before an `@`.
+    expect(refused(['--storage-backend=postgres', '--storage-url=notaurl']))
+      .to.equal('invalid argument "notaurl" for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database)');
+    const masked = refused(['--storage-backend=postgres', '--storage-url=gh:secret@db:5432/gh']);
+    expect(masked).to.contain('"***@db:5432/gh"').and.not.contain('secret');
+    // A bad value from the environment names the variable, not the flag.
+    const fromEnv = refused(['--storage-backend=postgres'], { GATEHOUSE_STORAGE_URL: 'mysql://gh:secret@db/gh' });
+    expect(fromEnv).to.equal('invalid argument "mysql://***@db/gh" in GATEHOUSE_STORAGE_URL: must be a postgres:// or postgresql:// URL');
+  });
+
   it('takes the HTTP/2 flags with kube-apiserver\'s defaults and bounds', () => {
     expect(parseOptions([], cwd)).to.include({ http2MaxStreamsPerConnection: 1000, goawayChance: 0 });
     expect(parseOptions(['--goaway-chance=.001', '--http2-max-streams-per-connection=250'], cwd)).to.include({ goawayChance: 0.001, http2MaxStreamsPerConnection: 250 });
