@@ -2,7 +2,6 @@
 // authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +32,7 @@ import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { installRbacAdmission } from './rbac/install.js';
 import { createResourceQuotaAdmission } from './quota/admission.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
+import { makeDirectory } from '../backends/make-directory.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -118,7 +118,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const options = parseOptions(argv, opts.cwd);
   for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
 
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await makeDirectory(options.dataDir, 0o700);
   const certs = await loadOrCreateCertificates({
     certDir: options.certDir,
     bindAddress: options.bindAddress,

@@ -7,7 +7,7 @@
 // history window survive a restart, and a watch from a revision written before it continues. A torn last record
 // (crash mid-append) fails its checksum and is dropped; the log is rewritten as a snapshot whenever it has doubled,
 // which keeps start-up time and size proportional to the live state plus the history window.
-import { mkdir, readFile, realpath, rm } from 'node:fs/promises';
+import { readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KObject } from '../../api/meta/types.js';
 import { createMemoryStorage, type MemoryStorage } from '../memory/memory-storage.js';
@@ -16,6 +16,7 @@ import type { Storage } from '../storage.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { openLogWriter, writeSnapshotFile, type LogWriter } from './log-file.js';
 import { corrupt, decodeHeader, decodeRecord, frame, scanFrames, snapshotFrames, writeRecord } from './record-codec.js';
+import { makeDirectory } from '../make-directory.js';
 
 export interface EmbeddedStorageOptions {
   /** Directory holding the log and the lock; created when missing. */
@@ -88,7 +89,7 @@ async function load(path: string): Promise<Loaded> {
 export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promise<Storage> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const rewriteMinBytes = opts.rewriteMinBytes ?? 8 << 20;
-  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  await makeDirectory(opts.dataDir, 0o700);
   // The canonical path, so two spellings of one dir in one process still meet at the same lock.
   const dataDir = await realpath(opts.dataDir);
   const path = join(dataDir, LOG_FILE);

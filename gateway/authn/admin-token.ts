@@ -1,11 +1,12 @@
 // The generated admin credential (as k3s does it): a random token persisted in the data dir so that the admin
 // kubeconfig keeps working across restarts, authenticating as system:admin in system:masters.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SYSTEM_MASTERS } from './authenticator.js';
 import { createStaticTokenAuthenticator } from './token-file.js';
 import type { TokenAuthenticator } from './bearer-token.js';
+import { makeDirectory } from '../../backends/make-directory.js';
 
 export const ADMIN_USER = 'system:admin';
 export const ADMIN_TOKEN_FILE = 'admin.token';
@@ -20,7 +21,7 @@ export async function loadOrCreateAdminToken(dataDir: string): Promise<string> {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   const token = randomBytes(32).toString('hex');
-  await mkdir(dataDir, { recursive: true });
+  await makeDirectory(dataDir);
   await writeFile(file, token + '\n', { mode: 0o600 });
   return token;
 }

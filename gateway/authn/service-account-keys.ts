@@ -9,10 +9,11 @@
 // The generated key sits next to the generated CA: replicas that share the CA (one cert dir, or the same
 // --tls-* files) share their service-account keys the same way, so each verifies the others' tokens.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { invalid } from '../server/options.js';
 import type { ServiceAccountOptions } from '../server/service-account-options.js';
+import { makeDirectory } from '../../backends/make-directory.js';
 
 export type JwsAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
 
@@ -115,7 +116,7 @@ async function loadOrCreateGeneratedKey(certDir: string): Promise<ParsedPem> {
     // ECDSA P-256 (ES256), as the generated serving certificates: instant to generate, accepted by every JWT verifier.
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     text = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    await mkdir(certDir, { recursive: true, mode: 0o700 });
+    await makeDirectory(certDir, 0o700);
     try {
       await writeFile(file, text, { mode: 0o600, flag: 'wx' });
     } catch (e) {

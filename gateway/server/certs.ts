@@ -5,10 +5,11 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { X509Certificate as NodeX509, createPrivateKey, webcrypto, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
+import { readFile, writeFile, chmod } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { makeDirectory } from '../../backends/make-directory.js';
 
 // The library's types name the DOM's Crypto and CryptoKey, which this Node project does not load; Node's webcrypto
 // objects are those at run time.
@@ -183,7 +184,7 @@ export async function loadOrCreateCertificates(opts: CertificateOptions): Promis
   }
 
   const dir = opts.certDir;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDirectory(dir, 0o700);
   const file = (name: string) => path.join(dir, name);
   const names = requiredNames(opts.bindAddress, opts.extraNames);
 
