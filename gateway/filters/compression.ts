@@ -13,6 +13,14 @@ import { requestInfoOf } from './request-info.js';
 
 export const UPSTREAM_GZIP_THRESHOLD_BYTES = 128 * 1024;
 
+/** Requests whose response koa-compress encodes once the handler set ctx.body. */
+const compressing = new WeakSet<Context>();
+
+/** Whether this filter hands the response to koa-compress: a handler must then answer through ctx.body. */
+export function mayCompress(ctx: Context): boolean {
+  return compressing.has(ctx);
+}
+
 export interface CompressionOptions {
   /** Responses smaller than this stay uncompressed; default 0. */
   thresholdBytes?: number;
@@ -43,6 +51,7 @@ export function createCompression(features: FeatureGates, opts: CompressionOptio
       else ctx.res.setHeader('Vary', 'Accept-Encoding');
       return next();
     }
+    compressing.add(ctx);
     return gzip(ctx, next);
   };
 }

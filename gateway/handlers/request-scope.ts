@@ -15,6 +15,7 @@ import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import { encodeShared, isShareable, sharedEncoding } from '../negotiation/shared-encodings.js';
+import { mayCompress } from '../filters/compression.js';
 import { joinedChunks } from '../../backends/byte-chunks.js';
 
 export interface HandlerDeps {
@@ -196,11 +197,33 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
     ctx.body = Readable.from(joinedChunks(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
+  } else if (ctx.method === 'GET' && !mayCompress(ctx)) {
+    writePieces(ctx, [...chunks]);
   } else {
-    // A page is joined once and answered whole (Content-Length, one write): streaming it costs more in event-loop
-    // turns than it saves.
+    // koa-compress reads ctx.body: the page is joined for it.
     ctx.body = Buffer.concat([...chunks]);
   }
+}
+
+/**
+ * Answers a page whole (Content-Length) from its pieces, the items' kept encodings among them, written under one
+ * cork so that they leave as one write, without first joining them into a fresh buffer. A 1 MiB page buffer per
+ * request was garbage the heap let pile up to its external-memory limit: paging through 10,000 objects grew the
+ * resident memory by 35-40 MiB, against 5 MiB this way, and the copy cost more than the gathered write (page p50
+ * 4.4-4.9 ms joined, 3.3-3.6 ms so). Streaming the pieces instead cost a TLS record each. Koa is told to stay out.
+ */
+function writePieces(ctx: Context, pieces: Buffer[]): void {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  ctx.length = length;
+  ctx.respond = false;
+  const res = ctx.res;
+  // A client gone already: nothing to write, as Koa's own respond skips it.
+  if (!ctx.writable) return;
+  res.cork();
+  for (const piece of pieces) res.write(piece);
+  res.uncork();
+  res.end();
 }
 
 /** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */
