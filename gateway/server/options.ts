@@ -1,7 +1,7 @@
 // Command-line flags, spelled and defaulted as kube-apiserver spells them so that operators can carry their habits
 // over. Parsing is strict: an unknown flag or a bad value is an OptionsError naming both, and main exits 1.
 import path from 'node:path';
-import { parseStorageUrl, STORAGE_URL_ENV, StorageUrlError } from './storage-options.js';
+import { parseStorageUrl, STORAGE_URL_ENV, StorageUrlError, type StorageUrlResult } from './storage-options.js';
 import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
@@ -316,7 +316,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     throw invalid('storage-backend', storageBackend, `unknown storage backend (supported: ${STORAGE_BACKENDS.join(', ')})`);
   }
 
-  let storage;
+  let storage: StorageUrlResult;
   try {
     storage = parseStorageUrl(seen.get('storage-url')?.at(-1), env, storageBackend);
   } catch (e) {
