@@ -15,7 +15,7 @@ export interface StorageUrlResult {
 export class StorageUrlError extends Error {}
 
 /** The value with whatever may be credentials (up to the last `@`, after a `scheme://`) hidden. */
-function maskUnparsable(value: string): string {
+function maskCredentials(value: string): string {
   const at = value.lastIndexOf('@');
   if (at < 0) return value;
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
@@ -32,7 +32,7 @@ export function parseStorageUrl(flagValue: string | undefined, env: NodeJS.Proce
   const fromEnv = env[STORAGE_URL_ENV] || undefined;
   if (backend !== 'postgres') {
     if (flagValue) {
-      throw new StorageUrlError(`invalid argument "${describe(flagValue)}" for "--storage-url" flag: only used with --storage-backend=postgres (the backend is ${backend})`);
+      throw new StorageUrlError(`invalid argument "${shown(flagValue)}" for "--storage-url" flag: only used with --storage-backend=postgres (the backend is ${backend})`);
     }
     return { warnings: fromEnv ? [`${STORAGE_URL_ENV} is set but the storage backend is ${backend}: the URL is not used`] : [] };
   }
@@ -43,10 +43,10 @@ export function parseStorageUrl(flagValue: string | undefined, env: NodeJS.Proce
   try {
     parsed = new URL(url);
   } catch {
-    throw new StorageUrlError(`invalid argument "${maskUnparsable(url)}" ${source}: not a URL (expected postgres://user:password@host:port/database)`);
+    throw new StorageUrlError(`invalid argument "${maskCredentials(url)}" ${source}: not a URL (expected postgres://user:password@host:port/database)`);
   }
   if (!isPostgresUrl(parsed)) {
-    throw new StorageUrlError(`invalid argument "${describe(url)}" ${source}: must be a postgres:// or postgresql:// URL`);
+    throw new StorageUrlError(`invalid argument "${shown(url)}" ${source}: must be a postgres:// or postgresql:// URL`);
   }
   return { storageUrl: url, warnings: [] };
 }
@@ -59,12 +59,12 @@ function isPostgresUrl(url: URL): boolean {
  * The value as messages may show it. Only a postgres URL is known to keep its password where redactUrl finds it:
  * `user:secret@host` parses too, as a URL of scheme `user:` whose path holds the secret.
  */
-function describe(value: string): string {
+function shown(value: string): string {
   let parsed: URL;
   try {
     parsed = new URL(value);
   } catch {
-    return maskUnparsable(value);
+    return maskCredentials(value);
   }
-  return isPostgresUrl(parsed) ? redactUrl(value) : maskUnparsable(value);
+  return isPostgresUrl(parsed) ? redactUrl(value) : maskCredentials(value);
 }
