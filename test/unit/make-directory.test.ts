@@ -3,22 +3,12 @@ import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { makeDirectory } from '../../backends/make-directory.js';
+import { within } from '../../backends/testing/conformance-harness.js';
+import { rejection } from '../helpers/assertions.js';
 
-/** The error `promise` rejects with, failing the test if it neither settles within 2 s nor rejects. */
-async function rejection(promise: Promise<unknown>): Promise<NodeJS.ErrnoException> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('did not settle within 2 s')), 2_000);
-  });
-  try {
-    await Promise.race([promise, hung]);
-  } catch (e) {
-    if ((e as Error).message === 'did not settle within 2 s') throw e;
-    return e as NodeJS.ErrnoException;
-  } finally {
-    clearTimeout(timer);
-  }
-  throw new Error('expected a rejection');
+/** The error of a call that must fail, bounded: a call that never settles fails the test as a timeout. */
+function failure(promise: Promise<unknown>): Promise<NodeJS.ErrnoException> {
+  return rejection(within(promise, 2_000, 'makeDirectory to settle'));
 }
 
 describe('makeDirectory', () => {
@@ -46,21 +36,21 @@ describe('makeDirectory', () => {
   it('says which level is in the way under a link whose target is missing', async () => {
     // A data dir on a volume that is not mounted.
     await symlink(path.join(root, 'unmounted'), path.join(root, 'data'));
-    const e = await rejection(makeDirectory(path.join(root, 'data', 'storage')));
-    expect(e.code).to.equal('ENOENT');
+    const e = await failure(makeDirectory(path.join(root, 'data', 'storage')));
+    expect(e.code, e.message).to.equal('ENOENT');
     expect(e.message).to.contain(path.join(root, 'data'));
   });
 
   it('fails at once under /proc, where a recursive mkdir never settles (its mkdir answers ENOENT for a parent that exists)', async function () {
     if (os.platform() !== 'linux') this.skip();
-    const e = await rejection(makeDirectory('/proc/gatehouse-no-such-dir/storage'));
-    expect(e.code).to.equal('ENOENT');
+    const e = await failure(makeDirectory('/proc/gatehouse-no-such-dir/storage'));
+    expect(e.code, e.message).to.equal('ENOENT');
   });
 
   it('names a file in the way', async () => {
     await writeFile(path.join(root, 'file'), '');
-    const e = await rejection(makeDirectory(path.join(root, 'file', 'sub')));
-    expect(e.code).to.equal('ENOTDIR');
+    const e = await failure(makeDirectory(path.join(root, 'file', 'sub')));
+    expect(e.code, e.message).to.equal('ENOTDIR');
     expect(e.message).to.contain(path.join(root, 'file'));
   });
 });
