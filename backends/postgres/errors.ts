@@ -55,15 +55,31 @@ export function toStorageError(e: unknown, key = ''): unknown {
   return e;
 }
 
-/** Redacts the password of a postgres:// URL for log lines. */
+export function isPostgresUrl(url: URL): boolean {
+  return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
+}
+
+/**
+ * A storage URL as log lines and error messages may show it: a postgres URL with its password replaced, anything
+ * else with whatever may be credentials (up to the last `@`, after a `scheme://`) hidden. Only a postgres URL is
+ * known to keep its password where URL parsing finds it: `user:secret@host` parses too, as a URL of scheme `user:`
+ * whose path holds the secret.
+ */
 export function redactUrl(url: string): string {
+  let parsed: URL | undefined;
   try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
+    parsed = new URL(url);
   } catch {
-    return 'postgres://(unparsable URL)';
+    // Shown as given below, short of its credentials.
   }
+  if (parsed && isPostgresUrl(parsed)) {
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  }
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  return `${scheme}***${url.slice(at)}`;
 }
 
 /**

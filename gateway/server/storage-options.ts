@@ -1,6 +1,6 @@
-// Where --storage-url comes from and what it may be. The URL holds the database password, so no message here
-// shows it: a postgres URL is shown with its password replaced, anything else with everything before its `@` hidden.
-import { redactUrl } from '../../backends/postgres/errors.js';
+// Where --storage-url comes from and what it may be. The URL holds the database password, so messages show it only
+// through redactUrl.
+import { isPostgresUrl, redactUrl } from '../../backends/postgres/errors.js';
 
 export const STORAGE_URL_ENV = 'GATEHOUSE_STORAGE_URL';
 
@@ -14,14 +14,6 @@ export interface StorageUrlResult {
 /** Thrown with the whole message; options.ts turns it into its OptionsError. */
 export class StorageUrlError extends Error {}
 
-/** The value with whatever may be credentials (up to the last `@`, after a `scheme://`) hidden. */
-function maskCredentials(value: string): string {
-  const at = value.lastIndexOf('@');
-  if (at < 0) return value;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
-  return `${scheme}***${value.slice(at)}`;
-}
-
 /**
  * The storage URL for `backend`: the flag's value, else the environment variable's. A flag given with another
  * backend is refused: the operator meant a database, and state written to the embedded store instead would be
@@ -32,7 +24,7 @@ export function parseStorageUrl(flagValue: string | undefined, env: NodeJS.Proce
   const fromEnv = env[STORAGE_URL_ENV] || undefined;
   if (backend !== 'postgres') {
     if (flagValue) {
-      throw new StorageUrlError(`invalid argument "${shown(flagValue)}" for "--storage-url" flag: only used with --storage-backend=postgres (the backend is ${backend})`);
+      throw new StorageUrlError(`invalid argument "${redactUrl(flagValue)}" for "--storage-url" flag: only used with --storage-backend=postgres (the backend is ${backend})`);
     }
     return { warnings: fromEnv ? [`${STORAGE_URL_ENV} is set but the storage backend is ${backend}: the URL is not used`] : [] };
   }
@@ -43,28 +35,10 @@ export function parseStorageUrl(flagValue: string | undefined, env: NodeJS.Proce
   try {
     parsed = new URL(url);
   } catch {
-    throw new StorageUrlError(`invalid argument "${maskCredentials(url)}" ${source}: not a URL (expected postgres://user:password@host:port/database)`);
+    throw new StorageUrlError(`invalid argument "${redactUrl(url)}" ${source}: not a URL (expected postgres://user:password@host:port/database)`);
   }
   if (!isPostgresUrl(parsed)) {
-    throw new StorageUrlError(`invalid argument "${shown(url)}" ${source}: must be a postgres:// or postgresql:// URL`);
+    throw new StorageUrlError(`invalid argument "${redactUrl(url)}" ${source}: must be a postgres:// or postgresql:// URL`);
   }
   return { storageUrl: url, warnings: [] };
-}
-
-function isPostgresUrl(url: URL): boolean {
-  return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
-}
-
-/**
- * The value as messages may show it. Only a postgres URL is known to keep its password where redactUrl finds it:
- * `user:secret@host` parses too, as a URL of scheme `user:` whose path holds the secret.
- */
-function shown(value: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return maskCredentials(value);
-  }
-  return isPostgresUrl(parsed) ? redactUrl(value) : maskCredentials(value);
 }
