@@ -118,7 +118,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const options = parseOptions(argv, opts.cwd);
   for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
 
-  await makeDirectory(options.dataDir, 0o700);
+  await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
+    throw new Error(`cannot create the --data-dir ${options.dataDir}: ${e.message}`);
+  });
   const certs = await loadOrCreateCertificates({
     certDir: options.certDir,
     bindAddress: options.bindAddress,

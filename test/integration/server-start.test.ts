@@ -9,6 +9,8 @@ import yaml from 'js-yaml';
 import { startGatehouse } from '../../gateway/main.js';
 import { OptionsError } from '../../gateway/server/options.js';
 import { httpsRequest, startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { rejection } from '../helpers/assertions.js';
+import { within } from '../../backends/testing/conformance-harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -149,6 +151,13 @@ describe('server start', function () {
     } catch (e) {
       expect((e as Error).message).to.contain('line 2').and.contain('at least 3 columns');
     }
+  });
+
+  it('refuses a --data-dir it cannot create, naming the flag, where Node alone would hang (under /proc)', async function () {
+    if (os.platform() !== 'linux') this.skip();
+    const started = startGatehouse(['--data-dir', '/proc/gatehouse-no-such-dir', '--secure-port=0'], { log: () => {}, out: () => {} });
+    const e = await rejection(within(started, 5_000, 'start-up to fail'));
+    expect(e.message).to.contain('cannot create the --data-dir /proc/gatehouse-no-such-dir').and.contain('ENOENT');
   });
 
   describe('the gatehouse command', () => {
