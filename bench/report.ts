@@ -209,7 +209,8 @@ export function formatBackend(report: BackendReport, bare: BareBaselines, pg: Po
     rows.push([`list, pages of ${PAGE_SIZE} (${list.pages} pages)`, `RSS +${list.growthAfterWarmUpMiB.toFixed(1)} MiB after ${WARM_UP_WALKS} walks`, ms(list.pageP50), ms(list.pageP99), '',
       `p50 <= ${TARGETS.pageMs} ms, RSS <= +1 page`, verdict(list.ok && list.pageP50 <= TARGETS.pageMs && pageMemoryOk), '']);
     notes.push(`   list pages: ${list.pageMiB.toFixed(2)} MiB each; the gateway's RSS grew by ${list.pagedRssGrowthMiB.toFixed(1)} MiB over all ${list.pages} pages, `
-      + `by ${list.growthAfterWarmUpMiB.toFixed(1)} MiB after the first ${WARM_UP_WALKS} of ${PAGED_WALKS} walks (judged: growing with the pages)`);
+      + `by ${list.growthAfterWarmUpMiB.toFixed(1)} MiB after the first ${WARM_UP_WALKS} of ${PAGED_WALKS} walks (judged: growing with the pages); `
+      + `RSS at the start and after each walk: ${list.rssAfterWalksMiB.map((m) => m.toFixed(1)).join(' / ')} MiB`);
     notes.push(`   list seed: ${int(list.seedPerSecond)} creates/s of ${LIST_OBJECT_BYTES / 1024} KiB objects at 32 clients`);
   } else {
     for (const p of list.problems) notes.push(`!! list: FAILED: ${p}`);

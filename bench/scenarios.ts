@@ -15,9 +15,13 @@ const MAX_REQUESTS = 100_000;
 export const LIST_OBJECTS = 10_000;
 export const LIST_OBJECT_BYTES = 2048;
 export const PAGE_SIZE = 500;
-/** Walks through the whole list in pages; the first WARM_UP_WALKS of them let the heap and the allocator size up. */
-export const PAGED_WALKS = 5;
-export const WARM_UP_WALKS = 2;
+/**
+ * Walks through the whole list in pages; the first WARM_UP_WALKS of them let the heap and the allocator size up
+ * (seen settling after the second walk on one machine and after the third on another: 3 of 6, so that half the
+ * walks are judged).
+ */
+export const PAGED_WALKS = 6;
+export const WARM_UP_WALKS = 3;
 export const WATCH_RATE = 20;
 export interface WatchRun {
   watchers: number;
@@ -44,6 +48,8 @@ export interface ListResult {
   pagedRssGrowthMiB: number;
   /** Its growth after the first WARM_UP_WALKS walks: what the list target's "no more than a page" is judged on. */
   growthAfterWarmUpMiB: number;
+  /** Resident memory at the start of the paged walks and after each one, to show where it levels off. */
+  rssAfterWalksMiB: number[];
   /** The average size of a page's body. */
   pageMiB: number;
   seedPerSecond: number;
@@ -92,16 +98,18 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
   let items = 0;
   let pagedRssGrowthMiB = NaN;
   let growthAfterWarmUpMiB = NaN;
+  const rssAfterWalksMiB: number[] = [];
   let pageBytes = 0;
   try {
     // Paged first, so that the full lists' garbage does not blur the memory growth of the paged ones.
     const rss0 = residentMemory(gateway.pid).currentMiB;
+    rssAfterWalksMiB.push(rss0);
     let rssMax = rss0;
     // Resident memory once the first walks are done, and its peak over the later ones: the heap and the allocator
     // size themselves during the first walks, so what grows after them is what grows with the pages.
     let rssWarm = NaN;
     let rssMaxAfterWarmUp = NaN;
-    const pagedUntil = performance.now() + 6_000;
+    const pagedUntil = performance.now() + 10_000;
     for (let walk = 0; walk < PAGED_WALKS && performance.now() < pagedUntil; walk++) {
       let token = '';
       let walked = 0;
@@ -118,7 +126,9 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
         if (walk >= WARM_UP_WALKS) rssMaxAfterWarmUp = Number.isNaN(rssMaxAfterWarmUp) ? rss : Math.max(rssMaxAfterWarmUp, rss);
       } while (token && pageTimes.length < 1_000);
       if (walked !== seed.ok) problems.push(`a paged walk returned ${walked} items, expected ${seed.ok}`);
-      if (walk === WARM_UP_WALKS - 1) rssWarm = residentMemory(gateway.pid).currentMiB;
+      const rssAfterWalk = residentMemory(gateway.pid).currentMiB;
+      rssAfterWalksMiB.push(rssAfterWalk);
+      if (walk === WARM_UP_WALKS - 1) rssWarm = rssAfterWalk;
     }
     pagedRssGrowthMiB = rssMax - rss0;
     growthAfterWarmUpMiB = Math.max(0, rssMaxAfterWarmUp - rssWarm);
@@ -147,6 +157,7 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
     pages: pageTimes.length,
     pagedRssGrowthMiB,
     growthAfterWarmUpMiB,
+    rssAfterWalksMiB,
     pageMiB: pageTimes.length > 0 ? pageBytes / pageTimes.length / 2 ** 20 : NaN,
     seedPerSecond: seed.perSecond,
   };
