@@ -86,33 +86,6 @@ describe('postgres storage', function () {
     }
   });
 
-  it('a batch gathers the writes of the next turns of the event loop while they keep coming, and no longer', async () => {
-    // Each batch reads the clock once for its rows' written_at: a clock that ticks on every read numbers the batches.
-    let tick = Date.now();
-    const url = await freshDatabase();
-    const a = await instance(url, { now: () => ++tick });
-    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-    const writes: Promise<unknown>[] = [];
-    for (let i = 0; i < 6; i++) {
-      // Two writes per turn over three turns, as requests the event loop works through one after another.
-      if (i > 0 && i % 2 === 0) await turn();
-      writes.push(a.create(key('ns1', `g-${i}`), configMap(`g-${i}`)));
-    }
-    await Promise.all(writes);
-    // Writes that come after the writer went idle wait for nobody: a pause, then one more write, is a batch of its own.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    await a.create(key('ns1', 'g-late'), configMap('g-late'));
-    const db = postgres(url, { max: 1, onnotice: () => undefined });
-    try {
-      const rows = await db`SELECT key, written_at FROM gatehouse_log WHERE key LIKE ${'%/g-%'} ORDER BY revision`;
-      const batchOf = new Map(rows.map((r) => [String(r.key).split('/').pop(), String(r.written_at)]));
-      expect(new Set([0, 1, 2, 3, 4, 5].map((i) => batchOf.get(`g-${i}`))).size).to.equal(1);
-      expect(batchOf.get('g-late')).to.not.equal(batchOf.get('g-0'));
-    } finally {
-      await db.end();
-    }
-  });
-
   it('stored text survives the trip through the batch parameters exactly: a fresh instance reads what was written', async () => {
     const url = await freshDatabase();
     const a = await instance(url);
