@@ -161,11 +161,14 @@ export function parseDuration(raw: string): number {
 
 export function usage(): string {
   const lines = ['Usage: gatehouse [flags]', '       gatehouse credential ... (kubectl exec credential plugin; see gatehouse credential --help)', '', 'Flags:'];
-  for (const [name, spec] of Object.entries(FLAGS)) {
+  const rows = Object.entries(FLAGS).map(([name, spec]) => {
     const value = spec.kind === 'bool' ? '' : ` ${spec.kind === 'list' ? 'strings' : spec.kind}`;
     const def = spec.default !== undefined && spec.kind !== 'bool' ? ` (default ${spec.default})` : '';
-    lines.push(`      --${name}${value}`.padEnd(56) + `${spec.usage}${def}`);
-  }
+    return { head: `      --${name}${value}`, text: `${spec.usage}${def}` };
+  });
+  // As pflag lays out its usage: one column for every description, past the longest flag.
+  const column = Math.max(...rows.map((row) => row.head.length)) + 3;
+  for (const row of rows) lines.push(row.head.padEnd(column) + row.text);
   return lines.join('\n') + '\n';
 }
 

@@ -144,6 +144,13 @@ describe('options', () => {
       expect(usage()).to.contain(flag);
     }
   });
+
+  it('sets every description apart from its flag, in one column, however long the flag', () => {
+    const rows = usage().split('\n').filter((line) => line.startsWith('      --'));
+    const columns = new Set(rows.map((line) => /^ {6}--\S+(?: \S+)? {2,}/.exec(line)?.[0].length));
+    expect(columns.has(undefined), rows.filter((line) => !/^ {6}--\S+(?: \S+)? {2,}/.test(line)).join('\n')).to.equal(false);
+    expect(columns.size).to.equal(1);
+  });
 });
 
 describe('feature gates', () => {
