@@ -30,7 +30,9 @@ postgres-binaries:
 	else echo "PostgreSQL server binaries are missing: install the Debian package postgresql-15 (apt-get install postgresql-15)"; exit 1; fi
 
 ## The whole suite: type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
+## The image's own build (deploy/tsconfig.image.json, the server without the test suites) is type-checked first.
 test: build postgres-binaries
+	npx tsc --noEmit -p deploy/tsconfig.image.json
 	npx mocha $(TEST_SPECS)
 
 ## Figures for every available backend against raw baselines measured in the same run (a few minutes; see bench/).
