@@ -8,6 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { Namespace, Service } from 'kubernetes-models/v1';
 import { parseOptions, STORAGE_URL_ENV, type GatehouseOptions } from '../../gateway/server/options.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -114,6 +117,15 @@ describe('deploy/kubernetes/gatehouse.yaml', () => {
   // In a hook, so that a flag the gateway does not know fails these tests instead of the whole run.
   before(() => {
     options = parsed(args);
+  });
+
+  it('holds objects that the Kubernetes API schemas accept (which do catch a field of the wrong type)', () => {
+    const models: Record<string, new (doc: never) => { validate(): void }> = { Namespace, Deployment, Service, PodDisruptionBudget };
+    expect(docs.map((d) => d.kind)).to.deep.equal(['Namespace', 'Deployment', 'Service', 'PodDisruptionBudget']);
+    for (const doc of docs) expect(() => new models[doc.kind](doc as never).validate(), doc.kind).not.to.throw();
+    const broken = structuredClone(deployment);
+    broken.spec.template.spec.containers[0].readinessProbe.httpGet.port = { name: 'https' };
+    expect(() => new Deployment(broken).validate()).to.throw(/readinessProbe\/httpGet\/port/);
   });
 
   it('runs several replicas on PostgreSQL, the URL from a Secret in the environment variable the gateway reads', () => {
