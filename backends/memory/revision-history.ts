@@ -7,7 +7,7 @@
 import type { KObject } from '../../api/meta/types.js';
 import { createRequire } from 'node:module';
 import { StorageError } from '../storage.js';
-import { cloneJson } from '../../api/meta/clone.js';
+import { cloneJson, withProperty } from '../../api/meta/clone.js';
 
 // A CommonJS package whose class is its `default` export: Node's ES module loader and tsx disagree on what a default
 // import of it is, and require gives the same object under both.
@@ -95,7 +95,7 @@ function deepFreeze<T>(value: T): T {
 }
 
 function stamp(object: KObject, revision: bigint): KObject {
-  object.metadata = { ...object.metadata, resourceVersion: revision.toString() };
+  object.metadata = withProperty(object.metadata, 'resourceVersion', revision.toString());
   return deepFreeze(object);
 }
 

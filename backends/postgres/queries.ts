@@ -54,7 +54,9 @@ const BOUNDS = `
 /** Parses a stored value and stamps the revision it is read at as its resourceVersion. */
 export function decodeObject(value: string, revision: bigint): KObject {
   const obj = JSON.parse(value) as KObject;
-  obj.metadata = { ...obj.metadata, resourceVersion: revision.toString() };
+  // Set in place on the freshly parsed (private) metadata: a spread adding the field would give every object read a
+  // hidden class of its own (see withProperty in api/meta/clone.ts).
+  (obj.metadata ??= {} as KObject['metadata']).resourceVersion = revision.toString();
   return obj;
 }
 
