@@ -7,7 +7,8 @@ import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest,
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
-  const wctx = { ...writeContext(query, 'CreateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'CreateOptions') };
+  const wctx = writeContext(query, 'CreateOptions', decoded, userOf(ctx));
+  wctx.fieldManager = updateManager(ctx, query, 'CreateOptions');
   const created = await store.create(info.namespace, canonicalBody(info, store.def, decoded.value), wctx);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 201, created, store.def);

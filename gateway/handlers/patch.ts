@@ -26,7 +26,8 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
-  const wctx = { ...writeContext(query, 'PatchOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'PatchOptions') };
+  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
+  wctx.fieldManager = updateManager(ctx, query, 'PatchOptions');
   const object = await store.patch(info.namespace, info.name, (current) => canonicalBody(info, store.def, patchFn(current, patch, store.def.schema)), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
@@ -56,7 +57,8 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   if (isObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
     throw errors.badRequest('metadata.managedFields must be nil');
   }
-  const wctx = { ...writeContext(query, 'PatchOptions', decoded, userOf(ctx)), fieldManager };
+  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
+  wctx.fieldManager = fieldManager;
   const { object, created } = await store.apply(info.namespace, info.name, canonicalBody(info, store.def, config as KObject), force, wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);

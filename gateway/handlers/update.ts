@@ -8,7 +8,8 @@ import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest,
 export async function handleUpdate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
-  const wctx = { ...writeContext(query, 'UpdateOptions', decoded, userOf(ctx)), fieldManager: updateManager(ctx, query, 'UpdateOptions') };
+  const wctx = writeContext(query, 'UpdateOptions', decoded, userOf(ctx));
+  wctx.fieldManager = updateManager(ctx, query, 'UpdateOptions');
   const { object, created } = await store.update(info.namespace, info.name, canonicalBody(info, store.def, decoded.value), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);

@@ -30,6 +30,15 @@ interface Entry extends ManagerRef {
   set: FieldSet;
 }
 
+/**
+ * Entries are built field by field, never as `{ ...ref, time, set }`: V8 gives a spread that adds fields a hidden
+ * class of its own per result once the site has seen a few shapes, and every later read of the entry then misses
+ * its inline caches.
+ */
+function entryOf(ref: ManagerRef, time: string | undefined, set: FieldSet): Entry {
+  return { manager: ref.manager, operation: ref.operation, apiVersion: ref.apiVersion, subresource: ref.subresource, time, set };
+}
+
 /** Fields nobody owns: identity and server-maintained metadata (upstream's strip set). */
 const STRIPPED: FieldPath[] = [
   ['f:apiVersion'], ['f:kind'], ['f:metadata'], ['f:metadata', 'f:name'], ['f:metadata', 'f:namespace'],
@@ -86,9 +95,9 @@ function decodeManagers(raw: unknown): Map<string, Entry> {
   if (!Array.isArray(raw)) return new Map();
   const cached = decodedStored.get(raw);
   // Entries are copied (callers replace their sets); the FieldSets themselves are never changed once built.
-  if (cached) return new Map([...cached].map(([id, entry]) => [id, { ...entry }]));
+  if (cached) return new Map([...cached].map(([id, entry]) => [id, entryOf(entry, entry.time, entry.set)]));
   const out = parseManagers(raw);
-  if (Object.isFrozen(raw)) decodedStored.set(raw, new Map([...out].map(([id, entry]) => [id, { ...entry }])));
+  if (Object.isFrozen(raw)) decodedStored.set(raw, new Map([...out].map(([id, entry]) => [id, entryOf(entry, entry.time, entry.set)])));
   return out;
 }
 
@@ -99,7 +108,7 @@ function parseManagers(raw: unknown[]): Map<string, Entry> {
     if (!entry) continue;
     const id = identity(entry);
     const seen = out.get(id);
-    out.set(id, seen ? { ...entry, set: seen.set.union(entry.set) } : entry);
+    out.set(id, seen ? entryOf(entry, entry.time, seen.set.union(entry.set)) : entry);
   }
   return out;
 }
@@ -191,7 +200,7 @@ export function recordUpdate(live: KObject | undefined, next: KObject, ref: Mana
   }
   const own = managers.get(id);
   const set = (own?.set ?? new FieldSet()).union(changed).difference(removed);
-  managers.set(id, { ...ref, time: own && own.set.equals(set) ? own.time : nowSeconds(), set });
+  managers.set(id, entryOf(ref, own && own.set.equals(set) ? own.time : nowSeconds(), set));
   setManagedFields(next, managers);
 }
 
@@ -231,7 +240,7 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
   // Re-applying the same configuration is a no-op: the entry keeps its time so that nothing is written.
   const unchanged = !!previous && previous.set.equals(applied) && conflicts.length === 0 && dropped.length === 0
     && diff.added.isEmpty() && diff.modified.isEmpty() && previous.apiVersion === ref.apiVersion;
-  managers.set(id, { ...ref, time: unchanged ? previous.time : nowSeconds(), set: applied });
+  managers.set(id, entryOf(ref, unchanged ? previous.time : nowSeconds(), applied));
 
   merged.metadata = isObject(merged.metadata) ? merged.metadata : {};
   setManagedFields(merged, managers);
