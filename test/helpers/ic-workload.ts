@@ -1,0 +1,53 @@
+// The workload of test/integration/inline-caches.test.ts, run in a child process under `node --log-ic`: an in-process
+// Gatehouse (flags from GATEHOUSE_ARGS, JSON) serving watchers while rounds of create, get, update, merge patch,
+// apply, list and delete go through it. Between the warm-up rounds and the measured ones it prints
+// `STEADY <microseconds since the process started>`, the clock of V8's log, so that the parent judges only what
+// the steady state logged.
+import { startTestGatehouse } from './gatehouse.js';
+import { openWatch } from './watch-client.js';
+
+const args = JSON.parse(process.env.GATEHOUSE_ARGS ?? '[]') as string[];
+const rounds = Number(process.env.ROUNDS ?? 100);
+const gh = await startTestGatehouse(args);
+
+async function expectStatus(what: string, response: Promise<{ status: number; body: string }>, ...ok: number[]): Promise<{ status: number; body: string }> {
+  const res = await response;
+  if (!ok.includes(res.status)) throw new Error(`${what}: ${res.status} ${res.body}`);
+  return res;
+}
+
+const data = (i: number): Record<string, string> => Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`k0${k}`, `${'v'.repeat(100)}${i}`]));
+
+async function round(tag: string): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    const name = `${tag}-${i}`;
+    const item = `/api/v1/namespaces/ic/configmaps/${name}`;
+    const created = await expectStatus('create', gh.request('POST', '/api/v1/namespaces/ic/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: data(i) },
+    }), 201);
+    await expectStatus('get', gh.request('GET', item), 200);
+    const object = JSON.parse(created.body) as { data: Record<string, string> };
+    object.data.k00 = 'updated';
+    await expectStatus('update', gh.request('PUT', item, { body: object }), 200);
+    await expectStatus('merge patch', gh.request('PATCH', item, {
+      body: { data: { k01: 'patched' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    }), 200);
+    await expectStatus('apply', gh.request('PATCH', `${item}?fieldManager=ic-test&force=true`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k02: 'applied' } },
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    }), 200);
+    if (i % 10 === 0) await expectStatus('list', gh.request('GET', '/api/v1/namespaces/ic/configmaps?limit=20'), 200);
+    await expectStatus('delete', gh.request('DELETE', item), 200);
+  }
+}
+
+try {
+  await expectStatus('namespace', gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ic' } } }), 201);
+  const watches = await Promise.all(Array.from({ length: 5 }, () => openWatch(gh.url, '/api/v1/namespaces/ic/configmaps?watch=1', { ca: gh.ca, token: gh.adminToken })));
+  await round('warm');
+  process.stdout.write(`STEADY ${Math.round(performance.now() * 1000)}\n`);
+  await round('steady');
+  for (const w of watches) w.close();
+} finally {
+  await gh.close();
+}
