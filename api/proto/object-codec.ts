@@ -75,6 +75,12 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
   return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
+/** As a literal, not `{ ...parseApiVersion(v), kind }`: that spread gave each answer a hidden class of its own. */
+function gvkOf(apiVersion: string, kind: string): GroupVersionKind {
+  const { group, version } = parseApiVersion(apiVersion);
+  return { group, version, kind };
+}
+
 function messageType(gvk: GroupVersionKind): protobuf.Type | undefined {
   const f = family(gvk.group);
   if (f === undefined) return undefined;
@@ -83,7 +89,7 @@ function messageType(gvk: GroupVersionKind): protobuf.Type | undefined {
 
 /** Whether objects of this apiVersion and kind have a protobuf form (else protobuf is 406 / 415 for them). */
 export function protobufCovers(apiVersion: string, kind: string): boolean {
-  return messageType({ ...parseApiVersion(apiVersion), kind }) !== undefined;
+  return messageType(gvkOf(apiVersion, kind)) !== undefined;
 }
 
 function badBody(why: string) {
@@ -104,7 +110,7 @@ export function encodeProtobufObject(obj: unknown): Buffer {
   const json = obj as Record<string, unknown>;
   const apiVersion = typeof json.apiVersion === 'string' ? json.apiVersion : '';
   const kind = typeof json.kind === 'string' ? json.kind : '';
-  const type = messageType({ ...parseApiVersion(apiVersion), kind });
+  const type = messageType(gvkOf(apiVersion, kind));
   if (!type) throw errors.internal(`object ${kind || '<no kind>'} of ${apiVersion || '<no apiVersion>'} has no protobuf encoding`);
   let raw: Uint8Array;
   try {
@@ -145,7 +151,7 @@ function decodeEnvelope(body: Uint8Array, expected: GroupVersionKind | undefined
     const apiVersion = typeof typeMeta.apiVersion === 'string' ? typeMeta.apiVersion : '';
     const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';
     const gvk: GroupVersionKind | undefined = kind
-      ? { ...(apiVersion ? parseApiVersion(apiVersion) : { group: expected?.group ?? '', version: expected?.version ?? '' }), kind }
+      ? (apiVersion ? gvkOf(apiVersion, kind) : { group: expected?.group ?? '', version: expected?.version ?? '', kind })
       : expected;
     if (!gvk) throw badBody('the envelope names no kind');
     const type = messageType(gvk);
