@@ -51,3 +51,15 @@ export function withProperty<T extends object>(source: T, key: string, value: un
   else out[key] = value;
   return out as T;
 }
+
+/** `{ ...source }` without `key`, with the shared hidden classes of withProperty. */
+export function withoutProperty<T extends object>(source: T, key: string): T {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(source)) {
+    if (k === key) continue;
+    const v = (source as Record<string, unknown>)[k];
+    if (k === '__proto__') defineOwn(out, k, v);
+    else out[k] = v;
+  }
+  return out as T;
+}

@@ -32,7 +32,7 @@ import { createHistoryLister } from './history-lists.js';
 import { createRevisionHistory, type HistorySnapshot, type LogEntry, type RevisionHistory } from './revision-history.js';
 import { failedWatch } from '../watcher-queue.js';
 import { createWatchHub } from './watch-hub.js';
-import { checkPreconditions, intake, notFound } from '../storage-support.js';
+import { checkPreconditions, contentJson, intake, notFound } from '../storage-support.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
 export interface MemoryStorageOptions {
@@ -69,8 +69,7 @@ interface RevisionWaiter {
 
 /** Content equality ignoring resourceVersion: an update that changes nothing else is not a write. */
 function sameContent(a: KObject, b: KObject): boolean {
-  const strip = (o: KObject): string => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
-  return strip(a) === strip(b);
+  return contentJson(a) === contentJson(b);
 }
 
 /** A private, writable copy of a caller's object; its resourceVersion is replaced on commit. */

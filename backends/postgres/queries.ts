@@ -7,6 +7,7 @@
 import type { Sql } from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError } from '../storage.js';
+import { contentJson } from '../storage-support.js';
 import { StaleRowCountError } from './errors.js';
 import type { Sessions } from './transaction.js';
 
@@ -62,7 +63,7 @@ export function decodeObject(value: string, revision: bigint): KObject {
 
 /** The stored form: JSON without resourceVersion, which is the row's revision and stamped on read. */
 export function encodeObject(obj: KObject): string {
-  return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
+  return contentJson(obj);
 }
 
 /** The smallest string greater than every string starting with `prefix`, for index range scans. */
