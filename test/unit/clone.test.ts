@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cloneJson, withProperty } from '../../api/meta/clone.js';
+import { cloneJson, withoutProperty, withProperty } from '../../api/meta/clone.js';
+import type { KObject } from '../../api/meta/types.js';
+import { contentJson } from '../../backends/storage-support.js';
 
 describe('cloneJson', () => {
   it('copies a JSON tree deeply, leaving the original untouched', () => {
@@ -85,5 +87,26 @@ describe('withProperty', () => {
       }));`;
     const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(JSON.parse(out)).to.deep.equal({ memory: true, postgres: true });
+  });
+});
+
+describe('withoutProperty and contentJson', () => {
+  it('copy without the one property, in order, whether or not it was there', () => {
+    const source = Object.freeze({ name: 'a', resourceVersion: '1', uid: 'u' });
+    expect(Object.keys(withoutProperty(source, 'resourceVersion'))).to.deep.equal(['name', 'uid']);
+    expect(withoutProperty(source, 'absent')).to.deep.equal(source);
+    expect(source.resourceVersion).to.equal('1');
+  });
+
+  it('give the bytes of the object with metadata.resourceVersion left out, whatever metadata is', () => {
+    const old = (o: KObject): string => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+    const objects = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } },
+      JSON.parse('{"kind":"X","metadata":{"__proto__":{"x":1},"resourceVersion":"3"}}'),
+      { kind: 'X', metadata: null },
+      { kind: 'X' },
+    ] as KObject[];
+    for (const o of objects) expect(contentJson(o)).to.equal(old(o));
   });
 });
