@@ -1,9 +1,9 @@
 // The workload of test/integration/inline-caches.test.ts, run in a child process under `node --log-ic`: an in-process
 // Gatehouse with RBAC (flags from GATEHOUSE_ARGS, JSON) serving watchers while rounds of create, get, update, merge
 // patch, apply, list and delete go through it: from the admin and from a user whose Role allows it, reads in JSON,
-// protobuf and as Tables, impersonating, and at a hidden alias group. Between the warm-up rounds and the measured
-// ones it prints `STEADY <microseconds since the process started>`, the clock of V8's log, so that the parent judges
-// only what the steady state logged.
+// protobuf and as Tables, impersonating, and at a hidden alias group, with a ResourceQuota charging every create.
+// Between the warm-up rounds and the measured ones it prints `STEADY <microseconds since the process started>`, the
+// clock of V8's log, so that the parent judges only what the steady state logged.
 import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from './rbac.js';
 import { openWatch } from './watch-client.js';
 
@@ -50,6 +50,10 @@ async function round(tag: string): Promise<void> {
 
 try {
   await expectStatus('namespace', gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ic' } } }), 201);
+  // A quota in the namespace: every create is charged against it (quota admission) and its status kept current.
+  await expectStatus('quota', gh.request('POST', '/api/v1/namespaces/ic/resourcequotas', {
+    body: { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'ic' }, spec: { hard: { 'count/configmaps': '100000' } } },
+  }), 201);
   await expectStatus('role', gh.request('POST', `${RBAC_V1}/namespaces/ic/roles`, { body: roleBody('ic', [{ verbs: ['*'], apiGroups: [''], resources: ['configmaps'] }]) }), 201);
   await expectStatus('binding', gh.request('POST', `${RBAC_V1}/namespaces/ic/rolebindings`, { body: bindingBody('ic', 'Role', 'ic', ['alice']) }), 201);
   const watches = await Promise.all(Array.from({ length: 5 }, () => openWatch(gh.url, '/api/v1/namespaces/ic/configmaps?watch=1', { ca: gh.ca, token: gh.adminToken })));
