@@ -2,6 +2,7 @@
 // list), whichever of them were read before the strip.
 import { expect } from 'chai';
 import http, { type IncomingMessage } from 'node:http';
+import http2, { type Http2ServerRequest } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { deleteHeaders, headerValues } from '../../gateway/authn/header-values.js';
 
@@ -89,5 +90,67 @@ describe('header values: deleteHeaders', () => {
     });
     expect(v.joined).to.deep.equal(['connection', 'host', 'x-kept']);
     expect(v.distinct['x-kept']).to.deep.equal(['k']);
+  });
+});
+
+/** The same over HTTP/2 (h2c, Node's compatibility API, as the gateway serves): no per-line map comes with it. */
+async function onHttp2Server<T>(headers: Record<string, string | string[]>, inspect: (req: Http2ServerRequest) => T): Promise<T> {
+  let result: T | undefined;
+  let failure: unknown;
+  const server = http2.createServer((req, res) => {
+    try {
+      result = inspect(req);
+    } catch (e) {
+      failure = e;
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const stream = client.request({ ':path': '/', ...headers });
+      stream.on('error', reject);
+      stream.resume();
+      stream.on('end', resolve);
+    });
+  } finally {
+    client.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+  if (failure) throw failure;
+  return result!;
+}
+
+const asNodeRequest = (req: Http2ServerRequest): IncomingMessage => req as unknown as IncomingMessage;
+const rawNames = (req: Http2ServerRequest): string[] => req.rawHeaders.filter((_, i) => i % 2 === 0).filter((h) => !h.startsWith(':')).sort();
+const sentOverHttp2 = { authorization: 'Bearer secret', 'x-remote-user': 'alice', 'x-remote-group': ['a', 'b'], 'x-kept': ['1', '2'] };
+
+describe('header values: deleteHeaders over HTTP/2', () => {
+  it('strips the joined map and the raw list without building a per-line map; one built later lacks the lines', async () => {
+    const seen = await onHttp2Server(sentOverHttp2, (req) => {
+      deleteHeaders(asNodeRequest(req), isRemote);
+      deleteHeaders(asNodeRequest(req), isAuthorization);
+      const builtBeforeAsked = Object.hasOwn(req, 'headersDistinct');
+      return {
+        builtBeforeAsked,
+        joined: Object.keys(req.headers).filter((h) => !h.startsWith(':')).sort(),
+        raw: rawNames(req),
+        user: headerValues(asNodeRequest(req), 'x-remote-user'),
+        authorization: headerValues(asNodeRequest(req), 'authorization'),
+        kept: headerValues(asNodeRequest(req), 'x-kept'),
+      };
+    });
+    expect(seen).to.deep.equal({ builtBeforeAsked: false, joined: ['x-kept'], raw: ['x-kept', 'x-kept'], user: [], authorization: [], kept: ['1', '2'] });
+  });
+
+  it('strips a per-line map that was read before the strip', async () => {
+    const seen = await onHttp2Server(sentOverHttp2, (req) => {
+      expect(headerValues(asNodeRequest(req), 'x-remote-group')).to.deep.equal(['a', 'b']);
+      deleteHeaders(asNodeRequest(req), isRemote);
+      deleteHeaders(asNodeRequest(req), isAuthorization);
+      return { group: headerValues(asNodeRequest(req), 'x-remote-group'), authorization: headerValues(asNodeRequest(req), 'authorization'), raw: rawNames(req) };
+    });
+    expect(seen).to.deep.equal({ group: [], authorization: [], raw: ['x-kept', 'x-kept'] });
   });
 });
