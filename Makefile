@@ -36,7 +36,8 @@ test: build postgres-binaries
 	npx mocha $(TEST_SPECS)
 
 ## Figures for every available backend against raw baselines measured in the same run (a few minutes; see bench/).
-## BENCH_BACKENDS="memory postgres" runs some of them only. The 1,000 watch streams need more descriptors than a
+## BENCH_BACKENDS="memory postgres" runs some of them only; BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
+## passes node flags to every gateway started (the run is marked). The 1,000 watch streams need more descriptors than a
 ## common default soft limit of 1,024, so a lower soft limit is raised to 4,096 when the hard limit allows.
 BENCH_BACKENDS ?=
 bench: build

@@ -102,11 +102,23 @@ export interface Gateway extends ServerProcess {
   removeDataDir(): void;
 }
 
+/**
+ * Node flags for every gateway the bench starts, from BENCH_NODE_FLAGS (split on whitespace): a profiler's
+ * (`--cpu-prof --cpu-prof-dir=/tmp/prof`) or V8's logs (`--log-ic --logfile=/tmp/v8.log`), which the figures then
+ * include.
+ */
+export function gatewayNodeFlags(): string[] {
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const stray = flags.find((f) => !f.startsWith('-'));
+  if (stray !== undefined) throw new Error(`BENCH_NODE_FLAGS: ${JSON.stringify(stray)} is not a node flag (flags start with -)`);
+  return flags;
+}
+
 /** Starts `gatehouse` on a fresh data dir with the backend's flags, on loopback and a free port. */
 export async function startGateway(backendFlags: string[], env?: NodeJS.ProcessEnv): Promise<{ ok: true; gateway: Gateway } | { ok: false; reason: string }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-'));
   const removeDataDir = trackDir(dataDir);
-  const args = [...gatewayCommand().args, '--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...backendFlags];
+  const args = [...gatewayNodeFlags(), ...gatewayCommand().args, '--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...backendFlags];
   const started = await startServer(args, /Gatehouse is serving on (https:\/\/\S+)/, env);
   if (!started.ok) {
     removeDataDir();

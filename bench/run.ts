@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { measurePostgres, measurePostgresInsert, startBareServer, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
 import { cleanupAll, installCleanupHandlers } from './cleanup.js';
-import { gatewayCommand, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
+import { gatewayCommand, gatewayNodeFlags, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
 import { runBackendScenarios } from './scenarios.js';
 
@@ -54,6 +54,12 @@ function openFilesWarning(): string[] {
   }
 }
 
+/** Flags such as a profiler's cost the gateway CPU: a run with them is marked, so that nobody quotes it as a figure. */
+function nodeFlagsNote(): string[] {
+  const flags = gatewayNodeFlags();
+  return flags.length ? [`NOTE: every gateway ran with node flags ${flags.join(' ')} (BENCH_NODE_FLAGS); its figures include their cost`] : [];
+}
+
 function loadAverage(): string {
   return os.loadavg().map((n) => n.toFixed(2)).join(' ');
 }
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
     // Other work on the machine skews every figure; the load average at both ends says whether it was quiet.
     `load average at start: ${loadAverage()}`,
     ...openFilesWarning(),
+    ...nodeFlagsNote(),
     '',
   ]);
 
