@@ -196,6 +196,36 @@ describe('embedded storage', () => {
     expect(events.map((e) => e.revision)).to.deep.equal([compacted + 1n, compacted + 2n, compacted + 3n]);
   });
 
+  it('does not rewrite a log whose writes are all inside the history window, and rewrites it once they left', async () => {
+    let now = 1_000_000;
+    const options = { historyWindowMs: 60_000, now: () => now, rewriteMinBytes: 64 << 10 };
+    let s = await reopen(options);
+    const payload = 'x'.repeat(1_000);
+    for (let n = 0; n < 300; n++) {
+      now += 10;
+      await s.create(key(`c${n}`), cm(`c${n}`, { payload }));
+    }
+    // ~360 KiB appended, past twice the snapshot and the floor; a snapshot would hold the same 300 writes.
+    const grown = (await stat(join(dataDir, LOG_FILE))).size;
+    expect(grown).to.be.above(300_000);
+    expect(logs.filter((l) => /rewrote/.test(l))).to.deep.equal([]);
+
+    // The creates leave the window: the next write finds the file due, and it is rewritten (after that write is
+    // acknowledged; the write after it waits for the rewrite).
+    now += 61_000;
+    await s.delete(key('c0'));
+    await s.delete(key('c1'));
+    expect(logs.filter((l) => /rewrote/.test(l))).to.have.length(1);
+    for (let n = 2; n < 290; n++) await s.delete(key(`c${n}`));
+    now += 61_000;
+    await s.create(key('after'), cm('after', { payload }));
+    await s.close();
+
+    s = await reopen(options);
+    const { items } = await s.getList(key(''));
+    expect(items.map((o) => o.metadata.name).sort()).to.deep.equal(['after', ...Array.from({ length: 10 }, (_, i) => `c${290 + i}`)].sort());
+  });
+
   it('compacts history after a restart by the original write times', async () => {
     let now = 1_000_000;
     const options = { historyWindowMs: 1_000, now: () => now };

@@ -41,6 +41,8 @@ export const LOCK_FILE = 'storage.lock';
 const EMPTY = { compacted: 1n, base: [], entries: [] };
 
 interface Loaded {
+  /** The compaction mark of the snapshot the file starts with. */
+  compacted: bigint;
   validBytes: number;
   tornBytes: number;
   records: number;
@@ -61,6 +63,7 @@ async function load(path: string): Promise<Loaded> {
   // The snapshot part was written whole and renamed into place, so damage there is not a torn append.
   if (payloads.length < 1 + header.records) throw corrupt(`the snapshot holds ${payloads.length - 1} of its ${header.records} records`);
   return {
+    compacted: header.compacted,
     validBytes,
     tornBytes: data.length - validBytes,
     records: payloads.length - 1,
@@ -125,6 +128,8 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
       snapshot: (upTo) => snapshotFrames(memory.snapshot(upTo)),
       rewriteMinBytes,
       snapshotBytes: Math.ceil((loaded.validBytes * needed) / Math.max(loaded.records, 1)),
+      compacted: () => memory.compactedNow(),
+      snapshotCompacted: loaded.compacted,
       log,
     });
     log(`embedded storage: loaded ${loaded.records} records (${loaded.validBytes} bytes) from ${path} at revision ${revision} in ${(performance.now() - started).toFixed(0)} ms`);

@@ -59,6 +59,8 @@ export interface MemoryStorageOptions {
 export interface MemoryStorage extends Storage {
   /** What a durable copy must hold to rebuild the store: base state at the compacted revision, writes up to `upTo`. */
   snapshot(upTo: bigint): HistorySnapshot;
+  /** The compaction mark, after compacting to the history window: what snapshot() would take as its base now. */
+  compactedNow(): bigint;
 }
 
 interface RevisionWaiter {
@@ -324,6 +326,10 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
     snapshot(upTo) {
       history.compact(now() - historyWindowMs, visible);
       return history.snapshot(upTo);
+    },
+    compactedNow() {
+      history.compact(now() - historyWindowMs, visible);
+      return history.compacted();
     },
     async close() {
       if (closed) return;
