@@ -52,6 +52,20 @@ export function withProperty<T extends object>(source: T, key: string, value: un
   return out as T;
 }
 
+/**
+ * `{ ...source }` for a copy that is then filled in: a spread's copy takes a hidden class outside V8's transition tree
+ * once its site has seen a few shapes, and every property added to it afterwards makes a new one (see withProperty).
+ */
+export function shallowCopy<T extends object>(source: T): T {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(source)) {
+    const v = (source as Record<string, unknown>)[k];
+    if (k === '__proto__') defineOwn(out, k, v);
+    else out[k] = v;
+  }
+  return out as T;
+}
+
 /** `{ ...source }` without `key`, with the shared hidden classes of withProperty. */
 export function withoutProperty<T extends object>(source: T, key: string): T {
   const out: Record<string, unknown> = {};

@@ -5,7 +5,7 @@ import { errors } from '../../api/meta/errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';
 import { strategicMergePatch } from './strategic-merge.js';
-import { cloneJson } from '../../api/meta/clone.js';
+import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
 
 /** `schema` is the kind's object schema: strategic merge patch takes its list semantics from it. */
 export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchema) => unknown;
@@ -13,7 +13,8 @@ export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchem
 /** RFC 7386: objects merge recursively, null deletes, everything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return cloneJson(patch);
-  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  // Not `{ ...target }`: the keys the patch adds to a spread's copy gave every patched object a hidden class of its own.
+  const result: Record<string, unknown> = isObject(target) ? shallowCopy(target) : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = mergePatch(result[key], value);

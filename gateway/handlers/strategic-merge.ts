@@ -20,7 +20,7 @@ import {
 import {
   identityOf, indexIn, normalizeElementOrder, partitionByPresence, validateOrderAgainstPatch,
 } from './strategic-merge-order.js';
-import { cloneJson } from '../../api/meta/clone.js';
+import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
 
 /**
  * Applies a strategic merge patch to `original` as described by `schema` (the kind's full object schema). Pure:
@@ -54,7 +54,8 @@ function mergeMap(original: JsonMap, patch: JsonMap, schema: JSONSchema | undefi
 /** Merges the fields of a patch map without a `$patch` directive. */
 function mergeFields(original: JsonMap, patch: JsonMap, schema: JSONSchema | undefined, path: string): JsonMap {
   // The function's own shallow copy: it is filled in place, the stored values it holds are never modified.
-  const result: JsonMap = RETAIN_KEYS in patch ? retainKeys(original, patch, path) : { ...original };
+  // (shallowCopy, not a spread: the fields added to a spread's copy would give it a hidden class of its own.)
+  const result: JsonMap = RETAIN_KEYS in patch ? retainKeys(original, patch, path) : shallowCopy(original);
 
   // Lists named by $setElementOrder are merged and ordered first; the plain merge below skips them.
   const ordered = new Set<string>();

@@ -1,9 +1,10 @@
 // The workload of test/integration/inline-caches.test.ts, run in a child process under `node --log-ic`: an in-process
 // Gatehouse with RBAC (flags from GATEHOUSE_ARGS, JSON) serving watchers while rounds of create, get, update, merge
 // patch, apply, list and delete go through it: from the admin and from a user whose Role allows it, reads in JSON,
-// protobuf and as Tables, impersonating, and at a hidden alias group, with a ResourceQuota charging every create.
-// Between the warm-up rounds and the measured ones it prints `STEADY <microseconds since the process started>`, the
-// clock of V8's log, so that the parent judges only what the steady state logged.
+// protobuf and as Tables, impersonating, and at a hidden alias group, with a ResourceQuota charging every create;
+// and ReplicaSets created by server-side apply, patched (strategic merge), their status written, listed and deleted
+// by label. Between the warm-up rounds and the measured ones it prints `STEADY <microseconds since the process
+// started>`, the clock of V8's log, so that the parent judges only what the steady state logged.
 import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from './rbac.js';
 import { openWatch } from './watch-client.js';
 
@@ -45,6 +46,24 @@ async function round(tag: string): Promise<void> {
     await expectStatus('get at an alias group', gh.request('GET', '/apis/rbac.authorization.k8s.io/v1/namespaces/ic/roles/ic'), 200);
     if (i % 10 === 0) await expectStatus('list', gh.request('GET', '/api/v1/namespaces/ic/configmaps?limit=20', { token: alice }), 200);
     await expectStatus('delete', gh.request('DELETE', item), 200);
+    // Created by server-side apply, labelled, listed by label, its status written, then deleted by label.
+    const applied = `/apis/apps/v1/namespaces/ic/replicasets/${name}`;
+    await expectStatus('apply a new object', gh.request('PATCH', `${applied}?fieldManager=ic-test`, {
+      body: {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, labels: { round: tag } },
+        spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      },
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+    }), 201);
+    await expectStatus('strategic merge patch', gh.request('PATCH', applied, {
+      body: { metadata: { annotations: { note: 'n' } }, spec: { template: { spec: { containers: [{ name: 'c', env: [{ name: 'E', value: 'v' }] }] } } } },
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+    }), 200);
+    await expectStatus('status', gh.request('PATCH', `${applied}/status`, {
+      body: { status: { replicas: 1, observedGeneration: 1 } }, headers: { 'content-type': 'application/merge-patch+json' },
+    }), 200);
+    await expectStatus('list by label', gh.request('GET', `/apis/apps/v1/namespaces/ic/replicasets?labelSelector=round%3D${tag}`), 200);
+    await expectStatus('delete by label', gh.request('DELETE', `/apis/apps/v1/namespaces/ic/replicasets?labelSelector=round%3D${tag}`), 200);
   }
 }
 

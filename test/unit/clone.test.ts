@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cloneJson, withoutProperty, withProperty } from '../../api/meta/clone.js';
+import { cloneJson, shallowCopy, withoutProperty, withProperty } from '../../api/meta/clone.js';
 import type { KObject } from '../../api/meta/types.js';
 import { contentJson } from '../../backends/storage-support.js';
 
@@ -87,6 +87,18 @@ describe('withProperty', () => {
       }));`;
     const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(JSON.parse(out)).to.deep.equal({ memory: true, postgres: true });
+  });
+});
+
+describe('shallowCopy', () => {
+  it('copies the own keys in order, shares their values, keeps "__proto__" as data and leaves the copy writable', () => {
+    const parsed = JSON.parse('{"b":{"x":1},"__proto__":{"polluted":true},"a":2}') as Record<string, unknown>;
+    const copy = shallowCopy(Object.freeze(parsed) as Record<string, unknown>);
+    expect(Object.keys(copy)).to.deep.equal(['b', '__proto__', 'a']);
+    expect(copy.b).to.equal(parsed.b);
+    expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype);
+    copy.c = 3;
+    expect(parsed.c).to.equal(undefined);
   });
 });
 
