@@ -16,18 +16,30 @@ function views(req: IncomingMessage): Views {
   };
 }
 
-/** Sends one request with `headers` (repeated lines as arrays) and returns what `inspect` made of it on the server. */
-async function onServer<T>(headers: Record<string, string | string[]>, inspect: (req: IncomingMessage) => T): Promise<T> {
+/** A request handler running `inspect` on the request it gets, and what `inspect` made of it (or its failure). */
+function inspector<R, T>(inspect: (req: R) => T): { handle(req: R, res: { end(): void }): void; outcome(): T } {
   let result: T | undefined;
   let failure: unknown;
-  const server = http.createServer((req, res) => {
-    try {
-      result = inspect(req);
-    } catch (e) {
-      failure = e;
-    }
-    res.end();
-  });
+  return {
+    handle(req, res) {
+      try {
+        result = inspect(req);
+      } catch (e) {
+        failure = e;
+      }
+      res.end();
+    },
+    outcome() {
+      if (failure) throw failure;
+      return result!;
+    },
+  };
+}
+
+/** Sends one request with `headers` (repeated lines as arrays) and returns what `inspect` made of it on the server. */
+async function onServer<T>(headers: Record<string, string | string[]>, inspect: (req: IncomingMessage) => T): Promise<T> {
+  const seen = inspector(inspect);
+  const server = http.createServer((req, res) => seen.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
@@ -40,8 +52,7 @@ async function onServer<T>(headers: Record<string, string | string[]>, inspect: 
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
-  if (failure) throw failure;
-  return result!;
+  return seen.outcome();
 }
 
 const isRemote = (name: string): boolean => name.startsWith('x-remote-');
@@ -95,16 +106,8 @@ describe('header values: deleteHeaders', () => {
 
 /** The same over HTTP/2 (h2c, Node's compatibility API, as the gateway serves): no per-line map comes with it. */
 async function onHttp2Server<T>(headers: Record<string, string | string[]>, inspect: (req: Http2ServerRequest) => T): Promise<T> {
-  let result: T | undefined;
-  let failure: unknown;
-  const server = http2.createServer((req, res) => {
-    try {
-      result = inspect(req);
-    } catch (e) {
-      failure = e;
-    }
-    res.end();
-  });
+  const seen = inspector(inspect);
+  const server = http2.createServer((req, res) => seen.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   try {
@@ -118,8 +121,7 @@ async function onHttp2Server<T>(headers: Record<string, string | string[]>, insp
     client.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
-  if (failure) throw failure;
-  return result!;
+  return seen.outcome();
 }
 
 const asNodeRequest = (req: Http2ServerRequest): IncomingMessage => req as unknown as IncomingMessage;
