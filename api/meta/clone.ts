@@ -32,48 +32,39 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/**
- * `{ ...source, [key]: value }`, a shallow copy with one property set, whose result shares its hidden class with
- * every other copy of the same shape. A spread that adds a property does not, once its call site has seen several
- * shapes (V8 11, Node 20): storage stamped resourceVersion that way on the metadata of every kind, and each stored
- * object got a map of its own (three, counting the frozen one and the spread's intermediate). Measured on 20,000
- * stored ConfigMaps: 62,000 maps in the heap, every metadata read megamorphic, and each object's freeze and
- * JSON.stringify paying for a map nobody else uses.
- */
-export function withProperty<T extends object>(source: T, key: string, value: unknown): T {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(source)) {
-    const v = (source as Record<string, unknown>)[k];
-    if (k === '__proto__') defineOwn(out, k, v);
-    else out[k] = v;
-  }
-  if (key === '__proto__') defineOwn(out, key, value);
-  else out[key] = value;
-  return out as T;
+/** Sets an own data property, "__proto__" included (which plain assignment would take as the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') defineOwn(target, key, value);
+  else target[key] = value;
 }
 
 /**
- * `{ ...source }` for a copy that is then filled in: a spread's copy takes a hidden class outside V8's transition tree
- * once its site has seen a few shapes, and every property added to it afterwards makes a new one (see withProperty).
+ * `{ ...source }` built key by key (all but `skip`), so that it shares its hidden class with every other copy of the
+ * same shape, also once more properties are set on it. A spread's copy does not, once its call site has seen several
+ * shapes (V8 11, Node 20): it takes a class outside V8's transition tree, and each property set on it afterwards, or
+ * added by the spread itself (`{ ...x, extra }`), makes one of its own. Storage stamped resourceVersion that way on
+ * the metadata of every kind: measured on 20,000 stored ConfigMaps, 62,000 classes in the heap, every metadata read
+ * megamorphic, and each object's freeze and JSON.stringify paying for a class nobody else uses.
  */
+function copyKeys(source: object, skip?: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(source)) if (k !== skip) setOwn(out, k, (source as Record<string, unknown>)[k]);
+  return out;
+}
+
+/** `{ ...source }` for a copy that is then filled in (see copyKeys). */
 export function shallowCopy<T extends object>(source: T): T {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(source)) {
-    const v = (source as Record<string, unknown>)[k];
-    if (k === '__proto__') defineOwn(out, k, v);
-    else out[k] = v;
-  }
+  return copyKeys(source) as T;
+}
+
+/** `{ ...source, [key]: value }` with shared hidden classes (see copyKeys). */
+export function withProperty<T extends object>(source: T, key: string, value: unknown): T {
+  const out = copyKeys(source);
+  setOwn(out, key, value);
   return out as T;
 }
 
-/** `{ ...source }` without `key`, with the shared hidden classes of withProperty. */
+/** `{ ...source }` without `key`, with shared hidden classes (see copyKeys). */
 export function withoutProperty<T extends object>(source: T, key: string): T {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(source)) {
-    if (k === key) continue;
-    const v = (source as Record<string, unknown>)[k];
-    if (k === '__proto__') defineOwn(out, k, v);
-    else out[k] = v;
-  }
-  return out as T;
+  return copyKeys(source, key) as T;
 }
