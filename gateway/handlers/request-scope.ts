@@ -197,9 +197,11 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
     : undefined;
   if (!chunks) {
     // Written objects are cached too: the lists and reads that follow a write find their bytes ready.
-    ctx.body = !pretty && body === value && isShareable(value)
+    const bytes = !pretty && body === value && isShareable(value)
       ? encodeShared(target.serializer, value)
       : target.serializer.encode(body, { pretty });
+    if (mayCompress(ctx)) ctx.body = bytes;
+    else writeWhole(ctx, bytes);
   } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
     // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
     ctx.body = Readable.from(joinedChunks(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
@@ -224,12 +226,29 @@ function writePieces(ctx: Context, pieces: Buffer[]): void {
   ctx.length = length;
   ctx.respond = false;
   const res = ctx.res;
-  // A client gone already: nothing to write, as Koa's own respond skips it.
-  if (!ctx.writable) return;
+  // A client gone already: nothing to write, only the end, as Koa's own respond does.
+  if (!ctx.writable) {
+    res.end();
+    return;
+  }
   res.cork();
   for (const piece of pieces) res.write(piece);
   res.uncork();
   res.end();
+}
+
+/**
+ * Answers with `body` whole, past Koa's body and length setters and its respond step (the response is Koa's
+ * except for the last call). koa-compress, which reads ctx.body, is the one filter after which this must not run.
+ */
+function writeWhole(ctx: Context, body: Buffer): void {
+  ctx.respond = false;
+  const res = ctx.res;
+  if (!res.headersSent) res.setHeader('Content-Length', body.length);
+  // As Koa's own respond: HEAD, and a response that can take nothing more (its client gone; an HTTP/2 HEAD stream,
+  // whose socket reads as not writable), are ended without the body. Never left open: an HTTP/2 stream would hang.
+  if (ctx.method === 'HEAD' || !ctx.writable) res.end();
+  else res.end(body);
 }
 
 /** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */

@@ -35,6 +35,18 @@ describe('standard verbs', function () {
     expect(got.json()).to.deep.equal(obj);
   });
 
+  it('answers HEAD of an object with the headers and length of its GET and no body; gzip still applies to GET', async () => {
+    expect((await gh.request('POST', cms, { body: cm('head') })).status).to.equal(201);
+    const got = await gh.request('GET', `${cms}/head`);
+    const head = await gh.request('HEAD', `${cms}/head`);
+    expect(head.status).to.equal(200);
+    expect(head.headers['content-type']).to.equal(got.headers['content-type']);
+    expect(head.headers['content-length']).to.equal(String(Buffer.byteLength(got.body)));
+    expect(head.body).to.equal('');
+    const gzipped = await gh.request('GET', `${cms}/head`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers['content-encoding']).to.equal('gzip');
+  });
+
   it('answers 409 AlreadyExists for a second create of the same name', async () => {
     await gh.request('POST', cms, { body: cm('dup') });
     const again = await gh.request('POST', cms, { body: cm('dup') });

@@ -136,6 +136,18 @@ describe('HTTP/2 on the secure port', function () {
     expect(anonymous.status).to.equal(401);
   });
 
+  it('answers HEAD of an object and of a list with the length of its GET and no body (the stream ends)', async () => {
+    const created = await request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-head' }, data: { k: 'v' } });
+    expect(created.status, created.body).to.equal(201);
+    for (const path of [`${CONFIGMAPS}/h2-head`, CONFIGMAPS]) {
+      const got = await request(session, gh.adminToken, 'GET', path);
+      const head = await request(session, gh.adminToken, 'HEAD', path);
+      expect(head.status, path).to.equal(200);
+      expect(head.headers['content-length'], path).to.equal(String(got.raw.length));
+      expect(head.raw.length, path).to.equal(0);
+    }
+  });
+
   it('answers a list of more than a hundred items whole and alike over HTTP/1.1, HTTP/2 and gzip', async () => {
     // Past 100 items a list is encoded from its items' kept encodings and written as pieces (request-scope.ts).
     const ns = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'h2-pages' } } });
