@@ -19,12 +19,8 @@ function copy(value: unknown): unknown {
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) {
-    // JSON.parse makes "__proto__" an own key (a ConfigMap may use it as a data key); assigning it would set the
-    // copy's prototype instead.
-    if (key === '__proto__') defineOwn(out, key, copy(source[key]));
-    else out[key] = copy(source[key]);
-  }
+  // JSON.parse makes "__proto__" an own key (a ConfigMap may use it as a data key), which setOwn keeps as data.
+  for (const key of Object.keys(source)) setOwn(out, key, copy(source[key]));
   return out;
 }
 
