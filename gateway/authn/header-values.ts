@@ -59,7 +59,8 @@ export function deleteHeaders(req: IncomingMessage, match: (lowerName: string) =
     const lines = distinct(req);
     for (const name of Object.keys(lines)) if (match(name)) delete lines[name];
   }
-  for (const name of Object.keys(req.headers)) if (match(name.toLowerCase())) delete req.headers[name];
+  // The joined map's names are lowercase already (see hasHeader).
+  for (const name of Object.keys(req.headers)) if (match(name)) delete req.headers[name];
   const raw = req.rawHeaders;
   let kept = 0;
   for (let i = 0; i + 1 < raw.length; i += 2) {
