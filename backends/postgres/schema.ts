@@ -1,8 +1,7 @@
 // Versioned schema migrations, applied on start. Several replicas may start at once: a session advisory lock
 // serializes them, and each migration runs in its own transaction and records its version, so a replica that
 // waited finds the work done and applies nothing twice.
-import { connectionLost } from './errors.js';
-import type { Sessions } from './transaction.js';
+import { rollbackUnlessLost, type Sessions } from './transaction.js';
 
 /** Advisory lock keys (pg_advisory_lock takes a bigint); distinct per purpose so they never block each other. */
 export const MIGRATION_LOCK = 0x6761746501n;
@@ -126,13 +125,7 @@ export async function migrate(sessions: Sessions, log: (line: string) => void): 
           await tx`INSERT INTO gatehouse_schema_migrations (version, description) VALUES (${m.version}, ${m.description})`;
           await tx.unsafe('COMMIT');
         } catch (e) {
-          if (!connectionLost(e)) {
-            try {
-              await tx.unsafe('ROLLBACK');
-            } catch {
-              // The connection went meanwhile: the server rolled back.
-            }
-          }
+          await rollbackUnlessLost(tx, e);
           throw e;
         }
         log(`postgres storage: applied schema migration ${m.version} (${m.description})`);

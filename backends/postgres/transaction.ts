@@ -126,6 +126,16 @@ function guarded(session: Session, refusal?: () => unknown): Db {
   }) as unknown as Db;
 }
 
+/** Rolls back the transaction a statement of which failed with `failure`, unless the connection is gone with it. */
+export async function rollbackUnlessLost(tx: Db, failure: unknown): Promise<void> {
+  if (connectionLost(failure)) return;
+  try {
+    await tx.unsafe('ROLLBACK');
+  } catch {
+    // The connection went meanwhile: the server rolled back.
+  }
+}
+
 /**
  * A small pool of single-connection sessions, one per concurrent caller (the writer, the compactor, a snapshot
  * read), reused while healthy.
@@ -206,13 +216,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
           await tx.unsafe('COMMIT');
           return out;
         } catch (e) {
-          if (!connectionLost(e)) {
-            try {
-              await tx.unsafe('ROLLBACK');
-            } catch {
-              // The connection went meanwhile: the server rolled back.
-            }
-          }
+          await rollbackUnlessLost(tx, e);
           throw e;
         }
       }, deadlineMs, true);
