@@ -64,11 +64,14 @@ export const fieldErrors = {
   }),
   forbidden: (at: At, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: String(at), detail }),
   duplicate: (at: At, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(at), value }),
+  /** The value is kept for callers but never printed: upstream leaves a too-long value out of the message. */
   tooLong: (at: At, value: unknown, max: number): FieldError => ({
-    type: 'FieldValueTooLong', field: String(at), value, detail: `must have at most ${max} bytes`,
+    type: 'FieldValueTooLong', field: String(at), value, detail: max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long',
   }),
+  /** `actual` is printed as the value, as upstream does; a negative one (unknown) is left out. */
   tooMany: (at: At, actual: number, max: number): FieldError => ({
-    type: 'FieldValueTooMany', field: String(at), value: actual, detail: `must have at most ${max} items`,
+    type: 'FieldValueTooMany', field: String(at), value: actual >= 0 ? actual : undefined,
+    detail: max >= 0 ? `must have at most ${max} ${max === 1 ? 'item' : 'items'}` : 'has too many items',
   }),
   typeInvalid: (at: At, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field: String(at), value, detail }),
 };
@@ -83,15 +86,9 @@ function printValue(value: unknown): string {
 /** The message of one field error, as `field.Error.Error()` renders it. */
 export function fieldErrorMessage(e: FieldError): string {
   const phrase = PHRASE[e.type];
-  switch (e.type) {
-    case 'FieldValueRequired':
-    case 'FieldValueForbidden':
-    case 'FieldValueTooMany':
-    case 'InternalError':
-      return e.detail ? `${e.field}: ${phrase}: ${e.detail}` : `${e.field}: ${phrase}`;
-    default: {
-      const base = `${e.field}: ${phrase}: ${printValue(e.value)}`;
-      return e.detail ? `${base}: ${e.detail}` : base;
-    }
-  }
+  // As upstream's ErrorBody: these types never print their value; "too many" prints the count when it is known.
+  const omitValue = e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong'
+    || e.type === 'InternalError' || (e.type === 'FieldValueTooMany' && e.value === undefined);
+  const body = omitValue ? phrase : `${phrase}: ${printValue(e.value)}`;
+  return e.detail ? `${e.field}: ${body}: ${e.detail}` : `${e.field}: ${body}`;
 }

@@ -119,7 +119,7 @@ describe('AuthorizationConfiguration', () => {
 
   it('compiles match conditions: at most 64, no duplicates, boolean only, valid syntax', () => {
     const many = Array.from({ length: 65 }, (_, i) => ({ expression: `request.user != 'u${i}'` }));
-    expect(refusal(doc([webhook({ matchConditions: many })])).message).to.equal('authorizers[0].webhook.matchConditions: Too many: must have at most 64 items');
+    expect(refusal(doc([webhook({ matchConditions: many })])).message).to.equal('authorizers[0].webhook.matchConditions: Too many: 65: must have at most 64 items');
     expect(refusal(doc([webhook({ matchConditions: [{ expression: 'true' }, { expression: 'true' }] })])).message)
       .to.equal('authorizers[0].webhook.matchConditions[1].expression: Duplicate value: "true"');
     expect(refusal(doc([webhook({ matchConditions: [{ expression: ' ' }] })])).message)

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fieldErrorMessage, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
+import { fieldErrorMessage, fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import {
   dns1123Label, dns1123Subdomain, pathSegmentName, qualifiedName, validateObjectMeta, validateObjectMetaUpdate,
 } from '../../api/meta/validation.js';
@@ -29,6 +29,15 @@ describe('name rules', () => {
     expect(qualifiedName('/a')).to.deep.equal(['prefix part must be non-empty']);
     expect(qualifiedName('a/')).to.have.length(2);
     expect(qualifiedName('a/b/c')[0]).to.match(/^a qualified name must consist of/);
+  });
+});
+
+describe('field error messages', () => {
+  it('render "too long" without the value and "too many" with the count, as upstream\'s field errors do', () => {
+    expect(fieldErrorMessage(fieldErrors.tooLong('fieldManager', 'x'.repeat(129), 128))).to.equal('fieldManager: Too long: may not be more than 128 bytes');
+    expect(fieldErrorMessage(fieldErrors.tooLong('', '', 1))).to.equal(': Too long: may not be more than 1 byte');
+    expect(fieldErrorMessage(fieldErrors.tooMany('jwt', 65, 64))).to.equal('jwt: Too many: 65: must have at most 64 items');
+    expect(fieldErrorMessage(fieldErrors.tooMany('audiences', -1, 1))).to.equal('audiences: Too many: must have at most 1 item');
   });
 });
 
@@ -69,6 +78,8 @@ describe('validateObjectMeta', () => {
     expect(summary(validateObjectMeta({ name: 'a', annotations: { 'a/b/c': 'x' } }, cluster))).to.deep.equal(['FieldValueInvalid metadata.annotations']);
     const big = { name: 'a', annotations: { k: 'x'.repeat(256 * 1024) } };
     expect(summary(validateObjectMeta(big, cluster))).to.deep.equal(['FieldValueTooLong metadata.annotations']);
+    // As upstream words it: the too-long value is never echoed.
+    expect(validateObjectMeta(big, cluster).map(fieldErrorMessage)).to.deep.equal(['metadata.annotations: Too long: may not be more than 262144 bytes']);
     expect(validateObjectMeta({ name: 'a', annotations: { k: 'x'.repeat(256 * 1024 - 1) } }, cluster)).to.deep.equal([]);
   });
 

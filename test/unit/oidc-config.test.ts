@@ -190,7 +190,7 @@ describe('AuthenticationConfiguration validation', () => {
     const disallowed = validateAuthenticationConfig({ jwt: [jwt()] }, { disallowedIssuers: [ISSUER] }).errors.map(fieldErrorMessage);
     expect(disallowed).to.deep.equal([`jwt[0].issuer.url: Invalid value: "${ISSUER}": URL must not overlap with disallowed issuers: [${ISSUER}]`]);
     expect(errorsOf({ jwt: Array.from({ length: 65 }, (_, i) => jwt({ issuer: { url: `${ISSUER}/${i}`, audiences: ['a'] } })) }))
-      .to.deep.equal(['jwt: Too many: must have at most 64 items']);
+      .to.deep.equal(['jwt: Too many: 65: must have at most 64 items']);
   });
 
   it('checks audiences, the match policy and the CA bundle (never echoing it)', () => {
