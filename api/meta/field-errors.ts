@@ -66,7 +66,8 @@ export const fieldErrors = {
   duplicate: (at: At, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(at), value }),
   /** The value is kept for callers but never printed: upstream leaves a too-long value out of the message. */
   tooLong: (at: At, value: unknown, max: number): FieldError => ({
-    type: 'FieldValueTooLong', field: String(at), value, detail: max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long',
+    type: 'FieldValueTooLong', field: String(at), value,
+    detail: max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long',
   }),
   /** `actual` is printed as the value, as upstream does; a negative one (unknown) is left out. */
   tooMany: (at: At, actual: number, max: number): FieldError => ({
