@@ -12,14 +12,11 @@ export function createPrivilegedGroupsAuthorizer(groups: string[] = [SYSTEM_PRIV
     async authorize(attrs) {
       return attrs.user.groups.some((g) => privileged.has(g)) ? { decision: 'Allow', reason: '' } : NO_OPINION;
     },
-    // Members of the group may do everything; SelfSubjectRulesReview says so rather than listing nothing.
-    async rulesFor(user) {
-      if (!user.groups.some((g) => privileged.has(g))) return { resourceRules: [], nonResourceRules: [], incomplete: false };
-      return {
-        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-        incomplete: false,
-      };
+    // Lists nothing, as upstream, whose privileged-group authorizer is no rule resolver at all: what a member may do
+    // is what the configured modes list (AlwaysAllow's everything, RBAC's cluster-admin binding and the rest).
+    // Listing everything here as well printed every such rule twice in `kubectl auth can-i --list`.
+    async rulesFor() {
+      return { resourceRules: [], nonResourceRules: [], incomplete: false };
     },
   };
 }

@@ -161,9 +161,10 @@ describe('access reviews', function () {
         resourceRules: [], nonResourceRules: [], incomplete: true,
         evaluationError: 'webhook authorizer does not support user rule resolution',
       });
+      // system:masters lists nothing of its own, as upstream's privileged-group authorizer resolves no rules: with
+      // only a webhook configured, the admin's answer is as incomplete and empty as alice's.
       const admin = await created(await post('selfsubjectrulesreviews', ssrr('team')));
-      expect(admin.status.incomplete).to.equal(true);
-      expect(admin.status.resourceRules).to.deep.equal([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
+      expect(admin.status).to.deep.equal(alice.status);
     });
 
     it('needs a namespace', async () => {

@@ -233,5 +233,14 @@ describe('RBAC security', function () {
       const elsewhere = await env.kubectl.ok(['auth', 'can-i', '--list', '--token', tokenOf('alice'), '-n', 'default']);
       expect(elsewhere).to.not.match(/^configmaps\s/m);
     });
+
+    it('--list for a system:masters member prints what RBAC grants it, each rule once', async () => {
+      // The privileged group resolves no rules of its own (as upstream): cluster-admin's two rules and the defaults
+      // every authenticated user holds, not a second copy of "everything".
+      const out = await env.kubectl.ok(['auth', 'can-i', '--list', '-n', ns]);
+      expect(out.match(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/gm) ?? []).to.have.length(1);
+      expect(out.match(/^\s+\[\*\]\s+\[\]\s+\[\*\]$/gm) ?? []).to.have.length(1);
+      expect(out).to.match(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m);
+    });
   });
 });
