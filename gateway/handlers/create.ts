@@ -1,14 +1,12 @@
 import type { Context } from 'koa';
-import { updateManager } from './field-manager.js';
-import { userOf } from '../filters/user.js';
+import { updateWriteContext } from './field-manager.js';
 import { canonicalBody } from '../filters/group-alias.js';
-import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
+import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
-  const wctx = writeContext(query, 'CreateOptions', decoded, userOf(ctx));
-  wctx.fieldManager = updateManager(ctx, query, 'CreateOptions');
+  const wctx = updateWriteContext(ctx, query, 'CreateOptions', decoded);
   const created = await store.create(info.namespace, canonicalBody(info, store.def, decoded.value), wctx);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 201, created, store.def);

@@ -2,7 +2,10 @@
 // User-Agent (`kubectl/v1.32.0 (linux/amd64) ...` → `kubectl`), as kube-apiserver derives it.
 import type { Context } from 'koa';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
-import { invalidOptions, type OptionsKind } from './request-scope.js';
+import type { WriteContext } from '../registry/admission-types.js';
+import type { DecodeResult } from '../negotiation/serializer.js';
+import { userOf } from '../filters/user.js';
+import { invalidOptions, writeContext, type OptionsKind } from './request-scope.js';
 
 const MAX_LENGTH = 128;
 
@@ -28,6 +31,16 @@ export function updateManager(ctx: Context, q: URLSearchParams, kind: OptionsKin
   if (given) return given;
   const agent = ctx.get('user-agent');
   return agent.split('/')[0].slice(0, MAX_LENGTH);
+}
+
+/**
+ * The context of a create, update or non-apply patch: the write settings' checks first, then the manager's, set
+ * into the context's own field (see writeContext for why it is never spread in).
+ */
+export function updateWriteContext(ctx: Context, q: URLSearchParams, kind: OptionsKind, decoded: DecodeResult): WriteContext {
+  const wctx = writeContext(q, kind, decoded, userOf(ctx));
+  wctx.fieldManager = updateManager(ctx, q, kind);
+  return wctx;
 }
 
 /** The manager of a server-side apply: required, never derived. */

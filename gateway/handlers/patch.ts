@@ -9,7 +9,7 @@ import { decodeJsonText } from '../negotiation/json.js';
 import { decodeYamlText } from '../negotiation/yaml.js';
 import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';
 import { decodeCbor } from '../negotiation/cbor-decode.js';
-import { applyManager, parseForce, updateManager } from './field-manager.js';
+import { applyManager, parseForce, updateWriteContext } from './field-manager.js';
 import { addWarnings, type HandlerDeps, parseFieldValidation, readBody, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
 
 export async function handlePatch(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
@@ -26,8 +26,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
-  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
-  wctx.fieldManager = updateManager(ctx, query, 'PatchOptions');
+  const wctx = updateWriteContext(ctx, query, 'PatchOptions', decoded);
   const object = await store.patch(info.namespace, info.name, (current) => canonicalBody(info, store.def, patchFn(current, patch, store.def.schema)), wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
