@@ -12,9 +12,10 @@ export function createPrivilegedGroupsAuthorizer(groups: string[] = [SYSTEM_PRIV
     async authorize(attrs) {
       return attrs.user.groups.some((g) => privileged.has(g)) ? { decision: 'Allow', reason: '' } : NO_OPINION;
     },
-    // Lists nothing, as upstream, whose privileged-group authorizer is no rule resolver at all: what a member may do
+    // Lists nothing, as upstream, whose privileged-group authorizer stays out of rule resolution: what a member may do
     // is what the configured modes list (AlwaysAllow's everything, RBAC's cluster-admin binding and the rest).
-    // Listing everything here as well printed every such rule twice in `kubectl auth can-i --list`.
+    // Listing everything here as well printed every such rule twice in `kubectl auth can-i --list`. It still answers
+    // rulesFor, because the union counts a member without it as one that cannot list (an incomplete answer).
     async rulesFor() {
       return { resourceRules: [], nonResourceRules: [], incomplete: false };
     },
