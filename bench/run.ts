@@ -7,7 +7,7 @@
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
 // verdicts, and non-zero only when the bench itself could not run.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measurePostgres, measurePostgresInsert, startBareServer, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
@@ -166,7 +166,9 @@ async function main(): Promise<void> {
   const text = `${out.join('\n')}\n`;
   const resultsDir = path.join(REPO_ROOT, 'bench/results');
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${date}-${commit}.txt`);
+  // A second run of the same commit on the same day is a figure of its own (this VM's spread), never a replacement.
+  let file = path.join(resultsDir, `${date}-${commit}.txt`);
+  for (let n = 2; existsSync(file); n++) file = path.join(resultsDir, `${date}-${commit}-${n}.txt`);
   writeFileSync(file, text);
   process.stdout.write(`\nsaved to ${path.relative(REPO_ROOT, file)}\n`);
 }
