@@ -7,13 +7,14 @@
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
 // verdicts, and non-zero only when the bench itself could not run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { measurePostgres, measurePostgresInsert, startBareServer, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
 import { cleanupAll, installCleanupHandlers } from './cleanup.js';
 import { gatewayCommand, gatewayNodeFlags, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
+import { freshResultPath } from './results-file.js';
 import { runBackendScenarios } from './scenarios.js';
 
 interface Backend {
@@ -166,9 +167,7 @@ async function main(): Promise<void> {
   const text = `${out.join('\n')}\n`;
   const resultsDir = path.join(REPO_ROOT, 'bench/results');
   mkdirSync(resultsDir, { recursive: true });
-  // A second run of the same commit on the same day is a figure of its own (this VM's spread), never a replacement.
-  let file = path.join(resultsDir, `${date}-${commit}.txt`);
-  for (let n = 2; existsSync(file); n++) file = path.join(resultsDir, `${date}-${commit}-${n}.txt`);
+  const file = freshResultPath(resultsDir, date, commit);
   writeFileSync(file, text);
   process.stdout.write(`\nsaved to ${path.relative(REPO_ROOT, file)}\n`);
 }
