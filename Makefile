@@ -4,7 +4,7 @@ DATA_DIR ?= .data
 PORT ?= 6443
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
-.PHONY: install build run test typecheck clean bench postgres-binaries
+.PHONY: install build run test typecheck clean bench postgres-binaries python-client
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -29,9 +29,17 @@ postgres-binaries:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15; \
 	else echo "PostgreSQL server binaries are missing: install the Debian package postgresql-15 (apt-get install postgresql-15)"; exit 1; fi
 
+## The official Kubernetes Python client, which some end-to-end tests drive; installed when missing.
+python-client:
+	@if /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing the Kubernetes Python client (Debian package python3-kubernetes)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-kubernetes; \
+	else echo "the Kubernetes Python client is missing: install the Debian package python3-kubernetes"; exit 1; fi
+
 ## The whole suite: type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
 ## The image's own build (deploy/tsconfig.image.json, the server without the test suites) is type-checked first.
-test: build postgres-binaries
+test: build postgres-binaries python-client
 	npx tsc --noEmit -p deploy/tsconfig.image.json
 	npx mocha $(TEST_SPECS)
 
