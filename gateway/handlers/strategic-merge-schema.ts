@@ -70,17 +70,6 @@ export function replacesMap(schema: JSONSchema | undefined): boolean {
   return strategies(schema).includes('replace');
 }
 
-/** JSON equality, for merge-key values and primitive list elements. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
-  if (isMap(a) && isMap(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameValue(a[k], b[k]));
-  }
-  return false;
-}
-
 export function isPrimitive(v: unknown): boolean {
   return v === null || (typeof v !== 'object');
 }
