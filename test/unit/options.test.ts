@@ -95,11 +95,12 @@ describe('options', () => {
     });
     expect(parseOptions([], cwd, {}).warnings).to.deep.equal([]);
 
-    // Unparsable values are shown as given, except anything before an `@`.
-    expect(refused(['--storage-backend=postgres', '--storage-url=notaurl']))
-      .to.equal('invalid argument "notaurl" for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database)');
+    // A value that is not a URL may be a password pasted alone: nothing of it is shown.
+    expect(refused(['--storage-backend=postgres', '--storage-url=hunter2secret']))
+      .to.equal('invalid argument for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database; the value is not shown, as it may hold a password)');
     const masked = refused(['--storage-backend=postgres', '--storage-url=gh:secret@db:5432/gh']);
     expect(masked).to.contain('"***@db:5432/gh"').and.not.contain('secret');
+    expect(refused(['--storage-backend=embedded', '--storage-url=hunter2secret'])).to.contain('"(value not shown)"').and.not.contain('hunter2');
     // A bad value from the environment names the variable, not the flag.
     const fromEnv = refused(['--storage-backend=postgres'], { GATEHOUSE_STORAGE_URL: 'mysql://gh:secret@db/gh' });
     expect(fromEnv).to.equal('invalid argument "mysql://***@db/gh" in GATEHOUSE_STORAGE_URL: must be a postgres:// or postgresql:// URL');
