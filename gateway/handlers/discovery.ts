@@ -159,7 +159,7 @@ export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResourc
       }
       ctx.status = 200;
       ctx.set('Content-Type', contentType);
-      ctx.body = Buffer.from(pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body));
+      ctx.body = Buffer.from(pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
       return true;
     },
   };

@@ -11,6 +11,7 @@ import { isStorageError } from '../../backends/storage.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
+import { checkBodyKind } from './body-kind.js';
 import { toStatusError, translated } from './storage-errors.js';
 import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
@@ -78,14 +79,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
 
   /** Body → object of this kind: type checks, unknown/duplicate field policy, defaults. */
   function admitBody(body: unknown, ctx: WriteContext): KObject {
-    if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${def.kind} object`);
+    checkBodyKind(body, def);
     const obj = body as KObject;
-    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
-      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
-    }
-    if (obj.kind !== undefined && obj.kind !== def.kind) {
-      throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
-    }
     if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
     // Everything after this reads and sets metadata fields, so a metadata of another type is refused first.
     if (!isObject(obj.metadata)) {
