@@ -213,10 +213,11 @@ export interface ApplyResult {
  * Throws a 409 naming every conflicting field and manager unless `force`.
  */
 export function applyConfiguration(live: KObject | undefined, config: KObject, ref: ManagerRef, force: boolean, scope: TrackingScope): KObject {
-  const merged = merge(withoutMeta(live) ?? {}, config, scope.schema) as KObject;
+  const liveBody = withoutMeta(live) ?? {};
+  const merged = merge(liveBody, config, scope.schema) as KObject;
   const managers = decodeManagers(live?.metadata.managedFields);
   const id = identity(ref);
-  const diff = compare(withoutMeta(live) ?? {}, merged, scope.schema);
+  const diff = compare(liveBody, merged, scope.schema);
   const changing = ownable(diff.added.union(diff.modified), ref, scope);
 
   const conflicts: { manager: Entry; path: FieldPath }[] = [];
@@ -231,10 +232,7 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
 
   const previous = managers.get(id);
   const applied = ownable(toFieldSet(config, scope.schema), ref, scope);
-
-  // Fields this manager applied before and no longer does go, unless someone else still owns them (or below them).
-  const others = [...managers].filter(([other]) => other !== id).map(([, e]) => e.set);
-  const dropped = previous ? [...previous.set.difference(applied).paths()].filter((p) => !others.some((s) => s.hasPrefix(p))) : [];
+  const dropped = previous ? droppedPaths(previous.set, applied, [...managers].filter(([other]) => other !== id).map(([, e]) => e.set)) : [];
   removePaths(merged, dropped, scope.schema);
 
   // Re-applying the same configuration is a no-op: the entry keeps its time so that nothing is written.
@@ -247,6 +245,17 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
   return merged;
 }
 
+/**
+ * What an applier's previous set loses from the object: the paths it no longer applies, except those with anything
+ * at or below them still owned, by another manager or by the new configuration itself. A path can own a map or list
+ * element as a whole (FieldsV1's `.`) while the configuration names only what is inside it; removing it would take
+ * the configured fields along.
+ */
+function droppedPaths(previous: FieldSet, applied: FieldSet, others: FieldSet[]): FieldPath[] {
+  const owners = [applied, ...others];
+  return [...previous.difference(applied).paths()].filter((p) => !owners.some((s) => s.hasPrefix(p)));
+}
+
 /** kube-apiserver's description of a manager in conflict messages. */
 function describe(entry: Entry): string {
   let out = JSON.stringify(entry.manager);
@@ -257,7 +266,7 @@ function describe(entry: Entry): string {
 
 function conflictError(conflicts: { manager: Entry; path: FieldPath }[]): StatusError {
   const causes: StatusCause[] = conflicts.map((c) => ({
-    type: 'FieldManagerConflict',
+    reason: 'FieldManagerConflict',
     message: `conflict with ${describe(c.manager)}`,
     field: pathString(c.path),
   }));
