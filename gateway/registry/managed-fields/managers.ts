@@ -8,6 +8,7 @@ import { isObject, type KObject } from '../../../api/meta/types.js';
 import type { JSONSchema } from '../../../api/schema.js';
 import { FieldSet, FieldsV1Error, fieldElement, pathString, type FieldPath } from './field-set.js';
 import { compare, merge, removePaths, toFieldSet } from './typed.js';
+import { CLIENT_SIDE_APPLY_SUCCESSOR, fieldsStillAsLastApplied, syncLastApplied } from './last-applied.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -23,6 +24,8 @@ export interface TrackingScope {
   schema: JSONSchema;
   /** Kinds with a status subresource: writes to the main resource own no status, and the other way round. */
   statusSubresource: boolean;
+  /** Every spelling of the kind's group-version (a hidden alias group's too): last-applied annotations must name one. */
+  apiVersions: readonly string[];
 }
 
 interface Entry extends ManagerRef {
@@ -225,7 +228,13 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
     if (other === id) continue;
     for (const path of entry.set.intersection(changing).paths()) conflicts.push({ manager: entry, path });
   }
-  if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+  if (conflicts.length > 0 && !force) {
+    const waived = live && ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR
+      ? fieldsStillAsLastApplied(live, liveBody, scope.schema, scope.apiVersions)
+      : undefined;
+    const remaining = waived ? conflicts.filter((c) => !waived.has(c.path)) : conflicts;
+    if (remaining.length > 0) throw conflictError(remaining);
+  }
   for (const [other, entry] of managers) {
     if (other !== id) entry.set = entry.set.difference(changing);
   }
@@ -242,6 +251,7 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
 
   merged.metadata = isObject(merged.metadata) ? merged.metadata : {};
   setManagedFields(merged, managers);
+  if (ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR) syncLastApplied(merged, config);
   return merged;
 }
 
