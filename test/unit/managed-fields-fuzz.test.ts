@@ -1,10 +1,12 @@
 // Server-side apply against random ownership histories, through the real registry store on memory storage: creates,
 // updates, merge patches, client-side applies (the last-applied annotation by kubectl's Update manager), applies with
-// and without force, and kubectl's move of an Update entry's fields into an Apply entry (which brings FieldsV1 "."
-// markers into appliers' sets), by several managers. After every apply that succeeds:
+// and without force, kubectl's move of an Update entry's fields into an Apply entry, and entries rewritten to own
+// maps and list elements as a whole (both bring FieldsV1 "." markers into appliers' sets), by several managers.
+// After every apply that succeeds:
 //   - the same apply, repeated at once, writes nothing (the resourceVersion stays);
 //   - every field of its configuration is in the result, and so is every field another manager owned before it.
-// Histories are seeded: a failure names its seed and prints its history; SSA_FUZZ_SEED=<n> replays one seed.
+// Histories are seeded: a failure names its seed and prints its history; SSA_FUZZ_SEED=<n> replays one seed, and
+// SSA_FUZZ_HISTORIES=<n> runs more of them.
 import type { KObject } from '../../api/meta/types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import { builtinKinds } from '../../api/register.js';
@@ -17,7 +19,7 @@ import { mergePatch } from '../../gateway/handlers/patch-types.js';
 import { FieldSet } from '../../gateway/registry/managed-fields/field-set.js';
 import { toFieldSet } from '../../gateway/registry/managed-fields/typed.js';
 
-const HISTORIES_PER_KIND = 80;
+const HISTORIES_PER_KIND = Number(process.env.SSA_FUZZ_HISTORIES ?? 80);
 const OPS_PER_HISTORY = 12;
 const NS = 'fuzz';
 const MANAGERS = ['alpha', 'beta', 'kubectl'];
@@ -79,6 +81,8 @@ const configMaps: KindUnderTest = {
     if (labels) metadata.labels = labels;
     const annotations = someMap(r, ['note'], ['a', 'b'], 0.3);
     if (annotations) metadata.annotations = annotations;
+    // A set list: its elements are owned by value (v: elements).
+    if (r.chance(0.3)) metadata.finalizers = ['fuzz.io/a', 'fuzz.io/b'].filter(() => r.chance(0.5));
     const obj: Record<string, unknown> = { apiVersion: 'v1', kind: 'ConfigMap', metadata };
     const data = someMap(r, ['a', 'b', 'c'], ['1', '2']);
     if (data) obj.data = data;
@@ -90,6 +94,7 @@ const configMaps: KindUnderTest = {
     if (data) out.data = r.chance(0.1) ? null : data;
     const labels = someMapPatch(r, ['x', 'y'], ['1', '2']);
     if (labels) out.metadata = { labels };
+    if (r.chance(0.2)) out.metadata = { ...(out.metadata as object), finalizers: r.chance(0.5) ? null : ['fuzz.io/b'] };
     return out;
   },
 };
@@ -125,7 +130,8 @@ type Step =
   | { op: 'create' | 'update' | 'client-side-apply'; manager: string; body: unknown }
   | { op: 'patch'; manager: string; patch: unknown }
   | { op: 'apply'; manager: string; force: boolean; config: KObject }
-  | { op: 'migrate'; from: string; to: string };
+  | { op: 'migrate'; from: string; to: string }
+  | { op: 'mark'; manager: string; fieldsV1: unknown };
 
 const ctxOf = (manager: string): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [], fieldManager: manager });
 
@@ -143,6 +149,16 @@ function migrated(current: KObject, from: string, to: string): KObject['metadata
   const joined = FieldSet.fromFieldsV1(target.fieldsV1 ?? {}).union(FieldSet.fromFieldsV1(source.fieldsV1 ?? {}));
   const rest = entries.filter((e) => e !== source && e !== target);
   return [...rest, { ...target, fieldsV1: joined.toFieldsV1() }] as KObject['metadata']['managedFields'];
+}
+
+/** The entry's FieldsV1 with a random choice of its inner nodes also owned as a whole, as an Update would own them. */
+function withDots(r: Random, fieldsV1: Record<string, any>, depth = 0): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [k, v] of Object.entries(fieldsV1)) {
+    const inner = Object.keys(v).filter((key) => key !== '.');
+    out[k] = inner.length > 0 ? { ...withDots(r, v, depth + 1), ...(depth > 0 && r.chance(0.5) ? { '.': {} } : {}) } : v;
+  }
+  return out;
 }
 
 async function runHistory(store: ResourceStore, kut: KindUnderTest, seed: number): Promise<void> {
@@ -190,6 +206,14 @@ async function runHistory(store: ResourceStore, kut: KindUnderTest, seed: number
       await attempt(() => (live
         ? store.patch(NS, name, (cur) => mergePatch(cur, annotated), ctxOf(CLIENT_SIDE), '')
         : store.create(NS, structuredClone(annotated), ctxOf(CLIENT_SIDE))));
+    } else if (live && roll < 6 && r.chance(0.4)) {
+      const entries = (live.metadata.managedFields ?? []) as Array<Record<string, any>>;
+      const index = r.int(entries.length);
+      if (entries.length === 0) continue;
+      const fieldsV1 = withDots(r, entries[index].fieldsV1 ?? {});
+      history.push({ op: 'mark', manager: entries[index].manager, fieldsV1 });
+      const managedFields = entries.map((e, i) => (i === index ? { ...e, fieldsV1 } : e)) as KObject['metadata']['managedFields'];
+      await attempt(() => store.patch(NS, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, managedFields } }), ctxOf('marker'), ''));
     } else if (live && roll < 6) {
       const from = r.pick([CLIENT_SIDE, ...MANAGERS]);
       const to = r.pick(MANAGERS);
@@ -231,7 +255,7 @@ async function checkApply(store: ResourceStore, before: KObject | undefined, aft
 }
 
 describe('server-side apply over random ownership histories', function () {
-  this.timeout(60_000);
+  this.timeout(HISTORIES_PER_KIND * 1_000);
   const only = process.env.SSA_FUZZ_SEED ? Number(process.env.SSA_FUZZ_SEED) : undefined;
 
   for (const kut of [configMaps, replicaSets]) {
