@@ -213,7 +213,8 @@ export interface ApplyResult {
 
 /**
  * Server-side apply of `config` by `ref` onto `live` (absent: the object is created from the configuration).
- * Throws a 409 naming every conflicting field and manager unless `force`.
+ * Throws a 409 naming every conflicting field and manager unless `force`; the manager `kubectl` is let through
+ * conflicts on fields still as its client-side last-applied annotation recorded them (last-applied.ts).
  */
 export function applyConfiguration(live: KObject | undefined, config: KObject, ref: ManagerRef, force: boolean, scope: TrackingScope): KObject {
   const liveBody = withoutMeta(live) ?? {};
