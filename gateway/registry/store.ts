@@ -64,7 +64,11 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
   const basePrefix = collectionPrefix(def, '');
-  const tracking: TrackingScope = { schema: def.schema, statusSubresource: !!def.statusSubresource };
+  const tracking: TrackingScope = {
+    schema: def.schema,
+    statusSubresource: !!def.statusSubresource,
+    apiVersions: [apiVersion, ...(def.hiddenGroupAliases ?? []).map((group) => `${group}/${def.version}`)],
+  };
 
   function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {
     return ctx.fieldManager === undefined ? undefined : { manager: ctx.fieldManager, operation, apiVersion, subresource };
