@@ -111,8 +111,8 @@ export function eventColumns(toCore: (obj: KObject) => KObject): TableColumn[] {
     column('Source', 'The component reporting this event. Should be a short machine understandable string.', cell(eventSource), 1),
     column('Message', 'A human-readable description of the status of this operation.', cell((e) => (asStr(e.message) ?? '').trim())),
     column('First Seen', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', cell((e) => eventTimes(e).first), 1),
-    { ...column('Count', 'The number of times this event has occurred.', cell((e) => eventTimes(e).count), 1) },
-    { ...column('Name', 'Name must be unique within a namespace.', (obj) => obj.metadata.name ?? '', 1), format: 'name' },
+    column('Count', 'The number of times this event has occurred.', cell((e) => eventTimes(e).count), 1),
+    { ...column('Name', 'Name must be unique within a namespace.', (obj) => asStr(pathOf(obj, 'metadata', 'name')) ?? '', 1), format: 'name' },
   ];
 }
 
