@@ -91,6 +91,12 @@ describe('kubectl describe and kubectl events', function () {
     expect(got.map((r) => r.REASON).sort()).to.deep.equal(['Checked', 'Rechecked']);
     expect(Object.keys(got[0]!)).to.deep.equal(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
     expect(got[0]!.OBJECT).to.equal('configmap/settings');
+    // `ev` names both APIs' events, as upstream's discovery has it: kubectl picks core/v1 and warns as it does
+    // against kube-apiserver.
+    const short = await env.kubectl.run(['get', 'ev', '-n', ns, '--field-selector', 'involvedObject.name=settings', '-o', 'name']);
+    expect(short.code, short.stderr).to.equal(0);
+    expect(short.stderr.trim()).to.equal('Warning: short name "ev" could also match lower priority resource events.events.platform.io');
+    expect(short.stdout.trim().split('\n')).to.have.length(2);
     const viaNewApi = await env.kubectl.ok(['get', 'events.events.platform.io', '-n', ns, '--field-selector', 'regarding.name=settings', '-o', 'name']);
     expect(viaNewApi.trim().split('\n')).to.have.length(2);
   });
