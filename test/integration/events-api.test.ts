@@ -141,4 +141,19 @@ describe('Event APIs (core/v1 and events.platform.io/v1)', function () {
     expect(decoded).to.include({ apiVersion: 'v1', kind: 'Event', message: 'a new-style event', reportingComponent: 'example.com/tester', action: 'Testing' });
     expect(decoded.involvedObject).to.deep.equal({ kind: 'ConfigMap', namespace: ns, name: 'cm1', apiVersion: 'v1' });
   });
+
+  it('takes the patches recorders send: a strategic merge counting a core/v1 event, a merge patch moving a series', async () => {
+    await ok('POST', `/api/v1/namespaces/${ns}/events`, coreEvent(ns, 'counted', { kind: 'ConfigMap', namespace: ns, name: 'cm4' }), 201);
+    const counted = await ok('PATCH', `/api/v1/namespaces/${ns}/events/counted`, { count: 2, lastTimestamp: '2026-01-01T00:01:00Z', message: 'something happened to cm4' }, 200,
+      { 'content-type': 'application/strategic-merge-patch+json' });
+    expect(counted).to.include({ count: 2, lastTimestamp: '2026-01-01T00:01:00Z' });
+    await ok('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventsV1Event(ns, 'series'), 201);
+    const series = await ok('PATCH', `/apis/events.k8s.io/v1/namespaces/${ns}/events/series`, { series: { count: 2, lastObservedTime: '2026-01-01T00:02:00.000000Z' } }, 200,
+      { 'content-type': 'application/merge-patch+json' });
+    expect(series.series).to.deep.equal({ count: 2, lastObservedTime: '2026-01-01T00:02:00.000000Z' });
+    const badSeries = expectFailure(await gh.request('PATCH', `/apis/events.k8s.io/v1/namespaces/${ns}/events/series`, {
+      body: { series: { count: 1, lastObservedTime: '2026-01-01T00:03:00.000000Z' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    }), 422, 'Invalid');
+    expect(badSeries.message).to.contain('series.count: Invalid value: "": should be at least 2');
+  });
 });

@@ -9,6 +9,7 @@ import { describe, int32, named, obj, str, time } from '../../common/schema-buil
 import { ageOf, column, pathOf } from '../../common/printers.js';
 import { asObj, asStr } from '../../common/validation-helpers.js';
 import { validateEventCreate, validateEventUpdate } from './event-rules.js';
+import { fillCoreRequiredFields } from '../../events/v1/event-conversion.js';
 
 export const microTimeSchema = named('io.platform.apimachinery.pkg.apis.meta.v1.MicroTime', {
   type: 'string', format: 'date-time',
@@ -123,6 +124,7 @@ export const event: KindDefinition = {
   // Recorders PUT an event they aggregate without knowing whether it still exists, as upstream allows for events.
   allowCreateOnUpdate: true,
   schema,
+  defaults: (obj) => fillCoreRequiredFields(obj),
   validateCreate: (obj) => validateEventCreate(obj, 'core'),
   validateUpdate: (obj, old) => validateEventUpdate(obj, old, 'core'),
   selectableFields: eventSelectableFields,

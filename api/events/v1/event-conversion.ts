@@ -1,7 +1,8 @@
 // events.platform.io/v1 Event ⇄ core/v1 Event, field for field as upstream converts them (the core form is the stored
 // one). Renamed: regarding ⇄ involvedObject, note ⇄ message, reportingController ⇄ reportingComponent, and the
-// deprecated* fields ⇄ source, firstTimestamp, lastTimestamp, count. Keys come out in each version's field order, and
-// absent fields stay absent, so a round trip gives back the same object.
+// deprecated* fields ⇄ source, firstTimestamp, lastTimestamp, count. Keys come out in each version's field order.
+// What upstream's JSON always carries is always there (core: involvedObject and the two reporting strings; events/v1:
+// regarding), and empty strings the events/v1 JSON omits are left out, so a round trip gives back the same object.
 import type { KObject } from '../../meta/types.js';
 
 export const EVENTS_GROUP = 'events.platform.io';
@@ -30,6 +31,13 @@ function rest(obj: Record<string, unknown>, known: Set<string>, into: Record<str
   for (const [k, v] of Object.entries(obj)) if (!known.has(k) && !(k in into)) into[k] = v;
 }
 
+/** The core/v1 fields Go always writes (no omitempty): clients that type Events (the Python client) require them. */
+export function fillCoreRequiredFields(core: Record<string, unknown>): void {
+  core.involvedObject ??= {};
+  core.reportingComponent ??= '';
+  core.reportingInstance ??= '';
+}
+
 const TYPE_META = new Set(['apiVersion', 'kind', 'metadata']);
 const CORE_FIELDS = new Set([...TYPE_META, ...CORE_ORDER.map(([core]) => core)]);
 const V1_FIELDS = new Set([...TYPE_META, ...V1_ORDER]);
@@ -38,15 +46,19 @@ export function coreToEventsV1(core: KObject, apiVersion = `${EVENTS_GROUP}/v1`)
   const out: Record<string, unknown> = { kind: 'Event', apiVersion, metadata: core.metadata };
   const renamed: Record<string, unknown> = {};
   copyFields(core, renamed, CORE_ORDER);
-  for (const field of V1_ORDER) if (renamed[field] !== undefined) out[field] = renamed[field];
+  renamed.regarding ??= {};
+  for (const field of V1_ORDER) if (renamed[field] !== undefined && renamed[field] !== '') out[field] = renamed[field];
   rest(core, CORE_FIELDS, out);
   return out as KObject;
 }
 
 export function eventsV1ToCore(v1: KObject): KObject {
   const out: Record<string, unknown> = { kind: 'Event', apiVersion: 'v1', metadata: v1.metadata };
+  // involvedObject first, where core/v1 has it, present or not.
+  out.involvedObject = v1.regarding ?? {};
   copyFields(v1, out, CORE_ORDER.map(([core, v]) => [v, core]));
   rest(v1, V1_FIELDS, out);
+  fillCoreRequiredFields(out);
   return out as KObject;
 }
 
