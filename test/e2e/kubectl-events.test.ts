@@ -100,4 +100,17 @@ describe('kubectl describe and kubectl events', function () {
     const viaNewApi = await env.kubectl.ok(['get', 'events.events.platform.io', '-n', ns, '--field-selector', 'regarding.name=settings', '-o', 'name']);
     expect(viaNewApi.trim().split('\n')).to.have.length(2);
   });
+
+  it('create -f and explain work for events.platform.io/v1 Events', async () => {
+    const manifest = {
+      apiVersion: 'events.platform.io/v1', kind: 'Event', metadata: { name: 'from-file', namespace: ns },
+      eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'example.com/kubectl', reportingInstance: 'e2e',
+      action: 'Create', reason: 'FromFile', regarding: { kind: 'ConfigMap', name: 'settings', namespace: ns }, note: 'made by create -f', type: 'Normal',
+    };
+    expect(await env.kubectl.ok(['create', '-f', await env.kubectl.manifest('event.json', JSON.stringify(manifest))])).to.match(/event\.events\.platform\.io\/from-file created/);
+    const bad = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('bad-event.json', JSON.stringify({ ...manifest, metadata: { name: 'bad', namespace: ns }, type: 'Info' }))]);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('type: Invalid value: "": has invalid value: Info');
+    expect(await env.kubectl.ok(['explain', 'events.regarding', '--api-version=events.platform.io/v1'])).to.match(/FIELD: regarding <ObjectReference>/);
+  });
 });
