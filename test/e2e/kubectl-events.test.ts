@@ -1,9 +1,9 @@
 // `kubectl describe`, `kubectl events` and `kubectl get events` with the stock kubectl: describe lists the events of
-// the object (it asks /api/v1 events with an involvedObject field selector) and exits 0 for a namespaced object, a
-// namespace, a node and a workload; kubectl events prints the object's events. kubectl 1.32's namespace describer
-// prints no Events section (its events show in `kubectl events --for`), and its node describer also lists the node's
-// pods, which Gatehouse does not serve: it tolerates a 403 there, so the node is described by a user who may read
-// nodes and events but not pods.
+// the object (it lists /api/v1 events with an involvedObject field selector, in protobuf) and exits 0 for a namespaced
+// object, a namespace, a node and a workload; kubectl events prints the object's events. kubectl 1.32's namespace
+// describer prints no Events section (its events show in `kubectl events --for`), and its node describer also lists
+// the node's pods, which Gatehouse does not serve: it tolerates a 403 there, so the node is described by a user who may
+// read nodes and events but not pods.
 import { expect } from 'chai';
 import { parseColumns } from '../helpers/kubectl.js';
 import { uniqueName } from '../helpers/api.js';

@@ -7,6 +7,7 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js'
 import { decodeProtobufObject, encodeProtobufObject } from '../../api/proto/object-codec.js';
 import { PROTOBUF_HEADERS, PROTOBUF_MEDIA_TYPE } from '../helpers/protobuf.js';
 import { coreEvent, eventsV1Event } from '../helpers/events.js';
+import { openWatch } from '../helpers/watch-client.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
@@ -57,12 +58,27 @@ describe('Event APIs (core/v1 and events.platform.io/v1)', function () {
     expect(core.count).to.equal(1);
   });
 
-  it('lists and watches one set of objects through both APIs', async () => {
+  it('lists, watches and deletes one set of objects through both APIs', async () => {
     const core = await ok('GET', `/api/v1/namespaces/${ns}/events`);
     const v1 = await ok('GET', `/apis/events.platform.io/v1/namespaces/${ns}/events`);
     expect(v1.kind).to.equal('EventList');
     expect(v1.items.map((e: any) => e.metadata.name).sort()).to.deep.equal(core.items.map((e: any) => e.metadata.name).sort());
     expect(v1.items.every((e: any) => e.apiVersion === 'events.platform.io/v1')).to.equal(true);
+    expect(v1.metadata.resourceVersion).to.be.a('string');
+
+    const watch = await openWatch(gh.url, `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=true&resourceVersion=${v1.metadata.resourceVersion}`, { ca: gh.ca, token: gh.adminToken });
+    try {
+      await ok('POST', `/api/v1/namespaces/${ns}/events`, coreEvent(ns, 'watched', { kind: 'ConfigMap', namespace: ns, name: 'cm9' }), 201);
+      const added = await watch.next(5_000);
+      expect(added.type).to.equal('ADDED');
+      expect(added.object).to.include({ apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'something happened to cm9', deprecatedCount: 1 });
+      await ok('DELETE', `/apis/events.k8s.io/v1/namespaces/${ns}/events/watched`);
+      const deleted = await watch.next(5_000);
+      expect([deleted.type, deleted.object.apiVersion, deleted.object.metadata?.name]).to.deep.equal(['DELETED', 'events.k8s.io/v1', 'watched']);
+    } finally {
+      watch.close();
+    }
+    expectFailure(await gh.request('GET', `/api/v1/namespaces/${ns}/events/watched`), 404, 'NotFound');
   });
 
   it('refuses new events.platform.io/v1 Events that miss what the new API requires, naming each field', async () => {
