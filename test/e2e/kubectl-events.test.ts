@@ -111,6 +111,11 @@ describe('kubectl describe and kubectl events', function () {
     const bad = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('bad-event.json', JSON.stringify({ ...manifest, metadata: { name: 'bad', namespace: ns }, type: 'Info' }))]);
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.contain('type: Invalid value: "": has invalid value: Info');
+    const applied = { ...manifest, metadata: { ...manifest.metadata, labels: { applied: 'yes' } } };
+    expect(await env.kubectl.ok(['apply', '--server-side', '-f', await env.kubectl.manifest('applied-event.json', JSON.stringify(applied))])).to.match(/serverside-applied/);
+    const core = JSON.parse(await env.kubectl.ok(['get', 'events', 'from-file', '-n', ns, '-o', 'json']));
+    expect(core).to.include({ apiVersion: 'v1', message: 'made by create -f' });
+    expect(core.metadata.labels).to.deep.equal({ applied: 'yes' });
     expect(await env.kubectl.ok(['explain', 'events.regarding', '--api-version=events.platform.io/v1'])).to.match(/FIELD: regarding <ObjectReference>/);
   });
 });
