@@ -2,7 +2,7 @@
 // set of objects, each in its own form; validation per API; the field selectors kubectl describe and kubectl events
 // send; the printer columns of `kubectl get events`; protobuf both ways.
 import { expect } from 'chai';
-import { createNamespace, expectFailure } from '../helpers/api.js';
+import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { decodeProtobufObject, encodeProtobufObject } from '../../api/proto/object-codec.js';
 import { PROTOBUF_HEADERS, PROTOBUF_MEDIA_TYPE } from '../helpers/protobuf.js';
@@ -158,18 +158,27 @@ describe('Event APIs (core/v1 and events.platform.io/v1)', function () {
     expect(decoded.involvedObject).to.deep.equal({ kind: 'ConfigMap', namespace: ns, name: 'cm1', apiVersion: 'v1' });
   });
 
-  it('takes the patches recorders send: a strategic merge counting a core/v1 event, a merge patch moving a series', async () => {
+  it('takes the patches recorders send: strategic merges counting a core/v1 event and moving an events/v1 series', async () => {
     await ok('POST', `/api/v1/namespaces/${ns}/events`, coreEvent(ns, 'counted', { kind: 'ConfigMap', namespace: ns, name: 'cm4' }), 201);
     const counted = await ok('PATCH', `/api/v1/namespaces/${ns}/events/counted`, { count: 2, lastTimestamp: '2026-01-01T00:01:00Z', message: 'something happened to cm4' }, 200,
       { 'content-type': 'application/strategic-merge-patch+json' });
     expect(counted).to.include({ count: 2, lastTimestamp: '2026-01-01T00:01:00Z' });
     await ok('POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventsV1Event(ns, 'series'), 201);
     const series = await ok('PATCH', `/apis/events.k8s.io/v1/namespaces/${ns}/events/series`, { series: { count: 2, lastObservedTime: '2026-01-01T00:02:00.000000Z' } }, 200,
-      { 'content-type': 'application/merge-patch+json' });
+      { 'content-type': 'application/strategic-merge-patch+json' });
     expect(series.series).to.deep.equal({ count: 2, lastObservedTime: '2026-01-01T00:02:00.000000Z' });
     const badSeries = expectFailure(await gh.request('PATCH', `/apis/events.k8s.io/v1/namespaces/${ns}/events/series`, {
       body: { series: { count: 1, lastObservedTime: '2026-01-01T00:03:00.000000Z' } }, headers: { 'content-type': 'application/merge-patch+json' },
     }), 422, 'Invalid');
     expect(badSeries.message).to.contain('series.count: Invalid value: "": should be at least 2');
+  });
+
+  it('goes with its namespace: deleting the namespace removes its events, once for both APIs', async () => {
+    const doomed = await createNamespace(gh, 'events-doomed');
+    await ok('POST', `/api/v1/namespaces/${doomed}/events`, coreEvent(doomed, 'old', { kind: 'ConfigMap', namespace: doomed, name: 'x' }), 201);
+    await ok('POST', `/apis/events.platform.io/v1/namespaces/${doomed}/events`, eventsV1Event(doomed, 'new', 'events.platform.io'), 201);
+    await ok('DELETE', `/api/v1/namespaces/${doomed}`);
+    await eventually('the namespace is finalized', async () => (await gh.request('GET', `/api/v1/namespaces/${doomed}`)).status === 404);
+    expect((await ok('GET', `/api/v1/namespaces/${doomed}/events`)).items).to.deep.equal([]);
   });
 });
