@@ -121,7 +121,7 @@ export const event: KindDefinition = {
   group: '', version: 'v1', kind: 'Event', resource: 'events', singular: 'event',
   namespaced: true, shortNames: ['ev'],
   statusSubresource: false, tracksGeneration: false,
-  // Recorders PUT an event they aggregate without knowing whether it still exists, as upstream allows for events.
+  // PUT on a missing event creates it, as upstream's event strategy allows.
   allowCreateOnUpdate: true,
   schema,
   defaults: (obj) => fillCoreRequiredFields(obj),
