@@ -47,10 +47,10 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 13 kinds with kube-apiserver names', () => {
-    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'networkpolicies', 'replicasets', 'cronjobs', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+  it('registers the 15 kinds with kube-apiserver names', () => {
+    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'events', 'networkpolicies', 'replicasets', 'cronjobs', 'events', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
     expect(Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames]))).to.deep.equal({
-      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
+      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], events: ['ev'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
     });
     expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members(['ReplicaSet', 'CronJob']);
   });

@@ -14,7 +14,7 @@ describe('options', () => {
     expect(o).to.include({
       securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
       maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
-      storageBackend: 'embedded', help: false,
+      storageBackend: 'embedded', help: false, eventTtlMs: 3_600_000,
     });
     expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
     expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
@@ -48,6 +48,9 @@ describe('options', () => {
     const o = parseOptions(['--shutdown-delay-duration=2s', '--history-window', '90s', '--livez-grace-period=1m'], cwd);
     expect(o).to.include({ shutdownDelayMs: 2000, historyWindowMs: 90_000, livezGracePeriodMs: 60_000 });
     expect(parseOptions(['--etcd-compaction-interval=1m'], cwd).historyWindowMs).to.equal(60_000);
+    expect(parseOptions(['--event-ttl=1h30m'], cwd).eventTtlMs).to.equal(5_400_000);
+    expect(parseOptions(['--event-ttl', '250ms'], cwd).eventTtlMs).to.equal(250);
+    expect(() => parseOptions(['--event-ttl=soon'], cwd)).to.throw(/event-ttl/);
   });
 
   it('refuses unknown flags, naming them', () => {
