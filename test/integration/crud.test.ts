@@ -104,6 +104,23 @@ describe('standard verbs', function () {
     expect(unconditional.json().data).to.deep.equal({ a: '4' });
   });
 
+  it('reads resourceVersion "0" in a PUT or a patch as no precondition, as kube-apiserver does', async () => {
+    await gh.request('POST', cms, { body: cm('rv-zero') });
+    const put = await gh.request('PUT', `${cms}/rv-zero`, { body: cm('rv-zero', { a: '2' }, { resourceVersion: '0' }) });
+    expect(put.status, put.body).to.equal(200);
+    expect(put.json().data).to.deep.equal({ a: '2' });
+    expect(put.json().metadata.resourceVersion).to.not.equal('0');
+    const patched = await gh.request('PATCH', `${cms}/rv-zero`, {
+      body: { metadata: { resourceVersion: '0' }, data: { a: '3' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(patched.status, patched.body).to.equal(200);
+    expect(patched.json().data).to.deep.equal({ a: '3' });
+    const stale = await gh.request('PATCH', `${cms}/rv-zero`, {
+      body: { metadata: { resourceVersion: '1' }, data: { a: '4' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(stale.status).to.equal(409);
+  });
+
   it('refuses a PUT on a missing object unless the kind creates on update', async () => {
     expect((await gh.request('PUT', `${cms}/nope`, { body: cm('nope') })).status).to.equal(404);
     const role = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] };
