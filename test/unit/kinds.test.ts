@@ -178,6 +178,16 @@ describe('ReplicaSet', () => {
     (next.spec as any).template.metadata.labels.tier = 'x';
     expect(createKindValidator(replicaSet).validateUpdate(next, old).map((e) => e.field)).to.deep.equal(['spec.selector']);
   });
+  it('defaults missing or empty labels to the template\'s, and leaves labels of another type to validation', () => {
+    expect(defaulted(replicaSet, mk(replicaSet, rsBody)).metadata.labels).to.deep.equal({ app: 'web' });
+    const empty = mk(replicaSet, rsBody);
+    empty.metadata.labels = {};
+    expect(defaulted(replicaSet, empty).metadata.labels).to.deep.equal({ app: 'web' });
+    const wrongType = mk(replicaSet, rsBody);
+    (wrongType.metadata as any).labels = 'invalid';
+    expect(defaulted(replicaSet, wrongType).metadata.labels).to.equal('invalid');
+    expect(fields(replicaSet, wrongType)).to.include('metadata.labels');
+  });
   it('selects on status.replicas', () => {
     expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });
   });
