@@ -188,6 +188,12 @@ describe('ReplicaSet', () => {
     expect(defaulted(replicaSet, wrongType).metadata.labels).to.equal('invalid');
     expect(fields(replicaSet, wrongType)).to.include('metadata.labels');
   });
+  it('starts with status.replicas 0 and reads a status without replicas as 0', () => {
+    const created = mk(replicaSet, { ...rsBody, status: { replicas: 4 } });
+    replicaSet.prepareForCreate!(created);
+    expect(created.status).to.deep.equal({ replicas: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({ readyReplicas: 1, replicas: 0 });
+  });
   it('selects on status.replicas', () => {
     expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });
   });

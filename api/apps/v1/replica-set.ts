@@ -100,6 +100,14 @@ export const replicaSet: KindDefinition = {
     const labels = meta?.labels;
     const empty = labels === undefined || labels === null || (asObj(labels) !== undefined && Object.keys(labels as object).length === 0);
     if (meta && templateLabels && empty) meta.labels = { ...templateLabels };
+    // status.replicas is the one status field kube-apiserver always serializes (no omitempty): a status write
+    // leaving it out means 0.
+    const status = asObj(obj.status);
+    if (status && status.replicas === undefined) status.replicas = 0;
+  },
+  prepareForCreate(obj) {
+    // A new ReplicaSet has seen no pods yet: `status: {replicas: 0}`, as kube-apiserver answers it.
+    obj.status = { replicas: 0 };
   },
   validate: validateReplicaSet,
   validateUpdate: (obj, old) => immutable(root('spec').child('selector'), specOf(obj).selector, specOf(old).selector),
