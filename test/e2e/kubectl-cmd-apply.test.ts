@@ -6,6 +6,7 @@
 // kubectl's default prune allow-list names kinds Gatehouse does not serve (Endpoints, Pods, Services...), so a plain
 // `--prune` fails with "error retrieving RESTMappings to prune"; the prune checks here pass --prune-allowlist.
 import { expect } from 'chai';
+import { chmod } from 'node:fs/promises';
 import yaml from 'js-yaml';
 import { createNamespace } from '../helpers/api.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
@@ -57,6 +58,24 @@ describe('kubectl test/cmd: apply, diff, delete, wait', function () {
     await ok('apply', 'set-last-applied', '-f', created, '--create-annotation=true');
     expect(JSON.parse((await annotations())[LAST_APPLIED])).to.deep.include({ kind: 'ConfigMap', data: { k: 'v' } });
     expect(JSON.parse(await ok('apply', 'view-last-applied', 'configmap/created-cm', '-n', ns, '-o', 'json')).metadata.name).to.equal('created-cm');
+  });
+
+  it('create, edit and replace --save-config record the last-applied annotation (upstream save-config.sh)', async () => {
+    const ns = await createNamespace(env.gh, 'save-config');
+    const annotated = async (name: string) => LAST_APPLIED in ((await read(`/api/v1/namespaces/${ns}/configmaps/${name}`)).metadata.annotations ?? {});
+    await ok('create', '-f', await file('created.yaml', configMap(ns, 'created')), '--save-config');
+    expect(await annotated('created')).to.equal(true);
+    await ok('create', '-f', await file('edited.yaml', configMap(ns, 'edited')));
+    expect(await annotated('edited')).to.equal(false);
+    const editor = await env.kubectl.manifest('edit.sh', '#!/bin/sh\nsed -i "s/k: v/k: edited/" "$1"\n');
+    await chmod(editor, 0o755);
+    const edited = await env.kubectl.run(['edit', 'configmap', 'edited', '-n', ns, '--save-config'], { env: { EDITOR: editor } });
+    expect(edited.stdout, edited.stderr).to.equal('configmap/edited edited\n');
+    expect(await annotated('edited')).to.equal(true);
+    const replaced = await file('replaced.yaml', configMap(ns, 'replaced'));
+    await ok('create', '-f', replaced);
+    await ok('replace', '-f', replaced, '--save-config');
+    expect(await annotated('replaced')).to.equal(true);
   });
 
   it('apply -l applies only the matching objects; client and server dry runs change nothing', async () => {

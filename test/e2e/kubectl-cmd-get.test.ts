@@ -193,6 +193,15 @@ describe('kubectl test/cmd: get', function () {
     }
   });
 
+  it('resource names qualified by their group or a prefix of it (upstream save-config.sh)', async () => {
+    const ns = await createNamespace(env.gh, 'get-group-prefix');
+    await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'grouped'));
+    for (const resource of ['replicasets.apps', 'rs.apps', 'rs.ap', 'replicasets.v1.apps']) {
+      expect(await ok('get', resource, '-n', ns, '-o=jsonpath={.items[0].apiVersion}'), resource).to.equal('apps/v1');
+    }
+    expect(await ok('get', 'clusterroles.rbac', '-o=jsonpath={.items[0].apiVersion}')).to.equal('rbac.authorization.platform.io/v1');
+  });
+
   it('explain works by short name and field path', async () => {
     expect(await ok('explain', 'rs')).to.match(/^GROUP:\s+apps$/m).and.match(/^KIND:\s+ReplicaSet$/m);
     expect(await ok('explain', 'cronjob')).to.match(/^KIND:\s+CronJob$/m);
