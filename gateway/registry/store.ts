@@ -331,7 +331,10 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       return next;
     }
     prepareForUpdate(def, obj, current);
-    invalid(obj, [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...validator.validateUpdate(obj, current)]);
+    const errs = validator.validateUpdate(obj, current);
+    // A value of the wrong type is the one error reported, as for a create: the metadata rules would name it again.
+    const wrongType = errs.some((e) => e.type === 'FieldValueTypeInvalid');
+    invalid(obj, wrongType ? errs : [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...errs]);
     return obj;
   }
 

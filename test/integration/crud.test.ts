@@ -160,6 +160,19 @@ describe('standard verbs', function () {
     expect(patched.status, patched.body).to.equal(422);
   });
 
+  it('reports a metadata map of the wrong type once, on update and patch as on create', async () => {
+    await gh.request('POST', cms, { body: cm('labels-type') });
+    const writes = [
+      await gh.request('POST', cms, { body: cm('labels-type-2', {}, { labels: 'x' }) }),
+      await gh.request('PUT', `${cms}/labels-type`, { body: cm('labels-type', {}, { labels: 'x' }) }),
+      await gh.request('PATCH', `${cms}/labels-type`, { body: { metadata: { labels: 'x' } }, headers: { 'content-type': 'application/merge-patch+json' } }),
+    ];
+    for (const res of writes) {
+      expect(res.status, res.body).to.equal(422);
+      expect(res.json().details.causes.map((c: { field: string }) => c.field), res.body).to.deep.equal(['metadata.labels']);
+    }
+  });
+
   it('creates in a missing namespace → 404 for the namespace', async () => {
     const res = await gh.request('POST', '/api/v1/namespaces/ghost/configmaps', { body: cm('x') });
     expect(res.status).to.equal(404);
