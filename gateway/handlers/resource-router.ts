@@ -64,6 +64,7 @@ export function createResourceRouter(
         return handlePatch(ctx, deps, req);
       case 'DELETE':
         if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
+        if (def.noDeleteCollection) throw errors.methodNotAllowed('DELETE', def.resource);
         return handleDeleteCollection(ctx, deps, req);
       default:
         throw errors.methodNotAllowed(method, 'the requested resource');

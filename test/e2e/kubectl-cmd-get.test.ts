@@ -202,6 +202,16 @@ describe('kubectl test/cmd: get', function () {
     expect(await ok('get', 'clusterroles.rbac', '-o=jsonpath={.items[0].apiVersion}')).to.equal('rbac.authorization.platform.io/v1');
   });
 
+  it('api-resources lists the verbs of each resource: namespaces cannot be deleted as a collection', async () => {
+    const rows = parseColumns(await ok('api-resources', '-o', 'wide'));
+    expect(rows.find((r) => r.NAME === 'namespaces')!.VERBS).to.equal('create,delete,get,list,patch,update,watch');
+    expect(rows.find((r) => r.NAME === 'configmaps')!.VERBS).to.equal('create,delete,deletecollection,get,list,patch,update,watch');
+    expect(await ok('api-resources', '--verbs=deletecollection', '--api-group=', '-o', 'name')).to.not.match(/^namespaces$/m);
+    const refused = await kubectl('delete', '--raw', '/api/v1/namespaces');
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.contain('MethodNotAllowed');
+  });
+
   it('explain works by short name and field path', async () => {
     expect(await ok('explain', 'rs')).to.match(/^GROUP:\s+apps$/m).and.match(/^KIND:\s+ReplicaSet$/m);
     expect(await ok('explain', 'cronjob')).to.match(/^KIND:\s+CronJob$/m);

@@ -76,6 +76,13 @@ describe('standard verbs', function () {
     expect(res.json().reason).to.equal('MethodNotAllowed');
   });
 
+  it('answers 405 to a DELETE of the namespace collection, which upstream does not serve either', async () => {
+    const res = await gh.request('DELETE', '/api/v1/namespaces');
+    expect(res.status, res.body).to.equal(405);
+    expect(res.json().reason).to.equal('MethodNotAllowed');
+    expect((await gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(200);
+  });
+
   it('lists in one namespace and across namespaces with list kind and resourceVersion', async () => {
     await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'crud-other' } } });
     await gh.request('POST', '/api/v1/namespaces/crud-other/configmaps', { body: cm('elsewhere') });
