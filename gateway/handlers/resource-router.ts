@@ -40,7 +40,7 @@ export function createResourceRouter(
     const query = requestQuery(ctx);
     const req: ResourceRequest = { info, store, query };
     const method = ctx.method.toUpperCase();
-    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);
+    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed();
 
     switch (method) {
       case 'GET':
@@ -54,20 +54,20 @@ export function createResourceRouter(
         if (info.parts.length >= 2) return handleGet(ctx, deps, req);
         return handleList(ctx, deps, req);
       case 'POST':
-        if (info.parts.length !== 1) throw errors.methodNotAllowed('POST', 'the requested resource');
+        if (info.parts.length !== 1) throw errors.methodNotAllowed();
         return handleCreate(ctx, deps, req);
       case 'PUT':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PUT', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handleUpdate(ctx, deps, req);
       case 'PATCH':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PATCH', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handlePatch(ctx, deps, req);
       case 'DELETE':
         if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
-        if (def.noDeleteCollection) throw errors.methodNotAllowed('DELETE', def.resource);
+        if (def.noDeleteCollection) throw errors.methodNotAllowed();
         return handleDeleteCollection(ctx, deps, req);
       default:
-        throw errors.methodNotAllowed(method, 'the requested resource');
+        throw errors.methodNotAllowed();
     }
   };
 }

@@ -209,7 +209,7 @@ describe('kubectl test/cmd: get', function () {
     expect(await ok('api-resources', '--verbs=deletecollection', '--api-group=', '-o', 'name')).to.not.match(/^namespaces$/m);
     const refused = await kubectl('delete', '--raw', '/api/v1/namespaces');
     expect(refused.code).to.equal(1);
-    expect(refused.stderr).to.contain('MethodNotAllowed');
+    expect(refused.stderr).to.contain('Error from server (MethodNotAllowed): the server does not allow this method on the requested resource');
   });
 
   it('explain works by short name and field path', async () => {
