@@ -7,11 +7,8 @@
 // `--prune` fails with "error retrieving RESTMappings to prune"; the prune checks here pass --prune-allowlist.
 import { expect } from 'chai';
 import { chmod } from 'node:fs/promises';
-import yaml from 'js-yaml';
-import { createNamespace } from '../helpers/api.js';
-import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
-
-const manifest = (...objs: unknown[]): string => objs.map((o) => yaml.dump(o)).join('---\n');
+import { createNamespace, readObject } from '../helpers/api.js';
+import { gatehouseWithKubectl, yamlManifest as manifest } from '../helpers/kubectl-suite.js';
 
 const configMap = (ns: string, name: string, labels?: Record<string, string>, data: Record<string, string> = { k: 'v' }) =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data });
@@ -32,11 +29,7 @@ describe('kubectl test/cmd: apply, diff, delete, wait', function () {
   const kubectl = (...args: string[]) => env.kubectl.run(args);
   const ok = (...args: string[]) => env.kubectl.ok(args);
   const file = (name: string, ...objs: unknown[]) => env.kubectl.manifest(name, manifest(...objs));
-  const read = async (urlPath: string): Promise<any> => {
-    const res = await env.gh.request('GET', urlPath);
-    expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
-    return res.json();
-  };
+  const read = (urlPath: string) => readObject(env.gh, urlPath);
   const exists = async (urlPath: string) => (await env.gh.request('GET', urlPath)).status === 200;
   const configMapNames = async (ns: string) => (await read(`/api/v1/namespaces/${ns}/configmaps`)).items.map((i: any) => i.metadata.name).sort();
   const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

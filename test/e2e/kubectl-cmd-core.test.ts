@@ -7,11 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { createNamespace } from '../helpers/api.js';
+import { createNamespace, readObject } from '../helpers/api.js';
 import { issueClientCert, makeCA } from '../helpers/pki.js';
-import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
-
-const manifest = (...objs: unknown[]): string => objs.map((o) => yaml.dump(o)).join('---\n');
+import { gatehouseWithKubectl, yamlManifest as manifest } from '../helpers/kubectl-suite.js';
 
 const replicaSet = (ns: string, name: string) => ({
   apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: ns, labels: { name } },
@@ -29,11 +27,7 @@ describe('kubectl test/cmd: core kinds', function () {
   const env = gatehouseWithKubectl();
   const kubectl = (...args: string[]) => env.kubectl.run(args);
   const ok = (...args: string[]) => env.kubectl.ok(args);
-  const read = async (urlPath: string): Promise<any> => {
-    const res = await env.gh.request('GET', urlPath);
-    expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
-    return res.json();
-  };
+  const read = (urlPath: string) => readObject(env.gh, urlPath);
   const absent = async (urlPath: string) => expect((await env.gh.request('GET', urlPath)).status, urlPath).to.equal(404);
   const managers = (obj: any): string[] => obj.metadata.managedFields.map((m: { manager: string }) => m.manager);
   /** A fake editor: a shell script applying a sed expression to the file kubectl opens. */

@@ -3,12 +3,9 @@
 // run_RESTMapper_evaluation_tests, run_assert_categories_tests, run_kubectl_explain_tests), asserting what they
 // assert, on the kinds Gatehouse serves: ConfigMaps and ReplicaSets stand in for their Pods.
 import { expect } from 'chai';
-import yaml from 'js-yaml';
 import { createNamespace } from '../helpers/api.js';
 import { parseColumns } from '../helpers/kubectl.js';
-import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
-
-const manifest = (...objs: unknown[]): string => objs.map((o) => yaml.dump(o)).join('---\n');
+import { gatehouseWithKubectl, yamlManifest as manifest } from '../helpers/kubectl-suite.js';
 
 const configMap = (ns: string, name: string, labels?: Record<string, string>) =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { name } });

@@ -5,7 +5,7 @@
 // replicasets) in the rules where upstream names pods and deployments.
 import { expect } from 'chai';
 import yaml from 'js-yaml';
-import { createNamespace } from '../helpers/api.js';
+import { createNamespace, readObject } from '../helpers/api.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const RBAC = 'rbac.authorization.platform.io';
@@ -20,11 +20,7 @@ describe('kubectl test/cmd: RBAC, authorization, ReplicaSets and CronJobs', func
   const env = gatehouseWithKubectl();
   const kubectl = (...args: string[]) => env.kubectl.run(args);
   const ok = (...args: string[]) => env.kubectl.ok(args);
-  const read = async (urlPath: string): Promise<any> => {
-    const res = await env.gh.request('GET', urlPath);
-    expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
-    return res.json();
-  };
+  const read = (urlPath: string) => readObject(env.gh, urlPath);
   const clusterRole = (name: string) => read(`/apis/${RBAC}/v1/clusterroles/${name}`);
   const subjectNames = async (path: string) => (await read(path)).subjects.map((s: any) => `${s.namespace ? `${s.namespace}/` : ''}${s.name}`);
 
