@@ -47,6 +47,8 @@ export interface KindDefinition {
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
   tracksGeneration: boolean;
+  /** No DELETE of the whole collection (Namespace, as upstream's namespace storage): 405, and not in discovery. */
+  noDeleteCollection?: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
   deleteReturnsObject?: boolean;
   /** PUT on a missing object creates it (the RBAC kinds); otherwise it is a 404. */

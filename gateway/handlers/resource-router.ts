@@ -34,7 +34,7 @@ export function createResourceRouter(
     const method = ctx.method.toUpperCase();
     // The /watch/ path prefix (verb watch whatever the method) serves GET watches of collections and items only.
     if (info.verb === 'watch' && info.parts.length > 2) throw errors.pathNotFound();
-    if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method, 'the requested resource');
+    if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
     if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
       return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
     }
@@ -43,7 +43,7 @@ export function createResourceRouter(
     }
     const query = requestQuery(ctx);
     const req: ResourceRequest = { info, store, query };
-    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);
+    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed();
 
     switch (method) {
       case 'GET':
@@ -58,19 +58,20 @@ export function createResourceRouter(
         if (info.parts.length >= 2) return handleGet(ctx, deps, req);
         return handleList(ctx, deps, req);
       case 'POST':
-        if (info.parts.length !== 1) throw errors.methodNotAllowed('POST', 'the requested resource');
+        if (info.parts.length !== 1) throw errors.methodNotAllowed();
         return handleCreate(ctx, deps, req);
       case 'PUT':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PUT', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handleUpdate(ctx, deps, req);
       case 'PATCH':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PATCH', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handlePatch(ctx, deps, req);
       case 'DELETE':
         if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
+        if (def.noDeleteCollection) throw errors.methodNotAllowed();
         return handleDeleteCollection(ctx, deps, req);
       default:
-        throw errors.methodNotAllowed(method, 'the requested resource');
+        throw errors.methodNotAllowed();
     }
   };
 }

@@ -178,6 +178,22 @@ describe('ReplicaSet', () => {
     (next.spec as any).template.metadata.labels.tier = 'x';
     expect(createKindValidator(replicaSet).validateUpdate(next, old).map((e) => e.field)).to.deep.equal(['spec.selector']);
   });
+  it('defaults missing or empty labels to the template\'s, and leaves labels of another type to validation', () => {
+    expect(defaulted(replicaSet, mk(replicaSet, rsBody)).metadata.labels).to.deep.equal({ app: 'web' });
+    const empty = mk(replicaSet, rsBody);
+    empty.metadata.labels = {};
+    expect(defaulted(replicaSet, empty).metadata.labels).to.deep.equal({ app: 'web' });
+    const wrongType = mk(replicaSet, rsBody);
+    (wrongType.metadata as any).labels = 'invalid';
+    expect(defaulted(replicaSet, wrongType).metadata.labels).to.equal('invalid');
+    expect(fields(replicaSet, wrongType)).to.include('metadata.labels');
+  });
+  it('starts with status.replicas 0 and reads a status without replicas as 0', () => {
+    const created = mk(replicaSet, { ...rsBody, status: { replicas: 4 } });
+    replicaSet.prepareForCreate!(created);
+    expect(created.status).to.deep.equal({ replicas: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({ readyReplicas: 1, replicas: 0 });
+  });
   it('selects on status.replicas', () => {
     expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });
   });

@@ -57,6 +57,9 @@ describe('OpenAPI v3 documents', () => {
     const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(core.paths).to.have.property('/api/v1/nodes/{name}/status');
     expect(core.paths).to.not.have.property('/api/v1/secrets/{name}');
+    // Namespaces cannot be deleted as a collection: no deletecollection operation.
+    expect(Object.keys(core.paths['/api/v1/namespaces'] as object)).to.not.include('delete');
+    expect((core.paths['/api/v1/nodes'] as any).delete['x-kubernetes-action']).to.equal('deletecollection');
   });
 
   it('answers a deleted ResourceQuota with the object and others with a Status', () => {
