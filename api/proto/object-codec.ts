@@ -1,4 +1,4 @@
-// The protobuf encoding of document 1 ("Protobuf envelope"): the `k8s\0` prefix, then a runtime.Unknown whose typeMeta
+// The protobuf encoding: the `k8s\0` prefix, then a runtime.Unknown whose typeMeta
 // names the kind and whose raw field holds the object's own message. This module compiles the schema once, knows which
 // kinds have a protobuf form (the one place that decides which types protobuf covers), and converts between bytes and
 // the JSON-shaped objects the rest of Gatehouse works with. Handlers of virtual resources call decodeProtobufObject to
@@ -30,7 +30,7 @@ const WATCH_EVENT = typeOf('gatehouse.meta.WatchEvent');
 /**
  * Built-in group "families": the group with its `.platform.io` or `.k8s.io` suffix removed, so that the platform groups
  * and the `*.k8s.io` names stock clients hard-code share one schema. Only these groups have a protobuf form: user-defined
- * and aggregated types never do (document 1, media types).
+ * and aggregated types never do.
  */
 const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: string[]; lists: boolean }[]> = {
   '': [{ versions: ['v1'], pkg: 'core', kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount', 'Event'], lists: true }],
