@@ -62,7 +62,7 @@ describe('kubectl typed clients and printers', function () {
       expect(binding.subjects).to.deep.equal([
         { kind: 'User', apiGroup: RBAC, name: 'bob' },
         { kind: 'Group', apiGroup: RBAC, name: 'devs' },
-        { kind: 'ServiceAccount', apiGroup: '', name: 'robot', namespace: ns },
+        { kind: 'ServiceAccount', name: 'robot', namespace: ns },
       ]);
       const clusterBinding = await get(`${RBAC_V1}/clusterrolebindings/${ns}-bob-nodes`);
       expect(clusterBinding.roleRef).to.deep.equal({ apiGroup: RBAC, kind: 'ClusterRole', name: `${ns}-node-reader` });

@@ -11,10 +11,10 @@ export const SELF_SUBJECT_REVIEW_GROUP = 'authentication.platform.io';
 export const SELF_SUBJECT_REVIEW_VERSION = 'v1';
 
 /**
- * Served but not listed: typed clients (`kubectl auth whoami`) hard-code these paths and expect the answer's
- * apiVersion in the same group. Listing them would duplicate the resource in `kubectl api-resources`.
+ * Also served at (and listed after our groups): typed clients (`kubectl auth whoami`) hard-code these paths and expect
+ * the answer's apiVersion in the same group.
  */
-export const SELF_SUBJECT_REVIEW_HIDDEN_ALIASES: readonly { group: string; version: string }[] = [
+export const SELF_SUBJECT_REVIEW_GROUP_ALIASES: readonly { group: string; version: string }[] = [
   { group: 'authentication.k8s.io', version: 'v1' },
   { group: 'authentication.k8s.io', version: 'v1beta1' },
 ];
