@@ -79,7 +79,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
   // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
-  const openapi = createOpenAPIHandler(kinds);
+  const openapi = createOpenAPIHandler(kinds, deps.version.gitVersion);
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
