@@ -85,10 +85,16 @@ export function servedApiVersion(info: RequestInfo | undefined, def: KindDefinit
   return info?.requestedGroup ? `${info.requestedGroup}/${def.version}` : apiVersionOf(def);
 }
 
-/** A request body in the alias apiVersion, read as ours (the store accepts only the canonical one). */
+/**
+ * A request body at an alias, read as ours: its apiVersion (the store accepts only the canonical one) and the groups
+ * its references name. Server-side apply compares the configuration with the stored object before defaults would
+ * normalize those groups, and would otherwise see every reference as changed.
+ */
 export function canonicalBody<T>(info: RequestInfo, def: KindDefinition, body: T): T {
-  if (!info.requestedGroup || !isObject(body) || body.apiVersion !== servedApiVersion(info, def)) return body;
-  return { ...body, apiVersion: apiVersionOf(def) };
+  if (!info.requestedGroup || !isObject(body)) return body;
+  const alias = info.requestedGroup;
+  const renamed = body.apiVersion === servedApiVersion(info, def) ? { ...body, apiVersion: apiVersionOf(def) } : body;
+  return (def.mapReferencedGroups ? def.mapReferencedGroups(renamed as unknown as KObject, (g) => (g === alias ? def.group : g)) : renamed) as T;
 }
 
 /**

@@ -55,6 +55,11 @@ describe('Kubernetes manifests through the *.k8s.io aliases (kubectl)', function
     const before = await uids(ns, 'apply');
     const second = await env.kubectl.ok(['apply', '-f', file]);
     for (const name of created(ns, 'apply')) expect(second).to.contain(`${name} unchanged`);
+    const diff = await env.kubectl.run(['diff', '-f', file]);
+    expect([diff.code, diff.stdout]).to.deep.equal([0, '']);
+    // Taken over by server-side apply: the same values, so no conflict with the client-side manager.
+    const serverSide = await env.kubectl.ok(['apply', '--server-side', '-f', file]);
+    for (const name of created(ns, 'apply')) expect(serverSide).to.contain(`${name} serverside-applied`);
     expect(await uids(ns, 'apply')).to.deep.equal(before);
     // Stored once, in our group; alice reads configmaps through the binding.
     const binding = JSON.parse(await env.kubectl.ok(['get', `rolebindings.${RBAC}`, 'apply-alice', '-n', ns, '-o', 'json']));

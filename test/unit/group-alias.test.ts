@@ -89,6 +89,11 @@ describe('group aliases', () => {
     const body = { apiVersion: `${K8S}/v1`, kind: 'Role' };
     expect(canonicalBody(info('POST', `/apis/${K8S}/v1/namespaces/a/roles`), role, body)).to.deep.equal({ apiVersion: `${RBAC}/v1`, kind: 'Role' });
     expect(canonicalBody(info('POST', `/apis/${RBAC}/v1/namespaces/a/roles`), role, body)).to.equal(body);
+    // A binding's references too: server-side apply compares them with the stored object's.
+    const binding = { apiVersion: `${K8S}/v1`, kind: 'RoleBinding', roleRef: { apiGroup: K8S, kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', apiGroup: K8S, name: 'u' }] };
+    expect(canonicalBody(info('PATCH', `/apis/${K8S}/v1/namespaces/a/rolebindings/b`), roleBinding, binding)).to.deep.equal({
+      apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', roleRef: { apiGroup: RBAC, kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', apiGroup: RBAC, name: 'u' }],
+    });
   });
 
   it('words errors about the kind with the asked group', () => {
