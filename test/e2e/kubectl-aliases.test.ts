@@ -1,12 +1,14 @@
 // Manifests written for Kubernetes, through the real kubectl: a stock RBAC manifest in rbac.authorization.k8s.io/v1
 // applied (and applied again, unchanged), a SubjectAccessReview in authorization.k8s.io/v1 created from a file
 // (which kubectl validates against /openapi/v2, the review having no PATCH operation in v3), `kubectl auth reconcile`
-// run twice with nothing recreated, and names that several groups list resolving to ours.
+// run twice with nothing recreated, and names that several groups list resolving to ours; and the Python client's
+// dynamic client, which finds the alias group through discovery.
 import { expect } from 'chai';
 import { createNamespace } from '../helpers/api.js';
 import { startTestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl } from '../helpers/kubectl.js';
 import { startRbacGatehouse } from '../helpers/rbac.js';
+import { runPython } from '../helpers/python-client.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 import { builtinKinds } from '../../api/register.js';
 import { configMap } from '../../api/core/v1/config-map.js';
@@ -129,5 +131,24 @@ describe('Kubernetes manifests through the *.k8s.io aliases (kubectl)', function
       await kubectl.cleanup();
       await gh.close();
     }
+  });
+
+  it('lets the Python dynamic client find rbac.authorization.k8s.io/v1 and answers it in that group', async () => {
+    const ns = await createNamespace(env.gh, 'k8s-python');
+    const result = await runPython(env.gh.kubeconfigPath, [
+      'import json',
+      'from kubernetes import client, config, dynamic',
+      'config.load_kube_config()',
+      'bindings = dynamic.DynamicClient(client.ApiClient()).resources.get(api_version="rbac.authorization.k8s.io/v1", kind="RoleBinding")',
+      `made = bindings.create(namespace="${ns}", body={"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "py"},`,
+      '  "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}, "subjects": [{"kind": "User", "name": "carol"}]})',
+      `typed = client.RbacAuthorizationV1Api().read_namespaced_role_binding("py", "${ns}")`,
+      'print(json.dumps({"apiVersion": made.apiVersion, "roleRef": made.to_dict()["roleRef"], "subjectGroup": typed.subjects[0].api_group}))',
+      '',
+    ].join('\n'));
+    expect(result.code, result.stderr).to.equal(0);
+    expect(JSON.parse(result.stdout)).to.deep.equal({
+      apiVersion: `${K8S}/v1`, roleRef: { apiGroup: K8S, kind: 'ClusterRole', name: 'view' }, subjectGroup: K8S,
+    });
   });
 });
