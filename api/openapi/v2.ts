@@ -1,11 +1,12 @@
 // The OpenAPI v2 (Swagger 2.0) document served at /openapi/v2: one document for every served group version, made
-// from the same definitions and operations as the v3 documents. Clients that never moved to v3 read it (Helm's
-// validation; kubectl's client-side validation when a kind has no PATCH operation in v3, as the access reviews and
-// `kind: List` files). Definitions keep the v3 component names; a definition that several group versions serve
-// (a kind and its `*.k8s.io` alias) lists each group-version-kind in x-kubernetes-group-version-kind.
+// from the same definitions and operations as the v3 documents, plus the create-only kinds (the reviews). Clients
+// that never moved to v3 read it (Helm's validation; kubectl's client-side validation when a kind has no PATCH
+// operation in v3, as the reviews and `kind: List` files). Definitions keep the v3 component names; a definition
+// that several group versions serve (a kind and its `*.k8s.io` alias) lists each group-version-kind in
+// x-kubernetes-group-version-kind.
 import type { KindDefinition } from '../scheme.js';
-import { addEnvelopeSchemas, addKindSchemas, type Components } from './definitions.js';
-import { kindPaths, type PathItem } from './operations.js';
+import { addCreateOnlySchemas, addEnvelopeSchemas, addKindSchemas, type Components, type CreateOnlyKind } from './definitions.js';
+import { createOnlyPaths, kindPaths, type PathItem } from './operations.js';
 
 type Json = Record<string, unknown>;
 
@@ -116,8 +117,8 @@ function v2PathItem(item: PathItem): Json {
   return out;
 }
 
-/** `kinds`: every kind as served, the alias views included. */
-export function buildOpenAPIV2(kinds: KindDefinition[], version: string): SwaggerDocument {
+/** `kinds` and `createOnly`: every kind as served, the alias views included. */
+export function buildOpenAPIV2(kinds: KindDefinition[], version: string, createOnly: CreateOnlyKind[] = []): SwaggerDocument {
   const definitions: Components = {};
   const paths: Record<string, Json> = {};
   for (const def of kinds) {
@@ -126,8 +127,14 @@ export function buildOpenAPIV2(kinds: KindDefinition[], version: string): Swagge
     mergeDefinitions(definitions, own);
     for (const [path, item] of Object.entries(kindPaths(def))) paths[path] = v2PathItem(item);
   }
+  for (const k of createOnly) {
+    const own: Components = {};
+    addCreateOnlySchemas(k, own);
+    mergeDefinitions(definitions, own);
+    for (const [path, item] of Object.entries(createOnlyPaths(k))) paths[path] = v2PathItem(item);
+  }
   const named = new Map<string, { group: string; version: string }>();
-  for (const k of kinds) if (k.group !== '') named.set(`${k.group}/${k.version}`, { group: k.group, version: k.version });
+  for (const k of [...kinds, ...createOnly]) if (k.group !== '') named.set(`${k.group}/${k.version}`, { group: k.group, version: k.version });
   const envelope: Components = {};
   addEnvelopeSchemas(envelope, [{ group: '', version: 'v1' }, ...named.values()]);
   mergeDefinitions(definitions, envelope);

@@ -14,6 +14,7 @@ import {
   SELF_SUBJECT_ACCESS_REVIEW, SELF_SUBJECT_RULES_REVIEW, SUBJECT_ACCESS_REVIEW, validateAccessReviewSpec,
   validateReviewMetadata, type AccessReviewSpec, type ReviewKind,
 } from '../../api/authorization/v1/access-reviews.js';
+import { ACCESS_REVIEW_SCHEMAS } from '../../api/authorization/v1/review-schemas.js';
 import { isRuleResolver, type Attributes, type Authorizer } from '../../policies/authorizer.js';
 import type { VirtualCreateContext, VirtualResource } from './virtual-resources.js';
 
@@ -55,6 +56,7 @@ function accessReview(group: string, version: string, aliasOf: string | undefine
   const subject = kind !== SELF_SUBJECT_ACCESS_REVIEW;
   return {
     group, version, aliasOf, namespaced: kind.namespaced, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
       const { spec, errors: specErrors } = validateAccessReviewSpec(body.spec, subject);
@@ -87,6 +89,7 @@ function selfSubjectRulesReview(group: string, version: string, aliasOf: string 
   const kind = SELF_SUBJECT_RULES_REVIEW;
   return {
     group, version, aliasOf, namespaced: false, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
       const metaErrs = validateReviewMetadata(body.metadata, false);

@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
 import type { KindDefinition } from '../../api/scheme.js';
 import { errors } from '../../api/meta/errors.js';
+import type { CreateOnlyKind } from '../../api/openapi/definitions.js';
 import { buildOpenAPIDocument, buildOpenAPIIndex } from '../../api/openapi/documents.js';
 import { buildOpenAPIV2, type SwaggerDocument } from '../../api/openapi/v2.js';
 import { encodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
@@ -41,8 +42,13 @@ function notModified(ctx: Context, etag: string): boolean {
   return held !== '' && (held.trim() === '*' || held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag));
 }
 
-/** `version`: the server's version, which the v2 document's info names. */
-export function createOpenAPIHandler(kinds: KindDefinition[], version: string): OpenAPIHandler {
+/**
+ * `version`: the server's version, which the v2 document's info names. `createOnly`: the create-only kinds served
+ * (the reviews, at each group they are served at), described in v2 only. A v3 document for their group version
+ * would have kubectl look for their PATCH operation, find none, and then list CustomResourceDefinitions, which are
+ * not served: `kubectl create -f` of a review would fail. Without one, kubectl validates the file against v2.
+ */
+export function createOpenAPIHandler(kinds: KindDefinition[], version: string, createOnly: CreateOnlyKind[] = []): OpenAPIHandler {
   const served = [...kinds, ...aliasedKinds(kinds)];
   const index = buildOpenAPIIndex(served);
   const documents = new Map<string, { body: Buffer; etag: string }>();
@@ -57,7 +63,7 @@ export function createOpenAPIHandler(kinds: KindDefinition[], version: string): 
   let v2: { doc: SwaggerDocument; json: Buffer; etag: string; protobuf?: Buffer } | undefined;
   const v2Document = () => {
     if (v2) return v2;
-    const doc = buildOpenAPIV2(served, version);
+    const doc = buildOpenAPIV2(served, version, createOnly);
     const json = Buffer.from(JSON.stringify(doc));
     // One entity tag for both representations, as upstream: Vary: Accept tells caches they differ.
     return v2 = { doc, json, etag: etagOf(json) };

@@ -8,9 +8,11 @@ import { isObject } from '../../api/meta/types.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import {
   SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_GROUP_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
-  SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
+  SELF_SUBJECT_REVIEW_SCHEMA, SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
 } from '../../api/authentication/v1/self-subject-review.js';
 import type { Authorizer, CallerGone } from '../../policies/authorizer.js';
+import type { JSONSchema } from '../../api/schema.js';
+import type { CreateOnlyKind } from '../../api/openapi/definitions.js';
 import { clientGoneSignal } from '../server/connection.js';
 import type { RequestInfo } from '../filters/request-info.js';
 import { accessReviewResources, type CanonicalGroup } from './access-reviews.js';
@@ -41,6 +43,8 @@ export interface VirtualResource {
    * of. Requests there are authorized in the alias group; discovery lists alias groups after ours.
    */
   aliasOf?: string;
+  /** The kind's schema, for the OpenAPI documents only (create() checks what it reads). */
+  schema?: JSONSchema;
   /** The response object, answered with 201; may throw a StatusError (422 for an invalid spec). */
   create(ctx: VirtualCreateContext): unknown | Promise<unknown>;
 }
@@ -62,6 +66,11 @@ export function createVirtualResources(resources: VirtualResource[]): VirtualRes
     lookup: (group, version, resource) => byKey.get(`${group}/${version}/${resource}`),
     listed: () => resources,
   };
+}
+
+/** The virtual resources with a schema, as the OpenAPI documents describe them. */
+export function documentedVirtualResources(resources: VirtualResource[]): CreateOnlyKind[] {
+  return resources.flatMap((r) => (r.schema ? [{ group: r.group, version: r.version, kind: r.kind, resource: r.resource, namespaced: r.namespaced, schema: r.schema }] : []));
 }
 
 export function virtualApiVersion(r: Pick<VirtualResource, 'group' | 'version'>): string {
@@ -93,7 +102,7 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
 /** SelfSubjectReview at one group version: the caller's identity, in the wire form of authentication/v1 UserInfo. */
 function selfSubjectReview(group: string, version: string, aliasOf?: string): VirtualResource {
   return {
-    group, version, aliasOf, namespaced: false,
+    group, version, aliasOf, namespaced: false, schema: SELF_SUBJECT_REVIEW_SCHEMA,
     resource: SELF_SUBJECT_REVIEW_RESOURCE, singular: SELF_SUBJECT_REVIEW_SINGULAR, kind: SELF_SUBJECT_REVIEW_KIND,
     create({ user }) {
       // kube-apiserver's authentication/v1 (and v1beta1) UserInfo spells the name `username`; it is what kubectl reads.

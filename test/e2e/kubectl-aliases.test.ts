@@ -80,6 +80,10 @@ describe('Kubernetes manifests through the *.k8s.io aliases (kubectl)', function
     expect(allowed).to.match(/\nstatus:\n {2}allowed: true\n/);
     const denied = await env.kubectl.ok(['create', '-f', await env.kubectl.manifest('sar-bob.yaml', review('bob')), '-o', 'yaml']);
     expect(denied).to.match(/\nstatus:\n {2}allowed: false\n/);
+    // kubectl checks the file against the /openapi/v2 definitions first, as it does upstream.
+    const misspelled = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('sar-typo.yaml', review('bob').replace('  user:', '  usr:'))]);
+    expect(misspelled.code).to.not.equal(0);
+    expect(misspelled.stderr).to.contain('unknown field "usr" in io.platform.api.authorization.v1.SubjectAccessReviewSpec');
   });
 
   it('reconciles a stock RBAC manifest twice: the second run changes, deletes and recreates nothing', async () => {

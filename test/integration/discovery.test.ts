@@ -304,6 +304,12 @@ describe('discovery', function () {
       expect(item.patch.consumes).to.include('application/strategic-merge-patch+json');
       expect(item.get.responses['200'].schema).to.deep.equal({ $ref: '#/definitions/io.platform.api.core.v1.ConfigMap' });
       expect(doc.paths).to.have.property('/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}');
+      // The reviews, create-only: a definition and a POST, at our group and at the alias (v3 leaves them out).
+      expect(doc.definitions['io.platform.api.authorization.v1.SubjectAccessReview']['x-kubernetes-group-version-kind']).to.deep.equal([
+        { group: 'authorization.platform.io', version: 'v1', kind: 'SubjectAccessReview' }, { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' },
+      ]);
+      expect(Object.keys(doc.paths['/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews'])).to.deep.equal(['post', 'parameters']);
+      expect(doc.definitions).to.have.property('io.platform.api.authentication.v1beta1.SelfSubjectReview');
       // Every reference resolves.
       const refs = JSON.stringify(doc).match(/"#\/definitions\/[^"]+"/g) ?? [];
       for (const ref of new Set(refs)) expect(doc.definitions, ref).to.have.property(JSON.parse(ref).slice('#/definitions/'.length));
