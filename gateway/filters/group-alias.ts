@@ -99,7 +99,8 @@ export function canonicalBody<T>(info: RequestInfo, def: KindDefinition, body: T
 
 /**
  * An answer about `def` in the group the client asked in: objects and lists of the kind (and their items), the groups
- * their references name, and the group of a Status's details. Stored objects are shared and frozen, so this copies what it changes.
+ * their references name, and the group of a Status's details. Stored objects are shared and frozen, so this copies
+ * what it changes.
  */
 export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinition, value: unknown): unknown {
   if (!info?.requestedGroup || !isObject(value)) return value;
