@@ -32,10 +32,17 @@ export interface KindDefinition {
   shortNames?: string[];
   categories?: string[];
   /**
-   * Other group names the kind is also served under, never listed in discovery: the `*.k8s.io` groups typed clients
-   * hard-code. Requests there are authorized and stored as this group; answers carry the group the client asked in.
+   * Other group names the kind is also served under: the `*.k8s.io` groups that typed clients hard-code and existing
+   * manifests name. Discovery lists them after every group of ours (so resource and short names resolve to ours),
+   * each with its OpenAPI documents. Requests there are authorized and stored as this group; answers carry the group
+   * the client asked in, in the object and in the references inside it (mapReferencedGroups).
    */
-  hiddenGroupAliases?: string[];
+  groupAliases?: string[];
+  /**
+   * The object with every API group its references name (RBAC bindings' roleRef and subjects) passed through `map`:
+   * a copy when something changed, else the object itself. Answers through an alias name the alias group with it.
+   */
+  mapReferencedGroups?(obj: KObject, map: (group: string) => string): KObject;
   /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
   statusSubresource: boolean;
   /**

@@ -22,7 +22,7 @@ import { createDiscovery } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
-import { builtinVirtualResources, createVirtualResources } from './handlers/virtual-resources.js';
+import { builtinVirtualResources, createVirtualResources, documentedVirtualResources } from './handlers/virtual-resources.js';
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -76,9 +76,8 @@ export function createGateway(deps: AppDeps): Gateway {
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
-  // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
-  const openapi = createOpenAPIHandler(kinds);
+  const openapi = createOpenAPIHandler(kinds, deps.version.gitVersion, documentedVirtualResources(virtual.listed()));
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,

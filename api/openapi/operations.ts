@@ -2,7 +2,7 @@
 // parameters and vendor extensions kubectl reads. kubectl's create/apply look for a PATCH operation whose
 // x-kubernetes-group-version-kind is the kind and that lists a `fieldValidation` parameter (inline, by name).
 import type { KindDefinition } from '../scheme.js';
-import { ref, schemaNameOf } from './definitions.js';
+import { ref, schemaNameOf, type CreateOnlyKind } from './definitions.js';
 
 type Param = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -122,4 +122,24 @@ export function kindPaths(def: KindDefinition): Record<string, PathItem> {
     };
   }
   return paths;
+}
+
+/** The one path of a create-only kind: POST on its collection, answered with the kind. */
+export function createOnlyPaths(k: CreateOnlyKind): Record<string, PathItem> {
+  const gv = `${cap(groupWord(k.group))}${cap(k.version)}`;
+  const scope = k.namespaced ? 'Namespaced' : '';
+  const name = schemaNameOf(k, k.kind);
+  const coll = k.namespaced ? `${pathPrefix(k)}/namespaces/{namespace}/${k.resource}` : `${pathPrefix(k)}/${k.resource}`;
+  const scopeParams = k.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  return {
+    [coll]: {
+      post: {
+        tags: [`${groupWord(k.group)}_${k.version}`], description: `create a ${k.kind}`, operationId: `create${gv}${scope}${k.kind}`,
+        parameters: WRITE_PARAMS, requestBody: { content: { '*/*': { schema: ref(name) } }, required: true },
+        responses: respond([200, 201, 202], name),
+        'x-kubernetes-action': 'post', 'x-kubernetes-group-version-kind': { group: k.group, version: k.version, kind: k.kind },
+      },
+      parameters: [...scopeParams, P.pretty],
+    },
+  };
 }

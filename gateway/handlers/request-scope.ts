@@ -171,7 +171,7 @@ function isList(value: unknown): value is { items: KObject[]; metadata: Record<s
  */
 export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): void {
   const q = requestQuery(ctx);
-  // At a hidden alias group (gateway/filters/group-alias.ts) the answer carries the apiVersion asked in.
+  // At an alias group (gateway/filters/group-alias.ts) the answer carries the group asked in.
   const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, {

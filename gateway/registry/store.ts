@@ -76,7 +76,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   const tracking: TrackingScope = {
     schema: def.schema,
     statusSubresource: !!def.statusSubresource,
-    apiVersions: [apiVersion, ...(def.hiddenGroupAliases ?? []).map((group) => `${group}/${def.version}`)],
+    apiVersions: [apiVersion, ...(def.groupAliases ?? []).map((group) => `${group}/${def.version}`)],
   };
 
   function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {

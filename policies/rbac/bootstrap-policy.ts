@@ -35,7 +35,7 @@ function clusterRoleBinding(name: string, role: string, groups: string[]): Bindi
   };
 }
 
-// Typed clients reach some groups through their hidden `*.k8s.io` aliases, which is the group RBAC then sees.
+// Typed clients reach some groups through their `*.k8s.io` aliases, which is the group RBAC then sees.
 const AUTHN = ['authentication.platform.io', 'authentication.k8s.io'];
 const AUTHZ = ['authorization.platform.io', 'authorization.k8s.io'];
 const RBAC = [RBAC_GROUP, RBAC_GROUP_K8S];

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../gateway/main.js';
+import type { KindDefinition } from '../../api/scheme.js';
 
 export interface GatehouseResponse {
   status: number;
@@ -72,8 +73,11 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
   });
 }
 
-/** `dataDir` reuses a directory (restart tests); it is then left in place on close. */
-export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestGatehouse> {
+/**
+ * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
+ * kinds served.
+ */
+export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string; kinds?: KindDefinition[] } = {}): Promise<TestGatehouse> {
   const owned = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-'));
   const logs: string[] = [];
@@ -82,6 +86,7 @@ export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataD
     running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs], {
       log: (l) => logs.push(l),
       out: (l) => logs.push(l),
+      kinds: opts.kinds,
     });
   } catch (e) {
     if (owned) await rm(dataDir, { recursive: true, force: true });

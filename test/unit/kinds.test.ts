@@ -228,9 +228,9 @@ describe('RBAC', () => {
   it('requires at least one aggregation selector when aggregationRule is set', () => {
     expect(fields(clusterRole, mk(clusterRole, { aggregationRule: {} }))).to.deep.equal(['aggregationRule.clusterRoleSelectors']);
   });
-  it('defaults subject apiGroups', () => {
-    const o = defaulted(roleBinding, mk(roleBinding, { roleRef: rbBody.roleRef, subjects: [{ kind: 'User', name: 'a' }, { kind: 'ServiceAccount', name: 'b' }] }));
-    expect((o.subjects as any[]).map((s) => s.apiGroup)).to.deep.equal(['rbac.authorization.platform.io', '']);
+  it('defaults subject apiGroups, leaving out an empty one as upstream JSON does', () => {
+    const o = defaulted(roleBinding, mk(roleBinding, { roleRef: rbBody.roleRef, subjects: [{ kind: 'User', name: 'a' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c', apiGroup: '' }] }));
+    expect(o.subjects).to.deep.equal([{ kind: 'User', name: 'a', apiGroup: 'rbac.authorization.platform.io' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c' }]);
   });
   it('validates roleRef and subjects', () => {
     const o = mk(clusterRoleBinding, { roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' }, subjects: [

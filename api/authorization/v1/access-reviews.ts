@@ -8,8 +8,8 @@ import { fieldErrors, FieldPath, type FieldError } from '../../meta/field-errors
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 export const AUTHORIZATION_VERSION = 'v1';
 
-/** Served but not listed: `kubectl auth can-i` hard-codes these paths and reads the answer in the same group. */
-export const AUTHORIZATION_HIDDEN_ALIASES: readonly { group: string; version: string }[] = [
+/** Also served at (and listed after our groups): `kubectl auth can-i` hard-codes these paths and reads the answer in the same group. */
+export const AUTHORIZATION_GROUP_ALIASES: readonly { group: string; version: string }[] = [
   { group: 'authorization.k8s.io', version: 'v1' },
 ];
 

@@ -56,7 +56,7 @@ function selectableFields(e: KObject): Record<string, string> {
 
 export const eventsV1Event: KindDefinition = {
   group: EVENTS_GROUP, version: 'v1', kind: 'Event', resource: 'events', singular: 'event',
-  hiddenGroupAliases: EVENTS_GROUP_ALIASES,
+  groupAliases: EVENTS_GROUP_ALIASES,
   namespaced: true, shortNames: ['ev'],
   statusSubresource: false, tracksGeneration: false,
   allowCreateOnUpdate: true,
