@@ -91,14 +91,21 @@ describe('kubectl describe and kubectl events', function () {
     expect(got.map((r) => r.REASON).sort()).to.deep.equal(['Checked', 'Rechecked']);
     expect(Object.keys(got[0]!)).to.deep.equal(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
     expect(got[0]!.OBJECT).to.equal('configmap/settings');
-    // `ev` names both APIs' events, as upstream's discovery has it: kubectl picks core/v1 and warns as it does
-    // against kube-apiserver.
+    // `ev` names every API's events, as upstream's discovery has it: kubectl picks core/v1 and warns for each other
+    // group as it does against kube-apiserver (ours and its alias events.k8s.io).
     const short = await env.kubectl.run(['get', 'ev', '-n', ns, '--field-selector', 'involvedObject.name=settings', '-o', 'name']);
     expect(short.code, short.stderr).to.equal(0);
-    expect(short.stderr.trim()).to.equal('Warning: short name "ev" could also match lower priority resource events.events.platform.io');
+    expect(short.stderr.trim().split('\n')).to.deep.equal([
+      'Warning: short name "ev" could also match lower priority resource events.events.platform.io',
+      'Warning: short name "ev" could also match lower priority resource events.events.k8s.io',
+    ]);
     expect(short.stdout.trim().split('\n')).to.have.length(2);
     const viaNewApi = await env.kubectl.ok(['get', 'events.events.platform.io', '-n', ns, '--field-selector', 'regarding.name=settings', '-o', 'name']);
     expect(viaNewApi.trim().split('\n')).to.have.length(2);
+    // The upstream group name, as manifests and controllers spell it, reaches the same events.
+    const viaAlias = await env.kubectl.ok(['get', 'events.events.k8s.io', '-n', ns, '--field-selector', 'regarding.name=settings', '-o', 'yaml']);
+    expect(viaAlias).to.contain('apiVersion: events.k8s.io/v1');
+    expect(viaAlias.match(/^- apiVersion: events\.k8s\.io\/v1$/gm)).to.have.length(2);
   });
 
   it('create -f and explain work for events.platform.io/v1 Events', async () => {

@@ -70,6 +70,7 @@ describe('kubectl end to end', function () {
       ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
       ['localsubjectaccessreviews', 'authorization.k8s.io/v1', 'true', 'LocalSubjectAccessReview'],
       ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
+      ['events', 'events.k8s.io/v1', 'true', 'Event'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
