@@ -60,6 +60,10 @@ export interface GatehouseOptions {
   http2MaxStreamsPerConnection: number;
   /** Chance that an HTTP/2 request makes its connection go away (--goaway-chance), so clients rebalance. */
   goawayChance: number;
+  /** Connections open at once (--max-connections); 0: no cap; absent: half the process's open-file limit. */
+  maxConnections?: number;
+  /** TLS handshake plus first request head, from the TCP accept (--read-header-timeout); 0 disables. */
+  readHeaderTimeoutMs: number;
   historyWindowMs: number;
   /** --event-ttl: events are deleted this long after their last write. */
   eventTtlMs: number;
@@ -131,6 +135,8 @@ const FLAGS: Record<string, FlagSpec> = {
   'goaway-chance': { kind: 'float', default: '0', usage: 'To prevent HTTP/2 clients from getting stuck on a single replica, a request gets its connection closed gracefully (GOAWAY) with this probability; the client reconnects, likely to another replica behind the load balancer. Min is 0 (off), max .02 (1/50 requests); .001 (1/1000) is a recommended starting point.' },
   'http2-max-streams-per-connection': { kind: 'int', default: '1000', usage: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library\'s default.' },
   'event-ttl': { kind: 'duration', default: '1h0m0s', usage: 'Amount of time to retain events.' },
+  'max-connections': { kind: 'int', default: 'half the open-file limit', usage: 'The maximum number of client connections open at once; connections beyond it are closed on accept and a line is logged (at most one a minute). Keep it well below the open-file limit (512 when that limit cannot be read). Zero for no limit.' },
+  'read-header-timeout': { kind: 'duration', default: '32s', usage: 'A connection must complete its TLS handshake and its first request headers within this long of being accepted, or it is closed. Zero disables.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
@@ -362,6 +368,8 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     minRequestTimeoutSeconds: parseIntFlag('min-request-timeout', last('min-request-timeout'), 0, 2 ** 31 - 1),
     maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
     goawayChance: parseGoawayChance(last('goaway-chance')),
+    maxConnections: seen.has('max-connections') ? parseIntFlag('max-connections', last('max-connections'), 0, 2 ** 31 - 1) : undefined,
+    readHeaderTimeoutMs: parseDurationFlag('read-header-timeout', last('read-header-timeout')),
     http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
     eventTtlMs: parseDurationFlag('event-ttl', last('event-ttl')),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
 import path from 'node:path';
+import { defaultMaxConnections } from '../../gateway/server/connection-guards.js';
 import { parseOptions, parseDuration, usage } from '../../gateway/server/options.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
 import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
@@ -118,6 +119,16 @@ describe('options', () => {
     expect(optionsError(['--goaway-chance=often']).message)
       .to.equal('invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
     expect(optionsError(['--http2-max-streams-per-connection=-1']).message).to.contain('--http2-max-streams-per-connection');
+  });
+
+  it('takes the connection bounds: 32 s for a request head, half the open-file limit in connections; 0 disables each', () => {
+    expect(parseOptions([], cwd)).to.include({ readHeaderTimeoutMs: 32_000, maxConnections: undefined });
+    expect(defaultMaxConnections('Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 4096                 files     \n')).to.equal(512);
+    expect(defaultMaxConnections('')).to.equal(512);
+    expect(parseOptions(['--read-header-timeout=250ms', '--max-connections=0'], cwd))
+      .to.include({ readHeaderTimeoutMs: 250, maxConnections: 0 });
+    expect(optionsError(['--max-connections=-1']).message).to.equal('invalid argument "-1" for "--max-connections" flag: must be between 0 and 2147483647');
+    expect(optionsError(['--read-header-timeout=soon']).message).to.equal('invalid argument "soon" for "--read-header-timeout" flag: time: invalid duration "soon"');
   });
 
   it('requires the TLS pair together', () => {
