@@ -15,6 +15,7 @@ import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
+import { createMaxInFlightFilter } from './filters/max-in-flight.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
@@ -46,6 +47,12 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
   minRequestTimeoutSeconds?: number;
+  /** Non-mutating requests served at once, past which they get 429 (--max-requests-inflight); 0: no limit. */
+  maxRequestsInflight?: number;
+  /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
+  maxMutatingRequestsInflight?: number;
+  /** A request body not received whole this long after a handler starts reading it answers 504; 0: no limit. */
+  readBodyTimeoutMs?: number;
   /** Failure details withheld from clients go here. */
   log?: (line: string) => void;
   /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
@@ -83,6 +90,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
+    readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
   };
   const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));
   const health = createHealthHandler(deps.health, { log: deps.log });
@@ -95,8 +103,8 @@ export function createGateway(deps: AppDeps): Gateway {
     if (err.code && CLIENT_GONE.has(err.code)) return;
     log(`response error: ${err.stack ?? err.message}`);
   });
-  // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, bound
-  // the time, and only then compress and route.
+  // The order is the contract: identify the request, make every failure a Status, authenticate, limit what is in
+  // flight, authorize, bound the time, and only then compress and route.
   app.use(requestInfoFilter);
   app.use(createStatusFilter(serializers));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
@@ -106,6 +114,9 @@ export function createGateway(deps: AppDeps): Gateway {
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
   // identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));
+  // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
+  // before authorization, so that a flood is refused before it costs authorizer calls.
+  app.use(createMaxInFlightFilter({ readOnly: deps.maxRequestsInflight ?? 400, mutating: deps.maxMutatingRequestsInflight ?? 200 }));
   app.use(createAuthorizationFilter(deps.authorizer));
   app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
   app.use(createCompression(deps.features));
