@@ -16,6 +16,8 @@ import { createImpersonationFilter } from './filters/impersonation.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { createMaxInFlightFilter } from './filters/max-in-flight.js';
+import { createSummaryLog } from './server/summary-log.js';
+import { isClientEnding } from './server/connection.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
@@ -97,16 +99,22 @@ export function createGateway(deps: AppDeps): Gateway {
 
   const app = new Koa();
   const log = deps.log ?? ((line: string) => console.error(line));
-  // A client that hangs up mid-response is routine (kubectl killed during a watch or a large list), not a fault.
-  const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+  // Clients that go away before their answer (a reset stream, a closed connection) are counted, and summed up at
+  // most once a minute: one that resets streams by the thousand would otherwise fill the log with stack traces.
+  const clientEndings = createSummaryLog(log, (count, first) => first
+    ? 'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)'
+    : `${count} requests were ended by their clients (stream reset or refused, connection closed) before their answers were sent in the last minute`);
   app.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code && CLIENT_GONE.has(err.code)) return;
+    if (isClientEnding(err)) {
+      clientEndings.note();
+      return;
+    }
     log(`response error: ${err.stack ?? err.message}`);
   });
   // The order is the contract: identify the request, make every failure a Status, authenticate, limit what is in
   // flight, authorize, bound the time, and only then compress and route.
   app.use(requestInfoFilter);
-  app.use(createStatusFilter(serializers));
+  app.use(createStatusFilter(serializers, () => clientEndings.note()));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).

@@ -77,3 +77,16 @@ export function closeAfterAnswer(req: AnyRequest, res: ServerResponse | Http2Ser
   if (http1.headersSent) req.socket.destroy();
   else http1.shouldKeepAlive = false;
 }
+
+// A client that hangs up mid-response is routine (kubectl killed during a watch or a large list), and so is an
+// HTTP/2 stream or session the client reset or refused (a cancelled request, a client-go timeout): not faults of
+// the server, to be counted rather than logged one by one.
+const CLIENT_ENDINGS = new Set([
+  'ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED',
+  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_STREAM', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_GOAWAY_SESSION',
+]);
+
+export function isClientEnding(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && CLIENT_ENDINGS.has(code);
+}

@@ -162,4 +162,70 @@ describe('connection limits on the secure port', function () {
       for (const socket of held) socket.destroy();
     });
   });
+
+  describe('HTTP/2 streams the client resets', () => {
+    let gh: TestGatehouse;
+    before(async () => {
+      gh = await startTestGatehouse(['--storage-backend', 'memory']);
+    });
+    after(async () => gh?.close());
+
+    it('are counted and summed up in one log line, not a stack trace each', async () => {
+      const session = http2.connect(gh.url, { ca: gh.ca });
+      session.on('error', () => {});
+      await new Promise((resolve) => session.once('remoteSettings', resolve));
+      const codes = [http2.constants.NGHTTP2_REFUSED_STREAM, http2.constants.NGHTTP2_CANCEL, http2.constants.NGHTTP2_INTERNAL_ERROR];
+      const healthz = async (): Promise<void> => {
+        const stream = session.request({ ':path': '/healthz' });
+        stream.resume();
+        await new Promise<void>((resolve) => stream.once('close', resolve));
+      };
+      // Requests whose bodies are under way when the client gives up on them.
+      const streams = Array.from({ length: 60 }, () => {
+        const stream = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+        stream.on('error', () => {});
+        stream.write('{"apiVersion":"v1",');
+        return stream;
+      });
+      // Frames are handled in order: once a later request is answered, the server has the streams before it.
+      await healthz();
+      // Failures the status filter cannot answer go to the console (stderr), not the server's log.
+      const printed: unknown[][] = [];
+      const consoleError = console.error;
+      console.error = (...args: unknown[]) => { printed.push(args); };
+      try {
+        await Promise.all(streams.map((stream, i) => {
+          const closed = new Promise<void>((resolve) => stream.once('close', resolve));
+          stream.close(codes[i % codes.length]);
+          return closed;
+        }));
+        // And once another is answered, it has seen their resets.
+        await healthz();
+        // A client that drops its whole connection with bodies under way ends them all at once.
+        const dropped = http2.connect(gh.url, { ca: gh.ca });
+        dropped.on('error', () => {});
+        for (let i = 0; i < 20; i++) {
+          const stream = dropped.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+          stream.on('error', () => {});
+          stream.write('{"apiVersion":"v1",');
+        }
+        const ping = dropped.request({ ':path': '/healthz' });
+        ping.resume();
+        await new Promise<void>((resolve) => ping.once('close', resolve));
+        dropped.destroy();
+        // The drop reaches the server before a new connection's handshake is done.
+        const after = await http1Status(gh, '/healthz');
+        expect(after).to.equal(200);
+      } finally {
+        console.error = consoleError;
+      }
+      expect(printed, 'printed to the console').to.deep.equal([]);
+      session.close();
+
+      expect(gh.logs.filter((line) => line.includes('\n    at ')), 'stack traces').to.deep.equal([]);
+      expect(gh.logs.filter((line) => /stream/i.test(line))).to.deep.equal([
+        'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)',
+      ]);
+    });
+  });
 });
