@@ -22,7 +22,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   const patchFn = patchFunctionFor(mediaType, applyTypes);
   parseForce(query, false);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
-  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
@@ -41,7 +41,7 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   const fieldManager = applyManager(query);
   const force = parseForce(query, true);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
-  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   const decoded = mediaType === APPLY_PATCH_CBOR_TYPE
     ? decodeCbor(body)
     : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
