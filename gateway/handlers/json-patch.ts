@@ -19,6 +19,14 @@ export function patchApplyFailed(why: string): StatusError {
   return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message: why }] });
 }
 
+/**
+ * How many array elements the operations of one patch may shift in all. An add or remove at an index moves every
+ * element after it (V8's splice takes milliseconds on an array of a million), so 10,000 operations on a long array
+ * held the event loop for tens of seconds; ordinary patches shift a few thousand. Not an upstream limit: Go's copy is
+ * an order of magnitude faster, and the operation cap suffices there.
+ */
+export const MAX_JSON_PATCH_SHIFTED_ELEMENTS = 100_000_000;
+
 export function applyJsonPatch(current: KObject, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw errors.badRequest('a JSON patch must be a JSON array of operations');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
@@ -27,9 +35,14 @@ export function applyJsonPatch(current: KObject, patch: unknown): unknown {
   }
   let document: unknown = cloneJson(current);
   let copied = 0;
+  let shifted = 0;
   for (let index = 0; index < patch.length; index++) {
     const operation = patch[index] as jsonpatch.Operation & { from?: unknown };
     checkPointers(operation, index);
+    shifted += shiftedElements(document, operation);
+    if (shifted > MAX_JSON_PATCH_SHIFTED_ELEMENTS) {
+      throw patchApplyFailed(`Unable to complete the patch, its operations shift more than ${MAX_JSON_PATCH_SHIFTED_ELEMENTS} array elements`);
+    }
     if (operation?.op === 'copy' && typeof operation.from === 'string') {
       copied += encodedSize(valueAt(document, operation.from));
       if (copied > MAX_JSON_PATCH_COPY_BYTES) {
@@ -64,6 +77,26 @@ function checkPointers(operation: { op?: unknown; path?: unknown; from?: unknown
   if (op === 'move' && typeof path === 'string' && typeof from === 'string' && path.startsWith(`${from}/`)) {
     throw patchApplyFailed(`operation ${index}: cannot move ${JSON.stringify(from)} into its own child ${JSON.stringify(path)}`);
   }
+}
+
+/** At most how many elements an operation shifts: those after each array index it inserts at or removes from. */
+function shiftedElements(document: unknown, operation: { op?: unknown; path?: unknown; from?: unknown }): number {
+  const { op, path, from } = operation ?? {};
+  let count = 0;
+  if ((op === 'add' || op === 'copy' || op === 'move') && typeof path === 'string') count += elementsAfter(document, path);
+  if (op === 'remove' && typeof path === 'string') count += elementsAfter(document, path);
+  if (op === 'move' && typeof from === 'string') count += elementsAfter(document, from);
+  return count;
+}
+
+/** How many elements follow the one a pointer names, when it names an array element (`-`, the end, has none). */
+function elementsAfter(document: unknown, pointer: string): number {
+  const slash = pointer.lastIndexOf('/');
+  if (slash < 0) return 0;
+  const parent = valueAt(document, pointer.slice(0, slash));
+  if (!Array.isArray(parent)) return 0;
+  const index = Number(pointer.slice(slash + 1));
+  return Number.isInteger(index) && index >= 0 ? Math.max(0, parent.length - index) : 0;
 }
 
 /** The value a pointer names, or undefined where it names nothing (the operation's own check then reports it). */

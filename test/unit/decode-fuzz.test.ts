@@ -149,4 +149,24 @@ describe('decoder and patch fuzzing (fixed seeds, bounded)', function () {
     const patch = [{ op: 'add', path: '/zz', value: ['x'.repeat(1000)] }, ...Array.from({ length: 40 }, () => ({ op: 'copy', from: '/zz', path: '/zz/-' }))];
     survives('doubling copies', () => PATCH_TYPES['application/json-patch+json'](object(), patch, configMap.schema));
   });
+
+  it('JSON patch: inserts at the front of a long array stop at the shift limit within the bound', () => {
+    const current = object();
+    current.metadata.finalizers = Array.from({ length: 500_000 }, (_, i) => `f${i}`);
+    const patch = Array.from({ length: 10_000 }, () => ({ op: 'add', path: '/metadata/finalizers/0', value: 'x' }));
+    let status: unknown;
+    survives('front inserts', () => {
+      try {
+        PATCH_TYPES['application/json-patch+json'](current, patch, configMap.schema);
+      } catch (e) {
+        status = e;
+        throw e;
+      }
+    });
+    expect((status as { code?: number } | undefined)?.code).to.equal(422);
+    // Appending shifts nothing: the same number of appends is applied.
+    const appends = patch.map((op) => ({ ...op, path: '/metadata/finalizers/-' }));
+    const result = PATCH_TYPES['application/json-patch+json'](current, appends, configMap.schema) as typeof current;
+    expect(result.metadata.finalizers).to.have.length(510_000);
+  });
 });
