@@ -174,9 +174,7 @@ export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: De
   };
 }
 
-export function addWarnings(ctx: Context, warnings: string[]): void {
-  for (const w of warnings) ctx.append('Warning', `299 - ${JSON.stringify(w)}`);
-}
+export { addWarnings } from './warning-headers.js';
 
 function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } & ListValue {
   return isObject(value) && Array.isArray(value.items);
