@@ -59,6 +59,11 @@ export interface KindDefinition {
   forbidDeletion?(obj: KObject): string | undefined;
   /** Complete schema of the object, apiVersion/kind/metadata included. */
   schema: JSONSchema;
+  /**
+   * What Go's typed decoder refuses in a body the schema accepts (a Secret's base64 data): answered 400
+   * `<Kind> in version "<v>" cannot be handled as a <Kind>: <problem>`, before any validation.
+   */
+  decodeProblem?(obj: KObject): string | undefined;
   /** Fills defaults in place; runs on every decoded write after pruning. */
   defaults?(obj: KObject): void;
   /** On create, before validation (may mutate): e.g. clear fields clients may not set. */

@@ -93,6 +93,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     }
     obj.apiVersion = apiVersion;
     obj.kind = def.kind;
+    const undecodable = def.decodeProblem?.(obj);
+    if (undecodable) throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`);
     applyFieldValidation(validator.prune(obj), ctx);
     def.defaults?.(obj);
     return obj;
