@@ -22,6 +22,22 @@ export interface CreateSubresourceKind {
   kind: string;
 }
 
+/**
+ * A subresource that reads and writes a projection of the object as another kind (ReplicaSet `scale`, an
+ * autoscaling/v1 Scale): GET answers the projection, PUT and PATCH write one back through the parent's update, so
+ * the parent's resourceVersion, rules and admission apply. Listed in discovery with verbs [get, patch, update].
+ */
+export interface ProjectionSubresource extends CreateSubresourceKind {
+  /** Complete schema of the projection kind (apiVersion, kind and metadata included): pruning and type checks. */
+  schema: JSONSchema;
+  /** The projection of a stored object, as GET answers it. */
+  read(parent: KObject): KObject;
+  /** Rules on a written projection beyond its schema; never mutates. */
+  validate(projection: KObject): FieldError[];
+  /** Carries an accepted projection into the parent (a private copy), which is then updated as any update is. */
+  write(projection: KObject, parent: KObject): void;
+}
+
 export interface KindDefinition {
   group: string;          // '' for the core group
   version: string;
@@ -43,6 +59,8 @@ export interface KindDefinition {
    * by a handler the gateway registers for it (gateway/handlers/create-subresource.ts); listed with verbs [create].
    */
   createSubresources?: Record<string, CreateSubresourceKind>;
+  /** Subresources that are projections of the object as another kind (ReplicaSet `scale`). */
+  projectionSubresources?: Record<string, ProjectionSubresource>;
   /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
