@@ -11,6 +11,7 @@ import { cloneJson } from '../../api/meta/clone.js';
 import { apiVersionOf, type ProjectionSubresource } from '../../api/scheme.js';
 import { createSchemaValidator, type SchemaValidator } from '../../api/validation/schema-validator.js';
 import type { WriteContext } from '../registry/admission-types.js';
+import type { Subresource } from '../registry/store.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { updateWriteContext, parseForce } from './field-manager.js';
 import { patchFunctionFor, patchMediaType } from './patch-types.js';
@@ -72,7 +73,7 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
     if (resourceVersion) next.metadata.resourceVersion = resourceVersion;
     else delete next.metadata.resourceVersion;
     return next;
-  }, parentCtx, '');
+  }, parentCtx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, projection.read(parent));
 }

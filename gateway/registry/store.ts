@@ -16,7 +16,8 @@ import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerR
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
-export type Subresource = '' | 'status';
+/** Where a write was sent: the object, its status, or its scale (a projection written back into spec). */
+export type Subresource = '' | 'status' | 'scale';
 
 export interface DeleteResult {
   object: KObject;

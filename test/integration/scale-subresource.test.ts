@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, expectFailure, MERGE } from '../helpers/api.js';
 import { decodeProtobufObject, encodeProtobufObject } from '../../api/proto/object-codec.js';
+import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
@@ -97,9 +98,14 @@ describe('the ReplicaSet scale subresource', function () {
 
   it('applies merge, JSON and strategic merge patches to the Scale, and refuses apply patches with 415', async () => {
     await createReplicaSet('patch');
-    const merge = await gh.request('PATCH', `${rsPath('patch')}/scale`, { body: { spec: { replicas: 3 } }, headers: MERGE });
+    const merge = await gh.request('PATCH', `${rsPath('patch')}/scale?fieldManager=scaler`, { body: { spec: { replicas: 3 } }, headers: MERGE });
     expect(merge.status, merge.body).to.equal(200);
     expect(merge.json().spec.replicas).to.equal(3);
+    // The ReplicaSet records the write as the manager's, through the scale subresource.
+    const managed = (await gh.request('GET', rsPath('patch'))).json().metadata.managedFields;
+    expect(managed.find((e: any) => e.manager === 'scaler')).to.deep.include({
+      operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, subresource: 'scale',
+    });
     const json = await gh.request('PATCH', `${rsPath('patch')}/scale`, {
       body: [{ op: 'replace', path: '/spec/replicas', value: 4 }], headers: { 'content-type': 'application/json-patch+json' },
     });
@@ -140,5 +146,32 @@ describe('the ReplicaSet scale subresource', function () {
     const apps = aggregated.items.find((g: any) => g.metadata.name === 'apps');
     const rs = apps.versions[0].resources.find((r: any) => r.resource === 'replicasets');
     expect(rs.subresources).to.deep.include({ subresource: 'scale', responseKind: SCALE_KIND, verbs: ['get', 'patch', 'update'] });
+  });
+});
+
+describe('the ReplicaSet scale subresource under RBAC', function () {
+  let gh: Awaited<ReturnType<typeof startRbacGatehouse>>;
+  const ns = 'scale-rbac';
+  const path = `/apis/apps/v1/namespaces/${ns}/replicasets/x`;
+  const asBob = { token: tokenOf('bob') };
+
+  before(async () => {
+    gh = await startRbacGatehouse();
+    expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).to.equal(201);
+    expect((await gh.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, { body: replicaSet('x', 1) })).status).to.equal(201);
+    // bob may read and patch replicasets/scale and nothing else: the subresource is a resource of its own to RBAC.
+    const role = roleBody('scaler', [{ apiGroups: ['apps'], resources: ['replicasets/scale'], verbs: ['get', 'patch'] }]);
+    expect((await gh.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, { body: role })).status).to.equal(201);
+    expect((await gh.request('POST', `${RBAC_V1}/namespaces/${ns}/rolebindings`, { body: bindingBody('scaler', 'Role', 'scaler', ['bob']) })).status).to.equal(201);
+  });
+  after(async () => gh.close());
+
+  it('authorizes get and patch on replicasets/scale apart from replicasets and its other verbs', async () => {
+    expect((await gh.request('GET', `${path}/scale`, asBob)).status).to.equal(200);
+    expect((await gh.request('PATCH', `${path}/scale`, { ...asBob, body: { spec: { replicas: 2 } }, headers: MERGE })).status).to.equal(200);
+    const put = expectFailure(await gh.request('PUT', `${path}/scale`, { ...asBob, body: { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 3 } } }), 403, 'Forbidden');
+    expect(put.message).to.equal(`replicasets.apps "x" is forbidden: User "bob" cannot update resource "replicasets/scale" in API group "apps" in the namespace "${ns}"`);
+    expectFailure(await gh.request('GET', path, asBob), 403, 'Forbidden');
+    expect((await gh.request('GET', path)).json().spec.replicas).to.equal(2);
   });
 });
