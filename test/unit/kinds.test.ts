@@ -112,7 +112,7 @@ describe('Secret and ConfigMap', () => {
     expect(o.type).to.equal('Opaque');
   });
   it('rejects bad keys, and leaves bad base64 to the decoding step', () => {
-    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==' } }))).to.have.members(['data']);
+    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==' } }))).to.have.members(['data[bad key]']);
     expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==', bad: 'eA=' } }))).to.equal('illegal base64 data at input byte 3');
     expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==\n' } }))).to.equal(undefined);
   });

@@ -2,7 +2,7 @@
 // the server folds into `data` before storing, so it never appears on reads.
 import type { KindDefinition } from '../../scheme.js';
 import type { FieldError } from '../../meta/field-errors.js';
-import { fieldErrors } from '../../meta/field-errors.js';
+import { fieldErrors, FieldPath } from '../../meta/field-errors.js';
 import type { KObject } from '../../meta/types.js';
 import { kindSchema } from '../../common/object-meta.js';
 import { bool, map, str, stringMap } from '../../common/schema-builders.js';
@@ -46,7 +46,7 @@ function validateSecret(obj: KObject): FieldError[] {
   const errs = validateMetadata(obj, true, 'subdomain');
   let size = 0;
   for (const [k, v] of Object.entries(asObj(obj.data) ?? {})) {
-    for (const p of configKeyProblems(k)) errs.push(fieldErrors.invalid('data', k, p));
+    for (const p of configKeyProblems(k)) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, p));
     if (typeof v === 'string') size += Buffer.from(v, 'base64').length;
   }
   if (size > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', '', MAX_SECRET_SIZE));
