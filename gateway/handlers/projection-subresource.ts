@@ -5,13 +5,13 @@
 // of the result.
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
-import { fieldErrors } from '../../api/meta/field-errors.js';
-import { isObject, type KObject } from '../../api/meta/types.js';
+import type { KObject } from '../../api/meta/types.js';
 import { cloneJson } from '../../api/meta/clone.js';
-import { apiVersionOf, type ProjectionSubresource } from '../../api/scheme.js';
+import type { ProjectionSubresource } from '../../api/scheme.js';
 import { createSchemaValidator, type SchemaValidator } from '../../api/validation/schema-validator.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Subresource } from '../registry/store.js';
+import { admitTypeMeta } from '../registry/type-meta.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { updateWriteContext, parseForce } from './field-manager.js';
 import { patchFunctionFor, patchMediaType } from './patch-types.js';
@@ -80,19 +80,7 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
 
 /** A written projection checked as its own kind: type, names, unknown fields, schema and the kind's rules. */
 function admitProjection(projection: ProjectionSubresource, body: unknown, namespace: string, name: string, ctx: WriteContext): KObject {
-  const apiVersion = apiVersionOf(projection);
-  if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${projection.kind} object`);
-  const obj = body as KObject;
-  if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
-    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
-  }
-  if (obj.kind !== undefined && obj.kind !== projection.kind) {
-    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${projection.kind})`);
-  }
-  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  if (!isObject(obj.metadata)) {
-    throw errors.invalid(projection.kind, projection.group, name, [fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object')]);
-  }
+  const obj = admitTypeMeta(body, projection);
   const meta = obj.metadata;
   if (meta.name && meta.name !== name) throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
   if (namespace && meta.namespace && meta.namespace !== namespace) {
@@ -100,8 +88,6 @@ function admitProjection(projection: ProjectionSubresource, body: unknown, names
   }
   meta.name = name;
   if (namespace) meta.namespace = namespace;
-  obj.apiVersion = apiVersion;
-  obj.kind = projection.kind;
   const validator = validatorOf(projection);
   const unknown = validator.prune(obj).map((f) => `unknown field "${f}"`);
   const problems = ctx.fieldValidation === 'Ignore' ? [] : [...unknown, ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`)];
