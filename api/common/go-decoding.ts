@@ -85,56 +85,44 @@ function scanJson(text: string): string {
       i++;
     }
   };
+  /** An object or array body after its opening character: items separated by commas up to `close`. */
+  const sequence = (close: string, afterItem: string, item: () => void): void => {
+    i++;
+    skipSpace();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      item();
+      skipSpace();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      if (text[i] !== ',') fail(afterItem);
+      i++;
+    }
+  };
+  const member = (): void => {
+    skipSpace();
+    if (text[i] !== '"') fail('looking for beginning of object key string');
+    string();
+    skipSpace();
+    if (text[i] !== ':') fail('after object key');
+    i++;
+    value();
+  };
   const value = (): string => {
     skipSpace();
     const c = text[i];
     if (c === '{') {
-      i++;
-      skipSpace();
-      if (text[i] === '}') {
-        i++;
-        return 'object';
-      }
-      for (;;) {
-        skipSpace();
-        if (text[i] !== '"') fail('looking for beginning of object key string');
-        string();
-        skipSpace();
-        if (text[i] !== ':') fail('after object key');
-        i++;
-        value();
-        skipSpace();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return 'object';
-        }
-        fail('after object key:value pair');
-      }
+      sequence('}', 'after object key:value pair', member);
+      return 'object';
     }
     if (c === '[') {
-      i++;
-      skipSpace();
-      if (text[i] === ']') {
-        i++;
-        return 'array';
-      }
-      for (;;) {
-        value();
-        skipSpace();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return 'array';
-        }
-        fail('after array element');
-      }
+      sequence(']', 'after array element', value);
+      return 'array';
     }
     if (c === '"') {
       string();
