@@ -1,6 +1,9 @@
 // The controllers that keep one object in every namespace: the `default` ServiceAccount (serviceaccount) and the
 // `kube-root-ca.crt` ConfigMap holding the serving CA (root-ca-cert-publisher). Both run by default, put back what
 // is deleted, and leave terminating namespaces alone; `--controllers` turns them off.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually, MERGE } from '../helpers/api.js';
@@ -16,7 +19,7 @@ async function present(gh: TestGatehouse, path: string, ready: (obj: any) => boo
 }
 
 describe('per-namespace controllers', function () {
-  describe('with the default --controllers', () => {
+  describe('with --controllers=* (the default; tests otherwise run without these two)', () => {
     let gh: TestGatehouse;
     before(async () => { gh = await startTestGatehouse(['--controllers=*']); });
     after(async () => gh.close());
@@ -57,7 +60,7 @@ describe('per-namespace controllers', function () {
       expect(restored.metadata.labels).to.deep.equal({ mine: 'yes' });
     });
 
-    it('leaves a terminating namespace alone', async () => {
+    it('does not refill a terminating namespace', async () => {
       const ns = await createNamespace(gh, 'ending');
       await present(gh, saPath(ns));
       // A finalizer on the ServiceAccount holds the namespace in Terminating while the test looks.
@@ -70,6 +73,27 @@ describe('per-namespace controllers', function () {
       expect(listed.json().items).to.deep.equal([]);
       expect((await gh.request('PATCH', saPath(ns), { body: { metadata: { finalizers: null } }, headers: MERGE })).status).to.equal(200);
       await eventually('the namespace gone', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}`)).status === 404);
+    });
+  });
+
+  describe('with --tls-cert-file', () => {
+    it('publishes the bundle of the certificate file in use', async () => {
+      // A real serving pair: the one a first Gatehouse generated, served by a second with the CA appended.
+      const first = await startTestGatehouse();
+      const pki = path.join(first.dataDir, 'pki');
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-root-ca-'));
+      const bundle = `${(await readFile(path.join(pki, 'apiserver.crt'), 'utf8')).trim()}\n${await readFile(path.join(pki, 'ca.crt'), 'utf8')}`;
+      await writeFile(path.join(dir, 'tls.crt'), bundle);
+      await writeFile(path.join(dir, 'tls.key'), await readFile(path.join(pki, 'apiserver.key'), 'utf8'));
+      await first.close();
+      const gh = await startTestGatehouse(['--controllers=*', '--tls-cert-file', path.join(dir, 'tls.crt'), '--tls-private-key-file', path.join(dir, 'tls.key')]);
+      try {
+        const ns = await createNamespace(gh, 'provided');
+        expect((await present(gh, caPath(ns))).data).to.deep.equal({ 'ca.crt': bundle });
+      } finally {
+        await gh.close();
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 
