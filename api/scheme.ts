@@ -36,6 +36,8 @@ export interface ProjectionSubresource extends CreateSubresourceKind {
   validate(projection: KObject): FieldError[];
   /** Carries an accepted projection into the parent (a private copy), which is then updated as any update is. */
   write(projection: KObject, parent: KObject): void;
+  /** Table columns after Name, as for a kind (`kubectl get --subresource=scale`). */
+  tableColumns?: TableColumn[];
 }
 
 export interface KindDefinition {

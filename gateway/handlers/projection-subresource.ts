@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import { cloneJson } from '../../api/meta/clone.js';
-import type { ProjectionSubresource } from '../../api/scheme.js';
+import type { KindDefinition, ProjectionSubresource } from '../../api/scheme.js';
 import { createSchemaValidator, type SchemaValidator } from '../../api/validation/schema-validator.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Subresource } from '../registry/store.js';
@@ -21,6 +21,14 @@ import {
 } from './request-scope.js';
 
 const validators = new WeakMap<ProjectionSubresource, SchemaValidator>();
+const tableKinds = new WeakMap<ProjectionSubresource, KindDefinition>();
+
+/** The parent's definition with the projection's columns: what Table conversion of a projection reads. */
+function tableKindOf(parent: KindDefinition, projection: ProjectionSubresource): KindDefinition {
+  let def = tableKinds.get(projection);
+  if (!def) tableKinds.set(projection, def = { ...parent, tableColumns: projection.tableColumns });
+  return def;
+}
 
 function validatorOf(projection: ProjectionSubresource): SchemaValidator {
   let validator = validators.get(projection);
@@ -33,7 +41,7 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
   const method = ctx.method.toUpperCase();
   if (method === 'GET' || method === 'HEAD') {
     const parent = await store.get(info.namespace, info.name, getRead(query));
-    writeResponse(ctx, deps, 200, projection.read(parent));
+    writeResponse(ctx, deps, 200, projection.read(parent), tableKindOf(store.def, projection));
     return;
   }
 
@@ -75,7 +83,7 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
     return next;
   }, parentCtx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
-  writeResponse(ctx, deps, 200, projection.read(parent));
+  writeResponse(ctx, deps, 200, projection.read(parent), tableKindOf(store.def, projection));
 }
 
 /** A written projection checked as its own kind: type, names, unknown fields, schema and the kind's rules. */

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
+import { parseColumns } from '../helpers/kubectl.js';
 import { uniqueName } from '../helpers/api.js';
 
 describe('kubectl scale', function () {
@@ -35,6 +36,11 @@ describe('kubectl scale', function () {
     const current = (await env.gh.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/x`)).json().metadata.resourceVersion;
     await env.kubectl.ok(['scale', 'rs', 'x', '--replicas=4', `--resource-version=${current}`, '-n', ns]);
     expect(await replicas()).to.equal(4);
+  });
+
+  it('kubectl get rs x --subresource=scale prints the Scale table: desired and available replicas', async () => {
+    const rows = parseColumns(await env.kubectl.ok(['get', 'rs', 'x', '--subresource=scale', '-n', ns]));
+    expect(rows).to.deep.equal([{ NAME: 'x', DESIRED: String(await replicas()), AVAILABLE: '0' }]);
   });
 
   it('kubectl get rs x --subresource=scale -o json prints the autoscaling/v1 Scale', async () => {

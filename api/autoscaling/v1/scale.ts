@@ -7,6 +7,7 @@ import { int32, obj, str } from '../../common/schema-builders.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { asObj, nonNegative, root, specOf, statusOf } from '../../common/validation-helpers.js';
 import { labelSelectorFromObject } from '../../meta/selectors.js';
+import { integerColumn, intOf } from '../../common/printers.js';
 
 export const SCALE_GROUP = 'autoscaling';
 export const SCALE_VERSION = 'v1';
@@ -53,5 +54,9 @@ export function replicasScale(): ProjectionSubresource {
       // An absent spec.replicas is the Go zero value: 0.
       parent.spec = { ...(asObj(parent.spec) ?? {}), replicas: specOf(projection).replicas ?? 0 };
     },
+    tableColumns: [
+      integerColumn('Desired', 'The desired number of replicas.', (scale) => intOf(specOf(scale).replicas)),
+      integerColumn('Available', 'The observed number of replicas.', (scale) => intOf(statusOf(scale).replicas)),
+    ],
   };
 }
