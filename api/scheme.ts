@@ -67,6 +67,8 @@ export interface KindDefinition {
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
   tracksGeneration: boolean;
+  /** No DELETE of the whole collection (Namespace, as upstream's namespace storage): 405, and not in discovery. */
+  noDeleteCollection?: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
   deleteReturnsObject?: boolean;
   /** PUT on a missing object creates it (the RBAC kinds); otherwise it is a 404. */
@@ -92,6 +94,8 @@ export interface KindDefinition {
   prepareForUpdate?(obj: KObject, old: KObject): void;
   /** Kind-specific rules beyond the schema; never mutates; returns every error. */
   validate?(obj: KObject): FieldError[];
+  /** Rules of a create only, after validate (Event: the strictness depends on create or update). */
+  validateCreate?(obj: KObject): FieldError[];
   /** Rules that compare with the stored object (immutable fields); never mutates. */
   validateUpdate?(obj: KObject, old: KObject): FieldError[];
   /** Rules for writes through the status subresource. */
@@ -100,6 +104,23 @@ export interface KindDefinition {
   selectableFields?(obj: KObject): Record<string, string>;
   /** Extra Table columns after Name (issue: printer columns); absent means the default Name/Created At. */
   tableColumns?: TableColumn[];
+  /** tableColumns lists every column, Name included where the kind places it (Event: last, in -o wide). */
+  tableColumnsIncludeName?: boolean;
+  /**
+   * The kind is another representation of objects stored by another resource (events.platform.io/v1 Event over
+   * core/v1 events): its keys are that resource's, and every object crosses `storedAs` on its way in and out.
+   */
+  storedAs?: StoredRepresentation;
+}
+
+export interface StoredRepresentation {
+  /** Group and resource of the keys the objects live under. */
+  group: string;
+  resource: string;
+  /** A stored object (read-only) in this kind's form: a new object, apiVersion and kind included. */
+  fromStorage(stored: KObject): KObject;
+  /** This kind's form into the stored one: a new object. */
+  toStorage(obj: KObject): KObject;
 }
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {

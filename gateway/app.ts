@@ -15,7 +15,7 @@ import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
-import { defaultSerializers } from './negotiation/negotiate.js';
+import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
 import { createDiscovery } from './handlers/discovery.js';
@@ -25,7 +25,6 @@ import { createResourceRouter } from './handlers/resource-router.js';
 import { builtinVirtualResources, createVirtualResources } from './handlers/virtual-resources.js';
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
-import { isPretty } from './handlers/request-scope.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
 
 export interface AppDeps {
@@ -116,7 +115,7 @@ export function createGateway(deps: AppDeps): Gateway {
     if (info.isResourceRequest) return resources(ctx);
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
-      if (discovery.handle(ctx, isPretty(requestQuery(ctx)))) return;
+      if (discovery.handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
       if (openapi.handle(ctx)) return;
       // /metrics is a non-resource path: the authorization filter has already checked `get` on it.
       if (deps.metricsRegistry && ctx.path === '/metrics') {

@@ -103,8 +103,8 @@ export const errors = {
 
   resourceExpired: (message: string) => new StatusError(410, 'Expired', message),
 
-  methodNotAllowed: (verb: string, what = 'the requested resource') =>
-    new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on ${what}`),
+  /** kube-apiserver answers every method a path does not serve with this one message. */
+  methodNotAllowed: () => new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
 
   notAcceptable: (supported: string[]) =>
     new StatusError(406, 'NotAcceptable',

@@ -93,8 +93,10 @@ export function kindPaths(def: KindDefinition): Record<string, PathItem> {
     [coll]: {
       get: listOp(`list${gv}${scope}${def.kind}`),
       post: op('post', `create${gv}${scope}${def.kind}`, `create a ${def.kind}`, { parameters: WRITE_PARAMS, requestBody: body(kindName), responses: respond([200, 201, 202], kindName) }),
-      delete: op('deletecollection', `delete${gv}Collection${scope}${def.kind}`, `delete collection of ${def.kind}`, {
-        parameters: DELETE_COLLECTION_PARAMS, requestBody: deleteBody, responses: respond([200], `${META}.Status`),
+      ...(def.noDeleteCollection ? {} : {
+        delete: op('deletecollection', `delete${gv}Collection${scope}${def.kind}`, `delete collection of ${def.kind}`, {
+          parameters: DELETE_COLLECTION_PARAMS, requestBody: deleteBody, responses: respond([200], `${META}.Status`),
+        }),
       }),
       parameters: [...scopeParams, P.pretty],
     },

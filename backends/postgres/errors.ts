@@ -70,9 +70,10 @@ export function redactUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    // Shown as given below, short of its credentials.
+    // Not a URL: it may be a password pasted alone, so nothing of it is shown.
+    return REDACTED;
   }
-  if (parsed && isPostgresUrl(parsed)) {
+  if (isPostgresUrl(parsed)) {
     if (parsed.password) parsed.password = '***';
     return parsed.toString();
   }
@@ -81,6 +82,28 @@ export function redactUrl(url: string): string {
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
   return `${scheme}***${url.slice(at)}`;
 }
+
+/**
+ * The server's address as driver options, for a URL whose host is an IPv6 literal (`postgres://u@[::1]:5432/db`):
+ * the driver splits a URL's host at every `:` (its multi-host form is `h1:p1,h2:p2`), which leaves the host `[`.
+ * Given as lists, host and port are taken as they are (at run time: the typings allow only a string, hence `object`).
+ * Other URLs need nothing: the driver reads them.
+ */
+export function ipv6HostOptions(url: string): object {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return {};
+  }
+  if (!parsed.hostname.startsWith('[')) return {};
+  return { host: [parsed.hostname.slice(1, -1)], port: [Number(parsed.port || DEFAULT_PORT)] };
+}
+
+const DEFAULT_PORT = 5432;
+
+/** What redactUrl shows of a value that is not a URL. */
+export const REDACTED = '(value not shown)';
 
 /**
  * Seconds a pooled connection waits before it reconnects after a failed attempt, for the driver's `backoff` option:

@@ -7,7 +7,7 @@
 // the scan resumes at lastDelivered, so nothing is lost or repeated), and a slow fallback poll for lost hints.
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
-import { reconnectBackoff } from './errors.js';
+import { ipv6HostOptions, reconnectBackoff } from './errors.js';
 import { readRetryingLostConnection } from './transaction.js';
 import { readLogAfter, type Db, type LogRow } from './queries.js';
 import { NOTIFY_CHANNEL } from './schema.js';
@@ -127,6 +127,7 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
     wake(hint);
   };
   const listener = postgres(opts.url, {
+    ...ipv6HostOptions(opts.url),
     max: 1,
     max_lifetime: 0,
     fetch_types: false,

@@ -55,6 +55,16 @@ describe('postgres storage', function () {
     expect(replayed.events).to.deep.equal(events);
   });
 
+  it('reaches a server at an IPv6 address: writes, reads and its log reader all connect', async () => {
+    // The driver alone takes `[::1]:port` for the host `[`; the test server listens on ::1 too.
+    const url = (await freshDatabase()).replace('@127.0.0.1:', '@[::1]:');
+    const a = await instance(url, { pollIntervalMs: 60_000 });
+    const watcher = watch(a, PREFIX, await a.currentRevision());
+    const created = await a.create(key('ns1', 'v6'), configMap('v6'));
+    await watcher.until(rv(created));
+    expect(await a.get(key('ns1', 'v6'))).to.deep.equal(created);
+  });
+
   it('writes of one key in one batch see each other: one create wins, the others find the key; a tombstone is re-created', async () => {
     const url = await freshDatabase();
     const a = await instance(url);

@@ -26,7 +26,7 @@ import {
   type WatchOptions,
 } from '../storage.js';
 import { createCompactor } from './compactor.js';
-import { redactUrl, toStorageError } from './errors.js';
+import { ipv6HostOptions, redactUrl, toStorageError } from './errors.js';
 import { createLogReader } from './log-reader.js';
 import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type Db, type KeyRow } from './queries.js';
 import { createReadCache, type ReadCache } from './read-cache.js';
@@ -78,7 +78,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => undefined);
   // Reads and NOTIFYs; never a transaction or a reserved connection (transaction.ts), which take sessions.
-  const sql = postgres(opts.url, { ...clientOptions('gatehouse'), max: opts.maxConnections ?? 20 }) as unknown as Db;
+  const sql = postgres(opts.url, { ...clientOptions('gatehouse'), ...ipv6HostOptions(opts.url), max: opts.maxConnections ?? 20 }) as unknown as Db;
   const sessions = createSessions({ url: opts.url, applicationName: 'gatehouse' });
 
   let closed = false;

@@ -29,7 +29,7 @@
 // expire by age or idleness (max_lifetime, idle_timeout): an expiry between two statements would be such a change.
 import postgres from 'postgres';
 import { StorageError } from '../storage.js';
-import { connectionLost, reconnectBackoff, StaleRowCountError } from './errors.js';
+import { connectionLost, ipv6HostOptions, reconnectBackoff, StaleRowCountError } from './errors.js';
 import type { Db } from './queries.js';
 
 // The driver's codes for a connection it lost or never had, the socket errors it passes through, and the server's
@@ -149,6 +149,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     const session: Session = { generation: 0, client: undefined as unknown as Db };
     session.client = postgres(opts.url, {
       ...clientOptions(opts.applicationName ?? 'gatehouse'),
+      ...ipv6HostOptions(opts.url),
       max: 1,
       max_lifetime: 0,
       idle_timeout: 0,

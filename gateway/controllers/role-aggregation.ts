@@ -10,7 +10,7 @@ import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import { startInformer } from './informer.js';
 import type { Controller } from './namespace-lifecycle.js';
-import { canonicalJson as canonical } from '../../policies/rbac/canonical.js';
+import { canonicalJson as canonical } from '../../api/meta/canonical-json.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
 const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });

@@ -12,6 +12,7 @@ import { startResourceQuotaController } from './resource-quota.js';
 import { RESOURCE_QUOTA_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER } from './known-controllers.js';
 import { startServiceAccountController } from './service-account.js';
 import { startRootCaPublisher } from './root-ca-publisher.js';
+import { startEventTtlController } from './event-ttl.js';
 
 export type { Controller };
 
@@ -41,7 +42,8 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   await ensureSystemNamespaces(deps.registry);
   // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
   await ensureBootstrapPolicy(deps.registry);
-  const running: Controller[] = [];
+  // Event expiry is the API server's own (--event-ttl), not a selectable controller.
+  const running: Controller[] = [startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log })];
   for (const [name, start] of Object.entries(CONTROLLERS)) {
     if (deps.options.controllers.enabled(name)) running.push(start(deps));
   }

@@ -25,8 +25,15 @@ export interface RequestInfo {
 
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-function isTrue(value: string | null): boolean {
-  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+/**
+ * A boolean query parameter read as kube-apiserver converts its query into options: absent is undefined, `0` and
+ * `false` in any case are false, and every other value, the empty one included, is true. Clients rely on the
+ * leniency: the Python client sends `True`. (`pretty` alone is parsed strictly; see isPrettyPrint.)
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const value = q.get(name);
+  if (value === null) return undefined;
+  return value !== '0' && value.toLowerCase() !== 'false';
 }
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
@@ -60,13 +67,20 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (rest.length === 0) return info; // discovery of one group/version: a non-resource request
   info.isResourceRequest = true;
 
-  switch (method.toUpperCase()) {
-    case 'POST': info.verb = 'create'; break;
-    case 'GET': case 'HEAD': info.verb = 'get'; break;
-    case 'PUT': info.verb = 'update'; break;
-    case 'PATCH': info.verb = 'patch'; break;
-    case 'DELETE': info.verb = 'delete'; break;
-    default: info.verb = method.toLowerCase();
+  // The deprecated /watch/ prefix (`/api/v1/watch/namespaces/ns/configmaps[/name]`) names the verb itself, whatever
+  // the method; older clients (ruby kubeclient 4.9) watch through it only.
+  if (rest[0] === 'watch' && rest.length >= 2) {
+    info.verb = 'watch';
+    rest = rest.slice(1);
+  } else {
+    switch (method.toUpperCase()) {
+      case 'POST': info.verb = 'create'; break;
+      case 'GET': case 'HEAD': info.verb = 'get'; break;
+      case 'PUT': info.verb = 'update'; break;
+      case 'PATCH': info.verb = 'patch'; break;
+      case 'DELETE': info.verb = 'delete'; break;
+      default: info.verb = method.toLowerCase();
+    }
   }
 
   // /namespaces/<ns>/<resource>... scopes the request; /namespaces and /namespaces/<name>[/status|finalize] are the
@@ -85,12 +99,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (rest.length >= 3) info.subresource = rest[2];
   if (info.resource === 'namespaces' && info.name) info.namespace = info.name;
 
-  if (info.verb === 'get' || info.verb === 'delete') {
-    if (!info.name) info.verb = info.verb === 'get' ? 'list' : 'deletecollection';
-  }
-  if (info.verb === 'list' && isTrue(query.get('watch'))) info.verb = 'watch';
-  // A single-object watch through the collection with a metadata.name field selector is still a watch on that name.
-  if ((info.verb === 'list' || info.verb === 'watch') && !info.name) {
+  if (info.verb === 'delete' && !info.name) info.verb = 'deletecollection';
+  if (info.verb === 'get' && !info.name) {
+    info.verb = queryBool(query, 'watch') ? 'watch' : 'list';
+    // A list or watch through the collection with a metadata.name field selector is one on that name. As upstream,
+    // only here: the /watch/ prefix names its object in the path.
     const selector = query.get('fieldSelector') ?? '';
     const m = /^metadata\.name(?:==?)([^,]+)$/.exec(selector);
     if (m) info.name = m[1];

@@ -3,7 +3,8 @@
 import type { Context, Next } from 'koa';
 import { errors, isStatusError, type StatusError } from '../../api/meta/errors.js';
 import type { Serializer } from '../negotiation/serializer.js';
-import { negotiateResponse } from '../negotiation/negotiate.js';
+import { isPrettyPrint, negotiateResponse } from '../negotiation/negotiate.js';
+import { requestQuery } from './request-info.js';
 
 function statusErrorOf(e: unknown): StatusError {
   if (isStatusError(e)) return e;
@@ -29,17 +30,20 @@ export function createStatusFilter(serializers: Serializer[]) {
       }
       let serializer = serializers[0];
       let contentType = serializer.mediaType;
+      // Errors are indented for curl and browsers too, as every answer kube-apiserver negotiates.
+      let pretty = isPrettyPrint(requestQuery(ctx), ctx.get('user-agent'));
       try {
         const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: false, encodes: STATUS_KIND, serializers });
         serializer = target.serializer;
         contentType = target.contentType;
+        pretty ||= target.pretty === true;
       } catch {
         // A client that accepts nothing we speak still gets its error, in JSON.
       }
       for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
       ctx.status = err.code;
       ctx.set('Content-Type', contentType);
-      ctx.body = serializer.encode(err.toStatus());
+      ctx.body = serializer.encode(err.toStatus(), { pretty });
     }
   };
 }

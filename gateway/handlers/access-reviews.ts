@@ -1,4 +1,4 @@
-// The access reviews as virtual resources (document 2, "Access reviews"): each create asks the authorizer chain the
+// The access reviews as virtual resources: each create asks the authorizer chain the
 // question the spec states and answers it in `status`. Served at authorization.platform.io/v1 and, hidden, at the
 // authorization.k8s.io/v1 paths stock kubectl uses (answers carry the requested group's apiVersion).
 // - SelfSubjectAccessReview: may the caller do this?

@@ -5,6 +5,7 @@ import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type DeleteOptions } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { hasRequestBody } from '../server/connection.js';
+import { queryBool, requestQuery } from '../filters/request-info.js';
 import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
@@ -23,7 +24,7 @@ export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, feature
       options = decoded.value as DeleteOptions;
     }
   }
-  const q = new URLSearchParams(ctx.querystring);
+  const q = requestQuery(ctx);
   const grace = q.get('gracePeriodSeconds');
   if (grace !== null && grace !== '') {
     if (!/^-?\d+$/.test(grace)) throw errors.badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer`);
@@ -31,8 +32,10 @@ export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, feature
   }
   const policy = q.get('propagationPolicy');
   if (policy !== null && policy !== '') options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  const orphan = q.get('orphanDependents');
-  if (orphan !== null && orphan !== '') options.orphanDependents = orphan === 'true';
+  const orphan = queryBool(q, 'orphanDependents');
+  if (orphan !== undefined) options.orphanDependents = orphan;
+  const ignoreReadErrors = queryBool(q, 'ignoreStoreReadErrorWithClusterBreakingPotential');
+  if (ignoreReadErrors !== undefined) options.ignoreStoreReadErrorWithClusterBreakingPotential = ignoreReadErrors;
   const dryRun = q.getAll('dryRun');
   if (dryRun.length > 0) options.dryRun = dryRun;
   validateDeleteOptions(options, features);

@@ -7,6 +7,7 @@ import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
 import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const itemVerbs = (def: KindDefinition): string[] => (def.noDeleteCollection ? ITEM_VERBS.filter((v) => v !== 'deletecollection') : ITEM_VERBS);
 const STATUS_VERBS = ['get', 'patch', 'update'];
 /** Virtual resources (the review kinds) and create-only subresources (serviceaccounts/token). */
 const VIRTUAL_VERBS = ['create'];
@@ -46,7 +47,7 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
   for (const def of gv.kinds) {
     resources.push(withOptional({
       name: def.resource, singularName: def.singular, namespaced: def.namespaced, kind: def.kind,
-      verbs: ITEM_VERBS, storageVersionHash: storageVersionHash(def),
+      verbs: itemVerbs(def), storageVersionHash: storageVersionHash(def),
     }, { shortNames: def.shortNames, categories: def.categories }));
     if (def.statusSubresource) {
       resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
@@ -77,7 +78,7 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
   const responseKind = { group: def.group, version: def.version, kind: def.kind };
   const entry = withOptional({
     resource: def.resource, responseKind, scope: def.namespaced ? 'Namespaced' : 'Cluster',
-    singularResource: def.singular, verbs: ITEM_VERBS,
+    singularResource: def.singular, verbs: itemVerbs(def),
   }, { shortNames: def.shortNames, categories: def.categories });
   const subresources: Record<string, unknown>[] = [];
   if (def.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: STATUS_VERBS });
@@ -170,7 +171,7 @@ export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResourc
       }
       ctx.status = 200;
       ctx.set('Content-Type', contentType);
-      ctx.body = Buffer.from(pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body));
+      ctx.body = Buffer.from(pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
       return true;
     },
   };

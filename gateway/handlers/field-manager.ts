@@ -5,6 +5,7 @@ import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { DecodeResult } from '../negotiation/serializer.js';
 import { userOf } from '../filters/user.js';
+import { queryBool } from '../filters/request-info.js';
 import { invalidOptions, writeContext, type OptionsKind } from './request-scope.js';
 
 const MAX_LENGTH = 128;
@@ -53,8 +54,8 @@ export function applyManager(q: URLSearchParams): string {
 
 /** `force` belongs to apply patches only. */
 export function parseForce(q: URLSearchParams, isApply: boolean): boolean {
-  const raw = q.get('force');
-  if (raw === null) return false;
+  const force = queryBool(q, 'force');
+  if (force === undefined) return false;
   if (!isApply) throw invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
-  return raw === '' || raw === 'true' || raw === '1';
+  return force;
 }

@@ -220,7 +220,8 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
         send(ctx, 500, `${lines.join('\n')}\n${endpoint} check failed\n`);
         return;
       }
-      // The spec's (and the upstream documentation's) final line is the same for all three endpoints.
+      // The spec's (and the upstream documentation's) final line is the same for all three endpoints. `verbose`
+      // counts by presence, whatever its value (`?verbose=false` too), as upstream reads it.
       send(ctx, 200, query.has('verbose') ? `${lines.join('\n')}\nhealthz check passed\n` : 'ok');
     } finally {
       ctx.res.off('close', abort);

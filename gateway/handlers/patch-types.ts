@@ -2,10 +2,10 @@
 // runs through the same admission as an update. Types not in the table answer 415.
 import jsonpatch from 'fast-json-patch';
 import { errors } from '../../api/meta/errors.js';
-import { isObject, type KObject } from '../../api/meta/types.js';
+import { isObject, ownValue, type KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';
 import { strategicMergePatch } from './strategic-merge.js';
-import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
+import { cloneJson, setOwn, shallowCopy } from '../../api/meta/clone.js';
 
 /** `schema` is the kind's object schema: strategic merge patch takes its list semantics from it. */
 export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchema) => unknown;
@@ -16,8 +16,9 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   // Not `{ ...target }`: the keys the patch adds to a spread's copy gave every patched object a hidden class of its own.
   const result: Record<string, unknown> = isObject(target) ? shallowCopy(target) : {};
   for (const [key, value] of Object.entries(patch)) {
+    // Own keys only, read and written: `"__proto__": {...}` is a field like any other, never the copy's prototype.
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    else setOwn(result, key, mergePatch(ownValue(result, key), value));
   }
   return result;
 }
@@ -54,7 +55,7 @@ export function patchMediaType(contentType: string | undefined): string {
 
 /** `applyTypes`: the server-side apply media types served (apply-patch+cbor joins with the CBOR gate). */
 export function patchFunctionFor(mediaType: string, applyTypes: readonly string[] = [APPLY_PATCH_TYPE]): PatchFunction {
-  const fn = PATCH_TYPES[mediaType];
+  const fn = ownValue(PATCH_TYPES, mediaType);
   if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), ...applyTypes]);
   return fn;
 }

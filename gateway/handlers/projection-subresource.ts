@@ -61,7 +61,7 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
     wctx = updateWriteContext(ctx, query, 'PatchOptions', decoded);
     written = (current) => patchFn(projection.read(current), decoded.value, projection.schema);
   } else {
-    throw errors.methodNotAllowed(method, `${store.def.resource}/${info.subresource}`);
+    throw errors.methodNotAllowed();
   }
 
   const namespace = store.def.namespaced ? info.namespace : '';

@@ -10,7 +10,7 @@ import type { UserInfo } from '../../api/meta/user.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ListValue, Serializer } from '../negotiation/serializer.js';
-import { negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
+import { isPrettyPrint, negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
@@ -161,11 +161,6 @@ export function addWarnings(ctx: Context, warnings: string[]): void {
   for (const w of warnings) ctx.append('Warning', `299 - ${JSON.stringify(w)}`);
 }
 
-export function isPretty(q: URLSearchParams): boolean {
-  const v = q.get('pretty');
-  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
-}
-
 function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } & ListValue {
   return isObject(value) && Array.isArray(value.items);
 }
@@ -191,7 +186,7 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
   }
   ctx.status = status;
   ctx.set('Content-Type', target.contentType);
-  const pretty = isPretty(q);
+  const pretty = target.pretty === true || isPrettyPrint(q, ctx.get('user-agent'));
   const chunks = !pretty && body === value && isList(value) && value.items.length > LIST_CHUNK_MIN_ITEMS
     ? target.serializer.encodeList?.(value, (item) => sharedEncoding(target.serializer, item))
     : undefined;

@@ -3,7 +3,7 @@
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { requestInfoOf, requestQuery } from '../filters/request-info.js';
+import { queryBool, requestInfoOf, requestQuery } from '../filters/request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
@@ -32,6 +32,10 @@ export function createResourceRouter(
     // The namespace segment must match the resource's scope; namespaced items need it.
     if (!def.namespaced && namespacePath) throw errors.pathNotFound();
     if (def.namespaced && !info.namespace && (info.name || ctx.method !== 'GET')) throw errors.pathNotFound();
+    const method = ctx.method.toUpperCase();
+    // The /watch/ path prefix (verb watch whatever the method) serves GET watches of collections and items only.
+    if (info.verb === 'watch' && info.parts.length > 2) throw errors.pathNotFound();
+    if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
     if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
       return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
     }
@@ -42,14 +46,14 @@ export function createResourceRouter(
     }
     const query = requestQuery(ctx);
     const req: ResourceRequest = { info, store, query };
-    const method = ctx.method.toUpperCase();
-    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);
+    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed();
 
     switch (method) {
       case 'GET':
       case 'HEAD':
-        if (info.name && info.subresource === '' && isWatchParam(query) && info.parts.length === 2) {
-          // Watching one object through its item path: the same watch, restricted by name.
+        if (info.parts.length === 2 && info.subresource === '' && (info.verb === 'watch' || queryBool(query, 'watch'))) {
+          // Watching one object through its item path (`/watch/` prefixed or with ?watch): the same watch,
+          // restricted by name.
           query.set('fieldSelector', joinSelectors(`metadata.name=${info.name}`, query.get('fieldSelector')));
           return handleWatch(ctx, deps, req);
         }
@@ -57,26 +61,22 @@ export function createResourceRouter(
         if (info.parts.length >= 2) return handleGet(ctx, deps, req);
         return handleList(ctx, deps, req);
       case 'POST':
-        if (info.parts.length !== 1) throw errors.methodNotAllowed('POST', 'the requested resource');
+        if (info.parts.length !== 1) throw errors.methodNotAllowed();
         return handleCreate(ctx, deps, req);
       case 'PUT':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PUT', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handleUpdate(ctx, deps, req);
       case 'PATCH':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PATCH', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handlePatch(ctx, deps, req);
       case 'DELETE':
         if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
+        if (def.noDeleteCollection) throw errors.methodNotAllowed();
         return handleDeleteCollection(ctx, deps, req);
       default:
-        throw errors.methodNotAllowed(method, 'the requested resource');
+        throw errors.methodNotAllowed();
     }
   };
-}
-
-function isWatchParam(q: URLSearchParams): boolean {
-  const v = q.get('watch');
-  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 function joinSelectors(a: string, b: string | null): string {

@@ -4,7 +4,7 @@
 // upstream does; the list-type and map-type markers belong to server-side apply.
 import type { JSONSchema } from '../../api/schema.js';
 import { errors, type StatusError } from '../../api/meta/errors.js';
-import { isObject } from '../../api/meta/types.js';
+import { isObject, ownValue } from '../../api/meta/types.js';
 
 export type JsonMap = Record<string, unknown>;
 
@@ -34,7 +34,7 @@ function parts(schema: JSONSchema | undefined): JSONSchema[] {
 export function fieldSchema(schema: JSONSchema | undefined, key: string): JSONSchema | undefined {
   const all = parts(schema);
   for (const s of all) {
-    const p = s.properties?.[key];
+    const p = ownValue(s.properties, key);
     if (p) return p;
   }
   for (const s of all) {
@@ -68,17 +68,6 @@ export function listStrategy(schema: JSONSchema | undefined): ListStrategy {
 /** Maps declared with patch strategy `replace` take the patch's map instead of merging into the stored one. */
 export function replacesMap(schema: JSONSchema | undefined): boolean {
   return strategies(schema).includes('replace');
-}
-
-/** JSON equality, for merge-key values and primitive list elements. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
-  if (isMap(a) && isMap(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && sameValue(a[k], b[k]));
-  }
-  return false;
 }
 
 export function isPrimitive(v: unknown): boolean {

@@ -15,12 +15,14 @@ import { errors } from '../../api/meta/errors.js';
 import {
   badPatch, childPath, DELETE_FROM_PRIMITIVE_LIST, directiveField, elementPath, fieldSchema, isDirectiveKey, isMap,
   isPrimitive, itemSchema, type JsonMap, listStrategy, type ListStrategy, PATCH_DIRECTIVE, replacesMap, RETAIN_KEYS,
-  sameValue, SET_ELEMENT_ORDER, show,
+  SET_ELEMENT_ORDER, show,
 } from './strategic-merge-schema.js';
 import {
-  identityOf, indexIn, normalizeElementOrder, partitionByPresence, validateOrderAgainstPatch,
+  identitiesOf, identityOf, type IdentityKey, normalizeElementOrder, partitionByPresence, positionsOf, validateOrderAgainstPatch,
+  withoutIdentities,
 } from './strategic-merge-order.js';
-import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
+import { cloneJson, setOwn, shallowCopy } from '../../api/meta/clone.js';
+import { ownValue } from '../../api/meta/types.js';
 
 /**
  * Applies a strategic merge patch to `original` as described by `schema` (the kind's full object schema). Pure:
@@ -58,7 +60,7 @@ function mergeFields(original: JsonMap, patch: JsonMap, schema: JSONSchema | und
   const result: JsonMap = RETAIN_KEYS in patch ? retainKeys(original, patch, path) : shallowCopy(original);
 
   // Lists named by $setElementOrder are merged and ordered first; the plain merge below skips them.
-  const ordered = new Set<string>();
+  const ordered = new Set<IdentityKey>();
   for (const [key, order] of Object.entries(patch)) {
     if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
     const field = directiveField(key, SET_ELEMENT_ORDER, path);
@@ -68,19 +70,19 @@ function mergeFields(original: JsonMap, patch: JsonMap, schema: JSONSchema | und
     // Replaced lists keep the order of the patch's own list: kubectl sends $setElementOrder only for merged lists.
     if (!strategy.merge) continue;
     ordered.add(field);
-    setField(result, field, orderedList(result[field], patch[field], order, field, strategy, fs, childPath(path, field)));
+    setField(result, field, orderedList(ownValue(result, field), ownValue(patch, field), order, field, strategy, fs, childPath(path, field)));
   }
 
   for (const [key, value] of Object.entries(patch)) {
     if (isDirectiveKey(key) || ordered.has(key)) continue;
-    setField(result, key, mergeValue(result[key], value, fieldSchema(schema, key), childPath(path, key)));
+    setField(result, key, mergeValue(ownValue(result, key), value, fieldSchema(schema, key), childPath(path, key)));
   }
 
   // Deletions run last so that a value both merged in and deleted by the same patch ends up deleted.
   for (const [key, values] of Object.entries(patch)) {
     if (!key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
     const field = directiveField(key, DELETE_FROM_PRIMITIVE_LIST, path);
-    setField(result, field, deleteFromPrimitiveList(result[field], values, key, childPath(path, field)));
+    setField(result, field, deleteFromPrimitiveList(ownValue(result, field), values, key, childPath(path, field)));
   }
   return result;
 }
@@ -127,17 +129,26 @@ function requirePrimitives(list: unknown[], path: string, what: string): void {
 /** Union of the stored and patch values, duplicates dropped, ordered like upstream. */
 function mergePrimitiveList(current: unknown[], patch: unknown[], path: string): unknown[] {
   requirePrimitives(patch, path, 'a list merged as a set');
-  const merged: unknown[] = [];
-  for (const v of [...current, ...patch]) if (!merged.some((m) => sameValue(m, v))) merged.push(v);
   const id = identityOf(undefined);
+  const seen = new Set<IdentityKey>();
+  const merged: unknown[] = [];
+  for (const list of [current, patch]) {
+    for (const v of list) {
+      const key = id(v)!;
+      if (!seen.has(key)) {
+        seen.add(key);
+        merged.push(v);
+      }
+    }
+  }
   const [inPatch, serverOnly] = partitionByPresence(merged, patch, id);
   return normalizeElementOrder(inPatch, serverOnly, patch, current, id);
 }
 
 /** Element-wise merge by `mergeKey`, with `$patch: delete` and `$patch: replace` elements. */
 function mergeKeyedList(current: unknown[], patch: unknown[], mergeKey: string, items: JSONSchema | undefined, path: string): unknown[] {
-  const sameKey = (a: unknown, b: JsonMap) => isMap(a) && mergeKey in a && sameValue(a[mergeKey], b[mergeKey]);
-  let base = current;
+  const id = identityOf(mergeKey);
+  const deleted = new Set<IdentityKey>();
   let replace = false;
   const updates: JsonMap[] = [];
   patch.forEach((element, i) => {
@@ -155,19 +166,25 @@ function mergeKeyedList(current: unknown[], patch: unknown[], mergeKey: string, 
     // An explicit `$patch: merge` element without a key says nothing; upstream rejects it, accepting is harmless.
     if (directive === 'merge' && !hasKey) return;
     if (!hasKey) throw badPatch(at, `element ${show(element)} does not contain the merge key "${mergeKey}"`);
-    if (directive === 'delete') base = base.filter((e) => !sameKey(e, element));
+    if (directive === 'delete') deleted.add(id(element)!);
     else updates.push(directive === undefined ? element : withoutKey(element, PATCH_DIRECTIVE));
   });
 
   if (replace) return updates.map((u, i) => mergeFields({}, u, items, elementPath(path, i)));
 
+  // Every deletion applies before any update, as upstream: a later element re-adding a deleted key adds it anew.
+  const base = withoutIdentities(current, deleted, id);
   const merged = [...base];
+  const positions = positionsOf(merged, id);
   updates.forEach((u, i) => {
-    const at = merged.findIndex((e) => sameKey(e, u));
-    if (at >= 0) merged[at] = mergeFields(merged[at] as JsonMap, u, items, elementPath(path, i));
-    else merged.push(mergeFields({}, u, items, elementPath(path, i)));
+    const key = id(u)!;
+    const at = positions.get(key);
+    if (at !== undefined) merged[at] = mergeFields(merged[at] as JsonMap, u, items, elementPath(path, i));
+    else {
+      positions.set(key, merged.length);
+      merged.push(mergeFields({}, u, items, elementPath(path, i)));
+    }
   });
-  const id = identityOf(mergeKey);
   const [inPatch, serverOnly] = partitionByPresence(merged, updates, id);
   return normalizeElementOrder(inPatch, serverOnly, updates, base, id);
 }
@@ -204,13 +221,14 @@ function deleteFromPrimitiveList(current: unknown, values: unknown, key: string,
   // Deleting from a missing or null list leaves it as it is (it never creates the list).
   if (!Array.isArray(current)) return current;
   // Any list, merged or not: upstream's current releases remove the values from lists without a strategy too.
-  return current.filter((v) => indexIn(values, v, identityOf(undefined)) < 0);
+  const id = identityOf(undefined);
+  return withoutIdentities(current, identitiesOf(values, id), id);
 }
 
-/** Sets or (for undefined) removes a key of a map the caller owns. */
+/** Sets or (for undefined) removes a key of a map the caller owns; "__proto__" is a key like any other. */
 function setField(map: JsonMap, key: string, value: unknown): void {
   if (value === undefined) delete map[key];
-  else map[key] = value;
+  else setOwn(map, key, value);
 }
 
 function withoutKey(map: JsonMap, key: string): JsonMap {

@@ -72,7 +72,7 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   // or an item path names nothing served.
   if (Boolean(info.namespace) !== r.namespaced || info.parts.length !== 1) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
-  if (method !== 'POST') throw errors.methodNotAllowed(method, r.resource);
+  if (method !== 'POST') throw errors.methodNotAllowed();
   // Typed clients (kubectl auth whoami, auth can-i, create token) POST protobuf and never retry with JSON after a 415.
   const body = (await decodeRequestBody(ctx, deps, r)).value;
   const apiVersion = virtualApiVersion(r);

@@ -1,6 +1,8 @@
-// Watch: everything that can fail cleanly (bad parameters, 410 for a compacted start, 504 for a list that cannot be
-// served) fails before the headers go out as an ordinary Status response. Once streaming, events are written in
-// revision order and a failure travels as an ERROR event, after which the stream ends.
+// Watch: bad parameters and a list that cannot be served (504) fail before the headers go out, as an ordinary Status
+// response. A start from a compacted revision does not: as kube-apiserver, the watch answers 200 and its one event
+// is an ERROR carrying the 410 Expired Status, which is where clients (the Python Watch, informers) look for it to
+// list again. Once streaming, events are written in revision order and a failure travels as an ERROR event, after
+// which the stream ends.
 //
 // Fan-out cost: storage hands every watcher the same frozen event object (storage.ts), so an event's frame is encoded
 // once per (event, event type after selection, encoding settings) and the Buffer is shared by every watcher that
@@ -142,6 +144,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const variants = new Map(['ADDED', 'MODIFIED', 'DELETED'].map((type) => [type, { frame: `${type}|${settings}`, chunk: `${type}|${settings}|chunk` }]));
   let initial: KObject[] = [];
   let startRevision: bigint;
+  let expired: StatusError | undefined;
   const start = params.start;
   try {
     if (start.kind === 'initial-state') {
@@ -151,7 +154,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
     } else if (start.kind === 'from') {
       startRevision = start.revision;
       const compacted = await store.storage.compactedRevision();
-      if (startRevision < compacted) throw errors.resourceExpired(`too old resource version: ${startRevision} (${compacted})`);
+      if (startRevision < compacted) expired = errors.resourceExpired(`too old resource version: ${startRevision} (${compacted})`);
     } else {
       startRevision = await store.storage.currentRevision();
     }
@@ -212,6 +215,10 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
 
   void (async () => {
     try {
+      if (expired) {
+        await write({ type: 'ERROR', object: expired.toStatus() });
+        return;
+      }
       for (const obj of initial) await write({ type: 'ADDED', object: render(obj) });
       if (start.kind === 'initial-state' && start.bookmarkAfterInitial) {
         await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });

@@ -156,9 +156,9 @@ function countKeys(value: unknown): number {
 }
 
 function encodeJson(value: unknown, pretty?: boolean): string {
-  // Like Go's json.Encoder, every document ends with a newline; `undefined` has no JSON form, null stands in.
-  const text = pretty ? JSON.stringify(value ?? null, null, 2) : JSON.stringify(value ?? null);
-  return `${text}\n`;
+  // Like Go's json.Encoder, a compact document ends with a newline; an indented one does not, as upstream's
+  // MarshalIndent. `undefined` has no JSON form, null stands in.
+  return pretty ? JSON.stringify(value ?? null, null, 2) : `${JSON.stringify(value ?? null)}\n`;
 }
 
 /**

@@ -172,11 +172,14 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
     if (!match) continue;
     const { s: serializer } = match;
     const base = mediaTypeOf(serializer, streaming, match.name);
-    if (as === undefined) return { serializer, contentType: base };
+    // The media-type parameter asks for indented output as the `pretty` query parameter does; only "1" counts.
+    if (as === undefined) return range.params.pretty === '1' ? { serializer, contentType: base, pretty: true } : { serializer, contentType: base };
     if (!g || !v || !META_VERSIONS.has(v)) continue;
     if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g) && serializer.tables !== false) {
       const apiVersion = `${g}/${v}`;
-      return { serializer, as, tableApiVersion: apiVersion, asApiVersion: apiVersion, contentType: `${base};as=Table;v=${v};g=${g}` };
+      const target: ResponseTarget = { serializer, as, tableApiVersion: apiVersion, asApiVersion: apiVersion, contentType: `${base};as=Table;v=${v};g=${g}` };
+      if (range.params.pretty === '1') target.pretty = true;
+      return target;
     }
     if (PARTIAL_KINDS.has(as) && opts.allowPartialObjectMetadata && g === 'meta.k8s.io') {
       return {
@@ -187,6 +190,20 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
   }
   const supported = opts.serializers.filter((s) => coversKind(s, opts.encodes)).map((s) => mediaTypeOf(s, streaming)).filter((t) => t !== '');
   throw errors.notAcceptable([...new Set(supported)]);
+}
+
+const STRICT_TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+
+/**
+ * Whether a JSON answer is indented, before the media type's own `pretty=1`: the `pretty` query parameter when it
+ * has a value, read strictly as Go's strconv.ParseBool reads it (`pretty=yes` is false: the one boolean parameter
+ * that is not lenient), else whether the User-Agent is a person's tool (curl, Wget, a browser), as kube-apiserver
+ * decides.
+ */
+export function isPrettyPrint(query: URLSearchParams, userAgent: string): boolean {
+  const pretty = query.get('pretty');
+  if (pretty) return STRICT_TRUE.has(pretty);
+  return userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0');
 }
 
 const requestCache = new WeakMap<Serializer[], Map<string, Serializer>>();

@@ -62,4 +62,6 @@ export interface ResponseTarget {
   asApiVersion?: string;
   /** The exact Content-Type header to answer with. */
   contentType: string;
+  /** The media type asked for indented output (`;pretty=1`). */
+  pretty?: boolean;
 }

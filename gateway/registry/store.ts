@@ -50,6 +50,15 @@ function finalizersOf(def: KindDefinition, obj: KObject): string[] {
   return [...(obj.metadata.finalizers ?? []), ...(def.blockingFinalizers?.(obj) ?? [])];
 }
 
+/**
+ * The resourceVersion a write is conditional on. An empty one and "0" (which parses to revision 0, older than any
+ * stored object) both ask for an unconditional write, as kube-apiserver reads them.
+ */
+function requiredVersion(obj: KObject): string | undefined {
+  const version = obj.metadata.resourceVersion;
+  return version === undefined || version === '' || version === '0' ? undefined : version;
+}
+
 /** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
 class RetryDeletion extends Error {}
 
@@ -63,7 +72,11 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
   const basePrefix = collectionPrefix(def, '');
-  const tracking: TrackingScope = { schema: def.schema, statusSubresource: !!def.statusSubresource };
+  const tracking: TrackingScope = {
+    schema: def.schema,
+    statusSubresource: !!def.statusSubresource,
+    apiVersions: [apiVersion, ...(def.hiddenGroupAliases ?? []).map((group) => `${group}/${def.version}`)],
+  };
 
   function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {
     return ctx.fieldManager === undefined ? undefined : { manager: ctx.fieldManager, operation, apiVersion, subresource };
@@ -173,7 +186,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       checkNameMatches(obj, name);
       checkNamespaceMatches(obj, namespace);
       const key = store.key(namespace, name);
-      const expectedVersion = obj.metadata.resourceVersion || undefined;
+      const expectedVersion = requiredVersion(obj);
       const create = def.allowCreateOnUpdate && subresource === ''
         ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
         : undefined;
@@ -191,7 +204,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         const obj = admitBody(applyPatch(cloneJson(current)), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
-        const expectedVersion = obj.metadata.resourceVersion;
+        const expectedVersion = requiredVersion(obj);
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
         return admitUpdate(track(current, buildUpdate(obj, current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
       }, ctx);
@@ -212,7 +225,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         const obj = admitBody(applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
-        const expectedVersion = config.metadata.resourceVersion;
+        const expectedVersion = requiredVersion(config);
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
         const ownership = obj.metadata.managedFields;
         const next = buildUpdate(obj, current, subresource);
@@ -310,7 +323,10 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       return next;
     }
     prepareForUpdate(def, obj, current);
-    invalid(obj, [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...validator.validateUpdate(obj, current)]);
+    const errs = validator.validateUpdate(obj, current);
+    // A value of the wrong type is the one error reported, as for a create: the metadata rules would name it again.
+    const wrongType = errs.some((e) => e.type === 'FieldValueTypeInvalid');
+    invalid(obj, wrongType ? errs : [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...errs]);
     return obj;
   }
 

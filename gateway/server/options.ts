@@ -61,6 +61,8 @@ export interface GatehouseOptions {
   /** Chance that an HTTP/2 request makes its connection go away (--goaway-chance), so clients rebalance. */
   goawayChance: number;
   historyWindowMs: number;
+  /** --event-ttl: events are deleted this long after their last write. */
+  eventTtlMs: number;
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
   storageUrl?: string;
@@ -128,6 +130,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
   'goaway-chance': { kind: 'float', default: '0', usage: 'To prevent HTTP/2 clients from getting stuck on a single replica, a request gets its connection closed gracefully (GOAWAY) with this probability; the client reconnects, likely to another replica behind the load balancer. Min is 0 (off), max .02 (1/50 requests); .001 (1/1000) is a recommended starting point.' },
   'http2-max-streams-per-connection': { kind: 'int', default: '1000', usage: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library\'s default.' },
+  'event-ttl': { kind: 'duration', default: '1h0m0s', usage: 'Amount of time to retain events.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
@@ -361,6 +364,7 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     goawayChance: parseGoawayChance(last('goaway-chance')),
     http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
+    eventTtlMs: parseDurationFlag('event-ttl', last('event-ttl')),
     storageBackend: storageBackend as StorageBackendName,
     storageUrl: storage.storageUrl,
     warnings: storage.warnings,

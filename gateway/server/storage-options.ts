@@ -35,7 +35,7 @@ export function parseStorageUrl(flagValue: string | undefined, env: NodeJS.Proce
   try {
     parsed = new URL(url);
   } catch {
-    throw new StorageUrlError(`invalid argument "${redactUrl(url)}" ${source}: not a URL (expected postgres://user:password@host:port/database)`);
+    throw new StorageUrlError(`invalid argument ${source}: not a URL (expected postgres://user:password@host:port/database; the value is not shown, as it may hold a password)`);
   }
   if (!isPostgresUrl(parsed)) {
     throw new StorageUrlError(`invalid argument "${redactUrl(url)}" ${source}: must be a postgres:// or postgresql:// URL`);

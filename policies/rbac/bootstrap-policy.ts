@@ -65,7 +65,7 @@ export function bootstrapClusterRoles(): RoleObject[] {
     ], { [AGGREGATE_TO('edit')]: 'true' }),
     // View reads everything of a namespace except Secrets (their content is credentials) and RBAC objects.
     clusterRole('system:aggregate-to-view', [
-      rule(READ, [''], ['configmaps', 'serviceaccounts', 'resourcequotas', 'resourcequotas/status', 'namespaces', 'namespaces/status']),
+      rule(READ, [''], ['configmaps', 'events', 'serviceaccounts', 'resourcequotas', 'resourcequotas/status', 'namespaces', 'namespaces/status']),
       rule(READ, ['apps'], ['replicasets', 'replicasets/scale', 'replicasets/status']),
       rule(READ, ['batch'], ['cronjobs', 'cronjobs/status']),
       rule(READ, [NETWORKING], ['networkpolicies']),

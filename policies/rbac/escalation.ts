@@ -9,7 +9,7 @@ import { compactRules, compactString, goQuoteList, uncovered } from './covers.js
 import type { RbacKind } from './index.js';
 import type { RbacRuleResolver } from './rule-resolver.js';
 import { RBAC_GROUP, type BindingObject, type PolicyRule, type RoleObject } from './types.js';
-import { canonicalJson as canonical } from './canonical.js';
+import { canonicalJson as canonical } from '../../api/meta/canonical-json.js';
 
 export interface RbacWrite {
   kind: RbacKind;

@@ -49,6 +49,7 @@ describe('kubectl end to end', function () {
     const expected: [string, string, string, string][] = [
       ['configmaps', 'v1', 'true', 'ConfigMap'], ['namespaces', 'v1', 'false', 'Namespace'], ['nodes', 'v1', 'false', 'Node'],
       ['resourcequotas', 'v1', 'true', 'ResourceQuota'], ['secrets', 'v1', 'true', 'Secret'], ['serviceaccounts', 'v1', 'true', 'ServiceAccount'],
+      ['events', 'v1', 'true', 'Event'], ['events', 'events.platform.io/v1', 'true', 'Event'],
       ['replicasets', 'apps/v1', 'true', 'ReplicaSet'], ['cronjobs', 'batch/v1', 'true', 'CronJob'],
       ['networkpolicies', 'networking.platform.io/v1', 'true', 'NetworkPolicy'],
       ['roles', `${RBAC}/v1`, 'true', 'Role'], ['clusterroles', `${RBAC}/v1`, 'false', 'ClusterRole'],
@@ -66,7 +67,7 @@ describe('kubectl end to end', function () {
     expect(rows.find((r) => r.NAME === 'replicasets')!.SHORTNAMES).to.equal('rs');
 
     const versions = (await env.kubectl.ok(['api-versions'])).trim().split('\n');
-    expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1']);
+    expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'events.platform.io/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1']);
   });
 
   it('get --raw /readyz?verbose prints every check and the verdict', async () => {

@@ -113,7 +113,7 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
 
   await exec('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'gatehouse', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
-  const settings = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=200'];
+  const settings = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1,::1'", '-c max_connections=200'];
   if (opts.fast) settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
 
   const start = (): Promise<string> => exec('pg_ctl', ['-D', dataDir, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', '-o', settings.join(' '), 'start']);

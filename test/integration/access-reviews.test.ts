@@ -1,4 +1,4 @@
-// The access reviews over real HTTPS with JSON bodies (document 2, "Access reviews"), against a server whose only
+// The access reviews over real HTTPS with JSON bodies, against a server whose only
 // configured authorizer is a real local webhook: SelfSubjectAccessReview for allowed, unanswered and denied questions,
 // SubjectAccessReview about another user, LocalSubjectAccessReview confined to its path's namespace,
 // SelfSubjectRulesReview reporting `incomplete` because a webhook cannot list rules, the validation errors, the hidden

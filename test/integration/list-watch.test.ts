@@ -140,16 +140,31 @@ describe('list and watch', function () {
   });
 
   describe('resource versions', () => {
-    it('rejects the invalid combinations of the spec table with 400', async () => {
-      const cases = [
-        'resourceVersionMatch=Exact',
-        'resourceVersionMatch=NotOlderThan',
-        'resourceVersion=0&resourceVersionMatch=Exact',
-        'resourceVersion=5&resourceVersionMatch=Bogus',
-        'limit=1&continue=abc&resourceVersion=5',
-        'resourceVersion=abc',
+    it('refuses the combinations the spec table marks invalid with 422 naming ListOptions and the field', async () => {
+      const cases: [string, string][] = [
+        ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+        ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+        ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+        ['resourceVersion=5&resourceVersionMatch=Bogus', 'resourceVersionMatch: Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""'],
+        ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
       ];
-      for (const q of cases) {
+      for (const [q, message] of cases) {
+        const res = await gh.request('GET', `/api/v1/configmaps?${q}`);
+        expect(res.status, q).to.equal(422);
+        expect(res.json(), q).to.include({ kind: 'Status', reason: 'Invalid', message: `ListOptions.meta.k8s.io "" is invalid: ${message}` });
+        expect(res.json().details, q).to.include({ kind: 'ListOptions', group: 'meta.k8s.io' });
+        expect(res.json().details.causes[0], q).to.include({ field: message.split(':')[0] });
+      }
+      const both = await gh.request('GET', '/api/v1/configmaps?resourceVersionMatch=Exact&continue=abc');
+      expect(both.status).to.equal(422);
+      expect(both.json().details.causes).to.have.length(2);
+      const watchOnly = await gh.request('GET', '/api/v1/configmaps?watch=1&resourceVersionMatch=NotOlderThan');
+      expect(watchOnly.status).to.equal(422);
+      expect(watchOnly.json().message).to.contain('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    });
+
+    it('refuses malformed versions and a version beside continue with 400', async () => {
+      for (const q of ['limit=1&continue=abc&resourceVersion=5', 'resourceVersion=abc']) {
         const res = await gh.request('GET', `/api/v1/configmaps?${q}`);
         expect(res.status, q).to.equal(400);
         expect(res.json().kind, q).to.equal('Status');
@@ -229,7 +244,8 @@ describe('list and watch', function () {
       const next = await w.next();
       expect(`${next.type} ${next.object.metadata?.name}`).to.equal('ADDED i2');
       const refused = await gh.request('GET', `${path}?watch=1&sendInitialEvents=true`);
-      expect(refused.status).to.equal(400);
+      expect(refused.status).to.equal(422);
+      expect(refused.json().message).to.equal('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     });
 
     it('ends the stream after timeoutSeconds', async () => {
@@ -238,16 +254,25 @@ describe('list and watch', function () {
       await w.ended;
     });
 
-    it('answers 410 Gone for a watch from a compacted version', async function () {
+    it('answers a watch from a compacted version with 200 and one ERROR event holding the 410; a list with a 410', async function () {
       this.timeout(15000);
       const small = await startTestGatehouse(['--history-window=1s']);
       try {
         const first = (await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') })).json();
         await new Promise((r) => setTimeout(r, 1200));
         await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('b') });
-        const res = await small.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${Number(first.metadata.resourceVersion) - 1}`);
-        expect(res.status).to.equal(410);
-        expect(res.json()).to.include({ reason: 'Expired', code: 410 });
+        const old = Number(first.metadata.resourceVersion) - 1;
+        const res = await small.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${old}`, { timeoutMs: 5000 });
+        expect(res.status).to.equal(200);
+        expect(res.headers['content-type']).to.equal('application/json');
+        const events = res.body.trim().split('\n').map((line) => JSON.parse(line));
+        expect(events).to.have.length(1);
+        expect(events[0].type).to.equal('ERROR');
+        expect(events[0].object).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
+        expect(events[0].object.message).to.match(new RegExp(`^too old resource version: ${old} \\(\\d+\\)$`));
+        const list = await small.request('GET', `/api/v1/namespaces/default/configmaps?resourceVersion=${old}&resourceVersionMatch=Exact`);
+        expect(list.status).to.equal(410);
+        expect(list.json()).to.include({ reason: 'Expired', code: 410 });
         const page = (await small.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json();
         // The token's snapshot expires once a later write leaves the history window.
         await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('c') });

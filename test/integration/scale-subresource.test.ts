@@ -88,7 +88,9 @@ describe('the ReplicaSet scale subresource', function () {
     const patched = expectFailure(await gh.request('PATCH', `${rsPath('bad')}/scale`, { body: { spec: { replicas: -3 } }, headers: MERGE }), 422, 'Invalid');
     expect(patched.message).to.equal('Scale.autoscaling "bad" is invalid: spec.replicas: Invalid value: -3: must be greater than or equal to 0');
     const wrongKind = expectFailure(await gh.request('PUT', `${rsPath('bad')}/scale`, { body: { ...scale, apiVersion: 'apps/v1', kind: 'ReplicaSet' } }), 400, 'BadRequest');
-    expect(wrongKind.message).to.equal('the API version in the data (apps/v1) does not match the expected API version (autoscaling/v1)');
+    expect(wrongKind.message).to.equal('ReplicaSet in version "v1" cannot be handled as a Scale: converting (v1.ReplicaSet) to (autoscaling.Scale): unknown conversion');
+    const wrongVersion = expectFailure(await gh.request('PUT', `${rsPath('bad')}/scale`, { body: { ...scale, apiVersion: 'apps/v1' } }), 400, 'BadRequest');
+    expect(wrongVersion.message).to.equal('the API version in the data (apps/v1) does not match the expected API version (autoscaling/v1)');
     const wrongName = expectFailure(await gh.request('PUT', `${rsPath('bad')}/scale`, { body: { ...scale, metadata: { name: 'other' } } }), 400, 'BadRequest');
     expect(wrongName.message).to.equal('the name of the object (other) does not match the name on the URL (bad)');
     const wrongUid = expectFailure(await gh.request('PUT', `${rsPath('bad')}/scale`, { body: { ...scale, metadata: { ...scale.metadata, uid: 'other' } } }), 409, 'Conflict');

@@ -1,4 +1,4 @@
-// SelfSubjectReview (document 2, "Self-review of identity"), the first virtual create-only resource: who the caller
+// SelfSubjectReview, the first virtual create-only resource: who the caller
 // is, over real HTTPS, for the admin token, a static-token user and anonymous; the verbs it refuses; discovery listing
 // it under authentication.platform.io only; and the stock kubectl's `auth whoami`, which POSTs to the hidden
 // authentication.k8s.io alias.

@@ -46,9 +46,9 @@ describe('JSON codec', () => {
     expect(statusErrorOf(() => json.decode(buf('{"a":1 /* c */}'))).message).to.contain('comments are not allowed');
   });
 
-  it('encodes compact or pretty, each ending with a newline', () => {
+  it('encodes compact with a closing newline, and pretty without one (as Go\'s MarshalIndent)', () => {
     expect(json.encode({ a: [1, 2] }).toString()).to.equal('{"a":[1,2]}\n');
-    expect(json.encode({ a: [1] }, { pretty: true }).toString()).to.equal('{\n  "a": [\n    1\n  ]\n}\n');
+    expect(json.encode({ a: [1] }, { pretty: true }).toString()).to.equal('{\n  "a": [\n    1\n  ]\n}');
     expect(json.encode(undefined).toString()).to.equal('null\n');
   });
 

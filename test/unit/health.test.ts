@@ -42,6 +42,8 @@ describe('health endpoints', () => {
     const livez = await server.request('GET', '/livez?verbose');
     expect(livez.text).to.not.contain('shutdown');
     expect(livez.text).to.match(/\nhealthz check passed\n$/);
+    // Unlike the API's boolean parameters, verbose counts by its presence alone, as upstream's health handler reads it.
+    expect((await server.request('GET', '/readyz?verbose=false')).text).to.match(/^\[\+\]ping ok\n/);
   });
 
   it('fails with 500, withholding the reason from the body but logging it', async () => {

@@ -47,10 +47,10 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 13 kinds with kube-apiserver names', () => {
-    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'networkpolicies', 'replicasets', 'cronjobs', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+  it('registers the 15 kinds with kube-apiserver names', () => {
+    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'events', 'networkpolicies', 'replicasets', 'cronjobs', 'events', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
     expect(Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames]))).to.deep.equal({
-      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
+      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], events: ['ev'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
     });
     expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members(['ReplicaSet', 'CronJob']);
   });
@@ -179,6 +179,22 @@ describe('ReplicaSet', () => {
     (next.spec as any).selector = { matchLabels: { app: 'web', tier: 'x' } };
     (next.spec as any).template.metadata.labels.tier = 'x';
     expect(createKindValidator(replicaSet).validateUpdate(next, old).map((e) => e.field)).to.deep.equal(['spec.selector']);
+  });
+  it('defaults missing or empty labels to the template\'s, and leaves labels of another type to validation', () => {
+    expect(defaulted(replicaSet, mk(replicaSet, rsBody)).metadata.labels).to.deep.equal({ app: 'web' });
+    const empty = mk(replicaSet, rsBody);
+    empty.metadata.labels = {};
+    expect(defaulted(replicaSet, empty).metadata.labels).to.deep.equal({ app: 'web' });
+    const wrongType = mk(replicaSet, rsBody);
+    (wrongType.metadata as any).labels = 'invalid';
+    expect(defaulted(replicaSet, wrongType).metadata.labels).to.equal('invalid');
+    expect(fields(replicaSet, wrongType)).to.include('metadata.labels');
+  });
+  it('starts with status.replicas 0 and reads a status without replicas as 0', () => {
+    const created = mk(replicaSet, { ...rsBody, status: { replicas: 4 } });
+    replicaSet.prepareForCreate!(created);
+    expect(created.status).to.deep.equal({ replicas: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({ readyReplicas: 1, replicas: 0 });
   });
   it('selects on status.replicas', () => {
     expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });

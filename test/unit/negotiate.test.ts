@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { defaultSerializers, negotiateRequest, negotiateResponse, parseAccept } from '../../gateway/negotiation/negotiate.js';
+import { defaultSerializers, isPrettyPrint, negotiateRequest, negotiateResponse, parseAccept } from '../../gateway/negotiation/negotiate.js';
 import type { Serializer } from '../../gateway/negotiation/serializer.js';
 import { statusErrorOf } from '../helpers/assertions.js';
 
@@ -110,5 +110,32 @@ describe('request negotiation', () => {
     expect(e.message).to.equal('the body of the request was in an unknown format (text/plain) - accepted media types include: application/json, application/yaml, application/vnd.platform.protobuf');
     expect(statusErrorOf(() => negotiateRequest('application/merge-patch+json', serializers)).code).to.equal(415);
     expect(statusErrorOf(() => negotiateRequest('garbage', serializers)).code).to.equal(415);
+  });
+});
+
+describe('pretty output', () => {
+  const q = (s = '') => new URLSearchParams(s);
+
+  it('indents for curl, Wget and browsers, not for other clients', () => {
+    expect(isPrettyPrint(q(), 'curl/8.5.0')).to.equal(true);
+    expect(isPrettyPrint(q(), 'Wget/1.21')).to.equal(true);
+    expect(isPrettyPrint(q(), 'Mozilla/5.0 (X11; Linux x86_64)')).to.equal(true);
+    expect(isPrettyPrint(q(), 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc')).to.equal(false);
+    expect(isPrettyPrint(q(), 'OpenAPI-Generator/22.6.0/python')).to.equal(false);
+  });
+
+  it('lets a non-empty pretty parameter decide, read strictly as Go\'s ParseBool', () => {
+    for (const v of ['1', 't', 'T', 'true', 'TRUE', 'True']) expect(isPrettyPrint(q(`pretty=${v}`), 'kubectl'), v).to.equal(true);
+    for (const v of ['0', 'false', 'yes', 'on', 'tRuE']) expect(isPrettyPrint(q(`pretty=${v}`), 'curl/8.5.0'), v).to.equal(false);
+    // An empty value says nothing: the user agent decides.
+    expect(isPrettyPrint(q('pretty='), 'curl/8.5.0')).to.equal(true);
+    expect(isPrettyPrint(q('pretty='), 'kubectl')).to.equal(false);
+  });
+
+  it('reads pretty=1 on the accepted media type', () => {
+    const serializers = defaultSerializers();
+    expect(negotiateResponse('application/json;pretty=1', { allowTable: false, serializers }).pretty).to.equal(true);
+    expect(negotiateResponse('application/json;pretty=true', { allowTable: false, serializers }).pretty).to.equal(undefined);
+    expect(negotiateResponse('application/json', { allowTable: false, serializers }).pretty).to.equal(undefined);
   });
 });

@@ -20,7 +20,7 @@ describe('OpenAPI v3 documents', () => {
   it('indexes every group version with a hashed server-relative URL', () => {
     const index = buildOpenAPIIndex(builtinKinds);
     expect(Object.keys(index.paths)).to.have.members([
-      'api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1',
+      'api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/events.platform.io/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1',
     ]);
     const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(index.paths['api/v1']!.serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
@@ -66,6 +66,9 @@ describe('OpenAPI v3 documents', () => {
     const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(core.paths).to.have.property('/api/v1/nodes/{name}/status');
     expect(core.paths).to.not.have.property('/api/v1/secrets/{name}');
+    // Namespaces cannot be deleted as a collection: no deletecollection operation.
+    expect(Object.keys(core.paths['/api/v1/namespaces'] as object)).to.not.include('delete');
+    expect((core.paths['/api/v1/nodes'] as any).delete['x-kubernetes-action']).to.equal('deletecollection');
   });
 
   it('answers a deleted ResourceQuota with the object and others with a Status', () => {

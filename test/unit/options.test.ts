@@ -14,7 +14,7 @@ describe('options', () => {
     expect(o).to.include({
       securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
       maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
-      storageBackend: 'embedded', help: false,
+      storageBackend: 'embedded', help: false, eventTtlMs: 3_600_000,
     });
     expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
     expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
@@ -48,6 +48,9 @@ describe('options', () => {
     const o = parseOptions(['--shutdown-delay-duration=2s', '--history-window', '90s', '--livez-grace-period=1m'], cwd);
     expect(o).to.include({ shutdownDelayMs: 2000, historyWindowMs: 90_000, livezGracePeriodMs: 60_000 });
     expect(parseOptions(['--etcd-compaction-interval=1m'], cwd).historyWindowMs).to.equal(60_000);
+    expect(parseOptions(['--event-ttl=1h30m'], cwd).eventTtlMs).to.equal(5_400_000);
+    expect(parseOptions(['--event-ttl', '250ms'], cwd).eventTtlMs).to.equal(250);
+    expect(() => parseOptions(['--event-ttl=soon'], cwd)).to.throw(/event-ttl/);
   });
 
   it('refuses unknown flags, naming them', () => {
@@ -95,11 +98,12 @@ describe('options', () => {
     });
     expect(parseOptions([], cwd, {}).warnings).to.deep.equal([]);
 
-    // Unparsable values are shown as given, except anything before an `@`.
-    expect(refused(['--storage-backend=postgres', '--storage-url=notaurl']))
-      .to.equal('invalid argument "notaurl" for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database)');
+    // A value that is not a URL may be a password pasted alone: nothing of it is shown.
+    expect(refused(['--storage-backend=postgres', '--storage-url=hunter2secret']))
+      .to.equal('invalid argument for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database; the value is not shown, as it may hold a password)');
     const masked = refused(['--storage-backend=postgres', '--storage-url=gh:secret@db:5432/gh']);
     expect(masked).to.contain('"***@db:5432/gh"').and.not.contain('secret');
+    expect(refused(['--storage-backend=embedded', '--storage-url=hunter2secret'])).to.contain('"(value not shown)"').and.not.contain('hunter2');
     // A bad value from the environment names the variable, not the flag.
     const fromEnv = refused(['--storage-backend=postgres'], { GATEHOUSE_STORAGE_URL: 'mysql://gh:secret@db/gh' });
     expect(fromEnv).to.equal('invalid argument "mysql://***@db/gh" in GATEHOUSE_STORAGE_URL: must be a postgres:// or postgresql:// URL');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseRequestInfo } from '../../gateway/filters/request-info.js';
+import { parseRequestInfo, queryBool } from '../../gateway/filters/request-info.js';
 
 const q = (s = '') => new URLSearchParams(s);
 
@@ -16,6 +16,29 @@ describe('request info', () => {
     expect(parseRequestInfo('GET', '/api/v1/nodes', q('watch=true')).verb).to.equal('watch');
     expect(parseRequestInfo('GET', '/api/v1/nodes', q('watch=false')).verb).to.equal('list');
     expect(parseRequestInfo('DELETE', '/api/v1/namespaces/a/configmaps', q()).verb).to.equal('deletecollection');
+  });
+  it('reads watch as every boolean parameter: anything but 0 and false (any case) is true', () => {
+    for (const v of ['true', 'True', '1', 'yes', '']) expect(parseRequestInfo('GET', '/api/v1/nodes', q(`watch=${v}`)).verb, v).to.equal('watch');
+    for (const v of ['false', 'False', 'FALSE', '0']) expect(parseRequestInfo('GET', '/api/v1/nodes', q(`watch=${v}`)).verb, v).to.equal('list');
+  });
+  it('parses boolean parameters as upstream converts them', () => {
+    expect(queryBool(q(), 'force')).to.equal(undefined);
+    for (const v of ['true', 'True', 'TRUE', '1', 'yes', 'on', '']) expect(queryBool(q(`force=${v}`), 'force'), v).to.equal(true);
+    for (const v of ['false', 'False', 'fAlSe', '0']) expect(queryBool(q(`force=${v}`), 'force'), v).to.equal(false);
+  });
+  it('treats the deprecated /watch/ prefix as the watch verb, for collections and items in any scope', () => {
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/ns/configmaps/cm', q())).to.include({
+      isResourceRequest: true, verb: 'watch', namespace: 'ns', resource: 'configmaps', name: 'cm', subresource: '',
+    });
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/ns/configmaps', q())).to.include({ verb: 'watch', namespace: 'ns', resource: 'configmaps', name: '' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/configmaps', q())).to.include({ verb: 'watch', namespace: '', resource: 'configmaps' });
+    expect(parseRequestInfo('GET', '/api/v1/watch/namespaces/ns', q())).to.include({ verb: 'watch', resource: 'namespaces', name: 'ns', namespace: 'ns' });
+    expect(parseRequestInfo('GET', '/apis/rbac.authorization.platform.io/v1/watch/clusterroles/admin', q())).to.include({
+      verb: 'watch', apiGroup: 'rbac.authorization.platform.io', resource: 'clusterroles', name: 'admin',
+    });
+    // The prefix decides the verb whatever the method and the watch parameter.
+    expect(parseRequestInfo('POST', '/api/v1/watch/namespaces/ns/configmaps', q()).verb).to.equal('watch');
+    expect(parseRequestInfo('GET', '/api/v1/watch/configmaps', q('watch=false')).verb).to.equal('watch');
   });
   it('leaves discovery and other paths as non-resource requests', () => {
     expect(parseRequestInfo('GET', '/apis/apps/v1', q()).isResourceRequest).to.equal(false);

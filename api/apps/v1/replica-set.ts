@@ -95,10 +95,21 @@ export const replicaSet: KindDefinition = {
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);
-    // Labels default to the template's when empty, as the apps/v1 defaulter does.
+    // Labels default to the template's when missing or empty; labels of another type are left for validation to
+    // refuse (a patch writing `labels: "x"` must fail, not quietly get the template's).
     const meta = asObj(obj.metadata);
     const templateLabels = asObj(asObj(asObj(specOf(obj).template)?.metadata)?.labels);
-    if (meta && templateLabels && Object.keys(asObj(meta.labels) ?? {}).length === 0) meta.labels = { ...templateLabels };
+    const labels = meta?.labels;
+    const empty = labels === undefined || labels === null || (asObj(labels) !== undefined && Object.keys(labels as object).length === 0);
+    if (meta && templateLabels && empty) meta.labels = { ...templateLabels };
+    // status.replicas is the one status field kube-apiserver always serializes (no omitempty): a status write
+    // leaving it out means 0.
+    const status = asObj(obj.status);
+    if (status && status.replicas === undefined) status.replicas = 0;
+  },
+  prepareForCreate(obj) {
+    // A new ReplicaSet has seen no pods yet: `status: {replicas: 0}`, as kube-apiserver answers it.
+    obj.status = { replicas: 0 };
   },
   validate: validateReplicaSet,
   validateUpdate: (obj, old) => immutable(root('spec').child('selector'), specOf(obj).selector, specOf(old).selector),

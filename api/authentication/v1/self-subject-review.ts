@@ -1,4 +1,4 @@
-// SelfSubjectReview (document 2, "Self-review of identity"): a create-only virtual resource that answers who the
+// SelfSubjectReview: a create-only virtual resource that answers who the
 // caller is. Data only: its names and the group versions it is served at. The create itself is wired in
 // gateway/handlers/virtual-resources.ts.
 

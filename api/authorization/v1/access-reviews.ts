@@ -1,4 +1,4 @@
-// The access reviews of document 2 ("Access reviews"): SelfSubjectAccessReview, SubjectAccessReview,
+// The access reviews: SelfSubjectAccessReview, SubjectAccessReview,
 // LocalSubjectAccessReview and SelfSubjectRulesReview, create-only virtual resources in authorization.platform.io/v1.
 // Data and validation only (no I/O): names, where they are served, the spec checks kube-apiserver makes (all field
 // errors at once, worded as upstream), and the wire form of their status. The creates are wired in

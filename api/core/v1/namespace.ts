@@ -60,7 +60,7 @@ function specFinalizers(obj: KObject): string[] {
 export const namespace: KindDefinition = {
   group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', singular: 'namespace',
   namespaced: false, shortNames: ['ns'],
-  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true,
+  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true, noDeleteCollection: true,
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);

@@ -13,6 +13,7 @@ import { asObj, asStr, immutable } from '../../common/validation-helpers.js';
 import { corruptBase64Offset } from '../../common/go-decoding.js';
 import { validateSecretType } from './secret-types.js';
 import { ageColumn, column, countKeys } from '../../common/printers.js';
+import { setOwn } from '../../meta/clone.js';
 
 const MAX_SECRET_SIZE = 1024 * 1024;
 
@@ -34,8 +35,9 @@ function foldStringData(obj: KObject): void {
   const data = { ...(asObj(obj.data) ?? {}) };
   const left: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(stringData)) {
-    if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
-    else left[k] = v;
+    // setOwn: "__proto__" is a key like any other, not the map's prototype.
+    if (typeof v === 'string') setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
+    else setOwn(left, k, v);
   }
   obj.data = data;
   if (Object.keys(left).length > 0) obj.stringData = left;

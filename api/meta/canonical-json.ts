@@ -1,5 +1,5 @@
-// JSON with sorted keys and undefined members dropped: two equal rules or objects compare equal whatever the key
-// order they were written in (aggregation dedupes rules with it, escalation compares objects).
+// JSON with sorted keys and undefined members dropped: two equal values compare equal whatever the key order they
+// were written in (role aggregation dedupes rules with it; strategic merge indexes list elements by it).
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
