@@ -22,6 +22,24 @@ export interface CreateSubresourceKind {
   kind: string;
 }
 
+/**
+ * A subresource that reads and writes a projection of the object as another kind (ReplicaSet `scale`, an
+ * autoscaling/v1 Scale): GET answers the projection, PUT and PATCH write one back through the parent's update, so
+ * the parent's resourceVersion, rules and admission apply. Listed in discovery with verbs [get, patch, update].
+ */
+export interface ProjectionSubresource extends CreateSubresourceKind {
+  /** Complete schema of the projection kind (apiVersion, kind and metadata included): pruning and type checks. */
+  schema: JSONSchema;
+  /** The projection of a stored object, as GET answers it. */
+  read(parent: KObject): KObject;
+  /** Rules on a written projection beyond its schema; never mutates. */
+  validate(projection: KObject): FieldError[];
+  /** Carries an accepted projection into the parent (a private copy), which is then updated as any update is. */
+  write(projection: KObject, parent: KObject): void;
+  /** Table columns after Name, as for a kind (`kubectl get --subresource=scale`). */
+  tableColumns?: TableColumn[];
+}
+
 export interface KindDefinition {
   group: string;          // '' for the core group
   version: string;
@@ -50,6 +68,8 @@ export interface KindDefinition {
    * by a handler the gateway registers for it (gateway/handlers/create-subresource.ts); listed with verbs [create].
    */
   createSubresources?: Record<string, CreateSubresourceKind>;
+  /** Subresources that are projections of the object as another kind (ReplicaSet `scale`). */
+  projectionSubresources?: Record<string, ProjectionSubresource>;
   /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
@@ -68,6 +88,11 @@ export interface KindDefinition {
   forbidDeletion?(obj: KObject): string | undefined;
   /** Complete schema of the object, apiVersion/kind/metadata included. */
   schema: JSONSchema;
+  /**
+   * What Go's typed decoder refuses in a body the schema accepts (a Secret's base64 data): answered 400
+   * `<Kind> in version "<v>" cannot be handled as a <Kind>: <problem>`, before any validation.
+   */
+  decodeProblem?(obj: KObject): string | undefined;
   /** Fills defaults in place; runs on every decoded write after pruning. */
   defaults?(obj: KObject): void;
   /** On create, before validation (may mutate): e.g. clear fields clients may not set. */

@@ -81,6 +81,10 @@ export function addKindSchemas(def: KindDefinition, out: Components): void {
     'x-kubernetes-group-version-kind': [gvk(def.group, def.version, listKind)],
   };
   convert(listMetaSchema, out);
+  // The kinds of projection subresources (autoscaling/v1 Scale) are documented where their paths are.
+  for (const target of Object.values(def.projectionSubresources ?? {})) {
+    out[schemaNameOf(target, target.kind)] = { ...convert(target.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(target.group, target.version, target.kind)] };
+  }
 }
 
 const str = (description: string) => ({ type: 'string', description });

@@ -121,6 +121,26 @@ export function kindPaths(def: KindDefinition): Record<string, PathItem> {
       parameters: [nameParam, ...scopeParams, P.pretty],
     };
   }
+  for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+    const targetName = schemaNameOf(target, target.kind);
+    const targetExt = { 'x-kubernetes-group-version-kind': { group: target.group, version: target.version, kind: target.kind } };
+    const id = `${gv}${scope}${def.kind}${cap(sub)}`;
+    paths[`${coll}/{name}/${sub}`] = {
+      get: { ...op('get', `read${id}`, `read ${sub} of the specified ${def.kind}`, { responses: respond([200], targetName) }), ...targetExt },
+      put: {
+        ...op('put', `replace${id}`, `replace ${sub} of the specified ${def.kind}`, { parameters: WRITE_PARAMS, requestBody: body(targetName), responses: respond([200, 201], targetName) }),
+        ...targetExt,
+      },
+      // Server-side apply is not served on projections.
+      patch: {
+        ...op('patch', `patch${id}`, `partially update ${sub} of the specified ${def.kind}`, {
+          parameters: [...WRITE_PARAMS, P.force], requestBody: body(`${META}.Patch`, PATCH_CONTENT_TYPES.filter((t) => t !== 'application/apply-patch+yaml')), responses: respond([200, 201], targetName),
+        }),
+        ...targetExt,
+      },
+      parameters: [nameParam, ...scopeParams, P.pretty],
+    };
+  }
   return paths;
 }
 

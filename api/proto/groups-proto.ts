@@ -37,6 +37,24 @@ message ReplicaSetCondition {
 }
 `;
 
+// autoscaling/v1 Scale: the `scale` subresource's kind (k8s.io/api/autoscaling/v1 generated.proto).
+export const AUTOSCALING_PROTO = `
+syntax = "proto2";
+package gatehouse.autoscaling;
+message Scale {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  optional ScaleSpec spec = 2;
+  optional ScaleStatus status = 3;
+}
+message ScaleSpec {
+  optional int32 replicas = 1;
+}
+message ScaleStatus {
+  optional int32 replicas = 1 [(keep_zero) = true];
+  optional string selector = 2;
+}
+`;
+
 export const EVENTS_PROTO = `
 syntax = "proto2";
 

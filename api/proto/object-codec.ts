@@ -5,7 +5,7 @@
 // read a protobuf body; the negotiation codec (gateway/negotiation/protobuf.ts) wraps these for the serializer table.
 import protobuf from 'protobufjs';
 import { errors, isStatusError } from '../meta/errors.js';
-import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, BATCH_PROTO, EVENTS_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
+import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, AUTOSCALING_PROTO, BATCH_PROTO, EVENTS_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import { ENVELOPE_PREFIX, isEnvelope, jsonToMessage, MappingError, messageToJson, type Message } from './json-mapping.js';
@@ -18,7 +18,7 @@ export interface GroupVersionKind {
 }
 
 const root = new protobuf.Root();
-for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, EVENTS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
+for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, AUTOSCALING_PROTO, EVENTS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
   protobuf.parse(source, root, { keepCase: true });
 }
 root.resolveAll();
@@ -35,6 +35,7 @@ const WATCH_EVENT = typeOf('gatehouse.meta.WatchEvent');
 const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: string[]; lists: boolean }[]> = {
   '': [{ versions: ['v1'], pkg: 'core', kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount', 'Event'], lists: true }],
   apps: [{ versions: ['v1'], pkg: 'apps', kinds: ['ReplicaSet'], lists: true }],
+  autoscaling: [{ versions: ['v1'], pkg: 'autoscaling', kinds: ['Scale'], lists: false }],
   batch: [{ versions: ['v1'], pkg: 'batch', kinds: ['CronJob'], lists: true }],
   events: [{ versions: ['v1'], pkg: 'events', kinds: ['Event'], lists: true }],
   networking: [{ versions: ['v1'], pkg: 'networking', kinds: ['NetworkPolicy'], lists: true }],

@@ -9,7 +9,9 @@ import { startBootstrapSigner } from './bootstrap-signer.js';
 import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { startRoleAggregationController } from './role-aggregation.js';
 import { startResourceQuotaController } from './resource-quota.js';
-import { RESOURCE_QUOTA_CONTROLLER } from './known-controllers.js';
+import { RESOURCE_QUOTA_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER } from './known-controllers.js';
+import { startServiceAccountController } from './service-account.js';
+import { startRootCaPublisher } from './root-ca-publisher.js';
 import { startEventTtlController } from './event-ttl.js';
 
 export type { Controller };
@@ -31,6 +33,8 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
   [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
   [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
+  [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
+  [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
 };
 
 /** Seeds what must exist before the first request, then starts every enabled controller. */

@@ -78,6 +78,14 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
       });
     }
   }
+  for (const def of gv.kinds) {
+    for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+      resources.push({
+        name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
+        group: target.group, version: target.version, kind: target.kind, verbs: STATUS_VERBS,
+      });
+    }
+  }
   for (const r of gv.virtual) {
     resources.push({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VIRTUAL_VERBS });
   }
@@ -94,6 +102,9 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
   if (def.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: STATUS_VERBS });
   for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
     subresources.push({ subresource: sub, responseKind: { ...target }, verbs: VIRTUAL_VERBS });
+  }
+  for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+    subresources.push({ subresource: sub, responseKind: { group: target.group, version: target.version, kind: target.kind }, verbs: STATUS_VERBS });
   }
   if (subresources.length > 0) (entry as Record<string, unknown>).subresources = subresources;
   return entry;

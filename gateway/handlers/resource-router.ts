@@ -16,6 +16,7 @@ import { handleWatch } from './watch.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { handleVirtualResource, type VirtualResources } from './virtual-resources.js';
 import { handleCreateSubresource, type CreateSubresources } from './create-subresource.js';
+import { handleProjectionSubresource } from './projection-subresource.js';
 
 export function createResourceRouter(
   registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources, createSubresources?: CreateSubresources,
@@ -38,6 +39,8 @@ export function createResourceRouter(
     if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
       return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
     }
+    const projection = info.parts.length === 3 ? def.projectionSubresources?.[info.subresource] : undefined;
+    if (projection) return handleProjectionSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, projection);
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();
     }

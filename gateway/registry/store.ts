@@ -2,22 +2,21 @@
 // (prune → defaults → prepare → validate → storage) and the deletion state machine; handlers only translate
 // HTTP into these calls.
 import { errors, type GroupResource } from '../../api/meta/errors.js';
-import { fieldErrors } from '../../api/meta/field-errors.js';
 import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
-import { isObject } from '../../api/meta/types.js';
 import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
 import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
 import { isStorageError } from '../../backends/storage.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
-import { checkBodyKind } from './body-kind.js';
 import { toStatusError, translated } from './storage-errors.js';
 import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
 import { cloneJson } from '../../api/meta/clone.js';
+import { admitTypeMeta } from './type-meta.js';
 
-export type Subresource = '' | 'status';
+/** Where a write was sent: the object, its status, or its scale (a projection written back into spec). */
+export type Subresource = '' | 'status' | 'scale';
 
 export interface DeleteResult {
   object: KObject;
@@ -92,15 +91,9 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
 
   /** Body → object of this kind: type checks, unknown/duplicate field policy, defaults. */
   function admitBody(body: unknown, ctx: WriteContext): KObject {
-    checkBodyKind(body, def);
-    const obj = body as KObject;
-    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-    // Everything after this reads and sets metadata fields, so a metadata of another type is refused first.
-    if (!isObject(obj.metadata)) {
-      throw errors.invalid(def.kind, def.group, '', [fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object')]);
-    }
-    obj.apiVersion = apiVersion;
-    obj.kind = def.kind;
+    const obj = admitTypeMeta(body, def);
+    const undecodable = def.decodeProblem?.(obj);
+    if (undecodable) throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`);
     applyFieldValidation(validator.prune(obj), ctx);
     def.defaults?.(obj);
     return obj;

@@ -74,6 +74,15 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
 }
 
 /**
+ * The per-namespace controllers (a `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap in every
+ * namespace) are off unless a test names --controllers itself, so the namespaces a test creates hold only what it
+ * puts there: lists, watches and quota counts stay the test's own.
+ */
+export function withTestControllers(args: readonly string[]): string[] {
+  return args.some((a) => a.startsWith('--controllers')) ? [...args] : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher', ...args];
+}
+
+/**
  * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
  * kinds served.
  */
@@ -83,7 +92,7 @@ export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataD
   const logs: string[] = [];
   let running: RunningGatehouse;
   try {
-    running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs], {
+    running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...withTestControllers(extraArgs)], {
       log: (l) => logs.push(l),
       out: (l) => logs.push(l),
       kinds: opts.kinds,

@@ -111,8 +111,10 @@ describe('Secret and ConfigMap', () => {
     expect(o.data).to.deep.equal({ a: 'eA==', b: Buffer.from('hello').toString('base64') });
     expect(o.type).to.equal('Opaque');
   });
-  it('rejects bad base64 and bad keys', () => {
-    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==', ok: '%%%' } }))).to.have.members(['data', 'data[ok]']);
+  it('rejects bad keys, and leaves bad base64 to the decoding step', () => {
+    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==' } }))).to.have.members(['data[bad key]']);
+    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==', bad: 'eA=' } }))).to.equal('illegal base64 data at input byte 3');
+    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==\n' } }))).to.equal(undefined);
   });
   it('keeps immutable payloads immutable', () => {
     const old = mk(secret, { data: { a: 'eA==' }, immutable: true, type: 'Opaque' });

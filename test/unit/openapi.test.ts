@@ -32,6 +32,15 @@ describe('OpenAPI v3 documents', () => {
     expect(documentHash(doc)).to.match(/^[0-9A-F]{128}$/);
   });
 
+  it('documents replicasets/scale with the autoscaling/v1 Scale schema and no apply patch', () => {
+    const doc = buildOpenAPIDocument(builtinKinds, 'apis/apps/v1')!;
+    const item = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale'] as Record<string, any>;
+    expect(item.get.operationId).to.equal('readAppsV1NamespacedReplicaSetScale');
+    expect(item.put['x-kubernetes-group-version-kind']).to.deep.equal({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(Object.keys(item.patch.requestBody.content)).to.not.include('application/apply-patch+yaml');
+    expect(doc.components.schemas['io.platform.api.autoscaling.v1.Scale']).to.have.property('x-kubernetes-group-version-kind');
+  });
+
   it('answers undefined for an unknown group version and accepts apiVersion spellings', () => {
     expect(buildOpenAPIDocument(builtinKinds, 'apis/nope/v1')).to.equal(undefined);
     expect(buildOpenAPIDocument(builtinKinds, 'apps/v1')).to.deep.equal(buildOpenAPIDocument(builtinKinds, 'apis/apps/v1'));

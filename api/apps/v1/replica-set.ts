@@ -12,6 +12,7 @@ import {
   asArr, asObj, asStr, asStrMap, immutable, nonNegative, root, selectorMatches, specOf, statusOf, validateLabelSelector,
 } from '../../common/validation-helpers.js';
 import { dns1123Label } from '../../meta/validation.js';
+import { replicasScale } from '../../autoscaling/v1/scale.js';
 import { ageColumn, integerColumn, intOf, pathOf, podTemplateWideColumns } from '../../common/printers.js';
 
 const schema = kindSchema({
@@ -90,6 +91,7 @@ export const replicaSet: KindDefinition = {
   group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset',
   namespaced: true, shortNames: ['rs'], categories: ['all'],
   statusSubresource: true, tracksGeneration: true,
+  projectionSubresources: { scale: replicasScale() },
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);

@@ -17,7 +17,7 @@ export interface ManagerRef {
   operation: Operation;
   /** The apiVersion the manager wrote with (kept for Update entries' identity, recorded for both). */
   apiVersion: string;
-  subresource: '' | 'status';
+  subresource: '' | 'status' | 'scale';
 }
 
 export interface TrackingScope {
@@ -85,7 +85,7 @@ function decodeEntry(raw: unknown): Entry | undefined {
     manager: raw.manager ?? '',
     operation: raw.operation,
     apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
-    subresource: raw.subresource === 'status' ? 'status' : '',
+    subresource: raw.subresource === 'status' || raw.subresource === 'scale' ? raw.subresource : '',
     time: typeof raw.time === 'string' ? raw.time : undefined,
     set,
   };
