@@ -83,6 +83,19 @@ describe('standard verbs', function () {
     expect((await gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(200);
   });
 
+  it('answers the generic 404 and 405 with the Status body kube-apiserver sends, empty details included', async () => {
+    const notFound = await gh.request('GET', '/api/v1/nosuchthings');
+    expect(notFound.json()).to.deep.equal({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404,
+    });
+    const notAllowed = await gh.request('DELETE', '/api/v1/namespaces');
+    expect(notAllowed.json()).to.deep.equal({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405,
+    });
+  });
+
   it('lists in one namespace and across namespaces with list kind and resourceVersion', async () => {
     await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'crud-other' } } });
     await gh.request('POST', '/api/v1/namespaces/crud-other/configmaps', { body: cm('elsewhere') });
