@@ -49,6 +49,21 @@ describe('Kubernetes manifests through the *.k8s.io aliases (kubectl)', function
     return res.json().metadata.uid as string;
   }));
 
+  it('applies a stock NetworkPolicy manifest (networking.k8s.io/v1) as ours, and again with nothing to change', async () => {
+    const ns = await createNamespace(env.gh, 'k8s-netpol');
+    const file = await env.kubectl.manifest('netpol.yaml', [
+      'apiVersion: networking.k8s.io/v1', 'kind: NetworkPolicy', 'metadata:', '  name: deny-all', `  namespace: ${ns}`,
+      'spec:', '  podSelector: {}', '  policyTypes: [Ingress]', '',
+    ].join('\n'));
+    expect(await env.kubectl.ok(['apply', '-f', file])).to.contain('networkpolicy.networking.k8s.io/deny-all created');
+    expect(await env.kubectl.ok(['apply', '-f', file])).to.contain('networkpolicy.networking.k8s.io/deny-all unchanged');
+    const ours = await env.gh.request('GET', `/apis/networking.platform.io/v1/namespaces/${ns}/networkpolicies/deny-all`);
+    expect(ours.status, ours.body).to.equal(200);
+    expect(ours.json().apiVersion).to.equal('networking.platform.io/v1');
+    // The short name still resolves to our group, listed first.
+    expect(await env.kubectl.ok(['get', 'netpol', '-n', ns, '-o', 'name'])).to.equal('networkpolicy.networking.platform.io/deny-all\n');
+  });
+
   it('applies a stock RBAC manifest, and again with nothing to change', async () => {
     const ns = await createNamespace(env.gh, 'k8s-manifest');
     const file = await env.kubectl.manifest('rbac.yaml', rbacManifest(ns, 'apply'));

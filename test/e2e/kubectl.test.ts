@@ -71,6 +71,7 @@ describe('kubectl end to end', function () {
       ['localsubjectaccessreviews', 'authorization.k8s.io/v1', 'true', 'LocalSubjectAccessReview'],
       ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
       ['events', 'events.k8s.io/v1', 'true', 'Event'],
+      ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
@@ -79,7 +80,7 @@ describe('kubectl end to end', function () {
     const versions = (await env.kubectl.ok(['api-versions'])).trim().split('\n');
     expect(versions).to.have.members([
       'v1', 'apps/v1', 'batch/v1', 'events.platform.io/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1',
-      `${K8S}/v1`, 'authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1', 'authorization.k8s.io/v1', 'events.k8s.io/v1',
+      `${K8S}/v1`, 'authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1', 'authorization.k8s.io/v1', 'events.k8s.io/v1', 'networking.k8s.io/v1',
     ]);
   });
 

@@ -136,6 +136,8 @@ function defaultPolicyTypes(obj: KObject): void {
 export const networkPolicy: KindDefinition = {
   group: 'networking.platform.io', version: 'v1', kind: 'NetworkPolicy', resource: 'networkpolicies', singular: 'networkpolicy',
   namespaced: true, shortNames: ['netpol'],
+  // The upstream group name, which every existing NetworkPolicy manifest and chart names.
+  groupAliases: ['networking.k8s.io'],
   statusSubresource: false, tracksGeneration: true,
   schema,
   defaults(obj) {
