@@ -67,24 +67,25 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
       }, { shortNames: def.shortNames, categories: categoriesOf(def) }),
       storageVersionHash: storageVersionHash(def),
     });
+    // Subresources in name order, as upstream lists them (`replicasets/scale` before `replicasets/status`).
+    const subresources: Record<string, unknown>[] = [];
     if (def.statusSubresource) {
-      resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
+      subresources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
     }
     // A subresource answering another kind names its group and version, as upstream lists serviceaccounts/token.
     for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
-      resources.push({
+      subresources.push({
         name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
         group: target.group, version: target.version, kind: target.kind, verbs: VIRTUAL_VERBS,
       });
     }
-  }
-  for (const def of gv.kinds) {
     for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
-      resources.push({
+      subresources.push({
         name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
         group: target.group, version: target.version, kind: target.kind, verbs: STATUS_VERBS,
       });
     }
+    resources.push(...subresources.sort((a, b) => String(a.name).localeCompare(String(b.name))));
   }
   for (const r of gv.virtual) {
     resources.push({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VIRTUAL_VERBS });
@@ -106,6 +107,7 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
   for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
     subresources.push({ subresource: sub, responseKind: { group: target.group, version: target.version, kind: target.kind }, verbs: STATUS_VERBS });
   }
+  subresources.sort((a, b) => String(a.subresource).localeCompare(String(b.subresource)));
   if (subresources.length > 0) (entry as Record<string, unknown>).subresources = subresources;
   return entry;
 }

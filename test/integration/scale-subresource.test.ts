@@ -144,10 +144,13 @@ describe('the ReplicaSet scale subresource', function () {
     expect(legacy.resources.find((r: any) => r.name === 'replicasets/scale')).to.deep.equal({
       name: 'replicasets/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'],
     });
+    // Right after its kind, subresources in name order, as upstream lists them.
+    expect(legacy.resources.map((r: any) => r.name)).to.deep.equal(['replicasets', 'replicasets/scale', 'replicasets/status']);
     const aggregated = (await gh.request('GET', '/apis', { headers: { accept: AGGREGATED } })).json();
     const apps = aggregated.items.find((g: any) => g.metadata.name === 'apps');
     const rs = apps.versions[0].resources.find((r: any) => r.resource === 'replicasets');
     expect(rs.subresources).to.deep.include({ subresource: 'scale', responseKind: SCALE_KIND, verbs: ['get', 'patch', 'update'] });
+    expect(rs.subresources.map((r: any) => r.subresource)).to.deep.equal(['scale', 'status']);
   });
 });
 
