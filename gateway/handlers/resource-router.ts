@@ -2,6 +2,7 @@
 // right scope. Everything not served is a 404 Status; a verb the path does not support is a 405.
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
+import { ownValue } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { queryBool, requestInfoOf, requestQuery } from '../filters/request-info.js';
 import type { Registry } from '../registry/registry.js';
@@ -36,10 +37,11 @@ export function createResourceRouter(
     // The /watch/ path prefix (verb watch whatever the method) serves GET watches of collections and items only.
     if (info.verb === 'watch' && info.parts.length > 2) throw errors.pathNotFound();
     if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
-    if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
+    // Own keys only: a path segment named `constructor` must not find what every object inherits.
+    if (info.parts.length === 3 && ownValue(def.createSubresources, info.subresource)) {
       return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
     }
-    const projection = info.parts.length === 3 ? def.projectionSubresources?.[info.subresource] : undefined;
+    const projection = info.parts.length === 3 ? ownValue(def.projectionSubresources, info.subresource) : undefined;
     if (projection) return handleProjectionSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, projection);
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();

@@ -95,6 +95,16 @@ describe('keys named like Object.prototype members', function () {
     });
   }
 
+  it('a subresource path segment named like a member is a 404, not a handler found through the prototype', async () => {
+    expect((await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'robot' } } })).status).to.equal(201);
+    for (const sub of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      for (const method of ['GET', 'POST', 'PUT']) {
+        const res = await gh.request(method, `/api/v1/namespaces/${ns}/serviceaccounts/robot/${sub}`, method === 'GET' ? {} : { body: {} });
+        expect(res.status, `${method} ${sub}: ${res.body}`).to.equal(404);
+      }
+    }
+  });
+
   it('a patch media type named like a member is a 415, not a call of what it finds', async () => {
     expect((await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'media' } } })).status).to.equal(201);
     for (const type of ['constructor', '__proto__', 'tostring']) {
