@@ -22,7 +22,7 @@ export interface HandlerDeps {
   serializers: Serializer[];
   maxRequestBodyBytes: number;
   shutdownSignal: AbortSignal;
-  /** Watches without timeoutSeconds end after a random time in [this, 2x this), spreading reconnects. */
+  /** Watches without timeoutSeconds (or with 0) end after a random time in [this, 2x this), spreading reconnects; 0: never. */
   minRequestTimeoutSeconds?: number;
 }
 
