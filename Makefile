@@ -2,6 +2,7 @@
 NPM ?= npm
 DATA_DIR ?= .data
 PORT ?= 6443
+FLAGS ?=
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
 .PHONY: install build run test typecheck clean bench postgres-binaries python-client
@@ -14,9 +15,9 @@ install: node_modules/.package-lock.json
 build: install
 	npx tsc -p tsconfig.json
 
-## Start Gatehouse on its embedded default store; it prints the kubectl command to reach it.
+## Start Gatehouse on its embedded default store; it prints the kubectl command to reach it. FLAGS adds flags.
 run: build
-	node bin/gatehouse.js --data-dir $(DATA_DIR) --secure-port $(PORT)
+	node bin/gatehouse.js --data-dir $(DATA_DIR) --secure-port $(PORT) $(FLAGS)
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json

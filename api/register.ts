@@ -6,16 +6,18 @@ import { resourceQuota } from './core/v1/resource-quota.js';
 import { secret } from './core/v1/secret.js';
 import { configMap } from './core/v1/config-map.js';
 import { serviceAccount } from './core/v1/service-account.js';
+import { event } from './core/v1/event.js';
 import { networkPolicy } from './networking/v1/network-policy.js';
 import { replicaSet } from './apps/v1/replica-set.js';
 import { cronJob } from './batch/v1/cron-job.js';
+import { eventsV1Event } from './events/v1/event.js';
 import { role } from './rbac/v1/role.js';
 import { clusterRole } from './rbac/v1/cluster-role.js';
 import { roleBinding } from './rbac/v1/role-binding.js';
 import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
 
 export const builtinKinds: KindDefinition[] = [
-  namespace, node, resourceQuota, secret, configMap, serviceAccount,
-  networkPolicy, replicaSet, cronJob,
+  namespace, node, resourceQuota, secret, configMap, serviceAccount, event,
+  networkPolicy, replicaSet, cronJob, eventsV1Event,
   role, clusterRole, roleBinding, clusterRoleBinding,
 ];

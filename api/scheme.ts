@@ -22,6 +22,24 @@ export interface CreateSubresourceKind {
   kind: string;
 }
 
+/**
+ * A subresource that reads and writes a projection of the object as another kind (ReplicaSet `scale`, an
+ * autoscaling/v1 Scale): GET answers the projection, PUT and PATCH write one back through the parent's update, so
+ * the parent's resourceVersion, rules and admission apply. Listed in discovery with verbs [get, patch, update].
+ */
+export interface ProjectionSubresource extends CreateSubresourceKind {
+  /** Complete schema of the projection kind (apiVersion, kind and metadata included): pruning and type checks. */
+  schema: JSONSchema;
+  /** The projection of a stored object, as GET answers it. */
+  read(parent: KObject): KObject;
+  /** Rules on a written projection beyond its schema; never mutates. */
+  validate(projection: KObject): FieldError[];
+  /** Carries an accepted projection into the parent (a private copy), which is then updated as any update is. */
+  write(projection: KObject, parent: KObject): void;
+  /** Table columns after Name, as for a kind (`kubectl get --subresource=scale`). */
+  tableColumns?: TableColumn[];
+}
+
 export interface KindDefinition {
   group: string;          // '' for the core group
   version: string;
@@ -32,10 +50,17 @@ export interface KindDefinition {
   shortNames?: string[];
   categories?: string[];
   /**
-   * Other group names the kind is also served under, never listed in discovery: the `*.k8s.io` groups typed clients
-   * hard-code. Requests there are authorized and stored as this group; answers carry the group the client asked in.
+   * Other group names the kind is also served under: the `*.k8s.io` groups that typed clients hard-code and existing
+   * manifests name. Discovery lists them after every group of ours (so resource and short names resolve to ours),
+   * each with its OpenAPI documents. Requests there are authorized and stored as this group; answers carry the group
+   * the client asked in, in the object and in the references inside it (mapReferencedGroups).
    */
-  hiddenGroupAliases?: string[];
+  groupAliases?: string[];
+  /**
+   * The object with every API group its references name (RBAC bindings' roleRef and subjects) passed through `map`:
+   * a copy when something changed, else the object itself. Answers through an alias name the alias group with it.
+   */
+  mapReferencedGroups?(obj: KObject, map: (group: string) => string): KObject;
   /** Serves <item>/status (get, update, patch) and makes status read-only through the main resource. */
   statusSubresource: boolean;
   /**
@@ -43,10 +68,14 @@ export interface KindDefinition {
    * by a handler the gateway registers for it (gateway/handlers/create-subresource.ts); listed with verbs [create].
    */
   createSubresources?: Record<string, CreateSubresourceKind>;
+  /** Subresources that are projections of the object as another kind (ReplicaSet `scale`). */
+  projectionSubresources?: Record<string, ProjectionSubresource>;
   /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
   keepStatusOnCreate?: boolean;
   /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
   tracksGeneration: boolean;
+  /** No DELETE of the whole collection (Namespace, as upstream's namespace storage): 405, and not in discovery. */
+  noDeleteCollection?: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
   deleteReturnsObject?: boolean;
   /** PUT on a missing object creates it (the RBAC kinds); otherwise it is a 404. */
@@ -59,6 +88,11 @@ export interface KindDefinition {
   forbidDeletion?(obj: KObject): string | undefined;
   /** Complete schema of the object, apiVersion/kind/metadata included. */
   schema: JSONSchema;
+  /**
+   * What Go's typed decoder refuses in a body the schema accepts (a Secret's base64 data): answered 400
+   * `<Kind> in version "<v>" cannot be handled as a <Kind>: <problem>`, before any validation.
+   */
+  decodeProblem?(obj: KObject): string | undefined;
   /** Fills defaults in place; runs on every decoded write after pruning. */
   defaults?(obj: KObject): void;
   /** On create, before validation (may mutate): e.g. clear fields clients may not set. */
@@ -67,6 +101,8 @@ export interface KindDefinition {
   prepareForUpdate?(obj: KObject, old: KObject): void;
   /** Kind-specific rules beyond the schema; never mutates; returns every error. */
   validate?(obj: KObject): FieldError[];
+  /** Rules of a create only, after validate (Event: the strictness depends on create or update). */
+  validateCreate?(obj: KObject): FieldError[];
   /** Rules that compare with the stored object (immutable fields); never mutates. */
   validateUpdate?(obj: KObject, old: KObject): FieldError[];
   /** Rules for writes through the status subresource. */
@@ -75,6 +111,23 @@ export interface KindDefinition {
   selectableFields?(obj: KObject): Record<string, string>;
   /** Extra Table columns after Name (issue: printer columns); absent means the default Name/Created At. */
   tableColumns?: TableColumn[];
+  /** tableColumns lists every column, Name included where the kind places it (Event: last, in -o wide). */
+  tableColumnsIncludeName?: boolean;
+  /**
+   * The kind is another representation of objects stored by another resource (events.platform.io/v1 Event over
+   * core/v1 events): its keys are that resource's, and every object crosses `storedAs` on its way in and out.
+   */
+  storedAs?: StoredRepresentation;
+}
+
+export interface StoredRepresentation {
+  /** Group and resource of the keys the objects live under. */
+  group: string;
+  resource: string;
+  /** A stored object (read-only) in this kind's form: a new object, apiVersion and kind included. */
+  fromStorage(stored: KObject): KObject;
+  /** This kind's form into the stored one: a new object. */
+  toStorage(obj: KObject): KObject;
 }
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {

@@ -15,6 +15,9 @@ import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
+import { createMaxInFlightFilter } from './filters/max-in-flight.js';
+import { createSummaryLog } from './server/summary-log.js';
+import { isClientEnding } from './server/connection.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
@@ -22,7 +25,7 @@ import { createDiscovery } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
-import { builtinVirtualResources, createVirtualResources } from './handlers/virtual-resources.js';
+import { builtinVirtualResources, createVirtualResources, documentedVirtualResources } from './handlers/virtual-resources.js';
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -46,6 +49,12 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
   minRequestTimeoutSeconds?: number;
+  /** Non-mutating requests served at once, past which they get 429 (--max-requests-inflight); 0: no limit. */
+  maxRequestsInflight?: number;
+  /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
+  maxMutatingRequestsInflight?: number;
+  /** A request body not received whole this long after a handler starts reading it answers 504; 0: no limit. */
+  readBodyTimeoutMs?: number;
   /** Failure details withheld from clients go here. */
   log?: (line: string) => void;
   /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
@@ -76,29 +85,35 @@ export function createGateway(deps: AppDeps): Gateway {
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
-  // Virtual resources are listed in discovery but not in the OpenAPI documents.
   const discovery = createDiscovery(kinds, virtual.listed());
-  const openapi = createOpenAPIHandler(kinds);
+  const openapi = createOpenAPIHandler(kinds, deps.version.gitVersion, documentedVirtualResources(virtual.listed()));
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
+    readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
   };
   const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));
   const health = createHealthHandler(deps.health, { log: deps.log });
 
   const app = new Koa();
   const log = deps.log ?? ((line: string) => console.error(line));
-  // A client that hangs up mid-response is routine (kubectl killed during a watch or a large list), not a fault.
-  const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+  // Clients that go away before their answer (a reset stream, a closed connection) are counted, and summed up at
+  // most once a minute: one that resets streams by the thousand would otherwise fill the log with stack traces.
+  const clientEndings = createSummaryLog(log, (count, first) => first
+    ? 'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)'
+    : `${count} requests were ended by their clients (stream reset or refused, connection closed) before their answers were sent in the last minute`);
   app.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code && CLIENT_GONE.has(err.code)) return;
+    if (isClientEnding(err)) {
+      clientEndings.note();
+      return;
+    }
     log(`response error: ${err.stack ?? err.message}`);
   });
-  // The order is the contract: identify the request, make every failure a Status, authenticate, authorize, bound
-  // the time, and only then compress and route.
+  // The order is the contract: identify the request, make every failure a Status, authenticate, limit what is in
+  // flight, authorize, bound the time, and only then compress and route.
   app.use(requestInfoFilter);
-  app.use(createStatusFilter(serializers));
+  app.use(createStatusFilter(serializers, () => clientEndings.note()));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
@@ -106,6 +121,9 @@ export function createGateway(deps: AppDeps): Gateway {
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
   // identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));
+  // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
+  // before authorization, so that a flood is refused before it costs authorizer calls.
+  app.use(createMaxInFlightFilter({ readOnly: deps.maxRequestsInflight ?? 400, mutating: deps.maxMutatingRequestsInflight ?? 200 }));
   app.use(createAuthorizationFilter(deps.authorizer));
   app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
   app.use(createCompression(deps.features));

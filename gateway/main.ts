@@ -20,6 +20,7 @@ import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { createSecureServer } from './server/secure-server.js';
+import { defaultMaxConnections } from './server/connection-guards.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
@@ -172,6 +173,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       version: versionInfo(),
       requestTimeoutMs: options.requestTimeoutMs,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+      maxRequestsInflight: options.maxRequestsInflight,
+      maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      readBodyTimeoutMs: options.readBodyTimeoutMs,
       log,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metricsRegistry: metrics.registry,
@@ -200,6 +204,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
     maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
     goawayChance: options.goawayChance,
+    headerTimeoutMs: options.readHeaderTimeoutMs,
+    maxConnections: options.maxConnections ?? defaultMaxConnections(),
+    log,
   }, app.callback());
   let port: number;
   try {

@@ -11,7 +11,7 @@ export interface AuthorizationResult {
   evaluationError?: string;
 }
 
-/** The request attributes an authorizer sees (the spec's list in document 2). */
+/** The request attributes an authorizer sees (kube-apiserver's authorizer attributes). */
 export interface Attributes {
   user: UserInfo;
   verb: string;

@@ -29,7 +29,7 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 }
 
 /** Sets an own data property, "__proto__" included (which plain assignment would take as the prototype). */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') defineOwn(target, key, value);
   else target[key] = value;
 }

@@ -39,7 +39,8 @@ export class StatusError extends Error {
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
       message: this.message, reason: this.reason, code: this.code,
     };
-    if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
+    // An empty details object is kept: kube-apiserver sends `details: {}` for its generic 404 and 405.
+    if (this.details !== undefined) status.details = this.details;
     return status;
   }
 }
@@ -103,8 +104,8 @@ export const errors = {
 
   resourceExpired: (message: string) => new StatusError(410, 'Expired', message),
 
-  methodNotAllowed: (verb: string, what = 'the requested resource') =>
-    new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on ${what}`),
+  /** kube-apiserver answers every method a path does not serve with this one message. */
+  methodNotAllowed: () => new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
 
   notAcceptable: (supported: string[]) =>
     new StatusError(406, 'NotAcceptable',

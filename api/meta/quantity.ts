@@ -1,5 +1,6 @@
 // Resource quantities (`500m`, `1.5Gi`, `1e3`) as resource.Quantity parses and prints them. Values are kept exact
 // as digits × 10^scale (bigint) so the canonical form never suffers float rounding; `value` is only a convenience.
+import { ownValue } from './types.js';
 
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
@@ -45,11 +46,13 @@ export function parseQuantity(s: string): Quantity {
   let digits = BigInt(`${whole}${frac}` || '0');
   let format: QuantityFormat = 'DecimalSI';
 
-  if (suffix in BINARY) {
+  const binary = ownValue(BINARY, suffix);
+  const decimal = ownValue(DECIMAL, suffix);
+  if (binary !== undefined) {
     format = 'BinarySI';
-    digits *= pow(1024n, BINARY[suffix]);
-  } else if (suffix in DECIMAL) {
-    scale += DECIMAL[suffix];
+    digits *= pow(1024n, binary);
+  } else if (decimal !== undefined) {
+    scale += decimal;
   } else if (/^[eE][+-]?\d+$/.test(suffix)) {
     format = 'DecimalExponent';
     const exp = Number(suffix.slice(1));

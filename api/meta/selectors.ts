@@ -3,7 +3,7 @@
 // 422 of validation.
 import { errors } from './errors.js';
 import { fieldErrorMessage, fieldErrors, FieldPath, type FieldError } from './field-errors.js';
-import { isObject } from './types.js';
+import { isObject, ownValue } from './types.js';
 import { labelValue, qualifiedName, validateLabels } from './validation.js';
 
 export type LabelOperator = 'exists' | '!' | '=' | '==' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
@@ -308,7 +308,7 @@ export function labelSelectorFromObject(
       const key = typeof expr.key === 'string' ? expr.key : '';
       for (const msg of qualifiedName(key)) errs.push(fieldErrors.invalid(p.child('key'), key, msg));
       const values = Array.isArray(expr.values) ? expr.values : [];
-      const op = typeof expr.operator === 'string' ? EXPRESSION_OPERATORS[expr.operator] : undefined;
+      const op = typeof expr.operator === 'string' ? ownValue(EXPRESSION_OPERATORS, expr.operator) : undefined;
       if (!op) {
         errs.push(fieldErrors.invalid(p.child('operator'), expr.operator, 'not a valid selector operator'));
       } else if ((op === 'in' || op === 'notin') && values.length === 0) {

@@ -107,6 +107,14 @@ export interface WatchEvent {
   object: KObject | Status;
 }
 
+/**
+ * `table[key]` when `key` is the table's own: a key that comes from a request (a field name, a media type, an
+ * operator) must not find what every object inherits, `constructor`, `toString` or `__proto__`.
+ */
+export function ownValue<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-// The identity attributes authentication attaches to a request (document 2): opaque strings to everything after it.
+// The identity attributes authentication attaches to a request: opaque strings to everything after it.
 export interface UserInfo {
   name: string;
   uid?: string;

@@ -48,6 +48,21 @@ export function convert(schema: JSONSchema, out: Components, isDefinitionBody = 
 
 const gvk = (group: string, version: string, kind: string) => ({ group, version, kind });
 
+/** A create-only kind that is never stored (the reviews): documented with its schema and a POST on its collection. */
+export interface CreateOnlyKind {
+  group: string;
+  version: string;
+  kind: string;
+  resource: string;
+  namespaced: boolean;
+  schema: JSONSchema;
+}
+
+/** Adds a create-only kind to `out`, marked with its group-version-kind (it has no list). */
+export function addCreateOnlySchemas(k: CreateOnlyKind, out: Components): void {
+  out[schemaNameOf(k, k.kind)] = { ...convert(k.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(k.group, k.version, k.kind)] };
+}
+
 /** Adds the kind and its list to `out`, both marked with their group-version-kind. */
 export function addKindSchemas(def: KindDefinition, out: Components): void {
   const name = schemaNameOf(def, def.kind);
@@ -66,6 +81,10 @@ export function addKindSchemas(def: KindDefinition, out: Components): void {
     'x-kubernetes-group-version-kind': [gvk(def.group, def.version, listKind)],
   };
   convert(listMetaSchema, out);
+  // The kinds of projection subresources (autoscaling/v1 Scale) are documented where their paths are.
+  for (const target of Object.values(def.projectionSubresources ?? {})) {
+    out[schemaNameOf(target, target.kind)] = { ...convert(target.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(target.group, target.version, target.kind)] };
+  }
 }
 
 const str = (description: string) => ({ type: 'string', description });

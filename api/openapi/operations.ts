@@ -2,7 +2,7 @@
 // parameters and vendor extensions kubectl reads. kubectl's create/apply look for a PATCH operation whose
 // x-kubernetes-group-version-kind is the kind and that lists a `fieldValidation` parameter (inline, by name).
 import type { KindDefinition } from '../scheme.js';
-import { ref, schemaNameOf } from './definitions.js';
+import { ref, schemaNameOf, type CreateOnlyKind } from './definitions.js';
 
 type Param = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -93,8 +93,10 @@ export function kindPaths(def: KindDefinition): Record<string, PathItem> {
     [coll]: {
       get: listOp(`list${gv}${scope}${def.kind}`),
       post: op('post', `create${gv}${scope}${def.kind}`, `create a ${def.kind}`, { parameters: WRITE_PARAMS, requestBody: body(kindName), responses: respond([200, 201, 202], kindName) }),
-      delete: op('deletecollection', `delete${gv}Collection${scope}${def.kind}`, `delete collection of ${def.kind}`, {
-        parameters: DELETE_COLLECTION_PARAMS, requestBody: deleteBody, responses: respond([200], `${META}.Status`),
+      ...(def.noDeleteCollection ? {} : {
+        delete: op('deletecollection', `delete${gv}Collection${scope}${def.kind}`, `delete collection of ${def.kind}`, {
+          parameters: DELETE_COLLECTION_PARAMS, requestBody: deleteBody, responses: respond([200], `${META}.Status`),
+        }),
       }),
       parameters: [...scopeParams, P.pretty],
     },
@@ -119,5 +121,45 @@ export function kindPaths(def: KindDefinition): Record<string, PathItem> {
       parameters: [nameParam, ...scopeParams, P.pretty],
     };
   }
+  for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+    const targetName = schemaNameOf(target, target.kind);
+    const targetExt = { 'x-kubernetes-group-version-kind': { group: target.group, version: target.version, kind: target.kind } };
+    const id = `${gv}${scope}${def.kind}${cap(sub)}`;
+    paths[`${coll}/{name}/${sub}`] = {
+      get: { ...op('get', `read${id}`, `read ${sub} of the specified ${def.kind}`, { responses: respond([200], targetName) }), ...targetExt },
+      put: {
+        ...op('put', `replace${id}`, `replace ${sub} of the specified ${def.kind}`, { parameters: WRITE_PARAMS, requestBody: body(targetName), responses: respond([200, 201], targetName) }),
+        ...targetExt,
+      },
+      // Server-side apply is not served on projections.
+      patch: {
+        ...op('patch', `patch${id}`, `partially update ${sub} of the specified ${def.kind}`, {
+          parameters: [...WRITE_PARAMS, P.force], requestBody: body(`${META}.Patch`, PATCH_CONTENT_TYPES.filter((t) => t !== 'application/apply-patch+yaml')), responses: respond([200, 201], targetName),
+        }),
+        ...targetExt,
+      },
+      parameters: [nameParam, ...scopeParams, P.pretty],
+    };
+  }
   return paths;
+}
+
+/** The one path of a create-only kind: POST on its collection, answered with the kind. */
+export function createOnlyPaths(k: CreateOnlyKind): Record<string, PathItem> {
+  const gv = `${cap(groupWord(k.group))}${cap(k.version)}`;
+  const scope = k.namespaced ? 'Namespaced' : '';
+  const name = schemaNameOf(k, k.kind);
+  const coll = k.namespaced ? `${pathPrefix(k)}/namespaces/{namespace}/${k.resource}` : `${pathPrefix(k)}/${k.resource}`;
+  const scopeParams = k.namespaced ? [pathParam('namespace', 'object name and auth scope, such as for teams and projects')] : [];
+  return {
+    [coll]: {
+      post: {
+        tags: [`${groupWord(k.group)}_${k.version}`], description: `create a ${k.kind}`, operationId: `create${gv}${scope}${k.kind}`,
+        parameters: WRITE_PARAMS, requestBody: { content: { '*/*': { schema: ref(name) } }, required: true },
+        responses: respond([200, 201, 202], name),
+        'x-kubernetes-action': 'post', 'x-kubernetes-group-version-kind': { group: k.group, version: k.version, kind: k.kind },
+      },
+      parameters: [...scopeParams, P.pretty],
+    },
+  };
 }

@@ -51,6 +51,36 @@ message LocalObjectReference {
   optional string name = 1;
 }
 
+message Event {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  optional ObjectReference involvedObject = 2;
+  optional string reason = 3;
+  optional string message = 4;
+  optional EventSource source = 5;
+  optional gatehouse.meta.Time firstTimestamp = 6;
+  optional gatehouse.meta.Time lastTimestamp = 7;
+  optional int32 count = 8;
+  optional string type = 9;
+  optional gatehouse.meta.MicroTime eventTime = 10;
+  optional EventSeries series = 11;
+  optional string action = 12;
+  optional ObjectReference related = 13;
+  optional string reportingComponent = 14 [(keep_zero) = true];
+  optional string reportingInstance = 15 [(keep_zero) = true];
+}
+message EventList {
+  optional gatehouse.meta.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+message EventSource {
+  optional string component = 1;
+  optional string host = 2;
+}
+message EventSeries {
+  optional int32 count = 1;
+  optional gatehouse.meta.MicroTime lastObservedTime = 2;
+}
+
 message Namespace {
   optional gatehouse.meta.ObjectMeta metadata = 1;
   optional NamespaceSpec spec = 2;

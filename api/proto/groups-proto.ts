@@ -1,4 +1,4 @@
-// Protobuf schema of the named-group kinds: apps/v1 ReplicaSet, batch/v1 CronJob, networking/v1 NetworkPolicy, the
+// Protobuf schema of the named-group kinds: apps/v1 ReplicaSet, events/v1 Event, batch/v1 CronJob, networking/v1 NetworkPolicy, the
 // rbac/v1 kinds and the authentication/v1 and authorization/v1 review kinds. Field numbers and types follow the
 // upstream generated.proto of each group; names are the JSON keys. See meta-proto.ts for the field options.
 export const APPS_PROTO = `
@@ -34,6 +34,55 @@ message ReplicaSetCondition {
   optional gatehouse.meta.Time lastTransitionTime = 3;
   optional string reason = 4;
   optional string message = 5;
+}
+`;
+
+// autoscaling/v1 Scale: the `scale` subresource's kind (k8s.io/api/autoscaling/v1 generated.proto).
+export const AUTOSCALING_PROTO = `
+syntax = "proto2";
+package gatehouse.autoscaling;
+message Scale {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  optional ScaleSpec spec = 2;
+  optional ScaleStatus status = 3;
+}
+message ScaleSpec {
+  optional int32 replicas = 1;
+}
+message ScaleStatus {
+  optional int32 replicas = 1 [(keep_zero) = true];
+  optional string selector = 2;
+}
+`;
+
+export const EVENTS_PROTO = `
+syntax = "proto2";
+
+package gatehouse.events;
+message Event {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  optional gatehouse.meta.MicroTime eventTime = 2;
+  optional EventSeries series = 3;
+  optional string reportingController = 4;
+  optional string reportingInstance = 5;
+  optional string action = 6;
+  optional string reason = 7;
+  optional gatehouse.core.ObjectReference regarding = 8;
+  optional gatehouse.core.ObjectReference related = 9;
+  optional string note = 10;
+  optional string type = 11;
+  optional gatehouse.core.EventSource deprecatedSource = 12;
+  optional gatehouse.meta.Time deprecatedFirstTimestamp = 13;
+  optional gatehouse.meta.Time deprecatedLastTimestamp = 14;
+  optional int32 deprecatedCount = 15;
+}
+message EventList {
+  optional gatehouse.meta.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+message EventSeries {
+  optional int32 count = 1 [(keep_zero) = true];
+  optional gatehouse.meta.MicroTime lastObservedTime = 2;
 }
 `;
 

@@ -236,7 +236,7 @@ function specialToJson(name: string, msg: Message, path: string, nested?: Nested
   }
 }
 
-/** The `k8s\0` prefix of document 1's protobuf envelope. */
+/** The `k8s\0` prefix of the protobuf envelope. */
 export const ENVELOPE_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 export function isEnvelope(bytes: Uint8Array): boolean {

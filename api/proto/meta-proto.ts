@@ -13,7 +13,7 @@ export const META_PROTO = `
 syntax = "proto2";
 package gatehouse.meta;
 
-// The runtime envelope (document 1, "Protobuf envelope") and its parts.
+// The runtime envelope and its parts.
 message TypeMeta {
   optional string apiVersion = 1;
   optional string kind = 2;

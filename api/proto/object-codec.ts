@@ -1,4 +1,4 @@
-// The protobuf encoding of document 1 ("Protobuf envelope"): the `k8s\0` prefix, then a runtime.Unknown whose typeMeta
+// The protobuf encoding: the `k8s\0` prefix, then a runtime.Unknown whose typeMeta
 // names the kind and whose raw field holds the object's own message. This module compiles the schema once, knows which
 // kinds have a protobuf form (the one place that decides which types protobuf covers), and converts between bytes and
 // the JSON-shaped objects the rest of Gatehouse works with. Handlers of virtual resources call decodeProtobufObject to
@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import protobuf from 'protobufjs';
 import { errors, isStatusError } from '../meta/errors.js';
-import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
+import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, AUTOSCALING_PROTO, BATCH_PROTO, EVENTS_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import { ENVELOPE_PREFIX, isEnvelope, jsonToMessage, MappingError, messageToJson, type Message } from './json-mapping.js';
@@ -19,7 +19,7 @@ export interface GroupVersionKind {
 }
 
 const root = new protobuf.Root();
-for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
+for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, AUTOSCALING_PROTO, EVENTS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
   protobuf.parse(source, root, { keepCase: true });
 }
 root.resolveAll();
@@ -31,12 +31,14 @@ const WATCH_EVENT = typeOf('gatehouse.meta.WatchEvent');
 /**
  * Built-in group "families": the group with its `.platform.io` or `.k8s.io` suffix removed, so that the platform groups
  * and the `*.k8s.io` names stock clients hard-code share one schema. Only these groups have a protobuf form: user-defined
- * and aggregated types never do (document 1, media types).
+ * and aggregated types never do.
  */
 const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: string[]; lists: boolean }[]> = {
-  '': [{ versions: ['v1'], pkg: 'core', kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount'], lists: true }],
+  '': [{ versions: ['v1'], pkg: 'core', kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount', 'Event'], lists: true }],
   apps: [{ versions: ['v1'], pkg: 'apps', kinds: ['ReplicaSet'], lists: true }],
+  autoscaling: [{ versions: ['v1'], pkg: 'autoscaling', kinds: ['Scale'], lists: false }],
   batch: [{ versions: ['v1'], pkg: 'batch', kinds: ['CronJob'], lists: true }],
+  events: [{ versions: ['v1'], pkg: 'events', kinds: ['Event'], lists: true }],
   networking: [{ versions: ['v1'], pkg: 'networking', kinds: ['NetworkPolicy'], lists: true }],
   'rbac.authorization': [{ versions: ['v1'], pkg: 'rbac', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true }],
   authentication: [

@@ -3,7 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import type { JSONSchema } from '../schema.js';
 import { fieldErrors, type FieldError } from '../meta/field-errors.js';
-import { isObject } from '../meta/types.js';
+import { isObject, ownValue } from '../meta/types.js';
 
 /** The JSON type name kube prints for a value. */
 export function typeName(v: unknown): string {
@@ -27,14 +27,15 @@ export function pointerToPath(pointer: string, schema: JSONSchema, data: unknown
       d = d[Number(seg)];
       continue;
     }
-    if (s?.properties?.[seg]) {
+    const field = ownValue(s?.properties, seg);
+    if (field) {
       path = path ? `${path}.${seg}` : seg;
-      s = s.properties[seg];
+      s = field;
     } else {
       path += path ? `[${seg}]` : seg;
       s = isObject(s?.additionalProperties) ? s.additionalProperties : undefined;
     }
-    d = isObject(d) ? d[seg] : undefined;
+    d = isObject(d) ? ownValue(d, seg) : undefined;
   }
   return path;
 }

@@ -2,7 +2,7 @@
 // puts in `unknown field "spec.foo"`). Nulls on non-nullable fields are dropped silently, as decoding a built-in
 // type does: clients routinely send `creationTimestamp: null`.
 import type { JSONSchema } from '../schema.js';
-import { isObject } from '../meta/types.js';
+import { isObject, ownValue } from '../meta/types.js';
 
 function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
@@ -26,7 +26,7 @@ function pruneValue(schema: JSONSchema, value: unknown, path: string, unknown: s
   // deleting the key being visited is allowed. Child paths are built only for children that can hold fields.
   for (const key in value) {
     const child = value[key];
-    const known = props?.[key];
+    const known = ownValue(props, key);
     if (known) {
       if (child === null && !known.nullable) delete value[key];
       else if (isContainer(child)) pruneValue(known, child, join(path, key), unknown);

@@ -97,7 +97,7 @@ export function createKindValidator(def: KindDefinition): KindValidator {
   const validator: KindValidator = {
     def,
     prune: schemaValidator.prune,
-    validate: (obj) => withRules(obj, (o) => def.validate?.(o) ?? []),
+    validate: (obj) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateCreate?.(o) ?? [])]),
     validateUpdate: (obj, old) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])]),
     validateStatusUpdate: (obj, old) => withRules(obj, (o) => def.validateStatusUpdate?.(o, old) ?? []),
   };

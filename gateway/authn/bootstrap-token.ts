@@ -1,5 +1,5 @@
 // --enable-bootstrap-token-auth: bearer tokens `<id>.<secret>` backed by Secrets `bootstrap-token-<id>` in
-// platform-system (document 2, "Bootstrap tokens"). As upstream's authenticator, every way a token can fail (no such
+// platform-system. As upstream's authenticator, every way a token can fail (no such
 // Secret, wrong type, wrong secret, expired, not for authentication, a bad extra group) answers "not mine", so a
 // later token source may still claim it; the bearer authenticator turns "nobody's" into a 401. Nothing here logs or
 // reports the token or its secret.

@@ -72,7 +72,7 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
       timeoutDuration: timeoutMs,
       cooldownDuration: opts.unknownKeyCooldownMs ?? 1_000,
       // As go-oidc: known keys stay trusted until a token names an unknown one, so tokens keep being checked
-      // "without contacting the provider" (document 2) through an issuer outage.
+      // "without contacting the provider" through an issuer outage.
       cacheMaxAge: Infinity,
     });
   };

@@ -1,4 +1,4 @@
-// OpenID Connect ID tokens as bearer tokens (document 2, "OpenID Connect tokens"). One TokenAuthenticator serves every
+// OpenID Connect ID tokens as bearer tokens. One TokenAuthenticator serves every
 // configured issuer: the unverified `iss` claim picks the authenticator, as upstream's hasCorrectIssuer does, so
 // - a token that is not a JWT, or whose issuer is none of ours, is not ours (null: other token sources decide);
 // - a token of one of our issuers that fails anything (signature, algorithm, expiry, not-before, audience, claim

@@ -1,4 +1,4 @@
-// bootstrapsigner (document 2, "Bootstrap tokens", point 4): keeps one `jws-clientconfig-<id>` key in cluster-info
+// bootstrapsigner (the bootstrap-token join flow): keeps one `jws-clientconfig-<id>` key in cluster-info
 // per bootstrap token that may sign (usage-bootstrap-signing "true", not expired): a detached JWS (RFC 7515
 // appendix F) over the `clientconfig` value, HS256, protected header {"alg":"HS256","kid":"<id>"} as upstream's
 // signer writes it. Keys come, change and go with the tokens: the Secrets of platform-system and the ConfigMap are
@@ -20,7 +20,7 @@ import { cloneJson } from '../../api/meta/clone.js';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The HMAC key: the full token `<id>.<secret>`, as document 2 states ("with the full token as shared secret").
+ * The HMAC key: the full token `<id>.<secret>`, as kube-apiserver's bootstrap tokens do ("with the full token as shared secret").
  * Upstream's code (cluster-bootstrap's ComputeDetachedSignature, called by kubeadm and the signer) keys the HMAC with
  * the secret part alone; the spec governs here, and this is the one place to change should that be revisited.
  */

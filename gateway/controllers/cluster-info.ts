@@ -1,4 +1,4 @@
-// The ConfigMap `cluster-info` in platform-public (document 2, "Bootstrap tokens", point 4): what a joining client
+// The ConfigMap `cluster-info` in platform-public (the bootstrap-token join flow): what a joining client
 // reads anonymously to learn the server URL and the CA before it trusts the server. Its `clientconfig` key holds a
 // kubeconfig with one unnamed cluster and nothing else, as kubeadm writes it; Gatehouse writes it itself at start,
 // since it knows its URL (once listening) and its CA. The `jws-clientconfig-<id>` keys belong to the bootstrap signer.

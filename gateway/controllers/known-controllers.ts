@@ -7,11 +7,15 @@ export const TOKEN_CLEANER_CONTROLLER = 'token-cleaner-controller';
 export const BOOTSTRAP_SIGNER_CONTROLLER = 'bootstrap-signer-controller';
 export const CLUSTERROLE_AGGREGATION_CONTROLLER = 'clusterrole-aggregation-controller';
 export const RESOURCE_QUOTA_CONTROLLER = 'resourcequota-controller';
+export const SERVICE_ACCOUNT_CONTROLLER = 'serviceaccount-controller';
+export const ROOT_CA_PUBLISHER_CONTROLLER = 'root-ca-certificate-publisher-controller';
 
 export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
   { name: CLUSTERROLE_AGGREGATION_CONTROLLER, aliases: ['clusterrole-aggregation'], enabledByDefault: true },
   { name: RESOURCE_QUOTA_CONTROLLER, aliases: ['resourcequota'], enabledByDefault: true },
+  { name: SERVICE_ACCOUNT_CONTROLLER, aliases: ['serviceaccount'], enabledByDefault: true },
+  { name: ROOT_CA_PUBLISHER_CONTROLLER, aliases: ['root-ca-cert-publisher'], enabledByDefault: true },
   // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.
   { name: TOKEN_CLEANER_CONTROLLER, aliases: ['tokencleaner'], enabledByDefault: false },
   { name: BOOTSTRAP_SIGNER_CONTROLLER, aliases: ['bootstrapsigner'], enabledByDefault: false },

@@ -172,7 +172,8 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       },
       onEvent: onQuotaEvent,
     }),
-    ...tracked.filter((s) => s !== quotaStore).map((store) => runWatchLoop({
+    // A kind stored as another's objects (events.platform.io Events) changes when that one does: one watch serves both.
+    ...tracked.filter((s) => s !== quotaStore && !s.def.storedAs).map((store) => runWatchLoop({
       storage: store.storage, prefix: store.prefix(''), signal: abort.signal, log: opts.log, retryMs,
       name: `resourcequota-controller ${store.def.resource}`,
       // A relist may hide deletions: recount everything.

@@ -9,7 +9,10 @@ import { startBootstrapSigner } from './bootstrap-signer.js';
 import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { startRoleAggregationController } from './role-aggregation.js';
 import { startResourceQuotaController } from './resource-quota.js';
-import { RESOURCE_QUOTA_CONTROLLER } from './known-controllers.js';
+import { RESOURCE_QUOTA_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER } from './known-controllers.js';
+import { startServiceAccountController } from './service-account.js';
+import { startRootCaPublisher } from './root-ca-publisher.js';
+import { startEventTtlController } from './event-ttl.js';
 
 export type { Controller };
 
@@ -30,6 +33,8 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
   [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
   [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
+  [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
+  [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
 };
 
 /** Seeds what must exist before the first request, then starts every enabled controller. */
@@ -37,7 +42,8 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   await ensureSystemNamespaces(deps.registry);
   // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
   await ensureBootstrapPolicy(deps.registry);
-  const running: Controller[] = [];
+  // Event expiry is the API server's own (--event-ttl), not a selectable controller.
+  const running: Controller[] = [startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log })];
   for (const [name, start] of Object.entries(CONTROLLERS)) {
     if (deps.options.controllers.enabled(name)) running.push(start(deps));
   }

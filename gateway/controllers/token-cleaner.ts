@@ -1,4 +1,4 @@
-// tokencleaner (document 2, "Bootstrap tokens"): deletes bootstrap-token Secrets in platform-system once their
+// tokencleaner: deletes bootstrap-token Secrets in platform-system once their
 // `expiration` has passed. It watches the namespace's Secrets; a token that is still valid gets a timer at its
 // expiration (re-armed whenever the Secret changes), so nothing polls. An unparseable expiration counts as expired,
 // as upstream's cleaner treats it.

@@ -1,12 +1,13 @@
-// Hidden group aliases of stored kinds (KindDefinition.hiddenGroupAliases): `/apis/rbac.authorization.k8s.io/v1/...`
-// is another name for `/apis/rbac.authorization.platform.io/v1/...`. The filter runs before authentication and
-// rewrites the request info's group to the canonical one, so authorization, routing, storage and admission see one group
-// and one set of objects; the group the client spelled stays in `requestedGroup`. Handlers then translate at the
-// edges with the helpers below: bodies in the alias apiVersion are read as ours, and answers (objects, lists, watch
-// events, Tables' embedded objects, Status details and error messages) carry the apiVersion the client asked in.
+// Group aliases of stored kinds (KindDefinition.groupAliases): `/apis/rbac.authorization.k8s.io/v1/...` is another
+// name for `/apis/rbac.authorization.platform.io/v1/...`. The filter runs before authentication and rewrites the
+// request info's group to the canonical one, so authorization, routing, storage and admission see one group and one
+// set of objects; the group the client spelled stays in `requestedGroup`. Handlers then translate at the edges with
+// the helpers below: bodies in the alias apiVersion are read as ours, and answers (objects with the groups their
+// references name, lists, watch events, Tables' embedded objects, Status details and error messages) carry the group
+// the client asked in. Discovery and OpenAPI list the aliases with aliasedKinds.
 import type { Context, Next } from 'koa';
 import { StatusError, isStatusError, qualifiedResource } from '../../api/meta/errors.js';
-import { isObject } from '../../api/meta/types.js';
+import { isObject, type KObject } from '../../api/meta/types.js';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
 import { requestInfoOf, type RequestInfo } from './request-info.js';
 
@@ -16,7 +17,7 @@ export type GroupAliasTable = Map<string, { canonical: string; versions: Set<str
 export function groupAliasTable(kinds: KindDefinition[]): GroupAliasTable {
   const table: GroupAliasTable = new Map();
   for (const def of kinds) {
-    for (const alias of def.hiddenGroupAliases ?? []) {
+    for (const alias of def.groupAliases ?? []) {
       const known = table.get(alias);
       if (known !== undefined && known.canonical !== def.group) throw new Error(`group alias ${alias} names both ${known.canonical} and ${def.group}`);
       if (known) known.versions.add(def.version);
@@ -26,8 +27,25 @@ export function groupAliasTable(kinds: KindDefinition[]): GroupAliasTable {
   return table;
 }
 
+/** A kind as served at one of its alias groups: `group` is the alias, `aliasOf` the kind's own group. */
+export interface AliasedKind extends KindDefinition {
+  aliasOf: string;
+}
+
+export function isAliasedKind(def: KindDefinition): def is AliasedKind {
+  return typeof (def as Partial<AliasedKind>).aliasOf === 'string';
+}
+
 /**
- * The group authorization sees for `group`: the canonical one for a hidden alias, else itself. Access reviews ask
+ * Each kind as served at each of its alias groups, in the order the kinds and their aliases are declared (names,
+ * scope, schema and rules unchanged). Discovery and OpenAPI list these after the kinds themselves.
+ */
+export function aliasedKinds(kinds: KindDefinition[]): AliasedKind[] {
+  return kinds.flatMap((def) => (def.groupAliases ?? []).map((alias) => ({ ...def, group: alias, groupAliases: undefined, aliasOf: def.group })));
+}
+
+/**
+ * The group authorization sees for `group`: the canonical one for an alias, else itself. Access reviews ask
  * with it, so a review about `rbac.authorization.k8s.io` roles answers as a request at that path would be.
  */
 export function canonicalGroupResolver(kinds: KindDefinition[]): (group: string) => string {
@@ -67,15 +85,22 @@ export function servedApiVersion(info: RequestInfo | undefined, def: KindDefinit
   return info?.requestedGroup ? `${info.requestedGroup}/${def.version}` : apiVersionOf(def);
 }
 
-/** A request body in the alias apiVersion, read as ours (the store accepts only the canonical one). */
+/**
+ * A request body at an alias, read as ours: its apiVersion (the store accepts only the canonical one) and the groups
+ * its references name. Server-side apply compares the configuration with the stored object before defaults would
+ * normalize those groups, and would otherwise see every reference as changed.
+ */
 export function canonicalBody<T>(info: RequestInfo, def: KindDefinition, body: T): T {
-  if (!info.requestedGroup || !isObject(body) || body.apiVersion !== servedApiVersion(info, def)) return body;
-  return { ...body, apiVersion: apiVersionOf(def) };
+  if (!info.requestedGroup || !isObject(body)) return body;
+  const alias = info.requestedGroup;
+  const renamed = body.apiVersion === servedApiVersion(info, def) ? { ...body, apiVersion: apiVersionOf(def) } : body;
+  return (def.mapReferencedGroups ? def.mapReferencedGroups(renamed as unknown as KObject, (g) => (g === alias ? def.group : g)) : renamed) as T;
 }
 
 /**
- * An answer about `def` in the group the client asked in: objects and lists of the kind (and their items), and the
- * group of a Status's details. Stored objects are shared and frozen, so this copies what it changes.
+ * An answer about `def` in the group the client asked in: objects and lists of the kind (and their items), the groups
+ * their references name, and the group of a Status's details. Stored objects are shared and frozen, so this copies
+ * what it changes.
  */
 export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinition, value: unknown): unknown {
   if (!info?.requestedGroup || !isObject(value)) return value;
@@ -87,11 +112,14 @@ export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinit
     return { ...value, details: { ...details, group: info.requestedGroup } };
   }
   if (value.apiVersion !== ours) return value;
-  const out: Record<string, unknown> = { ...value, apiVersion: theirs };
-  if (Array.isArray(value.items)) {
-    out.items = value.items.map((item: unknown) => (isObject(item) && item.apiVersion === ours ? { ...item, apiVersion: theirs } : item));
-  }
-  return out;
+  const asked = info.requestedGroup;
+  const mapGroup = (group: string): string => (group === def.group ? asked : group);
+  const object = (item: Record<string, unknown>): Record<string, unknown> => {
+    const renamed = { ...item, apiVersion: theirs };
+    return def.mapReferencedGroups ? def.mapReferencedGroups(renamed as KObject, mapGroup) : renamed;
+  };
+  if (!Array.isArray(value.items)) return object(value);
+  return { ...value, apiVersion: theirs, items: value.items.map((item: unknown) => (isObject(item) && item.apiVersion === ours ? object(item) : item)) };
 }
 
 /**

@@ -17,7 +17,7 @@ export interface RequestInfo {
   /** Path segments after the group/version. */
   parts: string[];
   /**
-   * Set when the path named a hidden alias of apiGroup (`rbac.authorization.k8s.io`): the group the client asked in,
+   * Set when the path named an alias of apiGroup (`rbac.authorization.k8s.io`): the group the client asked in,
    * which its answers carry (gateway/filters/group-alias.ts). apiGroup is then the canonical group.
    */
   requestedGroup?: string;

@@ -5,6 +5,7 @@ import { errors, isStatusError, type StatusError } from '../../api/meta/errors.j
 import type { Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateResponse } from '../negotiation/negotiate.js';
 import { requestQuery } from './request-info.js';
+import { clientGoneSignal, isClientEnding } from '../server/connection.js';
 
 function statusErrorOf(e: unknown): StatusError {
   if (isStatusError(e)) return e;
@@ -18,11 +19,19 @@ function statusErrorOf(e: unknown): StatusError {
 /** What an error body is, for codecs that cover only some kinds (protobuf covers Status). */
 const STATUS_KIND = { apiVersion: 'v1', kind: 'Status' };
 
-export function createStatusFilter(serializers: Serializer[]) {
+/**
+ * `onClientEnding`: told of a request that failed because its client went away (a body cut off by a reset stream or
+ * a closed connection): nobody is left to answer, and it is no fault of the server's.
+ */
+export function createStatusFilter(serializers: Serializer[], onClientEnding?: () => void) {
   return async function statusFilter(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (e) {
+      if (isClientEnding(e) && clientGoneSignal(ctx.req).aborted) {
+        onClientEnding?.();
+        return;
+      }
       const err = statusErrorOf(e);
       if (ctx.headerSent) {
         ctx.res.destroy();

@@ -1,5 +1,5 @@
-// The access reviews as virtual resources (document 2, "Access reviews"): each create asks the authorizer chain the
-// question the spec states and answers it in `status`. Served at authorization.platform.io/v1 and, hidden, at the
+// The access reviews as virtual resources: each create asks the authorizer chain the
+// question the spec states and answers it in `status`. Served at authorization.platform.io/v1 and at its alias, the
 // authorization.k8s.io/v1 paths stock kubectl uses (answers carry the requested group's apiVersion).
 // - SelfSubjectAccessReview: may the caller do this?
 // - SubjectAccessReview: may spec.user/groups/uid/extra do this?
@@ -10,14 +10,15 @@ import { errors } from '../../api/meta/errors.js';
 import { isObject } from '../../api/meta/types.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import {
-  accessReviewStatus, AUTHORIZATION_GROUP, AUTHORIZATION_HIDDEN_ALIASES, AUTHORIZATION_VERSION, LOCAL_SUBJECT_ACCESS_REVIEW,
+  accessReviewStatus, AUTHORIZATION_GROUP, AUTHORIZATION_GROUP_ALIASES, AUTHORIZATION_VERSION, LOCAL_SUBJECT_ACCESS_REVIEW,
   SELF_SUBJECT_ACCESS_REVIEW, SELF_SUBJECT_RULES_REVIEW, SUBJECT_ACCESS_REVIEW, validateAccessReviewSpec,
   validateReviewMetadata, type AccessReviewSpec, type ReviewKind,
 } from '../../api/authorization/v1/access-reviews.js';
+import { ACCESS_REVIEW_SCHEMAS } from '../../api/authorization/v1/review-schemas.js';
 import { isRuleResolver, type Attributes, type Authorizer } from '../../policies/authorizer.js';
 import type { VirtualCreateContext, VirtualResource } from './virtual-resources.js';
 
-/** Maps a hidden alias group (`rbac.authorization.k8s.io`) to the canonical one authorization sees. */
+/** Maps an alias group (`rbac.authorization.k8s.io`) to the canonical one authorization sees. */
 export type CanonicalGroup = (group: string) => string;
 
 function attributesOf(spec: AccessReviewSpec, user: UserInfo, canonicalGroup: CanonicalGroup): Attributes {
@@ -50,11 +51,12 @@ function invalid(kind: ReviewKind, group: string, errs: ReturnType<typeof valida
   return errors.invalid(kind.kind, group, '', errs);
 }
 
-function accessReview(group: string, version: string, hidden: boolean, kind: ReviewKind, authorizer: Authorizer, canonicalGroup: CanonicalGroup): VirtualResource {
+function accessReview(group: string, version: string, aliasOf: string | undefined, kind: ReviewKind, authorizer: Authorizer, canonicalGroup: CanonicalGroup): VirtualResource {
   const apiVersion = `${group}/${version}`;
   const subject = kind !== SELF_SUBJECT_ACCESS_REVIEW;
   return {
-    group, version, hidden, namespaced: kind.namespaced, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    group, version, aliasOf, namespaced: kind.namespaced, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
       const { spec, errors: specErrors } = validateAccessReviewSpec(body.spec, subject);
@@ -82,11 +84,12 @@ function accessReview(group: string, version: string, hidden: boolean, kind: Rev
   };
 }
 
-function selfSubjectRulesReview(group: string, version: string, hidden: boolean, authorizer: Authorizer): VirtualResource {
+function selfSubjectRulesReview(group: string, version: string, aliasOf: string | undefined, authorizer: Authorizer): VirtualResource {
   const apiVersion = `${group}/${version}`;
   const kind = SELF_SUBJECT_RULES_REVIEW;
   return {
-    group, version, hidden, namespaced: false, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    group, version, aliasOf, namespaced: false, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
       const metaErrs = validateReviewMetadata(body.metadata, false);
@@ -111,11 +114,14 @@ function selfSubjectRulesReview(group: string, version: string, hidden: boolean,
 
 /** The four reviews at every group version they are served at. */
 export function accessReviewResources(authorizer: Authorizer, canonicalGroup: CanonicalGroup = (g) => g): VirtualResource[] {
-  const at = [{ group: AUTHORIZATION_GROUP, version: AUTHORIZATION_VERSION, hidden: false }, ...AUTHORIZATION_HIDDEN_ALIASES.map((a) => ({ ...a, hidden: true }))];
-  return at.flatMap(({ group, version, hidden }) => [
-    accessReview(group, version, hidden, SELF_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
-    accessReview(group, version, hidden, SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
-    accessReview(group, version, hidden, LOCAL_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
-    selfSubjectRulesReview(group, version, hidden, authorizer),
+  const at: { group: string; version: string; aliasOf?: string }[] = [
+    { group: AUTHORIZATION_GROUP, version: AUTHORIZATION_VERSION },
+    ...AUTHORIZATION_GROUP_ALIASES.map((a) => ({ ...a, aliasOf: AUTHORIZATION_GROUP })),
+  ];
+  return at.flatMap(({ group, version, aliasOf }) => [
+    accessReview(group, version, aliasOf, SELF_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
+    accessReview(group, version, aliasOf, SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
+    accessReview(group, version, aliasOf, LOCAL_SUBJECT_ACCESS_REVIEW, authorizer, canonicalGroup),
+    selfSubjectRulesReview(group, version, aliasOf, authorizer),
   ]);
 }

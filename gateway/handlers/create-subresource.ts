@@ -60,7 +60,7 @@ export async function handleCreateSubresource(
   const handler = handlers?.lookup(def.group, def.kind, info.subresource);
   if (!handler) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
-  if (method !== 'POST') throw errors.methodNotAllowed(method, `${def.resource}/${info.subresource}`);
+  if (method !== 'POST') throw errors.methodNotAllowed();
   const dryRun = parseDryRun(query.getAll('dryRun'), 'CreateOptions');
   const body = (await decodeRequestBody(ctx, deps, handler.bodyKind)).value;
   const warnings: string[] = [];

@@ -1,12 +1,16 @@
 // Discovery in both forms kubectl reads: the legacy documents (/api, /apis, /apis/<g>, per-version
 // APIResourceList) and the aggregated APIGroupDiscoveryList, recognised by kubectl only under the exact
 // `g=apidiscovery.k8s.io` content type. Documents are built once from the scheme; nothing here changes per request.
+// Alias groups (`rbac.authorization.k8s.io`...) come after every group of ours: clients resolve a resource or short
+// name that several groups list to the first of them, which must be ours.
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
+import { aliasedKinds, isAliasedKind } from '../filters/group-alias.js';
 import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const itemVerbs = (def: KindDefinition): string[] => (def.noDeleteCollection ? ITEM_VERBS.filter((v) => v !== 'deletecollection') : ITEM_VERBS);
 const STATUS_VERBS = ['get', 'patch', 'update'];
 /** Virtual resources (the review kinds) and create-only subresources (serviceaccounts/token). */
 const VIRTUAL_VERBS = ['create'];
@@ -18,8 +22,18 @@ interface GroupVersion {
   virtual: VirtualResource[];
 }
 
+/** One hash per stored kind: an alias lists the hash of the kind it names, since both read the same objects. */
 function storageVersionHash(def: KindDefinition): string {
-  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+  const group = isAliasedKind(def) ? def.aliasOf : def.group;
+  return createHash('sha256').update(`${group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/**
+ * Categories of a kind as listed: none at an alias, where `kubectl get all` (or any category) would list every
+ * object twice.
+ */
+function categoriesOf(def: KindDefinition): string[] | undefined {
+  return isAliasedKind(def) ? undefined : def.categories;
 }
 
 function withOptional<T extends Record<string, unknown>>(base: T, extra: Record<string, unknown[] | undefined>): T {
@@ -37,17 +51,22 @@ function groupVersions(kinds: KindDefinition[], virtual: VirtualResource[]): Gro
     return gv;
   };
   for (const def of kinds) entry(def.group, def.version).kinds.push(def);
-  for (const r of virtual) if (!r.hidden) entry(r.group, r.version).virtual.push(r);
+  for (const r of virtual) if (r.aliasOf === undefined) entry(r.group, r.version).virtual.push(r);
+  for (const def of aliasedKinds(kinds)) entry(def.group, def.version).kinds.push(def);
+  for (const r of virtual) if (r.aliasOf !== undefined) entry(r.group, r.version).virtual.push(r);
   return [...byKey.values()];
 }
 
 function apiResourceList(gv: GroupVersion): Record<string, unknown> {
   const resources: Record<string, unknown>[] = [];
   for (const def of gv.kinds) {
-    resources.push(withOptional({
-      name: def.resource, singularName: def.singular, namespaced: def.namespaced, kind: def.kind,
-      verbs: ITEM_VERBS, storageVersionHash: storageVersionHash(def),
-    }, { shortNames: def.shortNames, categories: def.categories }));
+    // Upstream's field order (APIResource's): kubectl's own tests match one entry's JSON byte for byte.
+    resources.push({
+      ...withOptional({
+        name: def.resource, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: itemVerbs(def),
+      }, { shortNames: def.shortNames, categories: categoriesOf(def) }),
+      storageVersionHash: storageVersionHash(def),
+    });
     if (def.statusSubresource) {
       resources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
     }
@@ -56,6 +75,14 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
       resources.push({
         name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
         group: target.group, version: target.version, kind: target.kind, verbs: VIRTUAL_VERBS,
+      });
+    }
+  }
+  for (const def of gv.kinds) {
+    for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+      resources.push({
+        name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
+        group: target.group, version: target.version, kind: target.kind, verbs: STATUS_VERBS,
       });
     }
   }
@@ -69,12 +96,15 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
   const responseKind = { group: def.group, version: def.version, kind: def.kind };
   const entry = withOptional({
     resource: def.resource, responseKind, scope: def.namespaced ? 'Namespaced' : 'Cluster',
-    singularResource: def.singular, verbs: ITEM_VERBS,
-  }, { shortNames: def.shortNames, categories: def.categories });
+    singularResource: def.singular, verbs: itemVerbs(def),
+  }, { shortNames: def.shortNames, categories: categoriesOf(def) });
   const subresources: Record<string, unknown>[] = [];
   if (def.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: STATUS_VERBS });
   for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
     subresources.push({ subresource: sub, responseKind: { ...target }, verbs: VIRTUAL_VERBS });
+  }
+  for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
+    subresources.push({ subresource: sub, responseKind: { group: target.group, version: target.version, kind: target.kind }, verbs: STATUS_VERBS });
   }
   if (subresources.length > 0) (entry as Record<string, unknown>).subresources = subresources;
   return entry;
@@ -118,7 +148,7 @@ export interface Discovery {
   handle(ctx: Context, pretty: boolean): boolean;
 }
 
-/** `virtual`: the virtual resources to list (hidden ones are skipped here too), each with verbs [create]. */
+/** `virtual`: the virtual resources to list, each with verbs [create]. */
 export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResource[] = []): Discovery {
   const gvs = groupVersions(kinds, virtual);
   const core = gvs.filter((gv) => gv.group === '');

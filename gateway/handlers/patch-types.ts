@@ -1,11 +1,11 @@
 // Patch bodies by Content-Type. Each patch type turns (stored object, patch document) into the new body, which then
 // runs through the same admission as an update. Types not in the table answer 415.
-import jsonpatch from 'fast-json-patch';
 import { errors } from '../../api/meta/errors.js';
-import { isObject, type KObject } from '../../api/meta/types.js';
+import { isObject, ownValue, type KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';
 import { strategicMergePatch } from './strategic-merge.js';
-import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
+import { applyJsonPatch } from './json-patch.js';
+import { cloneJson, setOwn, shallowCopy } from '../../api/meta/clone.js';
 
 /** `schema` is the kind's object schema: strategic merge patch takes its list semantics from it. */
 export type PatchFunction = (current: KObject, patch: unknown, schema: JSONSchema) => unknown;
@@ -16,8 +16,9 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   // Not `{ ...target }`: the keys the patch adds to a spread's copy gave every patched object a hidden class of its own.
   const result: Record<string, unknown> = isObject(target) ? shallowCopy(target) : {};
   for (const [key, value] of Object.entries(patch)) {
+    // Own keys only, read and written: `"__proto__": {...}` is a field like any other, never the copy's prototype.
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    else setOwn(result, key, mergePatch(ownValue(result, key), value));
   }
   return result;
 }
@@ -27,21 +28,11 @@ function applyMergePatch(current: KObject, patch: unknown): unknown {
   return mergePatch(current, patch);
 }
 
-function applyJsonPatch(current: KObject, patch: unknown): unknown {
-  if (!Array.isArray(patch)) throw errors.badRequest('a JSON patch must be a JSON array of operations');
-  const problem = jsonpatch.validate(patch as jsonpatch.Operation[], current);
-  if (problem) {
-    if (problem.name === 'TEST_OPERATION_FAILED') {
-      throw errors.invalid(String(current.kind), '', current.metadata.name ?? '', [{ type: 'FieldValueInvalid', field: String(problem.operation?.path ?? ''), value: (problem.operation as { value?: unknown } | undefined)?.value, detail: 'json patch test operation failed' }]);
-    }
-    throw errors.badRequest(`the JSON patch is invalid: ${problem.message.split('\n')[0]} (operation ${problem.index ?? 0})`);
-  }
-  return jsonpatch.applyPatch(cloneJson(current), patch as jsonpatch.Operation[], false, true).newDocument;
-}
+export const JSON_PATCH_TYPE = 'application/json-patch+json';
 
 export const PATCH_TYPES: Record<string, PatchFunction> = {
   'application/merge-patch+json': applyMergePatch,
-  'application/json-patch+json': applyJsonPatch,
+  [JSON_PATCH_TYPE]: applyJsonPatch,
   'application/strategic-merge-patch+json': strategicMergePatch,
 };
 
@@ -54,7 +45,7 @@ export function patchMediaType(contentType: string | undefined): string {
 
 /** `applyTypes`: the server-side apply media types served (apply-patch+cbor joins with the CBOR gate). */
 export function patchFunctionFor(mediaType: string, applyTypes: readonly string[] = [APPLY_PATCH_TYPE]): PatchFunction {
-  const fn = PATCH_TYPES[mediaType];
+  const fn = ownValue(PATCH_TYPES, mediaType);
   if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), ...applyTypes]);
   return fn;
 }

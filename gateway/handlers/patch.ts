@@ -4,7 +4,7 @@ import { isObject, type KObject } from '../../api/meta/types.js';
 import { userOf } from '../filters/user.js';
 import { canonicalBody } from '../filters/group-alias.js';
 import type { Subresource } from '../registry/store.js';
-import { APPLY_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
+import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { decodeYamlText } from '../negotiation/yaml.js';
 import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';
@@ -22,12 +22,18 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   const patchFn = patchFunctionFor(mediaType, applyTypes);
   parseForce(query, false);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
-  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
   const wctx = updateWriteContext(ctx, query, 'PatchOptions', decoded);
-  const object = await store.patch(info.namespace, info.name, (current) => canonicalBody(info, store.def, patchFn(current, patch, store.def.schema)), wctx, info.subresource as Subresource);
+  const patched = (current: KObject): unknown => {
+    const result = patchFn(current, patch, store.def.schema);
+    // Only a JSON patch's copies make a document larger than the body and the object together.
+    if (mediaType === JSON_PATCH_TYPE) assertEncodedWithin(result, deps.maxRequestBodyBytes);
+    return canonicalBody(info, store.def, result);
+  };
+  const object = await store.patch(info.namespace, info.name, patched, wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, object, store.def);
 }
@@ -41,7 +47,7 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   const fieldManager = applyManager(query);
   const force = parseForce(query, true);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
-  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   const decoded = mediaType === APPLY_PATCH_CBOR_TYPE
     ? decodeCbor(body)
     : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
@@ -61,4 +67,9 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   const { object, created } = await store.apply(info.namespace, info.name, canonicalBody(info, store.def, config as KObject), force, wctx, info.subresource as Subresource);
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
+}
+
+/** A patched object may be no larger than a body that creates it could be: 413 past that, as for a body. */
+function assertEncodedWithin(value: unknown, limit: number): void {
+  if (Buffer.byteLength(JSON.stringify(value)) > limit) throw errors.requestEntityTooLarge(limit);
 }

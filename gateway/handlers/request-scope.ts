@@ -15,6 +15,7 @@ import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
+import { closeAfterAnswer } from '../server/connection.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   shutdownSignal: AbortSignal;
   /** Watches without timeoutSeconds (or with 0) end after a random time in [this, 2x this), spreading reconnects; 0: never. */
   minRequestTimeoutSeconds?: number;
+  /** A body still arriving this long after reading began answers 504 and its stream is closed; 0 or absent: no limit. */
+  readBodyTimeoutMs?: number;
 }
 
 export interface ResourceRequest {
@@ -34,15 +37,22 @@ export interface ResourceRequest {
  * The body as one Buffer, 413 past `limit`. Plain stream events rather than `for await`: the async iterator costs
  * more per request than the usual one-chunk body. As the iterator did, an overflow destroys the request and a
  * connection closed before the end rejects with ERR_STREAM_PREMATURE_CLOSE.
+ *
+ * A body still arriving `timeoutMs` after reading began is a 504 Timeout, the answer kube-apiserver gives a request
+ * whose body outlasts its request timeout; the rest of the body is not waited for: the stream (HTTP/2) or the
+ * connection (HTTP/1.1) closes once the answer is out, so a client trickling a body holds neither memory nor a place
+ * among the requests in flight.
  */
-export function readBody(ctx: Context, limit: number): Promise<Buffer> {
+export function readBody(ctx: Context, limit: number, timeoutMs = 0): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || '0');
   if (declared > limit) return Promise.reject(errors.requestEntityTooLarge(limit));
   const req = ctx.req;
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    let timer: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -82,6 +92,13 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => {
+        cleanup();
+        closeAfterAnswer(ctx.req, ctx.res);
+        reject(errors.timeout(`Timeout: request did not complete within requested timeout - the request body did not arrive whole within ${timeoutMs / 1000}s`));
+      }, timeoutMs);
+    }
   });
 }
 
@@ -99,7 +116,7 @@ export async function decodeRequestBody(ctx: Context, deps: HandlerDeps, expecte
   if (serializer.covers && expected && !serializer.covers(expected.group ? `${expected.group}/${expected.version}` : expected.version, expected.kind)) {
     throw errors.unsupportedMediaType(ctx.get('content-type'), deps.serializers.filter((s) => !s.covers).map((s) => s.mediaType));
   }
-  const body = await readBody(ctx, deps.maxRequestBodyBytes);
+  const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
   return serializer.decode(body, expected ? { expected } : undefined);
 }
@@ -155,9 +172,7 @@ export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: De
   };
 }
 
-export function addWarnings(ctx: Context, warnings: string[]): void {
-  for (const w of warnings) ctx.append('Warning', `299 - ${JSON.stringify(w)}`);
-}
+export { addWarnings } from './warning-headers.js';
 
 /** What an answer goes out as: the negotiated target, and the body to encode (a Table made of `value`, or `value`). */
 export interface PreparedAnswer {
@@ -173,7 +188,7 @@ export interface PreparedAnswer {
  */
 export function prepareAnswer(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): PreparedAnswer {
   const q = requestQuery(ctx);
-  // At a hidden alias group (gateway/filters/group-alias.ts) the answer carries the apiVersion asked in.
+  // At an alias group (gateway/filters/group-alias.ts) the answer carries the group asked in.
   const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, {

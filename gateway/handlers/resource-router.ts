@@ -16,6 +16,7 @@ import { handleWatch } from './watch.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { handleVirtualResource, type VirtualResources } from './virtual-resources.js';
 import { handleCreateSubresource, type CreateSubresources } from './create-subresource.js';
+import { handleProjectionSubresource } from './projection-subresource.js';
 
 export function createResourceRouter(
   registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources, createSubresources?: CreateSubresources,
@@ -34,16 +35,18 @@ export function createResourceRouter(
     const method = ctx.method.toUpperCase();
     // The /watch/ path prefix (verb watch whatever the method) serves GET watches of collections and items only.
     if (info.verb === 'watch' && info.parts.length > 2) throw errors.pathNotFound();
-    if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed(method, 'the requested resource');
+    if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
     if (info.parts.length === 3 && def.createSubresources?.[info.subresource]) {
       return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
     }
+    const projection = info.parts.length === 3 ? def.projectionSubresources?.[info.subresource] : undefined;
+    if (projection) return handleProjectionSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, projection);
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();
     }
     const query = requestQuery(ctx);
     const req: ResourceRequest = { info, store, query };
-    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed(method, `${def.resource}/status`);
+    if (info.subresource && !['GET', 'PUT', 'PATCH'].includes(method)) throw errors.methodNotAllowed();
 
     switch (method) {
       case 'GET':
@@ -59,19 +62,20 @@ export function createResourceRouter(
         if (info.parts.length >= 2) return handleGet(ctx, deps, req);
         return handleList(ctx, deps, req);
       case 'POST':
-        if (info.parts.length !== 1) throw errors.methodNotAllowed('POST', 'the requested resource');
+        if (info.parts.length !== 1) throw errors.methodNotAllowed();
         return handleCreate(ctx, deps, req);
       case 'PUT':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PUT', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handleUpdate(ctx, deps, req);
       case 'PATCH':
-        if (info.parts.length < 2) throw errors.methodNotAllowed('PATCH', 'the requested resource');
+        if (info.parts.length < 2) throw errors.methodNotAllowed();
         return handlePatch(ctx, deps, req);
       case 'DELETE':
         if (info.parts.length >= 2) return handleDelete(ctx, deps, req);
+        if (def.noDeleteCollection) throw errors.methodNotAllowed();
         return handleDeleteCollection(ctx, deps, req);
       default:
-        throw errors.methodNotAllowed(method, 'the requested resource');
+        throw errors.methodNotAllowed();
     }
   };
 }

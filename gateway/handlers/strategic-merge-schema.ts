@@ -4,7 +4,7 @@
 // upstream does; the list-type and map-type markers belong to server-side apply.
 import type { JSONSchema } from '../../api/schema.js';
 import { errors, type StatusError } from '../../api/meta/errors.js';
-import { isObject } from '../../api/meta/types.js';
+import { isObject, ownValue } from '../../api/meta/types.js';
 
 export type JsonMap = Record<string, unknown>;
 
@@ -34,7 +34,7 @@ function parts(schema: JSONSchema | undefined): JSONSchema[] {
 export function fieldSchema(schema: JSONSchema | undefined, key: string): JSONSchema | undefined {
   const all = parts(schema);
   for (const s of all) {
-    const p = s.properties?.[key];
+    const p = ownValue(s.properties, key);
     if (p) return p;
   }
   for (const s of all) {

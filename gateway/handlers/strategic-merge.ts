@@ -21,7 +21,8 @@ import {
   identitiesOf, identityOf, type IdentityKey, normalizeElementOrder, partitionByPresence, positionsOf, validateOrderAgainstPatch,
   withoutIdentities,
 } from './strategic-merge-order.js';
-import { cloneJson, shallowCopy } from '../../api/meta/clone.js';
+import { cloneJson, setOwn, shallowCopy } from '../../api/meta/clone.js';
+import { ownValue } from '../../api/meta/types.js';
 
 /**
  * Applies a strategic merge patch to `original` as described by `schema` (the kind's full object schema). Pure:
@@ -69,19 +70,19 @@ function mergeFields(original: JsonMap, patch: JsonMap, schema: JSONSchema | und
     // Replaced lists keep the order of the patch's own list: kubectl sends $setElementOrder only for merged lists.
     if (!strategy.merge) continue;
     ordered.add(field);
-    setField(result, field, orderedList(result[field], patch[field], order, field, strategy, fs, childPath(path, field)));
+    setField(result, field, orderedList(ownValue(result, field), ownValue(patch, field), order, field, strategy, fs, childPath(path, field)));
   }
 
   for (const [key, value] of Object.entries(patch)) {
     if (isDirectiveKey(key) || ordered.has(key)) continue;
-    setField(result, key, mergeValue(result[key], value, fieldSchema(schema, key), childPath(path, key)));
+    setField(result, key, mergeValue(ownValue(result, key), value, fieldSchema(schema, key), childPath(path, key)));
   }
 
   // Deletions run last so that a value both merged in and deleted by the same patch ends up deleted.
   for (const [key, values] of Object.entries(patch)) {
     if (!key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
     const field = directiveField(key, DELETE_FROM_PRIMITIVE_LIST, path);
-    setField(result, field, deleteFromPrimitiveList(result[field], values, key, childPath(path, field)));
+    setField(result, field, deleteFromPrimitiveList(ownValue(result, field), values, key, childPath(path, field)));
   }
   return result;
 }
@@ -224,10 +225,10 @@ function deleteFromPrimitiveList(current: unknown, values: unknown, key: string,
   return withoutIdentities(current, identitiesOf(values, id), id);
 }
 
-/** Sets or (for undefined) removes a key of a map the caller owns. */
+/** Sets or (for undefined) removes a key of a map the caller owns; "__proto__" is a key like any other. */
 function setField(map: JsonMap, key: string, value: unknown): void {
   if (value === undefined) delete map[key];
-  else map[key] = value;
+  else setOwn(map, key, value);
 }
 
 function withoutKey(map: JsonMap, key: string): JsonMap {

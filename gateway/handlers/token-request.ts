@@ -7,7 +7,7 @@
 // --service-account-max-token-expiration is shortened with a warning; then the token is signed.
 import { errors } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
-import { isObject, type KObject } from '../../api/meta/types.js';
+import { isObject, ownValue, type KObject } from '../../api/meta/types.js';
 import {
   DEFAULT_EXPIRATION_SECONDS, TOKEN_REQUEST_GROUP, TOKEN_REQUEST_KIND, TOKEN_REQUEST_PLATFORM_GROUP,
   TOKEN_REQUEST_SUBRESOURCE, TOKEN_REQUEST_VERSION, groupOf, readTokenRequest, validateExpiration,
@@ -44,7 +44,7 @@ async function resolveBoundObject(
 ): Promise<{ kind: 'Secret' | 'Node'; claim: ObjectRefClaim }> {
   const group = groupOf(ref.apiVersion);
   const version = ref.apiVersion.slice(ref.apiVersion.indexOf('/') + 1);
-  const bindable = group === '' ? BINDABLE[ref.kind] : undefined;
+  const bindable = group === '' ? ownValue(BINDABLE, ref.kind) : undefined;
   const store = bindable ? registry.byKind('', ref.kind) : undefined;
   if (!bindable || !store) {
     // Upstream's wording, with Go's GroupVersionKind formatting.

@@ -1,16 +1,18 @@
 // Virtual resources: create-only kinds that are computed from the request and never stored (the review kinds:
 // SelfSubjectReview, the access reviews; TokenReview... later). A POST on the collection path (under
 // /namespaces/<ns>/ for namespaced ones) answers 201 with what create() returns; every other verb is a 405.
-// Non-hidden ones are listed in discovery with verbs [create].
+// All are listed in discovery with verbs [create], those at an alias group after our own groups.
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { isObject } from '../../api/meta/types.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import {
-  SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_HIDDEN_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
-  SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
+  SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_GROUP_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
+  SELF_SUBJECT_REVIEW_SCHEMA, SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
 } from '../../api/authentication/v1/self-subject-review.js';
 import type { Authorizer, CallerGone } from '../../policies/authorizer.js';
+import type { JSONSchema } from '../../api/schema.js';
+import type { CreateOnlyKind } from '../../api/openapi/definitions.js';
 import { clientGoneSignal } from '../server/connection.js';
 import type { RequestInfo } from '../filters/request-info.js';
 import { accessReviewResources, type CanonicalGroup } from './access-reviews.js';
@@ -36,15 +38,20 @@ export interface VirtualResource {
   kind: string;
   /** Namespaced ones are served only under /namespaces/<ns>/ (LocalSubjectAccessReview). */
   namespaced: boolean;
-  /** Served but not listed in discovery (the `*.k8s.io` aliases typed clients hard-code). */
-  hidden?: boolean;
+  /**
+   * Set on the copy served at a `*.k8s.io` alias group (the paths typed clients hard-code): the group it is an alias
+   * of. Requests there are authorized in the alias group; discovery lists alias groups after ours.
+   */
+  aliasOf?: string;
+  /** The kind's schema, for the OpenAPI documents only (create() checks what it reads). */
+  schema?: JSONSchema;
   /** The response object, answered with 201; may throw a StatusError (422 for an invalid spec). */
   create(ctx: VirtualCreateContext): unknown | Promise<unknown>;
 }
 
 export interface VirtualResources {
   lookup(group: string, version: string, resource: string): VirtualResource | undefined;
-  /** The resources discovery lists (not hidden), in registration order. */
+  /** The resources discovery lists, in registration order. */
   listed(): VirtualResource[];
 }
 
@@ -55,11 +62,15 @@ export function createVirtualResources(resources: VirtualResource[]): VirtualRes
     if (byKey.has(key)) throw new Error(`virtual resource ${key} registered twice`);
     byKey.set(key, r);
   }
-  const listed = resources.filter((r) => !r.hidden);
   return {
     lookup: (group, version, resource) => byKey.get(`${group}/${version}/${resource}`),
-    listed: () => listed,
+    listed: () => resources,
   };
+}
+
+/** The virtual resources with a schema, as the OpenAPI documents describe them. */
+export function documentedVirtualResources(resources: VirtualResource[]): CreateOnlyKind[] {
+  return resources.flatMap((r) => (r.schema ? [{ group: r.group, version: r.version, kind: r.kind, resource: r.resource, namespaced: r.namespaced, schema: r.schema }] : []));
 }
 
 export function virtualApiVersion(r: Pick<VirtualResource, 'group' | 'version'>): string {
@@ -72,7 +83,7 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   // or an item path names nothing served.
   if (Boolean(info.namespace) !== r.namespaced || info.parts.length !== 1) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
-  if (method !== 'POST') throw errors.methodNotAllowed(method, r.resource);
+  if (method !== 'POST') throw errors.methodNotAllowed();
   // Typed clients (kubectl auth whoami, auth can-i, create token) POST protobuf and never retry with JSON after a 415.
   const body = (await decodeRequestBody(ctx, deps, r)).value;
   const apiVersion = virtualApiVersion(r);
@@ -89,9 +100,9 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
 }
 
 /** SelfSubjectReview at one group version: the caller's identity, in the wire form of authentication/v1 UserInfo. */
-function selfSubjectReview(group: string, version: string, hidden: boolean): VirtualResource {
+function selfSubjectReview(group: string, version: string, aliasOf?: string): VirtualResource {
   return {
-    group, version, hidden, namespaced: false,
+    group, version, aliasOf, namespaced: false, schema: SELF_SUBJECT_REVIEW_SCHEMA,
     resource: SELF_SUBJECT_REVIEW_RESOURCE, singular: SELF_SUBJECT_REVIEW_SINGULAR, kind: SELF_SUBJECT_REVIEW_KIND,
     create({ user }) {
       // kube-apiserver's authentication/v1 (and v1beta1) UserInfo spells the name `username`; it is what kubectl reads.
@@ -112,8 +123,8 @@ function selfSubjectReview(group: string, version: string, hidden: boolean): Vir
 /** The virtual resources Gatehouse serves; the access reviews need the authorizer chain they ask. */
 export function builtinVirtualResources(deps: { authorizer?: Authorizer; canonicalGroup?: CanonicalGroup } = {}): VirtualResource[] {
   return [
-    selfSubjectReview(SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_VERSION, false),
-    ...SELF_SUBJECT_REVIEW_HIDDEN_ALIASES.map((a) => selfSubjectReview(a.group, a.version, true)),
+    selfSubjectReview(SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_VERSION),
+    ...SELF_SUBJECT_REVIEW_GROUP_ALIASES.map((a) => selfSubjectReview(a.group, a.version, SELF_SUBJECT_REVIEW_GROUP)),
     ...(deps.authorizer ? accessReviewResources(deps.authorizer, deps.canonicalGroup) : []),
   ];
 }

@@ -129,7 +129,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   });
   if (!target.serializer.streamMediaType) throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
   const include = parseIncludeObject(query.get('includeObject'));
-  // At a hidden alias group, events carry the apiVersion asked in (gateway/filters/group-alias.ts).
+  // At an alias group, events carry the group asked in (gateway/filters/group-alias.ts).
   const asked = (object: KObject): KObject => inRequestedGroup(info, store.def, object) as KObject;
   const render = (object: KObject): unknown => target.as === 'Table'
     ? toTable(store.def, [asked(object)], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })

@@ -93,6 +93,7 @@ function describeSyntaxError(text: string, fallback: string): string {
 
 /** Parses JSON text; throws StatusError 400 naming the problem and its position. */
 export function decodeJsonText(text: string, opts: DecodeOptions = {}): DecodeResult {
+  assertNestingWithin(text, MAX_NESTING_DEPTH);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -101,6 +102,62 @@ export function decodeJsonText(text: string, opts: DecodeOptions = {}): DecodeRe
   }
   const duplicateFields = opts.reportDuplicates === false || !mayHaveDuplicates(text, value) ? [] : scanJson(text);
   return { value, duplicateFields };
+}
+
+/**
+ * How deep a body may nest. Upstream's decoders allow 10,000 levels, but everything here past decoding (validation,
+ * pruning, patches, managed fields, the YAML reader and encoders) walks values recursively, and a few thousand
+ * levels already overflow the stack in some of them; no real object comes near a thousand.
+ */
+export const MAX_NESTING_DEPTH = 1000;
+
+/**
+ * Refuses text whose arrays and objects nest deeper than `limit`, naming where the limit was passed. Only the
+ * brackets outside strings count; strings are skipped whole, so the scan is linear and cheap beside the parse.
+ */
+export function assertNestingWithin(text: string, limit: number): void {
+  // Each level needs an opening bracket of its own: shorter text cannot be too deep.
+  if (text.length <= limit) return;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = closingQuote(text, i);
+      if (i < 0) return;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) throw tooDeep(text, i, limit);
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+}
+
+function tooDeep(text: string, offset: number, limit: number): Error {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  const error = errors.badRequest(`error decoding JSON body: exceeded max depth of ${limit} at line ${line} column ${column}`);
+  return Object.assign(error, { nestingTooDeep: true });
+}
+
+/** Whether an error is the refusal of a body nested too deep (which the YAML reader must not retry as YAML). */
+export function isNestingTooDeep(e: unknown): boolean {
+  return (e as { nestingTooDeep?: boolean } | null)?.nestingTooDeep === true;
+}
+
+/**
+ * The index of the quote closing the string that opens at `open` (the next one not escaped by an odd run of
+ * backslashes), or -1 when the string never closes.
+ */
+function closingQuote(text: string, open: number): number {
+  let close = text.indexOf('"', open + 1);
+  while (close >= 0) {
+    let slashes = 0;
+    while (text.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return close;
+    close = text.indexOf('"', close + 1);
+  }
+  return -1;
 }
 
 /**
@@ -127,14 +184,8 @@ function countKeysInText(text: string): number {
       colon = nextColon(text, colon + 1);
     }
     if (quote < 0) return colons;
-    // The string's closing quote is the next one not escaped by an odd run of backslashes.
-    let close = text.indexOf('"', quote + 1);
-    for (;;) {
-      let slashes = 0;
-      while (text.charCodeAt(close - 1 - slashes) === 0x5c) slashes++;
-      if (slashes % 2 === 0) break;
-      close = text.indexOf('"', close + 1);
-    }
+    const close = closingQuote(text, quote);
+    if (close < 0) return colons;
     i = close + 1;
   }
 }

@@ -1,4 +1,4 @@
-// The protobuf codec: `application/vnd.platform.protobuf` (document 1) and `application/vnd.kubernetes.protobuf`, the
+// The protobuf codec: `application/vnd.platform.protobuf` and `application/vnd.kubernetes.protobuf`, the
 // name stock clients send, as one serializer. It covers only the kinds with a protobuf form (api/proto/object-codec.ts);
 // negotiation skips it for anything else (406 when nothing else was accepted), and request bodies of other kinds in
 // protobuf are a 415. Watch streams are length-prefixed WatchEvent frames (`;stream=watch`), as upstream.

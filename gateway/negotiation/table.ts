@@ -26,7 +26,8 @@ const CREATED_AT_COLUMN: TableColumn = {
 };
 
 function columnsOf(def: KindDefinition): TableColumn[] {
-  return def.tableColumns ? [NAME_COLUMN, ...def.tableColumns] : [NAME_COLUMN, CREATED_AT_COLUMN];
+  if (!def.tableColumns) return [NAME_COLUMN, CREATED_AT_COLUMN];
+  return def.tableColumnsIncludeName ? def.tableColumns : [NAME_COLUMN, ...def.tableColumns];
 }
 
 function rowObject(obj: KObject, include: IncludeObject, metaApiVersion: string): unknown {

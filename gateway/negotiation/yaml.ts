@@ -3,7 +3,7 @@
 // watches in YAML, so streamMediaType is '' and negotiation answers 406 for a watch that accepts only YAML.
 import yaml from 'js-yaml';
 import { errors } from '../../api/meta/errors.js';
-import { decodeJsonText } from './json.js';
+import { decodeJsonText, isNestingTooDeep, MAX_NESTING_DEPTH } from './json.js';
 import type { DecodeOptions, DecodeResult, Serializer } from './serializer.js';
 import { encodeYamlList } from './yaml-list.js';
 
@@ -62,17 +62,36 @@ function duplicateTracker() {
   return { listener, paths };
 }
 
+/**
+ * Refuses a document that aliases make larger or deeper than any body could be written, or that an alias makes
+ * contain itself (`metadata: &m {x: *m}`). The walk keeps its own stack: such documents are what would overflow the
+ * call stack. `path` holds the containers from the root down to the one being walked, for the cycle check.
+ */
 function assertBounded(value: unknown): void {
   let count = 0;
-  const walk = (v: unknown) => {
+  const path: object[] = [];
+  const onPath = new Set<object>();
+  const pending: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }];
+  while (pending.length > 0) {
+    const { node, depth } = pending.pop()!;
     if (++count > MAX_EXPANDED_NODES) throw errors.badRequest('error decoding YAML body: the document expands to too many nodes through aliases');
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
-  };
-  walk(value);
+    if (typeof node !== 'object' || node === null) continue;
+    while (path.length > depth) onPath.delete(path.pop()!);
+    if (onPath.has(node)) throw errors.badRequest('error decoding YAML body: an alias refers to a node that contains it');
+    if (depth >= MAX_NESTING_DEPTH) throw tooDeep();
+    path.push(node);
+    onPath.add(node);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push({ node: child, depth: depth + 1 });
+  }
+}
+
+function tooDeep(): Error {
+  return errors.badRequest(`error decoding YAML body: exceeded max depth of ${MAX_NESTING_DEPTH}`);
 }
 
 function yamlError(e: unknown): Error {
+  // js-yaml reads nested collections recursively: past some depth (well below upstream's limit) the stack runs out.
+  if (e instanceof RangeError) return errors.badRequest('error decoding YAML body: the document nests too deeply');
   if (e instanceof yaml.YAMLException) {
     const at = e.mark ? ` at line ${e.mark.line + 1} column ${e.mark.column + 1}` : '';
     return errors.badRequest(`error decoding YAML body: ${e.reason}${at}`);
@@ -87,8 +106,9 @@ export function decodeYamlText(text: string, opts: DecodeOptions = {}): DecodeRe
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       return decodeJsonText(text, opts);
-    } catch {
-      // Not strict JSON (flow YAML, comments, unquoted keys): the YAML reader decides.
+    } catch (e) {
+      // Not strict JSON (flow YAML, comments, unquoted keys): the YAML reader decides, unless it was JSON too deep.
+      if (isNestingTooDeep(e)) throw e;
     }
   }
   const tracker = opts.reportDuplicates === false ? undefined : duplicateTracker();
@@ -100,7 +120,8 @@ export function decodeYamlText(text: string, opts: DecodeOptions = {}): DecodeRe
   }
   if (documents.length === 0) throw errors.badRequest('error decoding YAML body: the body is empty');
   if (documents.length > 1) throw errors.badRequest(`error decoding YAML body: expected one document, found ${documents.length}`);
-  if (text.includes('*')) assertBounded(documents[0]);
+  // Without aliases a document has at most one node per character: only longer text can be too deep.
+  if (text.includes('*') || text.length > MAX_NESTING_DEPTH) assertBounded(documents[0]);
   return { value: documents[0], duplicateFields: tracker?.paths() ?? [] };
 }
 

@@ -3,7 +3,7 @@
 // and three core kinds also under their legacy names. The pod, service and PVC evaluators own further names
 // (cpu, memory, pods, services, requests.storage...) that a Gatehouse namespace can never consume, since none of
 // those kinds is served: upstream reports them as 0 in such a namespace, and so does Gatehouse.
-import type { KObject } from '../../api/meta/types.js';
+import { ownValue, type KObject } from '../../api/meta/types.js';
 import { asArr, asObj, specOf } from '../../api/common/validation-helpers.js';
 
 /** Core resources upstream still counts under the name it used before `count/<resource>` existed. */
@@ -21,7 +21,7 @@ export function objectCountName(group: string, resource: string): string {
 /** Every quota name one object of this group/resource consumes (1 each). */
 export function countedNames(group: string, resource: string): string[] {
   const names = [objectCountName(group, resource)];
-  const alias = group === '' ? LEGACY_ALIASES[resource] : undefined;
+  const alias = group === '' ? ownValue(LEGACY_ALIASES, resource) : undefined;
   if (alias) names.push(alias);
   return names;
 }

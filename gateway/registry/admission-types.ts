@@ -50,7 +50,7 @@ export interface AdmissionRequest {
   namespace: string;
   name: string;
   /** '' for the object itself, 'status' for a write through /status. */
-  subresource: '' | 'status';
+  subresource: '' | 'status' | 'scale';
   object: KObject;
   /** The stored object, on UPDATE. */
   oldObject?: KObject;

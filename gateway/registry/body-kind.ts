@@ -10,7 +10,7 @@ import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
 const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** Throws the 400 for a body that is not an object of `def`'s kind; returns normally when it is one (or says nothing). */
-export function checkBodyKind(body: unknown, def: KindDefinition): void {
+export function checkBodyKind(body: unknown, def: Pick<KindDefinition, 'group' | 'version' | 'kind'>): void {
   if (!isObject(body)) throw unrecognized(def, `json: cannot unmarshal ${goJsonType(body)} into Go value of type ${TYPE_META_STRUCT}`, body);
   for (const field of ['apiVersion', 'kind'] as const) {
     const value = body[field];
@@ -32,7 +32,7 @@ export function checkBodyKind(body: unknown, def: KindDefinition): void {
   }
 }
 
-function unrecognized(def: KindDefinition, reason: string, body: unknown): StatusError {
+function unrecognized(def: Pick<KindDefinition, 'kind'>, reason: string, body: unknown): StatusError {
   const why = `couldn't get version/kind; json parse error: ${reason}`;
   return errors.badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${why} (${summarize(body)})`);
 }

@@ -4,6 +4,7 @@ import type { Storage } from '../../backends/storage.js';
 import type { AdmissionRequest, KindValidator, WriteAdmission } from './admission-types.js';
 import { createNamespaceGate } from './namespace-gate.js';
 import { createResourceStore, type ResourceStore } from './store.js';
+import { convertingStorage } from './converting-storage.js';
 
 export interface Registry {
   readonly stores: ResourceStore[];
@@ -25,7 +26,8 @@ export function createRegistry(kinds: KindDefinition[], storage: Storage, valida
     for (const plugin of plugins) if (plugin.handles(req.def)) await plugin.validate(req);
   };
   for (const def of kinds) {
-    const store = createResourceStore(def, storage, validatorFor(def), gate, admit);
+    const kindStorage = def.storedAs ? convertingStorage(storage, def.storedAs) : storage;
+    const store = createResourceStore(def, kindStorage, validatorFor(def), gate, admit);
     stores.push(store);
     byPath.set(`${def.group}/${def.version}/${def.resource}`, store);
   }

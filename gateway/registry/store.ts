@@ -2,22 +2,21 @@
 // (prune → defaults → prepare → validate → storage) and the deletion state machine; handlers only translate
 // HTTP into these calls.
 import { errors, type GroupResource } from '../../api/meta/errors.js';
-import { fieldErrors } from '../../api/meta/field-errors.js';
 import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
-import { isObject } from '../../api/meta/types.js';
 import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
 import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
 import { isStorageError } from '../../backends/storage.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
-import { checkBodyKind } from './body-kind.js';
 import { toStatusError, translated } from './storage-errors.js';
 import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
 import { cloneJson } from '../../api/meta/clone.js';
+import { admitTypeMeta } from './type-meta.js';
 
-export type Subresource = '' | 'status';
+/** Where a write was sent: the object, its status, or its scale (a projection written back into spec). */
+export type Subresource = '' | 'status' | 'scale';
 
 export interface DeleteResult {
   object: KObject;
@@ -51,6 +50,15 @@ function finalizersOf(def: KindDefinition, obj: KObject): string[] {
   return [...(obj.metadata.finalizers ?? []), ...(def.blockingFinalizers?.(obj) ?? [])];
 }
 
+/**
+ * The resourceVersion a write is conditional on. An empty one and "0" (which parses to revision 0, older than any
+ * stored object) both ask for an unconditional write, as kube-apiserver reads them.
+ */
+function requiredVersion(obj: KObject): string | undefined {
+  const version = obj.metadata.resourceVersion;
+  return version === undefined || version === '' || version === '0' ? undefined : version;
+}
+
 /** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
 class RetryDeletion extends Error {}
 
@@ -64,7 +72,11 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
   const basePrefix = collectionPrefix(def, '');
-  const tracking: TrackingScope = { schema: def.schema, statusSubresource: !!def.statusSubresource };
+  const tracking: TrackingScope = {
+    schema: def.schema,
+    statusSubresource: !!def.statusSubresource,
+    apiVersions: [apiVersion, ...(def.groupAliases ?? []).map((group) => `${group}/${def.version}`)],
+  };
 
   function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {
     return ctx.fieldManager === undefined ? undefined : { manager: ctx.fieldManager, operation, apiVersion, subresource };
@@ -79,15 +91,9 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
 
   /** Body → object of this kind: type checks, unknown/duplicate field policy, defaults. */
   function admitBody(body: unknown, ctx: WriteContext): KObject {
-    checkBodyKind(body, def);
-    const obj = body as KObject;
-    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-    // Everything after this reads and sets metadata fields, so a metadata of another type is refused first.
-    if (!isObject(obj.metadata)) {
-      throw errors.invalid(def.kind, def.group, '', [fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object')]);
-    }
-    obj.apiVersion = apiVersion;
-    obj.kind = def.kind;
+    const obj = admitTypeMeta(body, def);
+    const undecodable = def.decodeProblem?.(obj);
+    if (undecodable) throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`);
     applyFieldValidation(validator.prune(obj), ctx);
     def.defaults?.(obj);
     return obj;
@@ -101,7 +107,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     ];
     if (problems.length === 0) return;
     if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
-    ctx.warnings.push(...problems);
+    // Not push(...problems): a body with a hundred thousand unknown fields would pass more arguments than the stack holds.
+    for (const problem of problems) ctx.warnings.push(problem);
   }
 
   function invalid(obj: KObject, fieldErrors: ReturnType<KindValidator['validate']>): void {
@@ -180,7 +187,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       checkNameMatches(obj, name);
       checkNamespaceMatches(obj, namespace);
       const key = store.key(namespace, name);
-      const expectedVersion = obj.metadata.resourceVersion || undefined;
+      const expectedVersion = requiredVersion(obj);
       const create = def.allowCreateOnUpdate && subresource === ''
         ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
         : undefined;
@@ -198,7 +205,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         const obj = admitBody(applyPatch(cloneJson(current)), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
-        const expectedVersion = obj.metadata.resourceVersion;
+        const expectedVersion = requiredVersion(obj);
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
         return admitUpdate(track(current, buildUpdate(obj, current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
       }, ctx);
@@ -219,7 +226,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
         const obj = admitBody(applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
         checkNameMatches(obj, name);
         checkNamespaceMatches(obj, namespace);
-        const expectedVersion = config.metadata.resourceVersion;
+        const expectedVersion = requiredVersion(config);
         if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
         const ownership = obj.metadata.managedFields;
         const next = buildUpdate(obj, current, subresource);
@@ -317,7 +324,10 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       return next;
     }
     prepareForUpdate(def, obj, current);
-    invalid(obj, [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...validator.validateUpdate(obj, current)]);
+    const errs = validator.validateUpdate(obj, current);
+    // A value of the wrong type is the one error reported, as for a create: the metadata rules would name it again.
+    const wrongType = errs.some((e) => e.type === 'FieldValueTypeInvalid');
+    invalid(obj, wrongType ? errs : [...validateObjectMetaUpdate(obj.metadata, current.metadata), ...errs]);
     return obj;
   }
 

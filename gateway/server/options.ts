@@ -60,7 +60,19 @@ export interface GatehouseOptions {
   http2MaxStreamsPerConnection: number;
   /** Chance that an HTTP/2 request makes its connection go away (--goaway-chance), so clients rebalance. */
   goawayChance: number;
+  /** Non-mutating, non-long-running requests served at once (--max-requests-inflight); 0: no limit. */
+  maxRequestsInflight: number;
+  /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
+  maxMutatingRequestsInflight: number;
+  /** Connections open at once (--max-connections); 0: no cap; absent: half the process's open-file limit. */
+  maxConnections?: number;
+  /** TLS handshake plus first request head, from the TCP accept (--read-header-timeout); 0 disables. */
+  readHeaderTimeoutMs: number;
+  /** Time to receive a request body once a handler reads it (--read-body-timeout); 0 disables. */
+  readBodyTimeoutMs: number;
   historyWindowMs: number;
+  /** --event-ttl: events are deleted this long after their last write. */
+  eventTtlMs: number;
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
   storageUrl?: string;
@@ -128,6 +140,12 @@ const FLAGS: Record<string, FlagSpec> = {
   'max-request-body-bytes': { kind: 'int', default: '3145728', usage: 'Request bodies above this many bytes are rejected with 413.' },
   'goaway-chance': { kind: 'float', default: '0', usage: 'To prevent HTTP/2 clients from getting stuck on a single replica, a request gets its connection closed gracefully (GOAWAY) with this probability; the client reconnects, likely to another replica behind the load balancer. Min is 0 (off), max .02 (1/50 requests); .001 (1/1000) is a recommended starting point.' },
   'http2-max-streams-per-connection': { kind: 'int', default: '1000', usage: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library\'s default.' },
+  'event-ttl': { kind: 'duration', default: '1h0m0s', usage: 'Amount of time to retain events.' },
+  'max-requests-inflight': { kind: 'int', default: '400', usage: 'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
+  'max-mutating-requests-inflight': { kind: 'int', default: '200', usage: 'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.' },
+  'max-connections': { kind: 'int', default: 'half the open-file limit', usage: 'The maximum number of client connections open at once; connections beyond it are closed on accept and a line is logged (at most one a minute). Keep it well below the open-file limit (512 when that limit cannot be read). Zero for no limit.' },
+  'read-header-timeout': { kind: 'duration', default: '32s', usage: 'A connection must complete its TLS handshake and its first request headers within this long of being accepted, or it is closed. Zero disables.' },
+  'read-body-timeout': { kind: 'duration', default: '32s', usage: 'A request body must arrive whole within this long of the server starting to read it; otherwise the request fails with 504 and its stream or connection is closed. Zero disables.' },
   'history-window': { kind: 'duration', default: '5m0s', usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).' },
   'storage-backend': { kind: 'string', default: 'embedded', usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).` },
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
@@ -221,6 +239,13 @@ function parseGoawayChance(raw: string): number {
   const chance = parseFloatFlag('goaway-chance', raw);
   if (chance < 0 || chance > 0.02) throw new OptionsError('--goaway-chance can not be less than 0 or greater than 0.02');
   return chance;
+}
+
+/** kube-apiserver's check of its in-flight limits (0 is allowed: no limit). */
+function parseInflightLimit(flag: string, raw: string): number {
+  const limit = parseIntFlag(flag, raw, Number.MIN_SAFE_INTEGER, 2 ** 31 - 1);
+  if (limit < 0) throw new OptionsError(`--${flag} can not be negative value`);
+  return limit;
 }
 
 export function parseBoolFlag(flag: string, raw: string): boolean {
@@ -359,8 +384,14 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     minRequestTimeoutSeconds: parseIntFlag('min-request-timeout', last('min-request-timeout'), 0, 2 ** 31 - 1),
     maxRequestBodyBytes: parseIntFlag('max-request-body-bytes', last('max-request-body-bytes'), 1, Number.MAX_SAFE_INTEGER),
     goawayChance: parseGoawayChance(last('goaway-chance')),
+    maxRequestsInflight: parseInflightLimit('max-requests-inflight', last('max-requests-inflight')),
+    maxMutatingRequestsInflight: parseInflightLimit('max-mutating-requests-inflight', last('max-mutating-requests-inflight')),
+    maxConnections: seen.has('max-connections') ? parseIntFlag('max-connections', last('max-connections'), 0, 2 ** 31 - 1) : undefined,
+    readHeaderTimeoutMs: parseDurationFlag('read-header-timeout', last('read-header-timeout')),
+    readBodyTimeoutMs: parseDurationFlag('read-body-timeout', last('read-body-timeout')),
     http2MaxStreamsPerConnection: parseIntFlag('http2-max-streams-per-connection', last('http2-max-streams-per-connection'), 0, 2 ** 32 - 1),
     historyWindowMs,
+    eventTtlMs: parseDurationFlag('event-ttl', last('event-ttl')),
     storageBackend: storageBackend as StorageBackendName,
     storageUrl: storage.storageUrl,
     warnings: storage.warnings,

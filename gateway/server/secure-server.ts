@@ -6,6 +6,7 @@ import http2 from 'node:http2';
 import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
 import type { TlsOptions } from 'node:tls';
 import { isHttp2 } from './connection.js';
+import { guardConnections } from './connection-guards.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -25,6 +26,15 @@ export interface SecureServerOptions {
   goawayChance?: number;
   /** Uniform in [0, 1); tests make the draw certain. */
   random?: () => number;
+  /**
+   * A connection whose TLS handshake and first request head are not complete this long after the TCP accept is
+   * closed (--read-header-timeout); default 32 s, kube-apiserver's ReadHeaderTimeout. 0 disables.
+   */
+  headerTimeoutMs?: number;
+  /** Connections open at once (--max-connections); those beyond are closed on accept. 0: no cap. */
+  maxConnections?: number;
+  /** Where refused and timed-out connections are summed up (at most a line a minute each). */
+  log?: (line: string) => void;
 }
 
 /** What shutdown needs of a listener, for both protocols. */
@@ -62,6 +72,12 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   http1.requestTimeout = 0;
   const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
   http1.keepAliveTimeout = idleTimeoutMs;
+  const guards = guardConnections(server, {
+    headerTimeoutMs: opts.headerTimeoutMs ?? 32_000,
+    idleTimeoutMs,
+    maxConnections: opts.maxConnections ?? 0,
+    log: opts.log ?? ((line) => console.error(line)),
+  });
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();
   server.on('session', (session: ServerHttp2Session) => {
@@ -93,6 +109,7 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
       return server.listening;
     },
     close(callback) {
+      guards.close();
       server.close(callback);
     },
     closeIdleConnections() {

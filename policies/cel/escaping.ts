@@ -1,4 +1,4 @@
-// Property-name escaping (document 2, "Expression language"): only property names matching
+// Property-name escaping: only property names matching
 // `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are reachable by field selection, written with `__underscores__` for `__`,
 // `__dot__` for `.`, `__dash__` for `-`, `__slash__` for `/`, and `__{keyword}__` for a property whose whole name is
 // a reserved word. Maps with arbitrary keys stay reachable by index (`m["a.b"]`) without escaping.

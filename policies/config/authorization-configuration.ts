@@ -1,4 +1,4 @@
-// AuthorizationConfiguration (`apiserver.config.platform.io/v1`, document 2 "Configuration"): the file behind
+// AuthorizationConfiguration (`apiserver.config.platform.io/v1`): the file behind
 // --authorization-config, in YAML or JSON. Parsing is strict (unknown fields are refused, as upstream decodes this
 // file) and validation reports every field error at once, each naming its path and worded as kube-apiserver words it
 // (`authorizers[0].webhook.timeout: Invalid value: "45s": must be > 0s and <= 30s`). Defaults: authorizedTTL 5m0s,

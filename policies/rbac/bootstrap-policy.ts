@@ -35,7 +35,7 @@ function clusterRoleBinding(name: string, role: string, groups: string[]): Bindi
   };
 }
 
-// Typed clients reach some groups through their hidden `*.k8s.io` aliases, which is the group RBAC then sees.
+// Typed clients reach some groups through their `*.k8s.io` aliases, which is the group RBAC then sees.
 const AUTHN = ['authentication.platform.io', 'authentication.k8s.io'];
 const AUTHZ = ['authorization.platform.io', 'authorization.k8s.io'];
 const RBAC = [RBAC_GROUP, RBAC_GROUP_K8S];
@@ -65,7 +65,7 @@ export function bootstrapClusterRoles(): RoleObject[] {
     ], { [AGGREGATE_TO('edit')]: 'true' }),
     // View reads everything of a namespace except Secrets (their content is credentials) and RBAC objects.
     clusterRole('system:aggregate-to-view', [
-      rule(READ, [''], ['configmaps', 'serviceaccounts', 'resourcequotas', 'resourcequotas/status', 'namespaces', 'namespaces/status']),
+      rule(READ, [''], ['configmaps', 'events', 'serviceaccounts', 'resourcequotas', 'resourcequotas/status', 'namespaces', 'namespaces/status']),
       rule(READ, ['apps'], ['replicasets', 'replicasets/scale', 'replicasets/status']),
       rule(READ, ['batch'], ['cronjobs', 'cronjobs/status']),
       rule(READ, [NETWORKING], ['networkpolicies']),

@@ -1,5 +1,5 @@
 // The SubjectAccessReview the webhook authorizer sends and the answer it reads. Wire choices:
-// - group: `authorization.platform.io`, where this API serves its access reviews (document 2); answers in the same
+// - group: `authorization.platform.io`, where this API serves its access reviews; answers in the same
 //   version of either that group or upstream's `authorization.k8s.io` are read, so a stock webhook that answers with
 //   its own apiVersion keeps working.
 // - v1 spells the groups `groups`, v1beta1 `group` (the only difference in the fields sent); empty strings and lists

@@ -8,6 +8,7 @@ import { everyType } from '../helpers/every-type.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const RBAC = 'rbac.authorization.platform.io';
+const K8S = 'rbac.authorization.k8s.io';
 
 const manifest = (...objs: unknown[]): string => objs.map((o) => yaml.dump(o)).join('---\n');
 
@@ -49,24 +50,37 @@ describe('kubectl end to end', function () {
     const expected: [string, string, string, string][] = [
       ['configmaps', 'v1', 'true', 'ConfigMap'], ['namespaces', 'v1', 'false', 'Namespace'], ['nodes', 'v1', 'false', 'Node'],
       ['resourcequotas', 'v1', 'true', 'ResourceQuota'], ['secrets', 'v1', 'true', 'Secret'], ['serviceaccounts', 'v1', 'true', 'ServiceAccount'],
+      ['events', 'v1', 'true', 'Event'], ['events', 'events.platform.io/v1', 'true', 'Event'],
       ['replicasets', 'apps/v1', 'true', 'ReplicaSet'], ['cronjobs', 'batch/v1', 'true', 'CronJob'],
       ['networkpolicies', 'networking.platform.io/v1', 'true', 'NetworkPolicy'],
       ['roles', `${RBAC}/v1`, 'true', 'Role'], ['clusterroles', `${RBAC}/v1`, 'false', 'ClusterRole'],
       ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'], ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
-      // The create-only virtual resource; its authentication.k8s.io aliases are served but not listed.
+      // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
-      // The access reviews; their authorization.k8s.io aliases are served but not listed.
+      // The access reviews.
       ['selfsubjectaccessreviews', 'authorization.platform.io/v1', 'false', 'SelfSubjectAccessReview'],
       ['subjectaccessreviews', 'authorization.platform.io/v1', 'false', 'SubjectAccessReview'],
       ['localsubjectaccessreviews', 'authorization.platform.io/v1', 'true', 'LocalSubjectAccessReview'],
       ['selfsubjectrulesreviews', 'authorization.platform.io/v1', 'false', 'SelfSubjectRulesReview'],
+      // The *.k8s.io aliases existing manifests name, listed too (kubectl shows each group's preferred version).
+      ['roles', `${K8S}/v1`, 'true', 'Role'], ['clusterroles', `${K8S}/v1`, 'false', 'ClusterRole'],
+      ['rolebindings', `${K8S}/v1`, 'true', 'RoleBinding'], ['clusterrolebindings', `${K8S}/v1`, 'false', 'ClusterRoleBinding'],
+      ['selfsubjectreviews', 'authentication.k8s.io/v1', 'false', 'SelfSubjectReview'],
+      ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview'],
+      ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
+      ['localsubjectaccessreviews', 'authorization.k8s.io/v1', 'true', 'LocalSubjectAccessReview'],
+      ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
+      ['events', 'events.k8s.io/v1', 'true', 'Event'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
     expect(rows.find((r) => r.NAME === 'replicasets')!.SHORTNAMES).to.equal('rs');
 
     const versions = (await env.kubectl.ok(['api-versions'])).trim().split('\n');
-    expect(versions).to.have.members(['v1', 'apps/v1', 'batch/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1']);
+    expect(versions).to.have.members([
+      'v1', 'apps/v1', 'batch/v1', 'events.platform.io/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1',
+      `${K8S}/v1`, 'authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1', 'authorization.k8s.io/v1', 'events.k8s.io/v1',
+    ]);
   });
 
   it('get --raw /readyz?verbose prints every check and the verdict', async () => {

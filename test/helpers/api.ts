@@ -14,6 +14,13 @@ export async function createNamespace(gh: Pick<TestGatehouse, 'request'>, prefix
   return name;
 }
 
+/** GETs an object or list that must be there (200) and returns its JSON. */
+export async function readObject(gh: Pick<TestGatehouse, 'request'>, urlPath: string): Promise<any> {
+  const res = await gh.request('GET', urlPath);
+  expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
+  return res.json();
+}
+
 /** Asserts a failure Status with this code and reason, and returns it. */
 export function expectFailure(res: { status: number; body: string; json(): any }, code: number, reason: string): any {
   expect(res.status, res.body).to.equal(code);

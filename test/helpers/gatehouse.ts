@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../gateway/main.js';
+import type { KindDefinition } from '../../api/scheme.js';
 
 export interface GatehouseResponse {
   status: number;
@@ -72,16 +73,29 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
   });
 }
 
-/** `dataDir` reuses a directory (restart tests); it is then left in place on close. */
-export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string } = {}): Promise<TestGatehouse> {
+/**
+ * The per-namespace controllers (a `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap in every
+ * namespace) are off unless a test names --controllers itself, so the namespaces a test creates hold only what it
+ * puts there: lists, watches and quota counts stay the test's own.
+ */
+export function withTestControllers(args: readonly string[]): string[] {
+  return args.some((a) => a.startsWith('--controllers')) ? [...args] : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher', ...args];
+}
+
+/**
+ * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
+ * kinds served.
+ */
+export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string; kinds?: KindDefinition[] } = {}): Promise<TestGatehouse> {
   const owned = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-'));
   const logs: string[] = [];
   let running: RunningGatehouse;
   try {
-    running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...extraArgs], {
+    running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...withTestControllers(extraArgs)], {
       log: (l) => logs.push(l),
       out: (l) => logs.push(l),
+      kinds: opts.kinds,
     });
   } catch (e) {
     if (owned) await rm(dataDir, { recursive: true, force: true });

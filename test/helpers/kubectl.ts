@@ -20,6 +20,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Value of --request-timeout. */
   requestTimeout?: string;
+  /** Variables added to kubectl's environment, such as EDITOR for `kubectl edit`. */
+  env?: Record<string, string>;
 }
 
 export interface KubectlStream {
@@ -64,9 +66,9 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
   const env = { ...process.env, HOME: home, KUBECONFIG: kubeconfig };
   const children = new Set<ChildProcess>();
 
-  const start = (args: string[], requestTimeout: string): ChildProcess => {
+  const start = (args: string[], requestTimeout: string, extraEnv: Record<string, string> = {}): ChildProcess => {
     const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, `--request-timeout=${requestTimeout}`, ...args], {
-      env, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.add(child);
     child.on('exit', () => children.delete(child));
@@ -76,7 +78,7 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
   };
 
   const run = (args: string[], opts: RunOptions = {}): Promise<KubectlResult> => new Promise((resolve, reject) => {
-    const child = start(args, opts.requestTimeout ?? '10s');
+    const child = start(args, opts.requestTimeout ?? '10s', opts.env);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: string) => { stdout += d; });

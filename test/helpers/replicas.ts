@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { STORAGE_URL_ENV } from '../../gateway/server/options.js';
-import { httpsRequest, type GatehouseResponse, type RequestOptions } from './gatehouse.js';
+import { httpsRequest, withTestControllers, type GatehouseResponse, type RequestOptions } from './gatehouse.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 import { openWatch, type OpenWatch } from './watch-client.js';
 
@@ -78,7 +78,7 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
   const args = [
     '--import', 'tsx', path.join(REPO_ROOT, 'gateway/main.ts'),
     '--data-dir', dataDir, '--cert-dir', certDir, '--secure-port', '0', '--bind-address', '127.0.0.1',
-    '--storage-backend', 'postgres', ...extraArgs,
+    '--storage-backend', 'postgres', ...withTestControllers(extraArgs),
   ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [STORAGE_URL_ENV]: storageUrl } });
   children.add(child);

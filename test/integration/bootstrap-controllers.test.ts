@@ -1,4 +1,4 @@
-// The token cleaner and the bootstrap signer (document 2, "Bootstrap tokens") over real HTTPS: expired token Secrets
+// The token cleaner and the bootstrap signer over real HTTPS: expired token Secrets
 // are deleted (awaited as DELETED watch events); cluster-info is published for anonymous readers and carries one
 // detached JWS per signing token, verified the way a joining client does, that follows the tokens as they come,
 // change, go and expire.

@@ -1,4 +1,4 @@
-// Bootstrap token authentication (document 2, "Bootstrap tokens") over real HTTPS: tokens are Secrets created
+// Bootstrap token authentication over real HTTPS: tokens are Secrets created
 // through the API; the identity is read back with a SelfSubjectReview; every invalid variant is a 401; without
 // --enable-bootstrap-token-auth a valid token is a 401 too.
 import { expect } from 'chai';

@@ -73,7 +73,27 @@ describe('standard verbs', function () {
   it('answers 405 for a verb the path does not support', async () => {
     const res = await gh.request('POST', `${cms}/one`, { body: cm('one') });
     expect(res.status).to.equal(405);
+    expect(res.json()).to.include({ reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' });
+  });
+
+  it('answers 405 to a DELETE of the namespace collection, which upstream does not serve either', async () => {
+    const res = await gh.request('DELETE', '/api/v1/namespaces');
+    expect(res.status, res.body).to.equal(405);
     expect(res.json().reason).to.equal('MethodNotAllowed');
+    expect((await gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(200);
+  });
+
+  it('answers the generic 404 and 405 with the Status body kube-apiserver sends, empty details included', async () => {
+    const notFound = await gh.request('GET', '/api/v1/nosuchthings');
+    expect(notFound.json()).to.deep.equal({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404,
+    });
+    const notAllowed = await gh.request('DELETE', '/api/v1/namespaces');
+    expect(notAllowed.json()).to.deep.equal({
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405,
+    });
   });
 
   it('lists in one namespace and across namespaces with list kind and resourceVersion', async () => {
@@ -102,6 +122,23 @@ describe('standard verbs', function () {
     const unconditional = await gh.request('PUT', `${cms}/upd`, { body: cm('upd', { a: '4' }) });
     expect(unconditional.status).to.equal(200);
     expect(unconditional.json().data).to.deep.equal({ a: '4' });
+  });
+
+  it('reads resourceVersion "0" in a PUT or a patch as no precondition, as kube-apiserver does', async () => {
+    await gh.request('POST', cms, { body: cm('rv-zero') });
+    const put = await gh.request('PUT', `${cms}/rv-zero`, { body: cm('rv-zero', { a: '2' }, { resourceVersion: '0' }) });
+    expect(put.status, put.body).to.equal(200);
+    expect(put.json().data).to.deep.equal({ a: '2' });
+    expect(put.json().metadata.resourceVersion).to.not.equal('0');
+    const patched = await gh.request('PATCH', `${cms}/rv-zero`, {
+      body: { metadata: { resourceVersion: '0' }, data: { a: '3' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(patched.status, patched.body).to.equal(200);
+    expect(patched.json().data).to.deep.equal({ a: '3' });
+    const stale = await gh.request('PATCH', `${cms}/rv-zero`, {
+      body: { metadata: { resourceVersion: '1' }, data: { a: '4' } }, headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(stale.status).to.equal(409);
   });
 
   it('refuses a PUT on a missing object unless the kind creates on update', async () => {
@@ -141,6 +178,19 @@ describe('standard verbs', function () {
     expect(updated.status, updated.body).to.equal(422);
     const patched = await gh.request('PATCH', `${cms}/meta-type`, { body: { metadata: 7 }, headers: { 'content-type': 'application/merge-patch+json' } });
     expect(patched.status, patched.body).to.equal(422);
+  });
+
+  it('reports a metadata map of the wrong type once, on update and patch as on create', async () => {
+    await gh.request('POST', cms, { body: cm('labels-type') });
+    const writes = [
+      await gh.request('POST', cms, { body: cm('labels-type-2', {}, { labels: 'x' }) }),
+      await gh.request('PUT', `${cms}/labels-type`, { body: cm('labels-type', {}, { labels: 'x' }) }),
+      await gh.request('PATCH', `${cms}/labels-type`, { body: { metadata: { labels: 'x' } }, headers: { 'content-type': 'application/merge-patch+json' } }),
+    ];
+    for (const res of writes) {
+      expect(res.status, res.body).to.equal(422);
+      expect(res.json().details.causes.map((c: { field: string }) => c.field), res.body).to.deep.equal(['metadata.labels']);
+    }
   });
 
   it('creates in a missing namespace → 404 for the namespace', async () => {

@@ -1,8 +1,8 @@
-// Hidden group aliases of stored kinds over real HTTPS: rbac.authorization.k8s.io/v1 is another name for
-// rbac.authorization.platform.io/v1. One set of objects; answers in the group asked (objects, lists, Tables' embedded
-// objects, JSON and protobuf watch events, protobuf envelopes, Status details and messages); bodies in either
-// apiVersion on the alias path; roleRef and subject groups stored in our spelling from both paths; authorization and
-// escalation checks see the canonical group; nothing about the alias in discovery.
+// Group aliases of stored kinds over real HTTPS: rbac.authorization.k8s.io/v1 is another name for
+// rbac.authorization.platform.io/v1. One set of objects; answers in the group asked (objects and the groups their
+// references name, lists, Tables' embedded objects, JSON and protobuf watch events, protobuf envelopes, Status details
+// and messages); bodies in either apiVersion on the alias path; roleRef and subject groups stored in our spelling from
+// both paths; authorization and escalation checks see the canonical group; the alias listed in discovery after ours.
 import { expect } from 'chai';
 import { createNamespace, expectFailure, MERGE } from '../helpers/api.js';
 import type { TestGatehouse } from '../helpers/gatehouse.js';
@@ -15,7 +15,7 @@ const K8S = 'rbac.authorization.k8s.io';
 const ALIAS_V1 = `/apis/${K8S}/v1`;
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
-describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
+describe('group aliases (rbac.authorization.k8s.io)', function () {
   this.timeout(60_000);
   let gh: TestGatehouse;
   let ns: string;
@@ -60,13 +60,15 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
     });
     const viaAlias = await ok('POST', `${ALIAS_V1}/namespaces/${ns}/rolebindings`, binding('via-alias', `${K8S}/v1`), 201);
     const viaOurs = await ok('POST', `${RBAC_V1}/namespaces/${ns}/rolebindings`, binding('via-ours', `${RBAC}/v1`), 201);
-    for (const b of [viaAlias, viaOurs, await ok('GET', `${RBAC_V1}/namespaces/${ns}/rolebindings/via-alias`)]) {
-      expect(b.roleRef).to.deep.equal({ apiGroup: RBAC, kind: 'Role', name: 'reader' });
-      expect(b.subjects).to.deep.equal([
-        { kind: 'User', apiGroup: RBAC, name: 'bob' }, { kind: 'Group', apiGroup: RBAC, name: 'devs' },
-        { kind: 'ServiceAccount', apiGroup: '', name: 'robot', namespace: ns },
-      ]);
-    }
+    // Stored once, in our spelling; read through each group, in that group's.
+    const inGroup = (group: string) => ({
+      roleRef: { apiGroup: group, kind: 'Role', name: 'reader' },
+      subjects: [{ kind: 'User', apiGroup: group, name: 'bob' }, { kind: 'Group', apiGroup: group, name: 'devs' }, { kind: 'ServiceAccount', name: 'robot', namespace: ns }],
+    });
+    for (const b of [viaOurs, await ok('GET', `${RBAC_V1}/namespaces/${ns}/rolebindings/via-alias`)]) expect(b).to.deep.include(inGroup(RBAC));
+    for (const b of [viaAlias, await ok('GET', `${ALIAS_V1}/namespaces/${ns}/rolebindings/via-ours`)]) expect(b).to.deep.include(inGroup(K8S));
+    const listed = await ok('GET', `${ALIAS_V1}/namespaces/${ns}/rolebindings`);
+    for (const b of listed.items) expect(b.roleRef.apiGroup, b.metadata.name).to.equal(K8S);
     // roleRef is immutable; the same role in the other spelling is no change.
     const put = await ok('PUT', `${ALIAS_V1}/namespaces/${ns}/rolebindings/via-alias`, { ...binding('via-alias', `${K8S}/v1`), metadata: viaAlias.metadata });
     expect(put.apiVersion).to.equal(`${K8S}/v1`);
@@ -126,7 +128,7 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
     expect(res.status, res.body).to.equal(201);
     const answered = decodeProtobufObject(res.raw) as any;
     expect(answered).to.include({ apiVersion: `${K8S}/v1`, kind: 'ClusterRoleBinding' });
-    expect(answered.roleRef.apiGroup).to.equal(RBAC);
+    expect(answered.roleRef.apiGroup).to.equal(K8S);
     const stored = await ok('GET', `${RBAC_V1}/clusterrolebindings/pb-${ns}`);
     expect(stored.subjects).to.deep.equal([{ kind: 'User', apiGroup: RBAC, name: 'carol' }]);
     const deleted = await ok('DELETE', `${ALIAS_V1}/clusterrolebindings/pb-${ns}`);
@@ -180,12 +182,20 @@ describe('hidden group aliases (rbac.authorization.k8s.io)', function () {
     }
   });
 
-  it('is listed nowhere in discovery', async () => {
-    const groups = await ok('GET', '/apis');
-    expect(groups.groups.map((g: any) => g.name)).to.include(RBAC).and.not.include(K8S);
+  it('is listed in discovery after our group, with the alias as the resources\' group', async () => {
+    const names = (await ok('GET', '/apis')).groups.map((g: any) => g.name);
+    expect(names.indexOf(K8S)).to.be.greaterThan(names.indexOf(RBAC)).and.greaterThan(-1);
     const aggregated = await ok('GET', '/apis', undefined, 200, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
-    expect(aggregated.items.map((g: any) => g.metadata.name)).to.include(RBAC).and.not.include(K8S);
-    expectFailure(await gh.request('GET', `/apis/${K8S}/v1`), 404, 'NotFound');
-    expectFailure(await gh.request('GET', `/apis/${K8S}`), 404, 'NotFound');
+    const aggregatedNames = aggregated.items.map((g: any) => g.metadata.name);
+    expect(aggregatedNames.indexOf(K8S)).to.be.greaterThan(aggregatedNames.indexOf(RBAC)).and.greaterThan(-1);
+    const resources = aggregated.items.find((g: any) => g.metadata.name === K8S).versions[0].resources;
+    expect(resources.map((r: any) => r.responseKind)).to.deep.include({ group: K8S, version: 'v1', kind: 'RoleBinding' });
+    expect(await ok('GET', `/apis/${K8S}`)).to.deep.include({ kind: 'APIGroup', name: K8S, preferredVersion: { groupVersion: `${K8S}/v1`, version: 'v1' } });
+    const list = await ok('GET', `/apis/${K8S}/v1`);
+    expect(list.groupVersion).to.equal(`${K8S}/v1`);
+    expect(list.resources.map((r: any) => r.name)).to.have.members(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+    // One storage: the alias lists the hash of the kind it names.
+    const ours = await ok('GET', `${RBAC_V1}`);
+    expect(list.resources.map((r: any) => r.storageVersionHash)).to.deep.equal(ours.resources.map((r: any) => r.storageVersionHash));
   });
 });

@@ -1,4 +1,4 @@
-// OpenID Connect ID tokens (document 2, "OpenID Connect tokens") against a real local HTTPS issuer: Gatehouse started
+// OpenID Connect ID tokens against a real local HTTPS issuer: Gatehouse started
 // with the --oidc-* flags and, separately, with an AuthenticationConfiguration file; identities read back through
 // SelfSubjectReview; every way a token of ours can be wrong is a 401; key rotation, an issuer that is down at start,
 // configuration reload, and the stock kubectl with an ID token in its kubeconfig.

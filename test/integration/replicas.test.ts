@@ -157,4 +157,33 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     }
     expect(a.alive() && b.alive(), 'both replicas still running').to.equal(true);
   });
+
+  it('two replicas running the per-namespace controllers keep one default ServiceAccount and one root CA map, and fail nothing', async () => {
+    // Started last: A and B run without these controllers, so the collections the tests above count stay theirs.
+    const [c, d] = await Promise.all([env.cluster.start('c', ['--controllers=*']), env.cluster.start('d', ['--controllers=*'])]);
+    const ns = await namespace(c);
+    const both = async (path: string) => {
+      const [fromC, fromD] = await Promise.all([c.request('GET', path), d.request('GET', path)]);
+      return fromC.status === 200 && fromD.status === 200 ? fromD.json() : undefined;
+    };
+    const saPath = `/api/v1/namespaces/${ns}/serviceaccounts/default`;
+    const caPath = `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`;
+    await eventually('the default ServiceAccount', () => both(saPath));
+    const first = await eventually('the root CA map', () => both(caPath));
+    // Both replicas race to put a deleted map back: exactly one of their creates wins.
+    expect((await c.request('DELETE', caPath)).status).to.equal(200);
+    const again = await eventually('the root CA map again', async () => {
+      const got = await both(caPath);
+      return got && got.metadata.uid !== first.metadata.uid ? got : undefined;
+    });
+    expect(again.data).to.deep.equal({ 'ca.crt': env.cluster.ca });
+    const edited = await d.request('PATCH', caPath, { body: { data: { 'ca.crt': 'forged' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(edited.status, edited.body).to.equal(200);
+    await eventually('the CA restored', async () => (await both(caPath))?.data['ca.crt'] === env.cluster.ca);
+    const maps = await d.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
+    expect(maps.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal(['kube-root-ca.crt']);
+    const accounts = await d.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts`);
+    expect(accounts.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal(['default']);
+    for (const replica of [c, d]) expect(replica.output(), replica.name).to.not.match(/serviceaccount controller: |root-ca-cert-publisher: /);
+  });
 });

@@ -69,8 +69,8 @@ describe('server-side apply', function () {
     const status = expectFailure(conflict, 409, 'Conflict');
     expect(status.message).to.equal('Apply failed with 2 conflicts: conflicts with "first":\n- .data.a\n- .data.b');
     expect(status.details.causes).to.deep.equal([
-      { type: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.a' },
-      { type: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.b' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.a' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.b' },
     ]);
     const forced = await apply(name, cm(name, { a: 'changed' }), 'second', '&force=true');
     expect(forced.status).to.equal(200);
@@ -201,6 +201,66 @@ describe('server-side apply', function () {
     const kubelet = entry(obj, 'kubelet') as Entry;
     expect(kubelet.subresource).to.equal('status');
     expect(Object.keys(kubelet.fieldsV1)).to.deep.equal(['f:status']);
+  });
+
+  describe('an applier whose entry owns maps and list elements as a whole (FieldsV1 "." markers)', () => {
+    /** Rewrites the manager's fieldsV1 by JSON patch, as kubectl does when it moves ownership from client-side apply. */
+    const setFieldsV1 = async (path: string, obj: any, manager: string, fieldsV1: unknown) => {
+      const index = (obj.metadata.managedFields as Entry[]).findIndex((e) => e.manager === manager);
+      const res = await gh.request('PATCH', path, { headers: JSON_PATCH, body: [{ op: 'replace', path: `/metadata/managedFields/${index}/fieldsV1`, value: fieldsV1 }] });
+      expect(res.status).to.equal(200);
+      return res.json();
+    };
+
+    it('re-applying the same ConfigMap keeps data and labels, and the apply after it changes nothing', async () => {
+      const name = uniqueName('dot');
+      const body = cm(name, { a: '1' }, { app: 'x' });
+      const created = (await apply(name, body, 'm1')).json();
+      await setFieldsV1(`${cms}/${name}`, created, 'm1', { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } });
+      const again = await apply(name, body, 'm1');
+      expect(again.status).to.equal(200);
+      const obj = again.json();
+      expect(obj.data).to.deep.equal({ a: '1' });
+      expect(obj.metadata.labels).to.deep.equal({ app: 'x' });
+      expect(entry(obj, 'm1')?.fieldsV1).to.deep.equal({ 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+      const third = (await apply(name, body, 'm1')).json();
+      expect(third.metadata.resourceVersion).to.equal(obj.metadata.resourceVersion);
+    });
+
+    it('still removes a map it owned as a whole once nothing in it is applied or owned', async () => {
+      const name = uniqueName('dot-drop');
+      const created = (await apply(name, cm(name, { a: '1' }), 'm1')).json();
+      await setFieldsV1(`${cms}/${name}`, created, 'm1', { 'f:data': { '.': {}, 'f:a': {} } });
+      const res = await apply(name, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }, 'm1');
+      expect(res.json().data).to.equal(undefined);
+    });
+
+    it('re-applying the same ReplicaSet succeeds and keeps the selector and template labels', async () => {
+      const rss = `/apis/apps/v1/namespaces/${ns}/replicasets`;
+      const name = uniqueName('rs-dot');
+      const body = {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, labels: { app: name } },
+        spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+      };
+      const created = await gh.request('PATCH', `${rss}/${name}?fieldManager=m1`, { headers: APPLY, body });
+      expect(created.status).to.equal(201);
+      const owned = entry(created.json(), 'm1')!.fieldsV1 as any;
+      const dotted = structuredClone(owned);
+      dotted['f:metadata']['f:labels']['.'] = {};
+      // The selector is atomic (owned as a whole already); the labels maps are granular.
+      expect(owned['f:spec']['f:selector']).to.deep.equal({});
+      dotted['f:spec']['f:template']['f:metadata']['f:labels']['.'] = {};
+      await setFieldsV1(`${rss}/${name}`, created.json(), 'm1', dotted);
+      for (let round = 0; round < 2; round++) {
+        const again = await gh.request('PATCH', `${rss}/${name}?fieldManager=m1`, { headers: APPLY, body });
+        expect(again.status, again.body).to.equal(200);
+        const obj = again.json();
+        expect(obj.spec.selector).to.deep.equal({ matchLabels: { app: name } });
+        expect(obj.spec.template.metadata.labels).to.deep.equal({ app: name });
+        expect(obj.metadata.labels).to.deep.equal({ app: name });
+        expect(entry(obj, 'm1')?.fieldsV1).to.deep.equal(owned);
+      }
+    });
   });
 
   it('does not bump the object for an apply that changes nothing', async () => {

@@ -4,7 +4,9 @@ import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
 import { parseOptions, usage, OptionsError } from '../../gateway/server/options.js';
 import { parseControllerSelection } from '../../gateway/controllers/selection.js';
-import { BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from '../../gateway/controllers/known-controllers.js';
+import {
+  BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER, TOKEN_CLEANER_CONTROLLER,
+} from '../../gateway/controllers/known-controllers.js';
 
 const cwd = '/srv/gh';
 
@@ -34,6 +36,14 @@ describe('--controllers', () => {
     expect(enabledSet(['--controllers=*,-namespace'])).to.deep.equal([]);
     expect(enabledSet(['--controllers=-tokencleaner,*,tokencleaner'])).to.deep.equal([NAMESPACE_CONTROLLER]);
     expect(enabledSet(['--controllers=tokencleaner,-tokencleaner'])).to.deep.equal([TOKEN_CLEANER_CONTROLLER]);
+  });
+
+  it('runs the serviceaccount and root-ca-cert-publisher controllers by default, each off by its alias', () => {
+    const on = (argv: string[]) => [SERVICE_ACCOUNT_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER].filter((n) => parseOptions(argv, cwd).controllers.enabled(n));
+    expect(on([])).to.deep.equal([SERVICE_ACCOUNT_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER]);
+    expect(on(['--controllers=*,-serviceaccount'])).to.deep.equal([ROOT_CA_PUBLISHER_CONTROLLER]);
+    expect(on(['--controllers=-root-ca-cert-publisher,*'])).to.deep.equal([SERVICE_ACCOUNT_CONTROLLER]);
+    expect(on(['--controllers=root-ca-certificate-publisher-controller'])).to.deep.equal([ROOT_CA_PUBLISHER_CONTROLLER]);
   });
 
   it('appends repeated flags, as a string slice does', () => {

@@ -1,8 +1,9 @@
-// The hidden group alias table and its edge translations (gateway/filters/group-alias.ts), on the real RBAC kinds.
+// The group alias table, the kinds as served at their aliases, and the edge translations (gateway/filters/group-alias.ts), on the real RBAC kinds.
 import { expect } from 'chai';
 import { parseRequestInfo } from '../../gateway/filters/request-info.js';
 import {
-  canonicalBody, canonicalGroupResolver, errorInRequestedGroup, groupAliasTable, inRequestedGroup, resolveGroupAlias,
+  aliasedKinds, canonicalBody, canonicalGroupResolver, errorInRequestedGroup, groupAliasTable, inRequestedGroup, isAliasedKind,
+  resolveGroupAlias,
 } from '../../gateway/filters/group-alias.js';
 import { role } from '../../api/rbac/v1/role.js';
 import { roleBinding } from '../../api/rbac/v1/role-binding.js';
@@ -20,7 +21,7 @@ const info = (method: string, path: string) => {
   return i;
 };
 
-describe('hidden group aliases', () => {
+describe('group aliases', () => {
   it('rewrites resource requests at a served alias version to the canonical group', () => {
     const i = info('GET', `/apis/${K8S}/v1/namespaces/a/roles/r`);
     expect(i).to.include({ apiGroup: RBAC, requestedGroup: K8S, resource: 'roles', namespace: 'a', name: 'r', verb: 'get' });
@@ -35,7 +36,7 @@ describe('hidden group aliases', () => {
   });
 
   it('refuses one alias naming two canonical groups', () => {
-    const other: KindDefinition = { ...configMap, group: 'other.platform.io', hiddenGroupAliases: [K8S] };
+    const other: KindDefinition = { ...configMap, group: 'other.platform.io', groupAliases: [K8S] };
     expect(() => groupAliasTable([role, other])).to.throw(/names both/);
   });
 
@@ -60,10 +61,39 @@ describe('hidden group aliases', () => {
     expect(inRequestedGroup(info('GET', `/apis/${RBAC}/v1/roles`), role, list)).to.equal(list);
   });
 
+  it('answers the groups named by a binding\'s references in the asked group, objects and list items alike', () => {
+    const binding = Object.freeze({
+      apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name: 'b', namespace: 'a' },
+      roleRef: Object.freeze({ apiGroup: RBAC, kind: 'Role', name: 'r' }),
+      subjects: Object.freeze([{ kind: 'User', apiGroup: RBAC, name: 'u' }, { kind: 'ServiceAccount', name: 's', namespace: 'a' }]),
+    });
+    const viaAlias = info('GET', `/apis/${K8S}/v1/namespaces/a/rolebindings/b`);
+    const out = inRequestedGroup(viaAlias, roleBinding, binding) as any;
+    expect(out.roleRef).to.deep.equal({ apiGroup: K8S, kind: 'Role', name: 'r' });
+    expect(out.subjects).to.deep.equal([{ kind: 'User', apiGroup: K8S, name: 'u' }, { kind: 'ServiceAccount', name: 's', namespace: 'a' }]);
+    expect(binding.roleRef.apiGroup).to.equal(RBAC);
+    const list = { apiVersion: `${RBAC}/v1`, kind: 'RoleBindingList', metadata: {}, items: [binding] };
+    expect((inRequestedGroup(viaAlias, roleBinding, list) as any).items[0].roleRef.apiGroup).to.equal(K8S);
+    // Through our group, ours.
+    expect(inRequestedGroup(info('GET', `/apis/${RBAC}/v1/namespaces/a/rolebindings/b`), roleBinding, binding)).to.equal(binding);
+  });
+
+  it('serves each kind at each alias as the same kind in the alias group', () => {
+    const served = aliasedKinds(kinds);
+    expect(served.map((d) => [d.group, d.kind, d.aliasOf])).to.deep.equal([[K8S, 'Role', RBAC], [K8S, 'RoleBinding', RBAC]]);
+    expect(served.every(isAliasedKind)).to.equal(true);
+    expect(kinds.some(isAliasedKind)).to.equal(false);
+  });
+
   it('reads bodies in the alias apiVersion as ours, only on the alias path', () => {
     const body = { apiVersion: `${K8S}/v1`, kind: 'Role' };
     expect(canonicalBody(info('POST', `/apis/${K8S}/v1/namespaces/a/roles`), role, body)).to.deep.equal({ apiVersion: `${RBAC}/v1`, kind: 'Role' });
     expect(canonicalBody(info('POST', `/apis/${RBAC}/v1/namespaces/a/roles`), role, body)).to.equal(body);
+    // A binding's references too: server-side apply compares them with the stored object's.
+    const binding = { apiVersion: `${K8S}/v1`, kind: 'RoleBinding', roleRef: { apiGroup: K8S, kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', apiGroup: K8S, name: 'u' }] };
+    expect(canonicalBody(info('PATCH', `/apis/${K8S}/v1/namespaces/a/rolebindings/b`), roleBinding, binding)).to.deep.equal({
+      apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', roleRef: { apiGroup: RBAC, kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', apiGroup: RBAC, name: 'u' }],
+    });
   });
 
   it('words errors about the kind with the asked group', () => {
@@ -82,7 +112,7 @@ describe('hidden group aliases', () => {
     };
     roleBinding.defaults!(b);
     expect(b.roleRef.apiGroup).to.equal(RBAC);
-    expect(b.subjects.map((s: any) => s.apiGroup)).to.deep.equal([RBAC, RBAC, '']);
+    expect(b.subjects.map((s: any) => s.apiGroup)).to.deep.equal([RBAC, RBAC, undefined]);
     // A binding stored with the k8s.io spelling is not "changed" by the same roleRef in ours.
     expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: K8S, kind: 'Role', name: 'r' } } as any)).to.deep.equal([]);
     expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: RBAC, kind: 'Role', name: 'other' } } as any)).to.have.length(1);

@@ -47,10 +47,10 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 13 kinds with kube-apiserver names', () => {
-    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'networkpolicies', 'replicasets', 'cronjobs', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
+  it('registers the 15 kinds with kube-apiserver names', () => {
+    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'events', 'networkpolicies', 'replicasets', 'cronjobs', 'events', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
     expect(Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames]))).to.deep.equal({
-      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
+      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], events: ['ev'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
     });
     expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members(['ReplicaSet', 'CronJob']);
   });
@@ -111,8 +111,10 @@ describe('Secret and ConfigMap', () => {
     expect(o.data).to.deep.equal({ a: 'eA==', b: Buffer.from('hello').toString('base64') });
     expect(o.type).to.equal('Opaque');
   });
-  it('rejects bad base64 and bad keys', () => {
-    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==', ok: '%%%' } }))).to.have.members(['data', 'data[ok]']);
+  it('rejects bad keys, and leaves bad base64 to the decoding step', () => {
+    expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==' } }))).to.have.members(['data[bad key]']);
+    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==', bad: 'eA=' } }))).to.equal('illegal base64 data at input byte 3');
+    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==\n' } }))).to.equal(undefined);
   });
   it('keeps immutable payloads immutable', () => {
     const old = mk(secret, { data: { a: 'eA==' }, immutable: true, type: 'Opaque' });
@@ -178,6 +180,22 @@ describe('ReplicaSet', () => {
     (next.spec as any).template.metadata.labels.tier = 'x';
     expect(createKindValidator(replicaSet).validateUpdate(next, old).map((e) => e.field)).to.deep.equal(['spec.selector']);
   });
+  it('defaults missing or empty labels to the template\'s, and leaves labels of another type to validation', () => {
+    expect(defaulted(replicaSet, mk(replicaSet, rsBody)).metadata.labels).to.deep.equal({ app: 'web' });
+    const empty = mk(replicaSet, rsBody);
+    empty.metadata.labels = {};
+    expect(defaulted(replicaSet, empty).metadata.labels).to.deep.equal({ app: 'web' });
+    const wrongType = mk(replicaSet, rsBody);
+    (wrongType.metadata as any).labels = 'invalid';
+    expect(defaulted(replicaSet, wrongType).metadata.labels).to.equal('invalid');
+    expect(fields(replicaSet, wrongType)).to.include('metadata.labels');
+  });
+  it('starts with status.replicas 0 and reads a status without replicas as 0', () => {
+    const created = mk(replicaSet, { ...rsBody, status: { replicas: 4 } });
+    replicaSet.prepareForCreate!(created);
+    expect(created.status).to.deep.equal({ replicas: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({ readyReplicas: 1, replicas: 0 });
+  });
   it('selects on status.replicas', () => {
     expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });
   });
@@ -212,9 +230,9 @@ describe('RBAC', () => {
   it('requires at least one aggregation selector when aggregationRule is set', () => {
     expect(fields(clusterRole, mk(clusterRole, { aggregationRule: {} }))).to.deep.equal(['aggregationRule.clusterRoleSelectors']);
   });
-  it('defaults subject apiGroups', () => {
-    const o = defaulted(roleBinding, mk(roleBinding, { roleRef: rbBody.roleRef, subjects: [{ kind: 'User', name: 'a' }, { kind: 'ServiceAccount', name: 'b' }] }));
-    expect((o.subjects as any[]).map((s) => s.apiGroup)).to.deep.equal(['rbac.authorization.platform.io', '']);
+  it('defaults subject apiGroups, leaving out an empty one as upstream JSON does', () => {
+    const o = defaulted(roleBinding, mk(roleBinding, { roleRef: rbBody.roleRef, subjects: [{ kind: 'User', name: 'a' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c', apiGroup: '' }] }));
+    expect(o.subjects).to.deep.equal([{ kind: 'User', name: 'a', apiGroup: 'rbac.authorization.platform.io' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c' }]);
   });
   it('validates roleRef and subjects', () => {
     const o = mk(clusterRoleBinding, { roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' }, subjects: [

@@ -42,6 +42,22 @@ describe('managed fields', () => {
       expect(() => FieldSet.fromFieldsV1({ 'f:a': { 'f:b': 1 } })).to.throw('expected an object at f:a/f:b');
     });
 
+    it('reads key, value and index elements however their JSON is spaced or ordered, as the server writes them', () => {
+      const set = FieldSet.fromFieldsV1({
+        'f:ports': { 'k:{"protocol":"TCP", "port":80}': { '.': {}, 'f:name': {} }, 'k:{"port":80,"protocol":"TCP"}': { 'f:targetPort': {} } },
+        'f:finalizers': { 'v: "a"': {} },
+        'f:args': { 'i:01': {} },
+      });
+      expect(set.toFieldsV1()).to.deep.equal({
+        'f:args': { 'i:1': {} },
+        'f:finalizers': { 'v:"a"': {} },
+        'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:name': {}, 'f:targetPort': {} } },
+      });
+      expect(set.has(['f:ports', 'k:{"port":80,"protocol":"TCP"}', 'f:name'])).to.equal(true);
+      expect(() => FieldSet.fromFieldsV1({ 'f:ports': { 'k:{port}': {} } })).to.throw('invalid path element "k:{port}" at f:ports/');
+      expect(() => FieldSet.fromFieldsV1({ 'k:[1]': {} })).to.throw('invalid path element "k:[1]"');
+    });
+
     it('computes unions, differences, intersections and prefixes', () => {
       const a = FieldSet.fromPaths([['f:a'], ['f:b', 'f:c']]);
       const b = FieldSet.fromPaths([['f:b', 'f:c'], ['f:d']]);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
 import path from 'node:path';
+import { defaultMaxConnections } from '../../gateway/server/connection-guards.js';
 import { parseOptions, parseDuration, usage } from '../../gateway/server/options.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
 import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
@@ -14,7 +15,7 @@ describe('options', () => {
     expect(o).to.include({
       securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
       maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
-      storageBackend: 'embedded', help: false,
+      storageBackend: 'embedded', help: false, eventTtlMs: 3_600_000,
     });
     expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
     expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
@@ -48,6 +49,9 @@ describe('options', () => {
     const o = parseOptions(['--shutdown-delay-duration=2s', '--history-window', '90s', '--livez-grace-period=1m'], cwd);
     expect(o).to.include({ shutdownDelayMs: 2000, historyWindowMs: 90_000, livezGracePeriodMs: 60_000 });
     expect(parseOptions(['--etcd-compaction-interval=1m'], cwd).historyWindowMs).to.equal(60_000);
+    expect(parseOptions(['--event-ttl=1h30m'], cwd).eventTtlMs).to.equal(5_400_000);
+    expect(parseOptions(['--event-ttl', '250ms'], cwd).eventTtlMs).to.equal(250);
+    expect(() => parseOptions(['--event-ttl=soon'], cwd)).to.throw(/event-ttl/);
   });
 
   it('refuses unknown flags, naming them', () => {
@@ -115,6 +119,25 @@ describe('options', () => {
     expect(optionsError(['--goaway-chance=often']).message)
       .to.equal('invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
     expect(optionsError(['--http2-max-streams-per-connection=-1']).message).to.contain('--http2-max-streams-per-connection');
+  });
+
+  it('takes the in-flight limits with kube-apiserver\'s defaults, 0 for no limit, and refuses negative ones as it does', () => {
+    expect(parseOptions([], cwd)).to.include({ maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 });
+    expect(parseOptions(['--max-requests-inflight=0', '--max-mutating-requests-inflight=7'], cwd)).to.include({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 7 });
+    expect(optionsError(['--max-requests-inflight=-1']).message).to.equal('--max-requests-inflight can not be negative value');
+    expect(optionsError(['--max-mutating-requests-inflight=-5']).message).to.equal('--max-mutating-requests-inflight can not be negative value');
+    expect(optionsError(['--max-requests-inflight=many']).message)
+      .to.equal('invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax');
+  });
+
+  it('takes the connection bounds: 32 s for a request head, 32 s for a body, half the open-file limit in connections; 0 disables each', () => {
+    expect(parseOptions([], cwd)).to.include({ readHeaderTimeoutMs: 32_000, readBodyTimeoutMs: 32_000, maxConnections: undefined });
+    expect(defaultMaxConnections('Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 4096                 files     \n')).to.equal(512);
+    expect(defaultMaxConnections('')).to.equal(512);
+    expect(parseOptions(['--read-header-timeout=250ms', '--read-body-timeout=1m', '--max-connections=0'], cwd))
+      .to.include({ readHeaderTimeoutMs: 250, readBodyTimeoutMs: 60_000, maxConnections: 0 });
+    expect(optionsError(['--max-connections=-1']).message).to.equal('invalid argument "-1" for "--max-connections" flag: must be between 0 and 2147483647');
+    expect(optionsError(['--read-header-timeout=soon']).message).to.equal('invalid argument "soon" for "--read-header-timeout" flag: time: invalid duration "soon"');
   });
 
   it('requires the TLS pair together', () => {

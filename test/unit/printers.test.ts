@@ -244,10 +244,10 @@ describe('printer columns', () => {
       expect((table.columnDefinitions as Array<{ name: string }>).map((c) => c.name)).to.deep.equal(['Name', 'Created At']);
     });
 
-    it('every kind with its own columns has Age, a description and a known type; priorities are 0 or 1', () => {
+    it('every kind with its own columns has Age (Events: Last Seen), a description and a known type; priorities are 0 or 1', () => {
       for (const def of builtinKinds.filter((d) => d.tableColumns)) {
         const cols = def.tableColumns!;
-        expect(cols.map((c) => c.name), def.kind).to.include('Age');
+        expect(cols.map((c) => c.name), def.kind).to.include(def.kind === 'Event' ? 'Last Seen' : 'Age');
         for (const c of cols) {
           expect(c.priority, `${def.kind} ${c.name}`).to.be.oneOf([0, 1]);
           expect(c.description, `${def.kind} ${c.name}`).to.be.a('string').and.not.equal('');

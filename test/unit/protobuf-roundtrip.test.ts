@@ -192,6 +192,14 @@ const OBJECTS: Record<string, Record<string, unknown>> = {
     subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:masters' }],
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
   },
+  Event: {
+    apiVersion: 'v1', kind: 'Event', metadata: meta('web.17a2b3c4d5e6f708', 'a'),
+    involvedObject: { kind: 'ReplicaSet', namespace: 'a', name: 'web', uid: 'u-1', apiVersion: 'apps/v1', resourceVersion: '7', fieldPath: 'spec' },
+    reason: 'Scaled', message: 'scaled up', source: { component: 'replicaset-controller', host: 'cp-1' },
+    firstTimestamp: T1, lastTimestamp: T2, count: 3, type: 'Normal', eventTime: '2024-05-01T10:00:00.123456Z',
+    series: { count: 2, lastObservedTime: '2024-05-02T11:30:15.000001Z' }, action: 'Scale',
+    related: { kind: 'Pod', name: 'web-1', namespace: 'a' }, reportingComponent: '', reportingInstance: 'cp-1',
+  },
 };
 
 const REVIEWS: Record<string, unknown>[] = [
@@ -267,6 +275,19 @@ describe('protobuf round trip', () => {
       expect(roundTrip(list)).to.deep.equal(list);
     });
   }
+
+  it('events.k8s.io/v1 Event and EventList come back identical', () => {
+    const event = {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: meta('web.17a2b3c4d5e6f709', 'a'),
+      eventTime: '2024-05-01T10:00:00.123456Z', series: { count: 2, lastObservedTime: '2024-05-02T11:30:15.000001Z' },
+      reportingController: 'example.com/ctl', reportingInstance: 'ctl-1', action: 'Scale', reason: 'Scaled',
+      regarding: { kind: 'ReplicaSet', namespace: 'a', name: 'web' }, related: { kind: 'Pod', name: 'web-1' }, note: 'scaled up', type: 'Normal',
+      deprecatedSource: { component: 'old' }, deprecatedFirstTimestamp: T1, deprecatedLastTimestamp: T2, deprecatedCount: 4,
+    };
+    expect(roundTrip(event)).to.deep.equal(event);
+    const list = { apiVersion: 'events.platform.io/v1', kind: 'EventList', metadata: { resourceVersion: '3' }, items: [{ metadata: meta('x', 'a'), regarding: {} }] };
+    expect(roundTrip(list)).to.deep.equal(list);
+  });
 
   for (const review of REVIEWS) {
     it(`${String(review.kind)} (${String(review.apiVersion)}) comes back identical`, () => {

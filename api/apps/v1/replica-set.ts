@@ -12,6 +12,7 @@ import {
   asArr, asObj, asStr, asStrMap, immutable, nonNegative, root, selectorMatches, specOf, statusOf, validateLabelSelector,
 } from '../../common/validation-helpers.js';
 import { dns1123Label } from '../../meta/validation.js';
+import { replicasScale } from '../../autoscaling/v1/scale.js';
 import { ageColumn, integerColumn, intOf, pathOf, podTemplateWideColumns } from '../../common/printers.js';
 
 const schema = kindSchema({
@@ -90,13 +91,25 @@ export const replicaSet: KindDefinition = {
   group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', singular: 'replicaset',
   namespaced: true, shortNames: ['rs'], categories: ['all'],
   statusSubresource: true, tracksGeneration: true,
+  projectionSubresources: { scale: replicasScale() },
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);
-    // Labels default to the template's when empty, as the apps/v1 defaulter does.
+    // Labels default to the template's when missing or empty; labels of another type are left for validation to
+    // refuse (a patch writing `labels: "x"` must fail, not quietly get the template's).
     const meta = asObj(obj.metadata);
     const templateLabels = asObj(asObj(asObj(specOf(obj).template)?.metadata)?.labels);
-    if (meta && templateLabels && Object.keys(asObj(meta.labels) ?? {}).length === 0) meta.labels = { ...templateLabels };
+    const labels = meta?.labels;
+    const empty = labels === undefined || labels === null || (asObj(labels) !== undefined && Object.keys(labels as object).length === 0);
+    if (meta && templateLabels && empty) meta.labels = { ...templateLabels };
+    // status.replicas is the one status field kube-apiserver always serializes (no omitempty): a status write
+    // leaving it out means 0.
+    const status = asObj(obj.status);
+    if (status && status.replicas === undefined) status.replicas = 0;
+  },
+  prepareForCreate(obj) {
+    // A new ReplicaSet has seen no pods yet: `status: {replicas: 0}`, as kube-apiserver answers it.
+    obj.status = { replicas: 0 };
   },
   validate: validateReplicaSet,
   validateUpdate: (obj, old) => immutable(root('spec').child('selector'), specOf(obj).selector, specOf(old).selector),

@@ -1,4 +1,4 @@
-// The access reviews of document 2 ("Access reviews"): SelfSubjectAccessReview, SubjectAccessReview,
+// The access reviews: SelfSubjectAccessReview, SubjectAccessReview,
 // LocalSubjectAccessReview and SelfSubjectRulesReview, create-only virtual resources in authorization.platform.io/v1.
 // Data and validation only (no I/O): names, where they are served, the spec checks kube-apiserver makes (all field
 // errors at once, worded as upstream), and the wire form of their status. The creates are wired in
@@ -8,8 +8,8 @@ import { fieldErrors, FieldPath, type FieldError } from '../../meta/field-errors
 export const AUTHORIZATION_GROUP = 'authorization.platform.io';
 export const AUTHORIZATION_VERSION = 'v1';
 
-/** Served but not listed: `kubectl auth can-i` hard-codes these paths and reads the answer in the same group. */
-export const AUTHORIZATION_HIDDEN_ALIASES: readonly { group: string; version: string }[] = [
+/** Also served at (and listed after our groups): `kubectl auth can-i` hard-codes these paths and reads the answer in the same group. */
+export const AUTHORIZATION_GROUP_ALIASES: readonly { group: string; version: string }[] = [
   { group: 'authorization.k8s.io', version: 'v1' },
 ];
 

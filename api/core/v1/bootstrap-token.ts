@@ -1,4 +1,4 @@
-// Bootstrap tokens (document 2, "Bootstrap tokens"): the names, keys and rules shared by the bootstrap token
+// Bootstrap tokens: the names, keys and rules shared by the bootstrap token
 // authenticator, the token cleaner and the bootstrap signer. Pure functions over a Secret object; no I/O.
 // A token is `<id>.<secret>`; it lives in the Secret `bootstrap-token-<id>` of type `bootstrap.platform.io/token` in
 // `platform-system`, whose `data` values are base64 as the Secret kind stores them.

@@ -40,6 +40,18 @@ export const NAMESPACE_FINALIZER = 'platform';
 /** Namespaces the server creates at start and never lets go. */
 export const SYSTEM_NAMESPACES = ['default', 'platform-system', 'platform-public'];
 
+/** Every namespace carries its own name as this label, so namespace selectors can pick one namespace by name. */
+export const NAMESPACE_NAME_LABEL = 'platform.io/metadata.name';
+
+/** Kept equal to the name on create and on every update, whatever the client sent. */
+function labelWithName(obj: KObject): void {
+  const name = obj.metadata.name;
+  const labels: unknown = obj.metadata.labels;
+  // A labels value of another type is left for validation to refuse.
+  if (!name || (labels !== undefined && labels !== null && !asObj(labels))) return;
+  obj.metadata.labels = { ...(asObj(labels) ?? {}), [NAMESPACE_NAME_LABEL]: name } as Record<string, string>;
+}
+
 function specFinalizers(obj: KObject): string[] {
   const finalizers = asObj(obj.spec)?.finalizers;
   return Array.isArray(finalizers) ? finalizers.filter((f): f is string => typeof f === 'string') : [];
@@ -48,20 +60,24 @@ function specFinalizers(obj: KObject): string[] {
 export const namespace: KindDefinition = {
   group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', singular: 'namespace',
   namespaced: false, shortNames: ['ns'],
-  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true,
+  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true, noDeleteCollection: true,
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);
     const status = asObj(obj.status) ?? {};
     if (!asStr(status.phase)) obj.status = { ...status, phase: 'Active' };
+    labelWithName(obj);
   },
   prepareForCreate(obj) {
+    // Defaulting ran before a generateName was resolved; the name is final now.
+    labelWithName(obj);
     // A new namespace always starts Active and carries the platform finalizer the deletion controller removes.
     obj.status = { phase: 'Active' };
     const spec = asObj(obj.spec) ?? {};
     const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
     if (!finalizers.includes(NAMESPACE_FINALIZER)) obj.spec = { ...spec, finalizers: [...finalizers, NAMESPACE_FINALIZER] };
   },
+  prepareForUpdate: labelWithName,
   validate: (obj) => validateMetadata(obj, false, 'label'),
   blockingFinalizers: specFinalizers,
   beginDeletion(obj) {

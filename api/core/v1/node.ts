@@ -202,6 +202,10 @@ export const node: KindDefinition = {
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);
+    // Schedulers read allocatable; a node agent that reports only capacity has all of it allocatable.
+    const status = asObj(obj.status);
+    const capacity = asObj(status?.capacity);
+    if (status && capacity && (status.allocatable === undefined || status.allocatable === null)) status.allocatable = { ...capacity };
     // podCIDR and podCIDRs are two views of one value; fill whichever side is missing.
     const spec = asObj(obj.spec);
     if (!spec) return;

@@ -2,7 +2,7 @@
 // the server folds into `data` before storing, so it never appears on reads.
 import type { KindDefinition } from '../../scheme.js';
 import type { FieldError } from '../../meta/field-errors.js';
-import { fieldErrors } from '../../meta/field-errors.js';
+import { fieldErrors, FieldPath } from '../../meta/field-errors.js';
 import type { KObject } from '../../meta/types.js';
 import { kindSchema } from '../../common/object-meta.js';
 import { bool, map, str, stringMap } from '../../common/schema-builders.js';
@@ -10,10 +10,12 @@ import { validateMetadata } from '../../common/meta-validation.js';
 import { applySchemaDefaults } from '../../common/defaulting.js';
 import { configKeyProblems, validateImmutablePayload } from '../../common/immutable-data.js';
 import { asObj, asStr, immutable } from '../../common/validation-helpers.js';
+import { corruptBase64Offset } from '../../common/go-decoding.js';
+import { validateSecretType } from './secret-types.js';
 import { ageColumn, column, countKeys } from '../../common/printers.js';
+import { setOwn } from '../../meta/clone.js';
 
 const MAX_SECRET_SIZE = 1024 * 1024;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const schema = kindSchema({
   group: '', version: 'v1', kind: 'Secret',
@@ -33,8 +35,9 @@ function foldStringData(obj: KObject): void {
   const data = { ...(asObj(obj.data) ?? {}) };
   const left: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(stringData)) {
-    if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
-    else left[k] = v;
+    // setOwn: "__proto__" is a key like any other, not the map's prototype.
+    if (typeof v === 'string') setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
+    else setOwn(left, k, v);
   }
   obj.data = data;
   if (Object.keys(left).length > 0) obj.stringData = left;
@@ -45,14 +48,20 @@ function validateSecret(obj: KObject): FieldError[] {
   const errs = validateMetadata(obj, true, 'subdomain');
   let size = 0;
   for (const [k, v] of Object.entries(asObj(obj.data) ?? {})) {
-    for (const p of configKeyProblems(k)) errs.push(fieldErrors.invalid('data', k, p));
-    if (typeof v === 'string') {
-      if (!BASE64.test(v)) errs.push(fieldErrors.invalid(`data[${k}]`, '<secret contents redacted>', 'illegal base64 data'));
-      else size += Buffer.from(v, 'base64').length;
-    }
+    for (const p of configKeyProblems(k)) errs.push(fieldErrors.invalid(FieldPath.root('data').key(k), k, p));
+    if (typeof v === 'string') size += Buffer.from(v, 'base64').length;
   }
   if (size > MAX_SECRET_SIZE) errs.push(fieldErrors.tooLong('data', '', MAX_SECRET_SIZE));
-  return errs;
+  return [...errs, ...validateSecretType(obj)];
+}
+
+/** data values are []byte to Go: text that is not padded base64 fails decoding, before validation sees it. */
+function undecodableData(obj: KObject): string | undefined {
+  for (const v of Object.values(asObj(obj.data) ?? {})) {
+    const offset = typeof v === 'string' ? corruptBase64Offset(v) : -1;
+    if (offset >= 0) return `illegal base64 data at input byte ${offset}`;
+  }
+  return undefined;
 }
 
 export const secret: KindDefinition = {
@@ -60,6 +69,7 @@ export const secret: KindDefinition = {
   namespaced: true,
   statusSubresource: false, tracksGeneration: false,
   schema,
+  decodeProblem: undecodableData,
   defaults: (obj) => applySchemaDefaults(schema, obj),
   prepareForCreate: foldStringData,
   prepareForUpdate: (obj) => foldStringData(obj),

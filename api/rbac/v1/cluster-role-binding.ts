@@ -4,12 +4,13 @@ import { kindSchema } from '../../common/object-meta.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { bindingColumns } from '../../common/printers.js';
 import {
-  bindingProperties, defaultSubjects, RBAC_GROUP, RBAC_GROUP_ALIASES, validateBinding, validateBindingUpdate,
+  bindingProperties, defaultSubjects, mapBindingGroups, RBAC_GROUP, RBAC_GROUP_ALIASES, validateBinding, validateBindingUpdate,
 } from './rbac-common.js';
 
 export const clusterRoleBinding: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', singular: 'clusterrolebinding',
-  hiddenGroupAliases: RBAC_GROUP_ALIASES,
+  groupAliases: RBAC_GROUP_ALIASES,
+  mapReferencedGroups: mapBindingGroups,
   namespaced: false,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.

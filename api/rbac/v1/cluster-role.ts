@@ -28,7 +28,7 @@ function validateClusterRole(obj: KObject): FieldError[] {
 
 export const clusterRole: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', singular: 'clusterrole',
-  hiddenGroupAliases: RBAC_GROUP_ALIASES,
+  groupAliases: RBAC_GROUP_ALIASES,
   namespaced: false,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.

@@ -11,7 +11,7 @@ export const RBAC_GROUP = 'rbac.authorization.platform.io';
 /** Stock kubectl writes this group into roleRef and subjects (`kubectl create rolebinding`); it names the same API. */
 const RBAC_GROUP_K8S = 'rbac.authorization.k8s.io';
 const RBAC_GROUPS = [RBAC_GROUP, RBAC_GROUP_K8S];
-/** Typed clients (`kubectl create role|rolebinding|...`) reach the four kinds at upstream's group: served, unlisted. */
+/** Typed clients (`kubectl create role|rolebinding|...`) and existing manifests reach the four kinds at upstream's group. */
 export const RBAC_GROUP_ALIASES = [RBAC_GROUP_K8S];
 
 /** roleRef and subject groups are stored in our spelling whichever one the client wrote. */
@@ -124,7 +124,9 @@ export function validateBindingUpdate(obj: KObject, old: KObject): FieldError[] 
 
 /**
  * Subjects name their apiGroup implicitly: "" for ServiceAccount, the RBAC group for User and Group. The k8s.io
- * spelling of the RBAC group (roleRef and subjects) is rewritten to ours, so one group is stored and shown.
+ * spelling of the RBAC group (roleRef and subjects) is rewritten to ours, so one group is stored and shown. An empty
+ * apiGroup is left out, as upstream's JSON omits it: a manifest that does not spell it then matches what is read back,
+ * and `kubectl apply` finds nothing to change.
  */
 export function defaultSubjects(obj: KObject): void {
   const ref = asObj(obj.roleRef);
@@ -132,8 +134,29 @@ export function defaultSubjects(obj: KObject): void {
   for (const raw of asArr(obj.subjects)) {
     const s = asObj(raw);
     if (!s) continue;
-    if (s.apiGroup !== undefined) s.apiGroup = canonicalGroup(s.apiGroup);
-    else if (s.kind === 'ServiceAccount') s.apiGroup = '';
+    if (s.apiGroup === '') delete s.apiGroup;
+    else if (s.apiGroup !== undefined) s.apiGroup = canonicalGroup(s.apiGroup);
     else if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = RBAC_GROUP;
   }
+}
+
+/**
+ * A binding with the groups of its roleRef and subjects passed through `map`: read through the rbac.authorization.k8s.io
+ * alias they name that group, as what clients such as `kubectl auth reconcile` compare with their manifests.
+ */
+export function mapBindingGroups(obj: KObject, map: (group: string) => string): KObject {
+  const mapped = (ref: unknown): unknown => {
+    const r = asObj(ref);
+    if (!r || typeof r.apiGroup !== 'string') return ref;
+    const group = map(r.apiGroup);
+    return group === r.apiGroup ? ref : { ...r, apiGroup: group };
+  };
+  const roleRef = mapped(obj.roleRef);
+  const subjects = Array.isArray(obj.subjects) ? obj.subjects.map(mapped) : obj.subjects;
+  const subjectsChanged = Array.isArray(subjects) && subjects.some((s, i) => s !== (obj.subjects as unknown[])[i]);
+  if (roleRef === obj.roleRef && !subjectsChanged) return obj;
+  const out: KObject = { ...obj };
+  if (roleRef !== obj.roleRef) out.roleRef = roleRef;
+  if (subjectsChanged) out.subjects = subjects;
+  return out;
 }

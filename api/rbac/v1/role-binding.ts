@@ -4,12 +4,13 @@ import { kindSchema } from '../../common/object-meta.js';
 import { validateMetadata } from '../../common/meta-validation.js';
 import { bindingColumns } from '../../common/printers.js';
 import {
-  bindingProperties, defaultSubjects, RBAC_GROUP, RBAC_GROUP_ALIASES, validateBinding, validateBindingUpdate,
+  bindingProperties, defaultSubjects, mapBindingGroups, RBAC_GROUP, RBAC_GROUP_ALIASES, validateBinding, validateBindingUpdate,
 } from './rbac-common.js';
 
 export const roleBinding: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', singular: 'rolebinding',
-  hiddenGroupAliases: RBAC_GROUP_ALIASES,
+  groupAliases: RBAC_GROUP_ALIASES,
+  mapReferencedGroups: mapBindingGroups,
   namespaced: true,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.

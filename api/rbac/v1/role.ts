@@ -6,7 +6,7 @@ import { RBAC_GROUP, RBAC_GROUP_ALIASES, rulesSchema, validateRules } from './rb
 
 export const role: KindDefinition = {
   group: RBAC_GROUP, version: 'v1', kind: 'Role', resource: 'roles', singular: 'role',
-  hiddenGroupAliases: RBAC_GROUP_ALIASES,
+  groupAliases: RBAC_GROUP_ALIASES,
   namespaced: true,
   statusSubresource: false, tracksGeneration: false,
   // PUT on a missing role or binding creates it, as upstream allows for RBAC objects.

@@ -45,10 +45,11 @@ export class FieldSet {
       if (child === null || typeof child !== 'object' || Array.isArray(child)) {
         throw new FieldsV1Error(`expected an object at ${at}${key}`);
       }
+      const pe = canonicalElement(key, at);
       const entries = Object.keys(child);
-      if (entries.length === 0 || entries.includes('.')) this.members.add(key);
+      if (entries.length === 0 || entries.includes('.')) this.members.add(pe);
       if (entries.some((k) => k !== '.')) {
-        const sub = this.childFor(key);
+        const sub = this.childFor(pe);
         sub.readFieldsV1(child, `${at}${key}/`);
       }
     }
@@ -222,6 +223,29 @@ export class FieldSet {
     }
     return out;
   }
+}
+
+/**
+ * A key, value or index element as this module writes it. Another writer (a client patching managedFields) may space
+ * or order the JSON differently; compared as strings, such an element would match nothing the server computes, and
+ * the ownership it records would neither conflict nor ever be released.
+ */
+function canonicalElement(key: string, at: string): PathElement {
+  if (key[0] === 'f') return key;
+  const invalid = () => new FieldsV1Error(`invalid path element "${key}"${at ? ` at ${at}` : ''}`);
+  if (key[0] === 'i') {
+    if (!/^-?\d+$/.test(key.slice(2))) throw invalid();
+    return indexElement(Number(key.slice(2)));
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(key.slice(2));
+  } catch {
+    throw invalid();
+  }
+  if (key[0] === 'v') return valueElement(parsed);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid();
+  return keyElement(parsed as Record<string, unknown>);
 }
 
 export function startsWith(path: FieldPath, prefix: FieldPath): boolean {

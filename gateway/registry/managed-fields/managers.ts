@@ -8,6 +8,7 @@ import { isObject, type KObject } from '../../../api/meta/types.js';
 import type { JSONSchema } from '../../../api/schema.js';
 import { FieldSet, FieldsV1Error, fieldElement, pathString, type FieldPath } from './field-set.js';
 import { compare, merge, removePaths, toFieldSet } from './typed.js';
+import { CLIENT_SIDE_APPLY_SUCCESSOR, fieldsStillAsLastApplied, syncLastApplied } from './last-applied.js';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -16,13 +17,15 @@ export interface ManagerRef {
   operation: Operation;
   /** The apiVersion the manager wrote with (kept for Update entries' identity, recorded for both). */
   apiVersion: string;
-  subresource: '' | 'status';
+  subresource: '' | 'status' | 'scale';
 }
 
 export interface TrackingScope {
   schema: JSONSchema;
   /** Kinds with a status subresource: writes to the main resource own no status, and the other way round. */
   statusSubresource: boolean;
+  /** Every spelling of the kind's group-version (a hidden alias group's too): last-applied annotations must name one. */
+  apiVersions: readonly string[];
 }
 
 interface Entry extends ManagerRef {
@@ -82,7 +85,7 @@ function decodeEntry(raw: unknown): Entry | undefined {
     manager: raw.manager ?? '',
     operation: raw.operation,
     apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
-    subresource: raw.subresource === 'status' ? 'status' : '',
+    subresource: raw.subresource === 'status' || raw.subresource === 'scale' ? raw.subresource : '',
     time: typeof raw.time === 'string' ? raw.time : undefined,
     set,
   };
@@ -210,13 +213,15 @@ export interface ApplyResult {
 
 /**
  * Server-side apply of `config` by `ref` onto `live` (absent: the object is created from the configuration).
- * Throws a 409 naming every conflicting field and manager unless `force`.
+ * Throws a 409 naming every conflicting field and manager unless `force`; the manager `kubectl` is let through
+ * conflicts on fields still as its client-side last-applied annotation recorded them (last-applied.ts).
  */
 export function applyConfiguration(live: KObject | undefined, config: KObject, ref: ManagerRef, force: boolean, scope: TrackingScope): KObject {
-  const merged = merge(withoutMeta(live) ?? {}, config, scope.schema) as KObject;
+  const liveBody = withoutMeta(live) ?? {};
+  const merged = merge(liveBody, config, scope.schema) as KObject;
   const managers = decodeManagers(live?.metadata.managedFields);
   const id = identity(ref);
-  const diff = compare(withoutMeta(live) ?? {}, merged, scope.schema);
+  const diff = compare(liveBody, merged, scope.schema);
   const changing = ownable(diff.added.union(diff.modified), ref, scope);
 
   const conflicts: { manager: Entry; path: FieldPath }[] = [];
@@ -224,17 +229,20 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
     if (other === id) continue;
     for (const path of entry.set.intersection(changing).paths()) conflicts.push({ manager: entry, path });
   }
-  if (conflicts.length > 0 && !force) throw conflictError(conflicts);
+  if (conflicts.length > 0 && !force) {
+    const waived = live && ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR
+      ? fieldsStillAsLastApplied(live, liveBody, scope.schema, scope.apiVersions)
+      : undefined;
+    const remaining = waived ? conflicts.filter((c) => !waived.has(c.path)) : conflicts;
+    if (remaining.length > 0) throw conflictError(remaining);
+  }
   for (const [other, entry] of managers) {
     if (other !== id) entry.set = entry.set.difference(changing);
   }
 
   const previous = managers.get(id);
   const applied = ownable(toFieldSet(config, scope.schema), ref, scope);
-
-  // Fields this manager applied before and no longer does go, unless someone else still owns them (or below them).
-  const others = [...managers].filter(([other]) => other !== id).map(([, e]) => e.set);
-  const dropped = previous ? [...previous.set.difference(applied).paths()].filter((p) => !others.some((s) => s.hasPrefix(p))) : [];
+  const dropped = previous ? droppedPaths(previous.set, applied, [...managers].filter(([other]) => other !== id).map(([, e]) => e.set)) : [];
   removePaths(merged, dropped, scope.schema);
 
   // Re-applying the same configuration is a no-op: the entry keeps its time so that nothing is written.
@@ -244,7 +252,19 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
 
   merged.metadata = isObject(merged.metadata) ? merged.metadata : {};
   setManagedFields(merged, managers);
+  if (ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR) syncLastApplied(merged, config);
   return merged;
+}
+
+/**
+ * What an applier's previous set loses from the object: the paths it no longer applies, except those with anything
+ * at or below them still owned, by another manager or by the new configuration itself. A path can own a map or list
+ * element as a whole (FieldsV1's `.`) while the configuration names only what is inside it; removing it would take
+ * the configured fields along.
+ */
+function droppedPaths(previous: FieldSet, applied: FieldSet, others: FieldSet[]): FieldPath[] {
+  const owners = [applied, ...others];
+  return [...previous.difference(applied).paths()].filter((p) => !owners.some((s) => s.hasPrefix(p)));
 }
 
 /** kube-apiserver's description of a manager in conflict messages. */
@@ -257,7 +277,7 @@ function describe(entry: Entry): string {
 
 function conflictError(conflicts: { manager: Entry; path: FieldPath }[]): StatusError {
   const causes: StatusCause[] = conflicts.map((c) => ({
-    type: 'FieldManagerConflict',
+    reason: 'FieldManagerConflict',
     message: `conflict with ${describe(c.manager)}`,
     field: pathString(c.path),
   }));

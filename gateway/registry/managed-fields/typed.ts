@@ -4,9 +4,9 @@
 // from OpenAPI: lists default to atomic, maps and objects to granular; fields the schema does not describe are
 // treated as granular maps and atomic lists.
 import type { JSONSchema } from '../../../api/schema.js';
-import { isObject } from '../../../api/meta/types.js';
+import { isObject, ownValue } from '../../../api/meta/types.js';
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.js';
-import { cloneJson } from '../../../api/meta/clone.js';
+import { cloneJson, setOwn } from '../../../api/meta/clone.js';
 
 type Json = unknown;
 type JsonMap = Record<string, unknown>;
@@ -132,7 +132,7 @@ function equal(a: Json, b: Json): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => equal(v, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && equal(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k]));
   }
   return false;
 }
@@ -199,11 +199,11 @@ export function compare(lhs: Json, rhs: Json, schema: JSONSchema | undefined): C
       const visit = (key: string) => {
         const { schema: cs, declared } = childSchema(shape.schema, key);
         path.push(fieldElement(key));
-        walk(lm[key], rm[key], cs, !declared);
+        walk(ownValue(lm, key), ownValue(rm, key), cs, !declared);
         path.pop();
       };
       for (const key in lm) visit(key);
-      for (const key in rm) if (!(key in lm)) visit(key);
+      for (const key in rm) if (!Object.hasOwn(lm, key)) visit(key);
     } else {
       const left = indexList(shape, l);
       const right = indexList(shape, r);
@@ -233,8 +233,9 @@ export function merge(live: Json, config: Json, schema: JSONSchema | undefined):
   if (shape.kind === 'object') {
     if (!isObject(live) || !isObject(config)) return cloneJson(config);
     const out: JsonMap = {};
+    // Own keys, read and set: a map may hold the key "__proto__" or "constructor" like any other.
     for (const key of new Set([...Object.keys(live), ...Object.keys(config)])) {
-      out[key] = merge(live[key], config[key], childSchema(shape.schema, key).schema);
+      setOwn(out, key, merge(ownValue(live, key), ownValue(config, key), childSchema(shape.schema, key).schema));
     }
     return out;
   }
@@ -288,12 +289,29 @@ function mergeLists(shape: Shape, live: Json[], config: Json[]): Json[] {
   return out;
 }
 
-/** Removes the given paths from `obj` in place (a path whose ancestor is removed goes with it). */
+/**
+ * Removes the given paths from `obj` in place (a path whose ancestor is removed goes with it). List elements are
+ * found through one index per list and dropped together at the end, so removing many elements of a long list stays
+ * linear.
+ */
 export function removePaths(obj: Json, paths: readonly FieldPath[], schema: JSONSchema | undefined): void {
-  for (const path of [...paths].sort((a, b) => a.length - b.length)) removePath(obj, path, schema);
+  const lists = new Map<Json[], ListRemoval>();
+  for (const path of paths) removePath(obj, path, schema, lists);
+  for (const [list, { doomed }] of lists) {
+    if (doomed.size === 0) continue;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) if (!doomed.has(i)) list[kept++] = list[i];
+    list.length = kept;
+  }
 }
 
-function removePath(obj: Json, path: FieldPath, schema: JSONSchema | undefined): void {
+interface ListRemoval {
+  /** First position of each element's path element. */
+  positions: Map<PathElement, number>;
+  doomed: Set<number>;
+}
+
+function removePath(obj: Json, path: FieldPath, schema: JSONSchema | undefined, lists: Map<Json[], ListRemoval>): void {
   let node: Json = obj;
   let s = schema;
   for (let i = 0; i < path.length; i++) {
@@ -307,15 +325,25 @@ function removePath(obj: Json, path: FieldPath, schema: JSONSchema | undefined):
         return;
       }
       s = childSchema(s, key).schema;
-      node = node[key];
+      node = ownValue(node, key);
       continue;
     }
     if (!Array.isArray(node)) return;
     const shape = shapeOf(s, node);
-    const index = node.findIndex((item, n) => listElement(shape, item, n) === pe);
-    if (index < 0) return;
+    let removal = lists.get(node);
+    if (removal === undefined) {
+      const positions = new Map<PathElement, number>();
+      node.forEach((item, n) => {
+        const element = listElement(shape, item, n);
+        if (!positions.has(element)) positions.set(element, n);
+      });
+      removal = { positions, doomed: new Set() };
+      lists.set(node, removal);
+    }
+    const index = removal.positions.get(pe);
+    if (index === undefined || removal.doomed.has(index)) return;
     if (last) {
-      node.splice(index, 1);
+      removal.doomed.add(index);
       return;
     }
     s = shape.kind === 'set' || shape.kind === 'map-list' ? shape.item : undefined;
