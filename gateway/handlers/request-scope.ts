@@ -1,6 +1,5 @@
 // What every resource handler shares: the resolved resource, body reading with the size limit, decoding by
 // Content-Type, the write settings of the query, and encoding the answer for the negotiated media type.
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { errors, type StatusError } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
@@ -9,21 +8,20 @@ import type { KindDefinition } from '../../api/scheme.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
 import type { ResourceStore } from '../registry/store.js';
-import type { DecodeResult, ListValue, Serializer } from '../negotiation/serializer.js';
+import type { DecodeResult, ResponseTarget, Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
 import { requestQuery, type RequestInfo } from '../filters/request-info.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
-import { encodeShared, isShareable, sharedEncoding } from '../negotiation/shared-encodings.js';
+import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
-import { joinedChunks } from '../../backends/byte-chunks.js';
 import { closeAfterAnswer } from '../server/connection.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
   maxRequestBodyBytes: number;
   shutdownSignal: AbortSignal;
-  /** Watches without timeoutSeconds end after a random time in [this, 2x this), spreading reconnects. */
+  /** Watches without timeoutSeconds (or with 0) end after a random time in [this, 2x this), spreading reconnects; 0: never. */
   minRequestTimeoutSeconds?: number;
   /** A body still arriving this long after reading began answers 504 and its stream is closed; 0 or absent: no limit. */
   readBodyTimeoutMs?: number;
@@ -176,15 +174,19 @@ export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: De
 
 export { addWarnings } from './warning-headers.js';
 
-function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } & ListValue {
-  return isObject(value) && Array.isArray(value.items);
+/** What an answer goes out as: the negotiated target, and the body to encode (a Table made of `value`, or `value`). */
+export interface PreparedAnswer {
+  value: unknown;
+  body: unknown;
+  target: ResponseTarget;
+  pretty: boolean;
 }
 
 /**
- * Encodes an object, a list or a Status for the negotiated media type; objects and lists of `def` become Tables
- * when the client asked for one.
+ * Negotiates the answer's encoding, sets the status and Content-Type, and turns objects and lists of `def` into a
+ * Table when the client asked for one.
  */
-export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): void {
+export function prepareAnswer(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): PreparedAnswer {
   const q = requestQuery(ctx);
   // At an alias group (gateway/filters/group-alias.ts) the answer carries the group asked in.
   const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
@@ -201,26 +203,26 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
   }
   ctx.status = status;
   ctx.set('Content-Type', target.contentType);
-  const pretty = target.pretty === true || isPrettyPrint(q, ctx.get('user-agent'));
-  const chunks = !pretty && body === value && isList(value) && value.items.length > LIST_CHUNK_MIN_ITEMS
-    ? target.serializer.encodeList?.(value, (item) => sharedEncoding(target.serializer, item))
-    : undefined;
-  if (!chunks) {
-    // Written objects are cached too: the lists and reads that follow a write find their bytes ready.
-    const bytes = !pretty && body === value && isShareable(value)
-      ? encodeShared(target.serializer, value)
-      : target.serializer.encode(body, { pretty });
-    if (mayCompress(ctx)) ctx.body = bytes;
-    else writeWhole(ctx, bytes);
-  } else if (isList(value) && value.items.length > LIST_STREAM_MIN_ITEMS) {
-    // A large list goes out as a stream of chunks encoded as the response drains: memory stays at a chunk.
-    ctx.body = Readable.from(joinedChunks(chunks, STREAM_CHUNK_BYTES), { objectMode: false });
-  } else if (ctx.method === 'GET' && !mayCompress(ctx)) {
-    writePieces(ctx, [...chunks]);
-  } else {
-    // koa-compress reads ctx.body: the page is joined for it.
-    ctx.body = Buffer.concat([...chunks]);
-  }
+  return { value, body, target, pretty: target.pretty === true || isPrettyPrint(q, ctx.get('user-agent')) };
+}
+
+function isList(value: unknown): value is { items: KObject[]; metadata: Record<string, unknown> } {
+  return isObject(value) && Array.isArray(value.items);
+}
+
+/** Encodes an object, a list or a Status for the negotiated media type (lists of many items: list-response.ts). */
+export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): void {
+  writeEncoded(ctx, prepareAnswer(ctx, deps, status, answer, def));
+}
+
+/** The prepared answer encoded in one step, for answers small enough that this is short. */
+export function writeEncoded(ctx: Context, { value, body, target, pretty }: PreparedAnswer): void {
+  // Written objects are cached too: the lists and reads that follow a write find their bytes ready.
+  const bytes = !pretty && body === value && isShareable(value)
+    ? encodeShared(target.serializer, value)
+    : target.serializer.encode(body, { pretty });
+  if (mayCompress(ctx)) ctx.body = bytes;
+  else writeWhole(ctx, bytes);
 }
 
 /**
@@ -230,7 +232,7 @@ export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, a
  * resident memory by 26-38 MiB, against 4-6 MiB this way), and the copy cost more than the gathered write does.
  * Streaming the pieces instead cost a TLS record each. Koa is told to stay out.
  */
-function writePieces(ctx: Context, pieces: Buffer[]): void {
+export function writePieces(ctx: Context, pieces: Buffer[]): void {
   let length = 0;
   for (const piece of pieces) length += piece.length;
   ctx.length = length;
@@ -260,14 +262,6 @@ function writeWhole(ctx: Context, body: Buffer): void {
   if (ctx.method === 'HEAD' || !ctx.writable) res.end();
   else res.end(body);
 }
-
-/** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */
-const STREAM_CHUNK_BYTES = 64 * 1024;
-
-/** Lists with more items than this are encoded in chunks rather than as one string. */
-const LIST_CHUNK_MIN_ITEMS = 100;
-/** Lists with more items than this (two default pages) are streamed; smaller ones keep a Content-Length. */
-const LIST_STREAM_MIN_ITEMS = 1000;
 
 export function successStatus(def: KindDefinition, name: string, uid?: string): Record<string, unknown> {
   const details: Record<string, unknown> = { name, kind: def.resource };

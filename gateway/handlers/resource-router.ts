@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { ownValue } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { queryBool, requestInfoOf, requestQuery } from '../filters/request-info.js';
+import { requestInfoOf, requestQuery } from '../filters/request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';
@@ -53,13 +53,14 @@ export function createResourceRouter(
     switch (method) {
       case 'GET':
       case 'HEAD':
-        if (info.parts.length === 2 && info.subresource === '' && (info.verb === 'watch' || queryBool(query, 'watch'))) {
-          // Watching one object through its item path (`/watch/` prefixed or with ?watch): the same watch,
-          // restricted by name.
+        if (info.verb === 'watch' && info.parts.length === 2) {
+          // Watching one object through the `/watch/` item path: the collection's watch, restricted by name.
           query.set('fieldSelector', joinSelectors(`metadata.name=${info.name}`, query.get('fieldSelector')));
           return handleWatch(ctx, deps, req);
         }
         if (info.verb === 'watch') return handleWatch(ctx, deps, req);
+        // An item path answers the object whatever its query says: as upstream, `?watch` there is no watch (it was
+        // authorized as a get, and must not open a stream a get-only user could not open through the collection).
         if (info.parts.length >= 2) return handleGet(ctx, deps, req);
         return handleList(ctx, deps, req);
       case 'POST':

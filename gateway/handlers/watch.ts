@@ -25,13 +25,9 @@ import { watchParams } from './resource-version.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
+import { setLongTimeout, watchDurationMs } from './watch-timeout.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
-
-/** Upstream's default for watches without timeoutSeconds: a random duration in [min, 2*min) spreads reconnects. */
-function defaultTimeoutSeconds(minSeconds: number): number {
-  return Math.floor(minSeconds * (1 + Math.random()));
-}
 
 type ClientEvent = { type: string; object: unknown };
 
@@ -163,11 +159,10 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   }
 
   const abort = new AbortController();
-  const timeout = setTimeout(() => abort.abort(), (params.timeoutSeconds ?? defaultTimeoutSeconds(deps.minRequestTimeoutSeconds ?? 1800)) * 1000);
-  timeout.unref();
+  const cancelTimeout = setLongTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
   const unregister = onShutdown(deps.shutdownSignal, () => abort.abort());
   const cleanup = (): void => {
-    clearTimeout(timeout);
+    cancelTimeout();
     unregister();
     abort.abort();
   };

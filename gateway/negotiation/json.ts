@@ -3,6 +3,7 @@
 import { visit } from 'jsonc-parser';
 import { errors } from '../../api/meta/errors.js';
 import type { DecodeOptions, DecodeResult, ListValue, Serializer } from './serializer.js';
+import { elementsField, nextChunkCount } from './list-chunks.js';
 
 /** jsonc-parser's ParseErrorCode values (a const enum, so spelled out here). */
 const SYNTAX_PROBLEMS: Record<number, string> = {
@@ -213,21 +214,16 @@ function encodeJson(value: unknown, pretty?: boolean): string {
 }
 
 /**
- * Target size of a chunk of a streamed list: enough that per-chunk costs vanish, small enough that its string and
- * Buffer are young-generation garbage (V8 puts strings above ~128 KiB in large-object space, which only a full GC
- * frees, and the process would grow by many pages' worth before one ran).
+ * A list (or Table) as pieces whose concatenation is byte for byte what encode(list, { pretty }) gives, encoded lazily
+ * one piece at a time: a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's
+ * string is large. Only for answers whose elements field is last (list-chunks.ts); otherwise undefined.
  */
-const LIST_CHUNK_CHARS = 64 * 1024;
-
-/**
- * A list as pieces whose concatenation is byte for byte what encode(list) gives, encoded lazily one piece at a time:
- * a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's string is large.
- * Only for lists whose last field is `items`, so that the field order matches; otherwise undefined.
- */
-function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined): Iterable<Buffer> | undefined {
-  const fields = Object.keys(list);
-  if (fields[fields.length - 1] !== 'items') return undefined;
-  const { items, ...rest } = list;
+function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined, opts?: { pretty?: boolean }): Iterable<Buffer> | undefined {
+  const field = elementsField(list);
+  if (field === undefined) return undefined;
+  if (opts?.pretty) return encodePrettyJsonList(list, field);
+  const { [field]: itemsValue, ...rest } = list;
+  const items = itemsValue as unknown[];
   const head = JSON.stringify(rest);
   /** An item's ready-made document without its closing newline, or undefined. */
   const ready = (item: unknown): Buffer | undefined => {
@@ -235,7 +231,7 @@ function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer
     return bytes && bytes[bytes.length - 1] === NEWLINE ? bytes.subarray(0, -1) : undefined;
   };
   function* chunks(): Generator<Buffer> {
-    yield Buffer.from(`${head === '{}' ? '{' : `${head.slice(0, -1)},`}"items":[`);
+    yield Buffer.from(`${head === '{}' ? '{' : `${head.slice(0, -1)},`}${JSON.stringify(field)}:[`);
     // Items per chunk follow the size of the items encoded so far.
     let count = 16;
     for (let i = 0; i < items.length;) {
@@ -252,7 +248,7 @@ function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer
       while (end < items.length && end - i < count && !ready(items[end])) end++;
       const text = JSON.stringify(items.slice(i, end));
       yield Buffer.from(`${i === 0 ? '' : ','}${text.slice(1, -1)}`);
-      count = Math.max(1, Math.min(1024, Math.floor((LIST_CHUNK_CHARS * (end - i)) / text.length)));
+      count = nextChunkCount(end - i, text.length);
       i = end;
     }
     yield Buffer.from(']}\n');
@@ -260,6 +256,34 @@ function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer
   return chunks();
 }
 
+/**
+ * The indented form, as JSON.stringify(list, null, 2) writes it: each run of elements is indented as an array of its
+ * own, then moved one level in (a JSON string holds no raw newline, so every line break is the encoder's).
+ */
+function encodePrettyJsonList(list: ListValue, field: string): Iterable<Buffer> {
+  const { [field]: itemsValue, ...rest } = list;
+  const items = itemsValue as unknown[];
+  const head = JSON.stringify(rest, null, 2);
+  function* chunks(): Generator<Buffer> {
+    if (items.length === 0) {
+      yield Buffer.from(JSON.stringify(list, null, 2));
+      return;
+    }
+    yield Buffer.from(`${head === '{}' ? '{' : `${head.slice(0, -2)},`}\n  ${JSON.stringify(field)}: [\n`);
+    let count = 16;
+    for (let i = 0; i < items.length;) {
+      const end = Math.min(items.length, i + count);
+      const text = JSON.stringify(items.slice(i, end), null, 2);
+      yield Buffer.from(`${i === 0 ? '' : ',\n'}${text.slice(2, -2).replace(LINE_START, '  ')}`);
+      count = nextChunkCount(end - i, text.length);
+      i = end;
+    }
+    yield Buffer.from('\n  ]\n}');
+  }
+  return chunks();
+}
+
+const LINE_START = /^/gm;
 const NEWLINE = 0x0a;
 const COMMA = Buffer.from(',');
 

@@ -4,7 +4,7 @@
 // protobuf are a 415. Watch streams are length-prefixed WatchEvent frames (`;stream=watch`), as upstream.
 import { errors } from '../../api/meta/errors.js';
 import {
-  decodeProtobufObject, encodeProtobufObject, encodeProtobufWatchFrame, protobufCovers,
+  decodeProtobufObject, encodeProtobufListInBatches, encodeProtobufObject, encodeProtobufWatchFrame, protobufCovers,
 } from '../../api/proto/object-codec.js';
 import type { Serializer } from './serializer.js';
 
@@ -18,6 +18,7 @@ export function createProtobufSerializer(): Serializer {
     covers: protobufCovers,
     // Binary: `pretty` has no meaning.
     encode: (value) => encodeProtobufObject(value),
+    encodeListInBatches: (list) => encodeProtobufListInBatches(list),
     decode: (body, opts) => {
       if (opts?.expected && !protobufCovers(apiVersionOf(opts.expected), opts.expected.kind)) {
         throw errors.unsupportedMediaType(KUBERNETES_PROTOBUF_MEDIA_TYPE, ['application/json', 'application/yaml']);

@@ -33,11 +33,17 @@ export interface Serializer {
   readonly tables?: boolean;
   encode(value: unknown, opts?: { pretty?: boolean }): Buffer;
   /**
-   * Optional: a large list (not pretty-printed) as chunks, produced lazily, whose concatenation has the same bytes as
-   * encode(list). Undefined when this list cannot be chunked; callers then use encode. `encodedItem` offers an
-   * item's ready-made encoding (as encode(item) gives it), when one exists, to copy instead of encoding again.
+   * Optional: a large list (or Table) as chunks, produced lazily, whose concatenation has the same bytes as
+   * encode(list, opts), so that encoding it is many short steps. Undefined when this list cannot be chunked; callers
+   * then use encode. `encodedItem` offers an item's ready-made encoding (as encode(item) gives it), when one exists,
+   * to copy instead of encoding again.
    */
-  encodeList?(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined): Iterable<Buffer> | undefined;
+  encodeList?(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined, opts?: { pretty?: boolean }): Iterable<Buffer> | undefined;
+  /**
+   * Optional, for encodings that must know a list's whole length before its first byte (protobuf's length-prefixed
+   * envelope): the pieces of encode(list), made in batches with the event loop let through between them.
+   */
+  encodeListInBatches?(list: ListValue): Promise<Buffer[]>;
   /** Throws StatusError 400 naming the problem (line/offset) on malformed input. */
   decode(body: Buffer, opts?: DecodeOptions): DecodeResult;
   /**

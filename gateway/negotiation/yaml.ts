@@ -5,6 +5,7 @@ import yaml from 'js-yaml';
 import { errors } from '../../api/meta/errors.js';
 import { decodeJsonText, isNestingTooDeep, MAX_NESTING_DEPTH } from './json.js';
 import type { DecodeOptions, DecodeResult, Serializer } from './serializer.js';
+import { encodeYamlList } from './yaml-list.js';
 
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
 /** The `<<` merge key as js-yaml's default schema defines it; the loader recognises it by its tag. */
@@ -134,6 +135,7 @@ export function createYamlSerializer(): Serializer {
     mediaType: 'application/yaml',
     aliases: [],
     encode: (value) => Buffer.from(encodeYaml(value)),
+    encodeList: (list) => encodeYamlList(list, encodeYaml),
     decode: (body, opts) => decodeYamlText(body.toString('utf8'), opts),
     streamMediaType: '',
     encodeWatchEvent: () => {

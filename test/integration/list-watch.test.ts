@@ -1,6 +1,7 @@
 // Lists, paging, selectors, resource-version semantics and watch over real HTTPS.
 import { expect } from 'chai';
 import { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
 
@@ -252,6 +253,36 @@ describe('list and watch', function () {
       const ns = await namespace();
       const w = await watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`);
       await w.ended;
+    });
+
+    it('keeps a watch open for a timeoutSeconds beyond what one Node timer holds', async () => {
+      const ns = await namespace();
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const watches = await Promise.all(['2147484', '9000000000'].map((t) => watch(`${path}?watch=1&timeoutSeconds=${t}`)));
+      // An overflowing timer ended these after a few hundred milliseconds; an event written well after must arrive.
+      await new Promise((r) => setTimeout(r, 1100));
+      await gh.request('POST', path, { body: cm('late') });
+      for (const w of watches) {
+        const event = await w.next();
+        expect(`${event.type} ${event.object.metadata?.name}`).to.equal('ADDED late');
+      }
+    });
+
+    it('ends a watch with timeoutSeconds=0 or unset after a random time in [min, 2·min) of --min-request-timeout', async function () {
+      this.timeout(15000);
+      const quick = await startTestGatehouse(['--min-request-timeout=1']);
+      try {
+        const timed = await Promise.all(['?watch=1&timeoutSeconds=0', '?watch=1', '?watch=1&timeoutSeconds=0', '?watch=1'].map(async (query) => {
+          const started = performance.now();
+          const w = await openWatch(quick.url, `/api/v1/namespaces/default/configmaps${query}`, { ca: quick.ca, token: quick.adminToken });
+          await w.ended;
+          return performance.now() - started;
+        }));
+        // Timers fire late rather than early; the upper bound leaves room for a loaded machine.
+        for (const ms of timed) expect(ms).to.be.within(990, 3000);
+      } finally {
+        await quick.close();
+      }
     });
 
     it('answers a watch from a compacted version with 200 and one ERROR event holding the 410; a list with a 410', async function () {

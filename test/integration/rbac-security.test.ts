@@ -126,6 +126,28 @@ describe('RBAC security', function () {
     });
   });
 
+  describe('a watch parameter on an item path', () => {
+    it('answers the object, so that a user who may only get it cannot watch it; the /watch/ path asks for watch', async () => {
+      const ns = await createNamespace(env.gh, 'item-watch');
+      const cms = `/api/v1/namespaces/${ns}/configmaps`;
+      await create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one' }, data: { k: 'v' } });
+      await create(`${RBAC_V1}/namespaces/${ns}/roles`, roleBody('getter', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]));
+      await create(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('dave-gets', 'Role', 'getter', ['dave']));
+      await eventually('dave may get', async () => (await env.gh.request('GET', `${cms}/one`, as('dave'))).status === 200);
+
+      for (const query of ['watch=1', 'watch=true&resourceVersion=0', 'watch=True&timeoutSeconds=600']) {
+        // A stream would never end: the timeout turns one into a failure instead of a hang.
+        const res = await env.gh.request('GET', `${cms}/one?${query}`, { ...as('dave'), timeoutMs: 5000 });
+        expect(res.status, `${query}: ${res.body}`).to.equal(200);
+        expect(res.json()).to.deep.include({ kind: 'ConfigMap', data: { k: 'v' } });
+      }
+      const itemWatch = expectFailure(await env.gh.request('GET', `/api/v1/watch/namespaces/${ns}/configmaps/one`, { ...as('dave'), timeoutMs: 5000 }), 403, 'Forbidden');
+      expect(itemWatch.message).to.equal(`configmaps "one" is forbidden: User "dave" cannot watch resource "configmaps" in API group "" in the namespace "${ns}"`);
+      const collectionWatch = expectFailure(await env.gh.request('GET', `${cms}?watch=1`, { ...as('dave'), timeoutMs: 5000 }), 403, 'Forbidden');
+      expect(collectionWatch.message).to.equal(`configmaps is forbidden: User "dave" cannot watch resource "configmaps" in API group "" in the namespace "${ns}"`);
+    });
+  });
+
   describe('names', () => {
     it('of the four kinds must be valid path segments (422 naming metadata.name); colons are fine', async () => {
       const ns = await createNamespace(env.gh, 'rbac-names');
