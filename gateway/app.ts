@@ -146,8 +146,3 @@ export function createGateway(deps: AppDeps): Gateway {
   });
   return { app, registry };
 }
-
-/** The Koa application alone, for callers that run no background work. */
-export function createApp(deps: AppDeps): Koa {
-  return createGateway(deps).app;
-}

@@ -76,11 +76,6 @@ function identityHeaderMatcher(configs: Omit<RequestHeaderConfig, 'allowedNames'
   return (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p));
 }
 
-/** Removes the identity headers of `configs` from the request. */
-export function clearIdentityHeaders(req: IncomingMessage, configs: Omit<RequestHeaderConfig, 'allowedNames'>[]): void {
-  deleteHeaders(req, identityHeaderMatcher(configs));
-}
-
 interface ProxyVerdict {
   fingerprint: string;
   error?: string;

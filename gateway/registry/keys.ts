@@ -11,7 +11,3 @@ export function collectionPrefix(def: KindDefinition, namespace: string): string
   const base = `/registry/${groupSegment(def)}/${def.storedAs?.resource ?? def.resource}/`;
   return def.namespaced && namespace ? `${base}${namespace}/` : base;
 }
-
-export function objectKey(def: KindDefinition, namespace: string, name: string): string {
-  return `${collectionPrefix(def, def.namespaced ? namespace : '')}${name}`;
-}

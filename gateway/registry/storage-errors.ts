@@ -1,6 +1,6 @@
 // Storage speaks in keys and revisions; clients expect Status objects naming their resource. This is the one place
 // where one becomes the other.
-import { errors, type GroupResource, StatusError } from '../../api/meta/errors.js';
+import { errors, type GroupResource } from '../../api/meta/errors.js';
 import { isStorageError } from '../../backends/storage.js';
 
 export function toStatusError(e: unknown, gr: GroupResource, name: string): unknown {
@@ -26,8 +26,4 @@ export async function translated<T>(gr: GroupResource, name: string, call: () =>
   } catch (e) {
     throw toStatusError(e, gr, name);
   }
-}
-
-export function isStatus(e: unknown, code: number): boolean {
-  return e instanceof StatusError && e.code === code;
 }

@@ -70,7 +70,7 @@ const NO_ADMISSION: AdmitWrite = async () => {};
 export function createResourceStore(def: KindDefinition, storage: Storage, validator: KindValidator, namespaces: NamespaceGate, admit: AdmitWrite = NO_ADMISSION): ResourceStore {
   const gr: GroupResource = { group: def.group, resource: def.resource };
   const apiVersion = apiVersionOf(def);
-  /** Every key of this resource starts with this (objectKey's rule, computed once rather than per request). */
+  /** Every key of this resource starts with this (collectionPrefix's rule, computed once rather than per request). */
   const basePrefix = collectionPrefix(def, '');
   const tracking: TrackingScope = {
     schema: def.schema,

@@ -45,10 +45,6 @@ export function tokenIdFromSecretName(name: string): string | null {
   return SECRET_NAME_PATTERN.exec(name)?.[1] ?? null;
 }
 
-export function isBootstrapTokenSecret(obj: KObject): boolean {
-  return obj.type === BOOTSTRAP_TOKEN_SECRET_TYPE && obj.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE;
-}
-
 /** One decoded data value; '' when absent or not a string (as upstream's GetData). */
 export function secretValue(obj: KObject, key: string): string {
   const data = obj.data;
