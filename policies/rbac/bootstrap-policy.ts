@@ -40,6 +40,7 @@ const AUTHN = ['authentication.platform.io', 'authentication.k8s.io'];
 const AUTHZ = ['authorization.platform.io', 'authorization.k8s.io'];
 const RBAC = [RBAC_GROUP, RBAC_GROUP_K8S];
 const NETWORKING = 'networking.platform.io';
+const EVENTS = ['events.platform.io', 'events.k8s.io'];
 
 export const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 export const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', ...PUBLIC_INFO_URLS, '/openapi', '/openapi/*'];
@@ -69,6 +70,8 @@ export function bootstrapClusterRoles(): RoleObject[] {
       rule(READ, ['apps'], ['replicasets', 'replicasets/scale', 'replicasets/status']),
       rule(READ, ['batch'], ['cronjobs', 'cronjobs/status']),
       rule(READ, [NETWORKING], ['networkpolicies']),
+      // The same Events as the core group's, in their newer form.
+      rule(READ, EVENTS, ['events']),
     ], { [AGGREGATE_TO('view')]: 'true' }),
     clusterRole('system:basic-user', [
       rule(['create'], AUTHN, ['selfsubjectreviews']),
