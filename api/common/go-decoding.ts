@@ -47,9 +47,16 @@ class JsonSyntaxError extends Error {}
 
 const END = 'unexpected end of JSON input';
 
+/**
+ * Go's scanner refuses nesting past 10,000 levels; this walk recurses per level, so it stops far sooner (the request
+ * decoders' own bound), with Go's words, rather than overflow the stack on a hostile value.
+ */
+const MAX_DEPTH = 1000;
+
 /** Recursive descent over the input with the scanner's error contexts; returns the top-level value's JSON type. */
 function scanJson(text: string): string {
   let i = 0;
+  let depth = 0;
   const fail = (context: string): never => {
     throw new JsonSyntaxError(i >= text.length ? END : `invalid character ${quoteChar(text[i])} ${context}`);
   };
@@ -113,15 +120,20 @@ function scanJson(text: string): string {
     i++;
     value();
   };
+  const nested = (close: string, afterItem: string, item: () => unknown): void => {
+    if (++depth > MAX_DEPTH) throw new JsonSyntaxError('exceeded max depth');
+    sequence(close, afterItem, item);
+    depth--;
+  };
   const value = (): string => {
     skipSpace();
     const c = text[i];
     if (c === '{') {
-      sequence('}', 'after object key:value pair', member);
+      nested('}', 'after object key:value pair', member);
       return 'object';
     }
     if (c === '[') {
-      sequence(']', 'after array element', value);
+      nested(']', 'after array element', value);
       return 'array';
     }
     if (c === '"') {

@@ -37,4 +37,9 @@ describe('Go decoding errors', () => {
     ];
     for (const [text, message] of cases) expect(goJsonObjectError(Buffer.from(text)), text).to.equal(message);
   });
+
+  it('refuses a hostile nesting (a .dockerconfigjson of 200,000 brackets) with Go\'s words, not a stack overflow', () => {
+    expect(goJsonObjectError(Buffer.from('['.repeat(200_000)))).to.equal('exceeded max depth');
+    expect(goJsonObjectError(Buffer.from(`{"auths":${'['.repeat(900)}${']'.repeat(900)}}`))).to.equal(undefined);
+  });
 });
