@@ -63,6 +63,18 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     expect(stored.data).to.deep.equal({ a: '1', b: 'edited' });
   });
 
+  it('takes an annotation nested deeper than any body may be as no usable annotation: a 409, not a 500', async () => {
+    const name = uniqueName('deep');
+    // Any client may write the annotation; 40,000 levels fit its size limit and overflowed the comparison's walk.
+    let deep = '1';
+    for (let i = 0; i < 40_000; i++) deep = `{"x":${deep}}`;
+    const annotation = `{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"1"},"x":${deep}}`;
+    const created = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, { body: cm(name, { a: '1' }, { [LAST_APPLIED]: annotation }) });
+    expect(created.status, created.body).to.equal(201);
+    const res = await apply(name, cm(name, { a: 'changed' }));
+    expectFailure(res, 409, 'Conflict');
+  });
+
   it('waives nothing for another field manager, without an annotation, or for an annotation of another group-version', async () => {
     const other = uniqueName('other-manager');
     await clientSideApplied(other, { a: '1' });

@@ -8,6 +8,7 @@
 import { isObject, type KObject } from '../../../api/meta/types.js';
 import type { FieldSet } from './field-set.js';
 import { compare, toFieldSet } from './typed.js';
+import { assertNestingWithin, MAX_NESTING_DEPTH } from '../../negotiation/json.js';
 import type { JSONSchema } from '../../../api/schema.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -39,6 +40,8 @@ export function fieldsStillAsLastApplied(live: KObject, liveWithoutMeta: unknown
   if (text === undefined) return undefined;
   let lastApplied: unknown;
   try {
+    // Any client may have written the annotation, and the walks below recurse: as deep as a request body, no deeper.
+    assertNestingWithin(text, MAX_NESTING_DEPTH);
     lastApplied = JSON.parse(text);
   } catch {
     return undefined;
