@@ -16,8 +16,7 @@ import { CLIENT_CONFIG_KEY, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_P
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { cloneJson } from '../../api/meta/clone.js';
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../server/long-timeout.js';
 
 /**
  * The HMAC key: the full token `<id>.<secret>`, as kube-apiserver's bootstrap tokens do ("with the full token as shared secret").

@@ -8,10 +8,8 @@ import type { KObject } from '../../api/meta/types.js';
 import { isStorageError } from '../../backends/storage.js';
 import type { Registry } from '../registry/registry.js';
 import { startInformer } from './informer.js';
+import { setLongTimeout } from '../server/long-timeout.js';
 import type { Controller } from './namespace-lifecycle.js';
-
-/** setTimeout's longest delay; a later deadline is re-armed when this one fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The newest write time an event records: creation, or the last update of any of its field managers. */
 export function lastWriteTime(obj: KObject): number | undefined {
@@ -25,13 +23,13 @@ export function startEventTtlController(registry: Registry, opts: { ttlMs: numbe
   const events = registry.byKind('', 'Event');
   if (!events) return { stop: async () => {} };
   const storage = events.storage;
-  const timers = new Map<string, NodeJS.Timeout>();
+  const timers = new Map<string, () => void>();
   let stopped = false;
 
   const keyOf = (obj: KObject) => events.key(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
 
   function cancel(key: string): void {
-    clearTimeout(timers.get(key));
+    timers.get(key)?.();
     timers.delete(key);
   }
 
@@ -40,18 +38,15 @@ export function startEventTtlController(registry: Registry, opts: { ttlMs: numbe
     cancel(key);
     if (stopped) return;
     const resourceVersion = obj.metadata.resourceVersion;
-    const wait = Math.max(0, deadline - Date.now());
-    const timer = setTimeout(() => {
+    const cancelTimer = setLongTimeout(() => {
       timers.delete(key);
-      if (wait > MAX_TIMER_MS) return arm(obj, deadline);
       storage.delete(key, { preconditions: { resourceVersion } }).catch((e: unknown) => {
         // Gone already (another replica, a client) or written again (its watch event re-armed the timer).
         if (isStorageError(e, 'NotFound') || isStorageError(e, 'Conflict')) return;
         opts.log(`event-ttl: deleting ${key}: ${(e as Error).message}`);
       });
-    }, Math.min(wait, MAX_TIMER_MS));
-    timer.unref();
-    timers.set(key, timer);
+    }, Math.max(0, deadline - Date.now()));
+    timers.set(key, cancelTimer);
   }
 
   const informer = startInformer(events, {

@@ -9,9 +9,7 @@ import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
-
-/** setTimeout's ceiling (about 24.8 days); a later expiration re-arms when this fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../server/long-timeout.js';
 
 function internalWrite(): WriteContext {
   return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };

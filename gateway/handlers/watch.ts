@@ -25,7 +25,8 @@ import { watchParams } from './resource-version.js';
 import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
-import { setLongTimeout, watchDurationMs } from './watch-timeout.js';
+import { watchDurationMs } from './watch-timeout.js';
+import { setLongTimeout } from '../server/long-timeout.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { setLongTimeout, watchDurationMs } from '../../gateway/handlers/watch-timeout.js';
+import { watchDurationMs } from '../../gateway/handlers/watch-timeout.js';
+import { setLongTimeout } from '../../gateway/server/long-timeout.js';
 
 describe('watch timeout', () => {
   it('is the requested timeoutSeconds, uncapped', () => {
