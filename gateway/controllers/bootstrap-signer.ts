@@ -17,6 +17,7 @@ import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { cloneJson } from '../../api/meta/clone.js';
 import { MAX_TIMER_MS } from '../server/long-timeout.js';
+import { createLogger, lineLog } from '../server/logger.js';
 
 /**
  * The HMAC key: the full token `<id>.<secret>`, as kube-apiserver's bootstrap tokens do ("with the full token as shared secret").
@@ -53,7 +54,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
   const secrets = registry.byKind('', 'Secret');
   const configMaps = registry.byKind('', 'ConfigMap');
   if (!secrets || !configMaps) return { async stop() {} };
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? lineLog(createLogger());
   const now = opts.now ?? Date.now;
   const retryMs = opts.retryMs ?? 500;
   const abort = new AbortController();

@@ -10,6 +10,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { MAX_TIMER_MS } from '../server/long-timeout.js';
+import { createLogger, lineLog } from '../server/logger.js';
 
 function internalWrite(): WriteContext {
   return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
@@ -24,7 +25,7 @@ export interface TokenCleanerOptions {
 export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions = {}): Controller {
   const secrets = registry.byKind('', 'Secret');
   if (!secrets) return { async stop() {} };
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? lineLog(createLogger());
   const now = opts.now ?? Date.now;
   const abort = new AbortController();
   const timers = new Map<string, NodeJS.Timeout>();

@@ -7,6 +7,7 @@ import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
 import type { TlsOptions } from 'node:tls';
 import { isHttp2 } from './connection.js';
 import { guardConnections } from './connection-guards.js';
+import { createLogger, type Logger } from './logger.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -33,8 +34,8 @@ export interface SecureServerOptions {
   headerTimeoutMs?: number;
   /** Connections open at once (--max-connections); those beyond are closed on accept. 0: no cap. */
   maxConnections?: number;
-  /** Where refused and timed-out connections are summed up (at most a line a minute each). */
-  log?: (line: string) => void;
+  /** Refused and timed-out connections: one debug line each, summed up at info at most once a minute. */
+  logger?: Logger;
 }
 
 /** What shutdown needs of a listener, for both protocols. */
@@ -76,7 +77,7 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
     headerTimeoutMs: opts.headerTimeoutMs ?? 32_000,
     idleTimeoutMs,
     maxConnections: opts.maxConnections ?? 0,
-    log: opts.log ?? ((line) => console.error(line)),
+    logger: opts.logger ?? createLogger(),
   });
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();

@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { messagesOf } from '../helpers/klog.js';
 
 const HEADER_TIMEOUT_MS = 400;
 
@@ -129,7 +130,7 @@ describe('connection limits on the secure port', function () {
     });
 
     it('sums the closed connections up in one log line, not one each', () => {
-      const lines = gh.logs.filter((line) => line.includes('--read-header-timeout'));
+      const lines = messagesOf(gh.logs).filter((line) => line.includes('--read-header-timeout'));
       expect(lines).to.have.length(1);
       expect(lines[0]).to.match(/^closed 1 connection that sent no complete request head within 0\.4s/);
     });
@@ -149,7 +150,7 @@ describe('connection limits on the secure port', function () {
         const refused = await tlsConnect(gh, 'http/1.1').then((s) => { s.destroy(); return false; }, () => true);
         expect(refused, `connection ${4 + i} was refused`).to.equal(true);
       }
-      const lines = gh.logs.filter((line) => line.includes('--max-connections'));
+      const lines = messagesOf(gh.logs).filter((line) => line.includes('--max-connections'));
       expect(lines).to.deep.equal(['refusing new connections: 3 are open, the limit set by --max-connections (further refusals are summed up once a minute)']);
 
       // One client leaves; once the server has seen it go, a new client is served.
@@ -222,8 +223,8 @@ describe('connection limits on the secure port', function () {
       expect(printed, 'printed to the console').to.deep.equal([]);
       session.close();
 
-      expect(gh.logs.filter((line) => line.includes('\n    at ')), 'stack traces').to.deep.equal([]);
-      expect(gh.logs.filter((line) => /stream/i.test(line))).to.deep.equal([
+      expect(gh.logs.filter((line) => /\n\s+at /.test(line)), 'stack traces').to.deep.equal([]);
+      expect(messagesOf(gh.logs).filter((line) => /stream/i.test(line))).to.deep.equal([
         'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)',
       ]);
     });
