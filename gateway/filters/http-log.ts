@@ -15,14 +15,17 @@ export function createHttpLogFilter(logger: Logger) {
   return async function httpLog(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
     const { req, res } = ctx;
+    // Read now: once an HTTP/2 stream has closed, its request no longer reaches the socket.
+    const srcIP = `${req.socket?.remoteAddress}:${req.socket?.remotePort}`;
     res.once('close', () => {
       logger.debug({
         verb: req.method,
         URI: req.url,
         latency: milliseconds(performance.now() - started),
         userAgent: req.headers['user-agent'] ?? '',
-        srcIP: `${req.socket?.remoteAddress}:${req.socket?.remotePort}`,
-        resp: res.statusCode,
+        srcIP,
+        // 0: the client went away before any answer was sent (the status set meanwhile never left).
+        resp: res.headersSent ? res.statusCode : 0,
         ...(withHeaders ? { headers: { ...req.headers } } : {}),
       }, 'HTTP');
     });

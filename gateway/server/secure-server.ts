@@ -73,11 +73,20 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   http1.requestTimeout = 0;
   const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
   http1.keepAliveTimeout = idleTimeoutMs;
+  const logger = opts.logger ?? createLogger();
   const guards = guardConnections(server, {
     headerTimeoutMs: opts.headerTimeoutMs ?? 32_000,
     idleTimeoutMs,
     maxConnections: opts.maxConnections ?? 0,
-    logger: opts.logger ?? createLogger(),
+    logger,
+  });
+  // Failed handshakes and broken sessions are the clients' doing (a scanner, an untrusted certificate, a closed
+  // laptop); Node ends the connection either way, and a line each is worth having only while debugging.
+  server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: { remoteAddress?: string; remotePort?: number }) => {
+    logger.debug({ srcIP: `${socket.remoteAddress}:${socket.remotePort}`, code: err.code, reason: err.message }, 'TLS handshake error');
+  });
+  server.on('sessionError', (err: NodeJS.ErrnoException) => {
+    logger.debug({ code: err.code, reason: err.message }, 'HTTP/2 session error');
   });
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();
