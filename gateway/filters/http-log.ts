@@ -17,6 +17,8 @@ export function createHttpLogFilter(logger: Logger) {
     const { req, res } = ctx;
     // Read now: once an HTTP/2 stream has closed, its request no longer reaches the socket.
     const srcIP = `${req.socket?.remoteAddress}:${req.socket?.remotePort}`;
+    // As the client sent them: authentication removes the credential headers it consumed.
+    const headers = withHeaders ? { ...req.headers } : undefined;
     res.once('close', () => {
       logger.debug({
         verb: req.method,
@@ -26,7 +28,7 @@ export function createHttpLogFilter(logger: Logger) {
         srcIP,
         // 0: the client went away before any answer was sent (the status set meanwhile never left).
         resp: res.headersSent ? res.statusCode : 0,
-        ...(withHeaders ? { headers: { ...req.headers } } : {}),
+        headers,
       }, 'HTTP');
     });
     await next();
