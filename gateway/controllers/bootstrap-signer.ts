@@ -81,7 +81,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
               dirty = true;
               continue;
             }
-            log(`bootstrap signer: ${(e as Error).message}`);
+            log(`error: bootstrap signer: ${(e as Error).message}`);
             clearTimeout(retryTimer);
             retryTimer = setTimeout(poke, retryMs);
           }
@@ -152,7 +152,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
       await grantAnonymousClusterInfoRead(registry);
       await publishClusterInfo(registry, url, opts.caPem!);
     })
-      .catch((e: unknown) => log(`bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
+      .catch((e: unknown) => log(`error: bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
     : Promise.resolve();
 
   return {

@@ -89,7 +89,7 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
       if (await emptyNamespace(name)) await finalize(name);
       else schedule(name, retryMs);
     } catch (e) {
-      log(`namespace controller: ${name}: ${(e as Error).message}`);
+      log(`error: namespace controller: ${name}: ${(e as Error).message}`);
       schedule(name, retryMs * 4);
     }
   }

@@ -45,7 +45,7 @@ export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions 
       log(`token cleaner: deleted expired bootstrap token Secret ${ns}/${name}`);
     } catch (e) {
       if (isStatusError(e) && (e.code === 404 || e.code === 409)) return;
-      log(`token cleaner: deleting ${ns}/${name}: ${(e as Error).message}`);
+      log(`error: token cleaner: deleting ${ns}/${name}: ${(e as Error).message}`);
     }
   }
 
@@ -64,7 +64,7 @@ export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions 
       // Re-read: the Secret may have changed since; its watch event would have re-armed the timer, but a fresh read
       // also covers a timer that fired at setTimeout's ceiling.
       secrets!.get(ns, name).then(evaluate, (e: unknown) => {
-        if (!(isStatusError(e) && e.code === 404)) log(`token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
+        if (!(isStatusError(e) && e.code === 404)) log(`error: token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
       });
     }, Math.min(Math.max(expiration.at - now(), 0), MAX_TIMER_MS));
     timers.set(name, timer);

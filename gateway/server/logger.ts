@@ -83,12 +83,14 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 }
 
 /**
- * The `(line) => void` callbacks that modules below the gateway take (storage, authorizers, controllers): their
- * lines become info entries, and those they mark with the `warning: ` prefix warnings.
+ * The `(line) => void` callbacks that modules below the gateway take (storage, authorizers, controllers), which
+ * cannot import this module: their lines become info entries, and those they mark with an `error: ` or `warning: `
+ * prefix errors and warnings. A plain callback keeps them free of the logger and easy to test with an array.
  */
 export function lineLog(logger: Logger): (line: string) => void {
   return (line) => {
-    if (line.startsWith('warning: ')) logger.warn(line.slice('warning: '.length));
+    if (line.startsWith('error: ')) logger.error(line.slice('error: '.length));
+    else if (line.startsWith('warning: ')) logger.warn(line.slice('warning: '.length));
     else logger.info(line);
   };
 }

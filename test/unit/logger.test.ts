@@ -101,12 +101,17 @@ describe('logger', () => {
     }
   });
 
-  it("turns a module's `warning: ` lines into warnings and the rest into info", () => {
+  it("turns a module's `error: ` and `warning: ` lines into errors and warnings, and the rest into info", () => {
     const { logger, entries } = capture();
     const log = lineLog(logger);
+    log('error: postgres storage: write batch failed: gone');
     log('warning: no private key');
     log('reloaded the configuration');
-    expect(entries.map(parseEntry)).to.deep.equal([{ severity: 'W', message: 'no private key' }, { severity: 'I', message: 'reloaded the configuration' }]);
+    expect(entries.map(parseEntry)).to.deep.equal([
+      { severity: 'E', message: 'postgres storage: write batch failed: gone' },
+      { severity: 'W', message: 'no private key' },
+      { severity: 'I', message: 'reloaded the configuration' },
+    ]);
   });
 
   it('keeps each logger to its own level and destination', () => {
