@@ -49,8 +49,12 @@ export const REDACTED_PATHS: string[] = SECRET_KEYS.flatMap((key) => {
   return member.startsWith('[') ? [member, `*${member}`] : [member, `*.${member}`];
 });
 
+/**
+ * Wall-clock milliseconds (the monotonic clock drifts from it over a long uptime) with the sub-millisecond digits of
+ * the monotonic clock, which klog's microseconds want and Date cannot give.
+ */
 function epochSeconds(): number {
-  return (performance.timeOrigin + performance.now()) / 1000;
+  return (Date.now() + (performance.now() % 1)) / 1000;
 }
 
 function stderrSink(entry: string): void {
