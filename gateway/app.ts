@@ -17,6 +17,8 @@ import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { createMaxInFlightFilter } from './filters/max-in-flight.js';
 import { createSummaryLog } from './server/summary-log.js';
+import { createLogger, lineLog, type Logger } from './server/logger.js';
+import { createHttpLogFilter } from './filters/http-log.js';
 import { isClientEnding } from './server/connection.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
@@ -55,8 +57,8 @@ export interface AppDeps {
   maxMutatingRequestsInflight?: number;
   /** A request body not received whole this long after a handler starts reading it answers 504; 0: no limit. */
   readBodyTimeoutMs?: number;
-  /** Failure details withheld from clients go here. */
-  log?: (line: string) => void;
+  /** Failure details withheld from clients go here (default: a logger of its own, on stderr at -v 0). */
+  logger?: Logger;
   /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
   createSubresources?: CreateSubresourceHandler[];
   /** Served at GET /metrics (Prometheus text format) when given. */
@@ -81,6 +83,7 @@ export interface Gateway {
 }
 
 export function createGateway(deps: AppDeps): Gateway {
+  const logger = deps.logger ?? createLogger();
   const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
@@ -92,32 +95,40 @@ export function createGateway(deps: AppDeps): Gateway {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
+    logger,
   };
   const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));
-  const health = createHealthHandler(deps.health, { log: deps.log });
+  const health = createHealthHandler(deps.health, { log: lineLog(logger) });
 
   const app = new Koa();
-  const log = deps.log ?? ((line: string) => console.error(line));
-  // Clients that go away before their answer (a reset stream, a closed connection) are counted, and summed up at
-  // most once a minute: one that resets streams by the thousand would otherwise fill the log with stack traces.
-  const clientEndings = createSummaryLog(log, (count, first) => first
+  // Clients that go away before their answer (a reset stream, a closed connection) are routine: each is a debug
+  // line, and at info they are summed up at most once a minute, since one client resetting streams by the thousand
+  // would otherwise fill the log.
+  const clientEndings = createSummaryLog((line) => logger.info(line), (count, first) => first
     ? 'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)'
     : `${count} requests were ended by their clients (stream reset or refused, connection closed) before their answers were sent in the last minute`);
+  const clientEnded = (err: unknown): void => {
+    const { code, message } = err as NodeJS.ErrnoException;
+    logger.debug({ code, reason: message }, 'the client ended its request before the answer was sent');
+    clientEndings.note();
+  };
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (isClientEnding(err)) {
-      clientEndings.note();
+      clientEnded(err);
       return;
     }
-    log(`response error: ${err.stack ?? err.message}`);
+    logger.error({ err }, 'response error');
   });
+  // Installed only when its lines are written: at -v 0 a request does not pay for it.
+  if (logger.isLevelEnabled('debug')) app.use(createHttpLogFilter(logger));
   // The order is the contract: identify the request, make every failure a Status, authenticate, limit what is in
   // flight, authorize, bound the time, and only then compress and route.
   app.use(requestInfoFilter);
-  app.use(createStatusFilter(serializers, () => clientEndings.note()));
+  app.use(createStatusFilter(serializers, logger, clientEnded));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
-  app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => log(`Unable to authenticate the request: ${reason}`) }));
+  app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request') }));
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
   // identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));

@@ -21,6 +21,7 @@ import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { createSecureServer } from './server/secure-server.js';
 import { defaultMaxConnections } from './server/connection-guards.js';
+import { createLogger, lineLog } from './server/logger.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
 import { buildAuthenticator } from './authn/build-authenticator.js';
 import { loadServiceAccountKeys } from './authn/service-account-keys.js';
@@ -49,9 +50,9 @@ export interface RunningGatehouse {
 }
 
 export interface StartOptions {
-  /** Diagnostics (default: stderr). */
-  log?: (line: string) => void;
-  /** The start banner (default: stdout). */
+  /** Where each log entry goes, formatted by --logging-format, without its newline (default: stderr). */
+  log?: (entry: string) => void;
+  /** The start banner (default: stdout): the CLI's output for whoever started it, not a log entry. */
   out?: (line: string) => void;
   /** Resolve relative paths against this directory (default: process.cwd()). */
   cwd?: string;
@@ -114,9 +115,11 @@ function listen(server: NetServer, port: number, host: string): Promise<number> 
 }
 
 export async function startGatehouse(argv: string[], opts: StartOptions = {}): Promise<RunningGatehouse> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const options = parseOptions(argv, opts.cwd);
+  // Per server, never process-wide: tests run several servers in one process, each with its own level and sink.
+  const logger = createLogger({ verbosity: options.verbosity, format: options.loggingFormat, sink: opts.log });
+  const log = lineLog(logger);
   for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
 
   await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
@@ -176,7 +179,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       maxRequestsInflight: options.maxRequestsInflight,
       maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       readBodyTimeoutMs: options.readBodyTimeoutMs,
-      log,
+      logger,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metricsRegistry: metrics.registry,
     });
@@ -206,7 +209,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     goawayChance: options.goawayChance,
     headerTimeoutMs: options.readHeaderTimeoutMs,
     maxConnections: options.maxConnections ?? defaultMaxConnections(),
-    log,
+    logger,
   }, app.callback());
   let port: number;
   try {

@@ -81,7 +81,7 @@ export function createCompactor(opts: CompactorOptions): Compactor {
   const timer = setInterval(() => {
     compact().catch((e: unknown) => {
       const error = toStorageError(e);
-      if (!(error instanceof StorageError && error.code === 'Unavailable')) opts.log(`postgres storage: compaction failed: ${(e as Error).message}`);
+      if (!(error instanceof StorageError && error.code === 'Unavailable')) opts.log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
     });
   }, interval);
   timer.unref();

@@ -135,7 +135,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     if (closed) throw new StorageError('Unavailable', 'storage is closed', key);
     await compactor.maybeCompact().catch((e: unknown) => {
       const error = toStorageError(e);
-      if (!(error instanceof StorageError && error.code === 'Unavailable')) log(`postgres storage: compaction failed: ${(e as Error).message}`);
+      if (!(error instanceof StorageError && error.code === 'Unavailable')) log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
     });
   }
 

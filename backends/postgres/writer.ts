@@ -190,7 +190,7 @@ export function createWriter(opts: WriterOptions): Writer {
           // The whole batch shares the outcome; with a connection lost while its statement ran it is unknown, as
           // with any client of a remote database, and the caller's retry sees the truth.
           const error = toStorageError(e);
-          if (!(error instanceof StorageError)) opts.log(`postgres storage: write batch failed: ${(e as Error).message}`);
+          if (!(error instanceof StorageError)) opts.log(`error: postgres storage: write batch failed: ${(e as Error).message}`);
           for (const p of batch) p.reject(error);
           // The database is gone (or did not answer in time): the writes queued meanwhile, never sent, fail with
           // it rather than wait for an attempt of their own, and their callers retry.

@@ -91,7 +91,7 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
       (e: Error) => {
         const error = new IssuerUnavailableError(`oidc: authenticator for issuer ${opts.issuerUrl} not initialized: discovery at ${location} failed: ${e.message}`);
         failure = { at: now(), error };
-        opts.log(error.message);
+        opts.log(`error: ${error.message}`);
         throw error;
       },
     ).finally(() => { pending = undefined; });

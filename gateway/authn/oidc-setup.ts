@@ -40,7 +40,7 @@ function watchConfigFile(file: string, initial: string, apply: (text: string) =>
       apply(text);
       log(`reloaded authentication config from ${file}`);
     } catch (e) {
-      log(`failed to reload authentication config from ${file}: ${(e as Error).message}`);
+      log(`error: failed to reload authentication config from ${file}: ${(e as Error).message}`);
     } finally {
       running = false;
     }

@@ -17,6 +17,7 @@ import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { cloneJson } from '../../api/meta/clone.js';
 import { MAX_TIMER_MS } from '../server/long-timeout.js';
+import { createLogger, lineLog } from '../server/logger.js';
 
 /**
  * The HMAC key: the full token `<id>.<secret>`, as kube-apiserver's bootstrap tokens do ("with the full token as shared secret").
@@ -53,7 +54,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
   const secrets = registry.byKind('', 'Secret');
   const configMaps = registry.byKind('', 'ConfigMap');
   if (!secrets || !configMaps) return { async stop() {} };
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? lineLog(createLogger());
   const now = opts.now ?? Date.now;
   const retryMs = opts.retryMs ?? 500;
   const abort = new AbortController();
@@ -80,7 +81,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
               dirty = true;
               continue;
             }
-            log(`bootstrap signer: ${(e as Error).message}`);
+            log(`error: bootstrap signer: ${(e as Error).message}`);
             clearTimeout(retryTimer);
             retryTimer = setTimeout(poke, retryMs);
           }
@@ -151,7 +152,7 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
       await grantAnonymousClusterInfoRead(registry);
       await publishClusterInfo(registry, url, opts.caPem!);
     })
-      .catch((e: unknown) => log(`bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
+      .catch((e: unknown) => log(`error: bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
     : Promise.resolve();
 
   return {

@@ -43,7 +43,7 @@ export function startEventTtlController(registry: Registry, opts: { ttlMs: numbe
       storage.delete(key, { preconditions: { resourceVersion } }).catch((e: unknown) => {
         // Gone already (another replica, a client) or written again (its watch event re-armed the timer).
         if (isStorageError(e, 'NotFound') || isStorageError(e, 'Conflict')) return;
-        opts.log(`event-ttl: deleting ${key}: ${(e as Error).message}`);
+        opts.log(`error: event-ttl: deleting ${key}: ${(e as Error).message}`);
       });
     }, Math.max(0, deadline - Date.now()));
     timers.set(key, cancelTimer);

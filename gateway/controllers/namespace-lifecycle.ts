@@ -7,6 +7,7 @@ import { isStorageError } from '../../backends/storage.js';
 import { NAMESPACE_FINALIZER, SYSTEM_NAMESPACES } from '../../api/core/v1/namespace.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
+import { createLogger, lineLog } from '../server/logger.js';
 
 const INTERNAL_WRITE: WriteContext = { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
 
@@ -30,7 +31,7 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
   const namespaces = registry.byKind('', 'Namespace');
   const abort = new AbortController();
   const retryMs = opts.retryMs ?? 500;
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? lineLog(createLogger());
   const pending = new Set<string>();
   const timers = new Set<NodeJS.Timeout>();
   if (!namespaces) return { async stop() {} };
@@ -88,7 +89,7 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
       if (await emptyNamespace(name)) await finalize(name);
       else schedule(name, retryMs);
     } catch (e) {
-      log(`namespace controller: ${name}: ${(e as Error).message}`);
+      log(`error: namespace controller: ${name}: ${(e as Error).message}`);
       schedule(name, retryMs * 4);
     }
   }

@@ -76,7 +76,7 @@ export function startPerNamespaceController(registry: Registry, opts: PerNamespa
           queue.add(namespace);
           continue;
         }
-        opts.log(`${opts.name}: ${namespace}: ${(e as Error).message}`);
+        opts.log(`error: ${opts.name}: ${namespace}: ${(e as Error).message}`);
         retryLater(namespace);
       }
     }

@@ -83,7 +83,7 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
             await syncNamespace(namespace, mode);
           } catch (e) {
             if (abort.signal.aborted) return;
-            opts.log(`resourcequota-controller: namespace ${namespace}: ${(e as Error).message}; retrying`);
+            opts.log(`error: resourcequota-controller: namespace ${namespace}: ${(e as Error).message}; retrying`);
             pending.set(namespace, 'full');
             await new Promise((r) => setTimeout(r, retryMs));
           }

@@ -74,7 +74,7 @@ export function startRoleAggregationController(registry: Registry, opts: { log: 
         } catch (e) {
           if (isStatusError(e) && e.code === 404) continue;
           failed = true;
-          opts.log(`role aggregation: clusterrole ${role.metadata.name}: ${(e as Error).message}`);
+          opts.log(`error: role aggregation: clusterrole ${role.metadata.name}: ${(e as Error).message}`);
         }
       }
     } finally {

@@ -10,6 +10,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { MAX_TIMER_MS } from '../server/long-timeout.js';
+import { createLogger, lineLog } from '../server/logger.js';
 
 function internalWrite(): WriteContext {
   return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
@@ -24,7 +25,7 @@ export interface TokenCleanerOptions {
 export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions = {}): Controller {
   const secrets = registry.byKind('', 'Secret');
   if (!secrets) return { async stop() {} };
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? lineLog(createLogger());
   const now = opts.now ?? Date.now;
   const abort = new AbortController();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -44,7 +45,7 @@ export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions 
       log(`token cleaner: deleted expired bootstrap token Secret ${ns}/${name}`);
     } catch (e) {
       if (isStatusError(e) && (e.code === 404 || e.code === 409)) return;
-      log(`token cleaner: deleting ${ns}/${name}: ${(e as Error).message}`);
+      log(`error: token cleaner: deleting ${ns}/${name}: ${(e as Error).message}`);
     }
   }
 
@@ -63,7 +64,7 @@ export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions 
       // Re-read: the Secret may have changed since; its watch event would have re-armed the timer, but a fresh read
       // also covers a timer that fired at setTimeout's ceiling.
       secrets!.get(ns, name).then(evaluate, (e: unknown) => {
-        if (!(isStatusError(e) && e.code === 404)) log(`token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
+        if (!(isStatusError(e) && e.code === 404)) log(`error: token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
       });
     }, Math.min(Math.max(expiration.at - now(), 0), MAX_TIMER_MS));
     timers.set(name, timer);

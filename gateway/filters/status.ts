@@ -6,13 +6,14 @@ import type { Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateResponse } from '../negotiation/negotiate.js';
 import { requestQuery } from './request-info.js';
 import { clientGoneSignal, isClientEnding } from '../server/connection.js';
+import type { Logger } from '../server/logger.js';
 
-function statusErrorOf(e: unknown): StatusError {
+function statusErrorOf(e: unknown, ctx: Context, logger: Logger): StatusError {
   if (isStatusError(e)) return e;
   const httpError = e as { status?: number; expose?: boolean; message?: string };
   // koa's own errors (for example a malformed URL) carry an HTTP status.
   if (typeof httpError.status === 'number' && httpError.status === 400) return errors.badRequest(httpError.message ?? 'bad request');
-  console.error('internal error:', e);
+  logger.error({ err: e, verb: ctx.method, URI: ctx.url }, 'internal error: the request is answered 500 without details');
   return errors.internal();
 }
 
@@ -23,16 +24,16 @@ const STATUS_KIND = { apiVersion: 'v1', kind: 'Status' };
  * `onClientEnding`: told of a request that failed because its client went away (a body cut off by a reset stream or
  * a closed connection): nobody is left to answer, and it is no fault of the server's.
  */
-export function createStatusFilter(serializers: Serializer[], onClientEnding?: () => void) {
+export function createStatusFilter(serializers: Serializer[], logger: Logger, onClientEnding?: (e: unknown) => void) {
   return async function statusFilter(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (e) {
       if (isClientEnding(e) && clientGoneSignal(ctx.req).aborted) {
-        onClientEnding?.();
+        onClientEnding?.(e);
         return;
       }
-      const err = statusErrorOf(e);
+      const err = statusErrorOf(e, ctx, logger);
       if (ctx.headerSent) {
         ctx.res.destroy();
         return;

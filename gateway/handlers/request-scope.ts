@@ -16,6 +16,7 @@ import { inRequestedGroup } from '../filters/group-alias.js';
 import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
 import { closeAfterAnswer } from '../server/connection.js';
+import type { Logger } from '../server/logger.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -25,6 +26,8 @@ export interface HandlerDeps {
   minRequestTimeoutSeconds?: number;
   /** A body still arriving this long after reading began answers 504 and its stream is closed; 0 or absent: no limit. */
   readBodyTimeoutMs?: number;
+  /** Failures no client is told the details of (a watch that broke after its headers were sent). */
+  logger: Logger;
 }
 
 export interface ResourceRequest {

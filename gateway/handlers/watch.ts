@@ -239,7 +239,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
       if (!abort.signal.aborted) {
         const statusError = isStorageError(e) ? toStatusError(e, store.groupResource, info.name) : e;
         const status = isStatusError(statusError) ? statusError : errors.internal();
-        if (!(statusError instanceof StatusError)) console.error('watch failed:', e);
+        if (!(statusError instanceof StatusError)) deps.logger.error({ err: e, URI: ctx.url }, 'watch failed');
         try {
           await write({ type: 'ERROR', object: status.toStatus() });
         } catch {

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { isHttp2 } from './connection.js';
 import { createSummaryLog } from './summary-log.js';
+import type { Logger } from './logger.js';
 
 export interface ConnectionGuardOptions {
   /** 0: no header timeout. */
@@ -22,7 +23,7 @@ export interface ConnectionGuardOptions {
   idleTimeoutMs: number;
   /** Connections accepted at once (--max-connections); 0: no cap. */
   maxConnections: number;
-  log: (line: string) => void;
+  logger: Logger;
 }
 
 /**
@@ -60,18 +61,22 @@ function peer(socket: Pick<Socket, 'remoteAddress' | 'remotePort'>): string {
 }
 
 export function guardConnections(server: Http2SecureServer, opts: ConnectionGuardOptions): ConnectionGuards {
-  const refused = createSummaryLog(opts.log, (count, first) => first
+  const summary = (line: string): void => opts.logger.info(line);
+  const refused = createSummaryLog(summary, (count, first) => first
     ? `refusing new connections: ${opts.maxConnections} are open, the limit set by --max-connections (further refusals are summed up once a minute)`
     : `refused ${count} connections in the last minute: ${opts.maxConnections} were open, the limit set by --max-connections`);
   if (opts.maxConnections > 0) {
     // Node closes a connection past the limit right after accepting it, before any TLS work.
     server.maxConnections = opts.maxConnections;
-    server.on('drop', () => refused.note());
+    server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
+      opts.logger.debug({ srcIP: `${dropped?.remoteAddress}:${dropped?.remotePort}` }, 'refused a connection: --max-connections are open');
+      refused.note();
+    });
   }
   if (opts.headerTimeoutMs <= 0) return { close: () => refused.close() };
 
   const seconds = opts.headerTimeoutMs / 1000;
-  const slow = createSummaryLog(opts.log, (count) =>
+  const slow = createSummaryLog(summary, (count) =>
     `closed ${count} connection${count === 1 ? '' : 's'} that sent no complete request head within ${seconds}s (--read-header-timeout)`);
   // The TLS socket and the HTTP/2 session do not expose the TCP socket they wrap; both report its peer address.
   const accepted = new Map<string, Guard>();
@@ -79,6 +84,7 @@ export function guardConnections(server: Http2SecureServer, opts: ConnectionGuar
 
   function expire(guard: Guard): void {
     if (guard.answering > 0) return;
+    opts.logger.debug({ srcIP: `${guard.raw.remoteAddress}:${guard.raw.remotePort}` }, 'closing a connection that sent no complete request head in time (--read-header-timeout)');
     slow.note();
     guard.raw.destroy();
   }

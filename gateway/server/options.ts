@@ -13,6 +13,7 @@ import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-fl
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 import { parseAuthorizationOptions } from './authorization-options.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
+import { LOGGING_FLAGS, expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } from './logging-flags.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
@@ -20,7 +21,7 @@ export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'mem
 /** The storage URL may come from the environment so that its password stays out of process listings. */
 export { STORAGE_URL_ENV } from './storage-options.js';
 
-export interface GatehouseOptions {
+export interface GatehouseOptions extends LoggingOptions {
   securePort: number;
   bindAddress: string;
   tlsCertFile?: string;
@@ -151,6 +152,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'storage-url': { kind: 'string', usage: `PostgreSQL URL for --storage-backend=postgres (or the ${STORAGE_URL_ENV} environment variable).` },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
   ...AUTHORIZATION_FLAGS,
+  ...LOGGING_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */
@@ -198,7 +200,7 @@ export function invalid(flag: string, value: string, why: string): OptionsError 
 function scan(argv: string[]): Map<string, string[]> {
   const seen = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
+    const arg = expandVerbosityShorthand(argv[i]);
     if (arg === '-h') {
       seen.set('help', ['true']);
       continue;
@@ -396,5 +398,6 @@ export function parseOptions(argv: string[], cwd = process.cwd(), env: NodeJS.Pr
     storageUrl: storage.storageUrl,
     warnings: storage.warnings,
     help: parseBoolFlag('help', last('help')),
+    ...parseLoggingOptions(last, parseIntFlag, invalid),
   };
 }

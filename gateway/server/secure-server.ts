@@ -7,6 +7,7 @@ import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
 import type { TlsOptions } from 'node:tls';
 import { isHttp2 } from './connection.js';
 import { guardConnections } from './connection-guards.js';
+import { createLogger, type Logger } from './logger.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -33,8 +34,8 @@ export interface SecureServerOptions {
   headerTimeoutMs?: number;
   /** Connections open at once (--max-connections); those beyond are closed on accept. 0: no cap. */
   maxConnections?: number;
-  /** Where refused and timed-out connections are summed up (at most a line a minute each). */
-  log?: (line: string) => void;
+  /** Refused and timed-out connections: one debug line each, summed up at info at most once a minute. */
+  logger?: Logger;
 }
 
 /** What shutdown needs of a listener, for both protocols. */
@@ -72,11 +73,20 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   http1.requestTimeout = 0;
   const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
   http1.keepAliveTimeout = idleTimeoutMs;
+  const logger = opts.logger ?? createLogger();
   const guards = guardConnections(server, {
     headerTimeoutMs: opts.headerTimeoutMs ?? 32_000,
     idleTimeoutMs,
     maxConnections: opts.maxConnections ?? 0,
-    log: opts.log ?? ((line) => console.error(line)),
+    logger,
+  });
+  // Failed handshakes and broken sessions are the clients' doing (a scanner, an untrusted certificate, a closed
+  // laptop); Node ends the connection either way, and a line each is worth having only while debugging.
+  server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: { remoteAddress?: string; remotePort?: number }) => {
+    logger.debug({ srcIP: `${socket.remoteAddress}:${socket.remotePort}`, code: err.code, reason: err.message }, 'TLS handshake error');
+  });
+  server.on('sessionError', (err: NodeJS.ErrnoException) => {
+    logger.debug({ code: err.code, reason: err.message }, 'HTTP/2 session error');
   });
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();

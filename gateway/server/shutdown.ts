@@ -54,7 +54,7 @@ export function createShutdown(opts: ShutdownOptions): Shutdown {
       try {
         await close();
       } catch (e) {
-        log(`error during shutdown: ${(e as Error).message}`);
+        log(`error: error during shutdown: ${(e as Error).message}`);
       }
     }
     log('shutdown complete');
@@ -82,7 +82,7 @@ export function installSignalHandlers(shutdown: Shutdown, log: (line: string) =>
       process.exit(1);
     }
     shutdown.run(signal).then(() => process.exit(0), (e) => {
-      log(`shutdown failed: ${(e as Error).message}`);
+      log(`error: shutdown failed: ${(e as Error).message}`);
       process.exit(1);
     });
   };

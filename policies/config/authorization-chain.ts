@@ -165,7 +165,7 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
       next = loadChain(file, deps, factories, factoryDeps).chain;
     } catch (e) {
       const error = (e as Error).message;
-      log(`error reloading authorization configuration ${file}, keeping the previous configuration: ${error}`);
+      log(`error: error reloading authorization configuration ${file}, keeping the previous configuration: ${error}`);
       deps.metrics?.configReload('failure');
       opts.onReload?.({ ok: false, error });
       return;
@@ -191,9 +191,9 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
       settle = setTimeout(reload, WATCH_SETTLE_MS);
       settle.unref();
     });
-    watcher.on('error', (e) => log(`watching authorization configuration ${file} failed, relying on the periodic reload: ${e.message}`));
+    watcher.on('error', (e) => log(`warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${e.message}`));
   } catch (e) {
-    log(`watching authorization configuration ${file} failed, relying on the periodic reload: ${(e as Error).message}`);
+    log(`warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${(e as Error).message}`);
   }
   const timer = setInterval(reload, opts.intervalMs ?? RELOAD_INTERVAL_MS);
   timer.unref();

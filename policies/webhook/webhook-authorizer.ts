@@ -79,7 +79,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
   const backoff = deps.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
 
   const failed = (kind: Failure, why: string): AuthorizationResult => {
-    log(`authorization webhook "${name}" ${kind}: ${why}; failure policy ${failurePolicy}`);
+    log(`error: authorization webhook "${name}" ${kind}: ${why}; failure policy ${failurePolicy}`);
     metrics?.webhookFailOpen(name, kind);
     const evaluationError = `authorization webhook "${name}" failed (${kind})`;
     return failurePolicy === 'Deny'
@@ -108,7 +108,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     }
     if (error === undefined) return undefined;
     metrics?.webhookMatchConditionError(name);
-    log(`authorization webhook "${name}" match condition error: ${error}; failure policy ${failurePolicy}`);
+    log(`error: authorization webhook "${name}" match condition error: ${error}; failure policy ${failurePolicy}`);
     const evaluationError = `authorization webhook "${name}" match condition evaluation failed`;
     return failurePolicy === 'Deny' ? { decision: 'Deny', reason: '', evaluationError } : { decision: 'NoOpinion', reason: '', evaluationError };
   };

@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { messagesOf, parseEntry } from '../helpers/klog.js';
 
 const HEADER_TIMEOUT_MS = 400;
 
@@ -129,7 +130,7 @@ describe('connection limits on the secure port', function () {
     });
 
     it('sums the closed connections up in one log line, not one each', () => {
-      const lines = gh.logs.filter((line) => line.includes('--read-header-timeout'));
+      const lines = messagesOf(gh.logs).filter((line) => line.includes('--read-header-timeout'));
       expect(lines).to.have.length(1);
       expect(lines[0]).to.match(/^closed 1 connection that sent no complete request head within 0\.4s/);
     });
@@ -149,7 +150,7 @@ describe('connection limits on the secure port', function () {
         const refused = await tlsConnect(gh, 'http/1.1').then((s) => { s.destroy(); return false; }, () => true);
         expect(refused, `connection ${4 + i} was refused`).to.equal(true);
       }
-      const lines = gh.logs.filter((line) => line.includes('--max-connections'));
+      const lines = messagesOf(gh.logs).filter((line) => line.includes('--max-connections'));
       expect(lines).to.deep.equal(['refusing new connections: 3 are open, the limit set by --max-connections (further refusals are summed up once a minute)']);
 
       // One client leaves; once the server has seen it go, a new client is served.
@@ -189,7 +190,7 @@ describe('connection limits on the secure port', function () {
       });
       // Frames are handled in order: once a later request is answered, the server has the streams before it.
       await healthz();
-      // Failures the status filter cannot answer go to the console (stderr), not the server's log.
+      // Nor does any of it reach the console, bypassing the server's log.
       const printed: unknown[][] = [];
       const consoleError = console.error;
       console.error = (...args: unknown[]) => { printed.push(args); };
@@ -222,10 +223,47 @@ describe('connection limits on the secure port', function () {
       expect(printed, 'printed to the console').to.deep.equal([]);
       session.close();
 
-      expect(gh.logs.filter((line) => line.includes('\n    at ')), 'stack traces').to.deep.equal([]);
-      expect(gh.logs.filter((line) => /stream/i.test(line))).to.deep.equal([
+      expect(gh.logs.filter((line) => /\n\s+at /.test(line)), 'stack traces').to.deep.equal([]);
+      expect(messagesOf(gh.logs).filter((line) => /stream/i.test(line))).to.deep.equal([
         'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)',
       ]);
+    });
+  });
+  describe('HTTP/2 streams the client resets, at -v 2', () => {
+    let gh: TestGatehouse;
+    before(async () => {
+      gh = await startTestGatehouse(['--storage-backend', 'memory', '-v', '2']);
+    });
+    after(async () => gh?.close());
+
+    it('are a debug entry each, besides the summary at info', async () => {
+      const session = http2.connect(gh.url, { ca: gh.ca });
+      session.on('error', () => {});
+      await new Promise((resolve) => session.once('remoteSettings', resolve));
+      const healthz = async (): Promise<void> => {
+        const stream = session.request({ ':path': '/healthz' });
+        stream.resume();
+        await new Promise<void>((resolve) => stream.once('close', resolve));
+      };
+      const streams = Array.from({ length: 5 }, () => {
+        const stream = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+        stream.on('error', () => {});
+        stream.write('{"apiVersion":"v1",');
+        return stream;
+      });
+      await healthz();
+      await Promise.all(streams.map((stream) => {
+        const closed = new Promise<void>((resolve) => stream.once('close', resolve));
+        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+        return closed;
+      }));
+      // Frames are handled in order: once a later request is answered, the server has seen the resets.
+      await healthz();
+      session.close();
+      const endings = gh.logs.map(parseEntry).filter((entry) => entry?.message === 'the client ended its request before the answer was sent');
+      expect(endings).to.have.length(5);
+      expect(endings.every((entry) => entry?.severity === 'I')).to.equal(true);
+      expect(messagesOf(gh.logs).filter((message) => /summed up once a minute/.test(message))).to.have.length(1);
     });
   });
 });

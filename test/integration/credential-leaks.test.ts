@@ -11,6 +11,7 @@ import { createNamespace, expectFailure } from '../helpers/api.js';
 import { createTokenSecret, newToken } from '../helpers/bootstrap-tokens.js';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createTestIssuer, type TestIssuer } from '../helpers/oidc-issuer.js';
+import { messagesOf } from '../helpers/klog.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -122,7 +123,7 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     const invalidCount = cases.reduce((n, c) => n + c.invalid.length, 0);
     const logged = gh.logs.slice(before);
     // The failures are logged (so the log path really ran) ...
-    expect(logged.filter((l) => l.startsWith('Unable to authenticate the request'))).to.have.length(invalidCount * 4);
+    expect(messagesOf(logged).filter((m) => m === 'Unable to authenticate the request')).to.have.length(invalidCount * 4);
     const metrics = await gh.request('GET', '/metrics');
     expect(metrics.status).to.equal(200);
     // ... but no credential, whole or its secret part, is in a log line, a response, or a metric.

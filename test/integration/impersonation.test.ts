@@ -15,6 +15,7 @@ import { createMemoryStorage } from '../../backends/memory/memory-storage.js';
 import { builtinKinds } from '../../api/register.js';
 import { createHealthChecks } from '../../gateway/handlers/health.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
+import { createLogger } from '../../gateway/server/logger.js';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { createAuthenticatorUnion } from '../../gateway/authn/authenticator.js';
 import { createBearerTokenAuthenticator } from '../../gateway/authn/bearer-token.js';
@@ -73,7 +74,7 @@ async function startInProcess(dir: string): Promise<InProcess> {
   const shutdown = new AbortController();
   const { app } = createGateway({
     storage, kinds: builtinKinds, authenticator, authorizer, health: createHealthChecks(), features: parseFeatureGates([]),
-    maxRequestBodyBytes: 3 << 20, shutdownSignal: shutdown.signal, log: () => {},
+    maxRequestBodyBytes: 3 << 20, shutdownSignal: shutdown.signal, logger: createLogger({ sink: () => {} }),
     version: { major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: '', gitTreeState: '', buildDate: '', goVersion: '', compiler: '', platform: '' },
   });
   const certs = await loadOrCreateCertificates({ certDir: path.join(dir, 'pki'), bindAddress: '127.0.0.1' });
