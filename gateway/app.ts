@@ -29,6 +29,7 @@ import { builtinVirtualResources, createVirtualResources, documentedVirtualResou
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
+import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
   storage: Storage;
@@ -49,6 +50,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
   minRequestTimeoutSeconds?: number;
+  /** Times watches out (default: the real clock). */
+  clock?: Clock;
   /** Non-mutating requests served at once, past which they get 429 (--max-requests-inflight); 0: no limit. */
   maxRequestsInflight?: number;
   /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
@@ -91,6 +94,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
+    clock: deps.clock ?? realClock,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
   };
   const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));

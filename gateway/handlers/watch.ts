@@ -26,7 +26,7 @@ import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
 import { watchDurationMs } from './watch-timeout.js';
-import { setLongTimeout } from '../server/long-timeout.js';
+import { realClock } from '../server/clock.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -160,7 +160,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   }
 
   const abort = new AbortController();
-  const cancelTimeout = setLongTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
+  const cancelTimeout = (deps.clock ?? realClock).setTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
   const unregister = onShutdown(deps.shutdownSignal, () => abort.abort());
   const cleanup = (): void => {
     cancelTimeout();
