@@ -212,6 +212,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     headerTimeoutMs: options.readHeaderTimeoutMs,
     maxConnections: options.maxConnections ?? defaultMaxConnections(),
     log,
+    clock,
   }, app.callback());
   let port: number;
   try {

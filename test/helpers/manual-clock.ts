@@ -15,6 +15,7 @@ interface Armed extends ManualTimer {
 export class ManualClock implements Clock {
   private time: number;
   private readonly armed = new Set<Armed>();
+  private readonly armWaiters: ((timer: ManualTimer) => void)[] = [];
 
   /** Starts at the wall clock's time, so that times it stamps read as the ones the real clock stamps beside them. */
   constructor(start = Date.now()) {
@@ -28,7 +29,15 @@ export class ManualClock implements Clock {
   setTimeout(fire: () => void, ms: number): () => void {
     const timer: Armed = { ms, due: this.time + ms, fire };
     this.armed.add(timer);
+    for (const notify of this.armWaiters.splice(0)) notify(timer);
     return () => void this.armed.delete(timer);
+  }
+
+  /** The oldest pending timer, or else the next one armed: for code that arms its timer after an event the test sees. */
+  timer(): Promise<ManualTimer> {
+    const [oldest] = this.armed;
+    if (oldest) return Promise.resolve(oldest);
+    return new Promise((resolve) => this.armWaiters.push(resolve));
   }
 
   /** The timers armed and neither fired nor cancelled, oldest first. */
