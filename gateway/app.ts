@@ -50,7 +50,7 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
   minRequestTimeoutSeconds?: number;
-  /** Times watches out (default: the real clock). */
+  /** Times watches and requests out (default: the real clock). */
   clock?: Clock;
   /** Non-mutating requests served at once, past which they get 429 (--max-requests-inflight); 0: no limit. */
   maxRequestsInflight?: number;
@@ -129,7 +129,7 @@ export function createGateway(deps: AppDeps): Gateway {
   // before authorization, so that a flood is refused before it costs authorizer calls.
   app.use(createMaxInFlightFilter({ readOnly: deps.maxRequestsInflight ?? 400, mutating: deps.maxMutatingRequestsInflight ?? 200 }));
   app.use(createAuthorizationFilter(deps.authorizer));
-  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
+  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock));
   app.use(createCompression(deps.features));
   app.use(health);
   app.use(async function routes(ctx) {

@@ -1,5 +1,6 @@
-// A clock the test moves by hand (gateway/server/clock.ts): the server's history window and watch timeouts then
-// follow the test's steps instead of the wall clock, and a test that waited a second for them now takes none.
+// A clock the test moves by hand (gateway/server/clock.ts): the server's history window, watch and request timeouts
+// and HTTP/2 idle timeout then follow the test's steps instead of the wall clock, and a test that waited a second for
+// them now takes none. A step past --request-timeout (60 s) answers the requests then in flight with 504.
 import type { Clock } from '../../gateway/server/clock.js';
 
 export interface ManualTimer {
@@ -23,6 +24,10 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.time;
+  }
+
+  monotonic(): number {
     return this.time;
   }
 
