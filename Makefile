@@ -5,7 +5,7 @@ PORT ?= 6443
 FLAGS ?=
 TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
 
-.PHONY: install build run test typecheck clean bench postgres-binaries python-client
+.PHONY: install build run test typecheck clean bench perf-check postgres-binaries python-client
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -43,6 +43,11 @@ python-client:
 test: build postgres-binaries python-client
 	npx tsc --noEmit -p deploy/tsconfig.image.json
 	npx mocha $(TEST_SPECS)
+
+## Checks tied to one V8 version, out of `make test`: no site of the request paths may feed V8's inline caches a new
+## hidden class per request (test/perf/; about two minutes, memory and PostgreSQL under `node --log-ic`).
+perf-check: install postgres-binaries
+	npx mocha 'test/perf/**/*.test.ts'
 
 ## Figures for every available backend against raw baselines measured in the same run (a few minutes; see bench/).
 ## BENCH_BACKENDS="memory postgres" runs some of them only; BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"

@@ -31,6 +31,7 @@ import { builtinVirtualResources, createVirtualResources, documentedVirtualResou
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
+import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
   storage: Storage;
@@ -51,6 +52,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Watches without timeoutSeconds end after a random time in [this, 2x this) (--min-request-timeout). */
   minRequestTimeoutSeconds?: number;
+  /** Times watches and requests out (default: the real clock). */
+  clock?: Clock;
   /** Non-mutating requests served at once, past which they get 429 (--max-requests-inflight); 0: no limit. */
   maxRequestsInflight?: number;
   /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
@@ -94,6 +97,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const handlerDeps = {
     serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
+    clock: deps.clock ?? realClock,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
     logger,
   };
@@ -136,7 +140,7 @@ export function createGateway(deps: AppDeps): Gateway {
   // before authorization, so that a flood is refused before it costs authorizer calls.
   app.use(createMaxInFlightFilter({ readOnly: deps.maxRequestsInflight ?? 400, mutating: deps.maxMutatingRequestsInflight ?? 200 }));
   app.use(createAuthorizationFilter(deps.authorizer));
-  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000));
+  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock));
   app.use(createCompression(deps.features));
   app.use(health);
   app.use(async function routes(ctx) {

@@ -35,6 +35,7 @@ import { installRbacAdmission } from './rbac/install.js';
 import { createResourceQuotaAdmission } from './quota/admission.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 import { makeDirectory } from '../backends/make-directory.js';
+import { realClock, type Clock } from './server/clock.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -60,6 +61,8 @@ export interface StartOptions {
   kinds?: KindDefinition[];
   /** Handle SIGTERM/SIGINT and exit the process when shut down (the CLI does; in-process tests do not). */
   handleSignals?: boolean;
+  /** Time for the history window and watch timeouts (default: the real clock); tests move theirs by hand. */
+  clock?: Clock;
 }
 
 export const KUBERNETES_VERSION = { major: '1', minor: '32', patch: '0' };
@@ -84,14 +87,14 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
   return kinds.filter((def) => (def.group === '' && def.resource === 'namespaces') || options.runtimeConfig.enabled(def.group, def.version, def.resource, true));
 }
 
-async function createStorage(options: GatehouseOptions, log: (line: string) => void): Promise<Storage> {
+async function createStorage(options: GatehouseOptions, log: (line: string) => void, now: () => number): Promise<Storage> {
   switch (options.storageBackend) {
     case 'memory':
-      return createMemoryStorage({ historyWindowMs: options.historyWindowMs });
+      return createMemoryStorage({ historyWindowMs: options.historyWindowMs, now });
     case 'postgres':
-      return createPostgresStorage({ url: options.storageUrl ?? '', historyWindowMs: options.historyWindowMs, log });
+      return createPostgresStorage({ url: options.storageUrl ?? '', historyWindowMs: options.historyWindowMs, log, now });
     case 'embedded':
-      return createEmbeddedStorage({ dataDir: path.join(options.dataDir, 'storage'), historyWindowMs: options.historyWindowMs, log });
+      return createEmbeddedStorage({ dataDir: path.join(options.dataDir, 'storage'), historyWindowMs: options.historyWindowMs, log, now });
   }
 }
 
@@ -135,7 +138,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const adminToken = await loadOrCreateAdminToken(options.dataDir);
   const serviceAccountKeys = await loadServiceAccountKeys(options.serviceAccounts, { tlsPrivateKeyFile: options.tlsPrivateKeyFile, certDir: options.certDir, log });
 
-  const storage = await createStorage(options, log);
+  const clock = opts.clock ?? realClock;
+  const storage = await createStorage(options, log, () => clock.now());
   const health = createHealthChecks({ livezGracePeriodMs: options.livezGracePeriodMs });
   registerHealthChecks(health, storage);
   const informers = health.postStartHook('generic-apiserver-start-informers');
@@ -176,6 +180,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       version: versionInfo(),
       requestTimeoutMs: options.requestTimeoutMs,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+      clock,
       maxRequestsInflight: options.maxRequestsInflight,
       maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       readBodyTimeoutMs: options.readBodyTimeoutMs,
@@ -210,6 +215,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     headerTimeoutMs: options.readHeaderTimeoutMs,
     maxConnections: options.maxConnections ?? defaultMaxConnections(),
     logger,
+    clock,
   }, app.callback());
   let port: number;
   try {

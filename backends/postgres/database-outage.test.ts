@@ -54,6 +54,7 @@ describe('postgres storage while the server is down', function () {
     expect((await s.getList(PREFIX, { read: { match: 'any' } })).items).to.deep.equal([before]);
     expect(await s.get(key('ns1', 'a'), { read: { match: 'exact', revision: rv(before) } })).to.deep.equal(before);
     await pg.restart();
+    // Polled: the storage reconnects on its own schedule to a database in another process, and announces nothing.
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
@@ -88,6 +89,7 @@ describe('postgres storage writes while the database goes away', function () {
     const slow: string[] = [];
     const wrong: string[] = [];
     let acked = 0;
+    const progressWaiters = new Set<() => void>();
     let seq = 0;
     let stopped = false;
 
@@ -114,8 +116,13 @@ describe('postgres storage writes while the database goes away', function () {
         let ok = await attempt(`create ${name}`, () => s.create(nodeKey(name), node(name)));
         if (ok) ok = await attempt(`update ${name}`, () => s.guaranteedUpdate(nodeKey(name), (o) => ({ ...o, metadata: { ...o.metadata, labels: { u: '1' } } })));
         if (ok) ok = await attempt(`delete ${name}`, () => s.delete(nodeKey(name)));
-        if (ok) acked++;
-        else await new Promise((resolve) => setTimeout(resolve, 20));
+        if (ok) {
+          acked++;
+          for (const check of [...progressWaiters]) check();
+        } else {
+          // Pacing, not a wait: failures would otherwise spin against the database that is down.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
       }
     }
 
@@ -136,13 +143,23 @@ describe('postgres storage writes while the database goes away', function () {
       }
     }
 
-    async function progress(count: number): Promise<void> {
+    /** Resolves once `count` more write rounds were acknowledged; fails past a deadline. */
+    function progress(count: number): Promise<void> {
       const target = acked + count;
-      const deadline = Date.now() + 20_000;
-      while (acked < target) {
-        if (Date.now() > deadline) expect.fail(`only ${acked} of ${target} write rounds acknowledged after the database returned`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      return new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (acked < target) return;
+          progressWaiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          progressWaiters.delete(check);
+          reject(new Error(`only ${acked} of ${target} write rounds acknowledged after the database returned`));
+        }, 20_000);
+        progressWaiters.add(check);
+        check();
+      });
     }
 
     const loops = Array.from({ length: 12 }, (_, i) => loop(i));
@@ -160,7 +177,9 @@ describe('postgres storage writes while the database goes away', function () {
     } finally {
       stopped = true;
       // Bounded, so that a write that hangs fails the assertions below rather than the test's timeout.
-      await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, 2 * BOUND_MS))]);
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(loops), new Promise((resolve) => { bound = setTimeout(resolve, 2 * BOUND_MS); })]);
+      clearTimeout(bound);
       process.off('unhandledRejection', onUnhandled);
       await s.close();
       await own.stop();

@@ -47,6 +47,8 @@ describe('postgres sessions', function () {
     try {
       // Three rows, then a sleep at the fourth: the server sends what it has when its backend is terminated.
       const stalled = sessions.statement((db) => db.unsafe(`${STALLS_AFTER_THREE_ROWS} /* ${MARK} */`)).then(() => undefined, (e: unknown) => e);
+      // Polled: where another backend of the database server stands shows in pg_stat_activity only, and PostgreSQL has
+      // nothing to wait on for it.
       for (let tries = 0; ; tries++) {
         const [{ n }] = await admin<{ n: number }[]>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
           WHERE query LIKE ${`%/* ${MARK} */%`} AND pid <> pg_backend_pid() AND wait_event = 'PgSleep'`;

@@ -7,18 +7,19 @@
 // request (created, then cleared): 2% more GETs per second, 0.7 µs less gateway CPU per GET (memory backend, nine
 // runs of each).
 import type { Context, Next } from 'koa';
-import { performance } from 'node:perf_hooks';
 import { errors } from '../../api/meta/errors.js';
 import { requestInfoOf } from './request-info.js';
+import { realClock, type Clock } from '../server/clock.js';
 
 interface OpenRequest {
   readonly deadline: number;
   readonly reject: (e: unknown) => void;
 }
 
-export function createTimeoutFilter(timeoutMs: number) {
+export function createTimeoutFilter(timeoutMs: number, clock: Clock = realClock) {
   const open = new Set<OpenRequest>();
-  let sweeper: NodeJS.Timeout | undefined;
+  /** Cancels the armed sweep; undefined when none is armed. */
+  let sweeper: (() => void) | undefined;
 
   function arm(): void {
     const oldest = open.values().next();
@@ -26,13 +27,13 @@ export function createTimeoutFilter(timeoutMs: number) {
       sweeper = undefined;
       return;
     }
-    sweeper = setTimeout(sweep, Math.max(0, oldest.value.deadline - performance.now()));
-    // The open requests' own sockets keep the process alive; an idle server's sweeper must not.
-    sweeper.unref();
+    // Unreferenced (the clock's timers are): the open requests' own sockets keep the process alive, an idle server's
+    // sweeper must not.
+    sweeper = clock.setTimeout(sweep, Math.max(0, oldest.value.deadline - clock.monotonic()));
   }
 
   function sweep(): void {
-    const now = performance.now();
+    const now = clock.monotonic();
     for (const request of open) {
       if (request.deadline > now) break;
       open.delete(request);
@@ -46,7 +47,7 @@ export function createTimeoutFilter(timeoutMs: number) {
     // One promise settled by whichever comes first: once the sweep rejected it, the handler's own late result or
     // failure has nobody left to hear it and settles nothing.
     return new Promise<void>((resolve, reject) => {
-      const request: OpenRequest = { deadline: performance.now() + timeoutMs, reject };
+      const request: OpenRequest = { deadline: clock.monotonic() + timeoutMs, reject };
       open.add(request);
       if (!sweeper) arm();
       next().then(

@@ -17,6 +17,7 @@ import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
 import { closeAfterAnswer } from '../server/connection.js';
 import type { Logger } from '../server/logger.js';
+import type { Clock } from '../server/clock.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -24,6 +25,8 @@ export interface HandlerDeps {
   shutdownSignal: AbortSignal;
   /** Watches without timeoutSeconds (or with 0) end after a random time in [this, 2x this), spreading reconnects; 0: never. */
   minRequestTimeoutSeconds?: number;
+  /** Times watches out (default: the real clock). */
+  clock?: Clock;
   /** A body still arriving this long after reading began answers 504 and its stream is closed; 0 or absent: no limit. */
   readBodyTimeoutMs?: number;
   /** Failures no client is told the details of (a watch that broke after its headers were sent). */

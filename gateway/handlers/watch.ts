@@ -9,8 +9,7 @@
 // asks for the same; a thousand watchers of one write cost one JSON.stringify. The cache lives as long as the event
 // object does, which for the memory backend is the history window, as kube-apiserver's watch cache keeps the
 // serializations of the events in its buffer. Frames go straight to the response, or for shared frames straight to
-// the connection as ready-made HTTP chunks (see `direct` below): no intermediate stream.
-import type { ServerResponse } from 'node:http';
+// the connection as ready-made HTTP chunks (watch-frame-writer.ts): no intermediate stream.
 import type { Context } from 'koa';
 import { errors, isStatusError, StatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
@@ -26,7 +25,8 @@ import { inRequestedGroup } from '../filters/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
 import { watchDurationMs } from './watch-timeout.js';
-import { setLongTimeout } from '../server/long-timeout.js';
+import { realClock } from '../server/clock.js';
+import { chunkOf, directChunkWriter, drained } from './watch-frame-writer.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -71,26 +71,6 @@ function onShutdown(shutdown: AbortSignal, stop: () => void): () => void {
   stops.add(stop);
   const set = stops;
   return () => void set.delete(stop);
-}
-
-/** The frame as one HTTP/1.1 chunk (size line, data, CRLF), to write to the connection as it is. */
-function chunkOf(frame: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`, 'latin1'), frame, CRLF]);
-}
-
-const CRLF = Buffer.from('\r\n', 'latin1');
-
-/** Resolves once `stream` drained or `res` closed, for a write that returned false. */
-function drained(stream: NodeJS.WritableStream, res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      stream.removeListener('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /** Maps a storage event through the selector: objects entering the selection are ADDED, leaving it DELETED. */
@@ -160,7 +140,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   }
 
   const abort = new AbortController();
-  const cancelTimeout = setLongTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
+  const cancelTimeout = (deps.clock ?? realClock).setTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
   const unregister = onShutdown(deps.shutdownSignal, () => abort.abort());
   const cleanup = (): void => {
     cancelTimeout();
@@ -185,14 +165,9 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   if (!http2) socket.setTimeout(0);
   // The compatibility response of HTTP/2 has no `destroyed`: its stream tells whether anything can still be written.
   const closed = http2Stream ? () => http2Stream.destroyed || res.writableEnded : () => res.destroyed || res.writableEnded;
-  // Shared frames of live events go to the connection pre-chunked, as the same bytes res.write would produce: the
-  // HTTP layer's per-write work (cork, four buffered writes, a tick, a gathering copy) is most of what a write costs
-  // besides the TLS record itself, times a thousand watchers. Only when the headers were handed to the connection
-  // and nothing of this response waits in the HTTP layer in front of it, so the order of bytes stays the same;
-  // res.write and direct writes both queue on the one socket after that. The socket's own queue may hold the
-  // headers still (a TLS write completes later), which is why only the response's share of writableLength counts:
-  // requiring it all to be 0 turned the direct path off for every HTTPS watch.
-  const direct = res.chunkedEncoding && res.headersSent && res.socket === socket && res.writableLength === socket.writableLength;
+  // Shared frames of live events go to the connection pre-chunked, a thousand watchers' worth of HTTP-layer work
+  // saved per event.
+  const direct = http2 || res.socket !== socket ? undefined : directChunkWriter(res);
 
   // Under HTTP/2 frames go to the stream itself: the compatibility response only forwards each write to it.
   const sink: NodeJS.WritableStream = http2Stream ?? res;
@@ -203,9 +178,8 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   };
   const sendShared = (event: StorageEvent, variant: { frame: string; chunk: string }, encode: () => Buffer): Promise<void> | undefined => {
     if (!direct) return send(sharedFrame(event, variant.frame, encode));
-    if (closed() || socket.destroyed) return undefined;
-    const chunk = sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode)));
-    return socket.write(chunk) ? undefined : drained(socket, res);
+    if (closed()) return undefined;
+    return direct(sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode))));
   };
   const write = (event: ClientEvent): Promise<void> | undefined => send(target.serializer.encodeWatchEvent(event));
 

@@ -8,6 +8,7 @@ import type { TlsOptions } from 'node:tls';
 import { isHttp2 } from './connection.js';
 import { guardConnections } from './connection-guards.js';
 import { createLogger, type Logger } from './logger.js';
+import { realClock, type Clock } from './clock.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -27,6 +28,8 @@ export interface SecureServerOptions {
   goawayChance?: number;
   /** Uniform in [0, 1); tests make the draw certain. */
   random?: () => number;
+  /** Times HTTP/2 sessions out when idle (default: the real clock); tests move theirs by hand. */
+  clock?: Clock;
   /**
    * A connection whose TLS handshake and first request head are not complete this long after the TCP accept is
    * closed (--read-header-timeout); default 32 s, kube-apiserver's ReadHeaderTimeout. 0 disables.
@@ -90,25 +93,25 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   });
   // Node tracks HTTP/1.1 connections for the closing calls but not HTTP/2 sessions: those are kept here.
   const sessions = new Set<ServerHttp2Session>();
+  const clock = opts.clock ?? realClock;
   server.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     let open = 0;
-    let idle: NodeJS.Timeout | undefined;
+    let cancelIdle: (() => void) | undefined;
     const armIdle = (): void => {
-      idle = setTimeout(() => {
+      cancelIdle = clock.setTimeout(() => {
         if (!session.closed) session.close();
       }, idleTimeoutMs);
-      idle.unref();
     };
     session.on('stream', (stream) => {
       open++;
-      clearTimeout(idle);
+      cancelIdle?.();
       stream.once('close', () => {
         if (--open === 0 && !session.closed) armIdle();
       });
     });
     session.once('close', () => {
-      clearTimeout(idle);
+      cancelIdle?.();
       sessions.delete(session);
     });
     armIdle();

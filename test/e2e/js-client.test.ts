@@ -1,19 +1,22 @@
 // The JavaScript client (@kubernetes/client-node 1.4, the line that runs on Node 20): its informer lists and watches
 // ConfigMaps, resumes after the server ends a watch, relists after a 410 for a compacted resourceVersion, and sees
-// every change. The short history window and watch timeout make the server do both within seconds.
+// every change. A short history window, a short watch timeout and a clock the test moves make the server do both at
+// once, without waiting for either.
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { eventually } from '../helpers/api.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 describe('@kubernetes/client-node informer', function () {
   this.timeout(60_000);
   let gh: TestGatehouse;
   let informer: (k8s.Informer<k8s.V1ConfigMap> & k8s.ObjectCache<k8s.V1ConfigMap>) | undefined;
   const ns = 'js-client';
+  const clock = new ManualClock();
 
   before(async () => {
-    gh = await startTestGatehouse(['--history-window=2s', '--min-request-timeout=1']);
+    gh = await startTestGatehouse(['--history-window=2s', '--min-request-timeout=1'], { clock });
     for (const name of [ns, `${ns}-noise`]) {
       expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } })).status).to.equal(201);
     }
@@ -30,11 +33,21 @@ describe('@kubernetes/client-node informer', function () {
     kc.loadFromFile(gh.kubeconfigPath);
     const api = kc.makeApiClient(k8s.CoreV1Api);
     let lists = 0;
+    const listWaiters: (() => void)[] = [];
+    /** Resolves when the informer lists again. */
+    const nextList = () => new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the informer did not list again within 15 s')), 15_000);
+      listWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     const seen = new Map<string, string | undefined>();
     const deleted = new Set<string>();
     const errors: unknown[] = [];
     informer = k8s.makeInformer(kc, cms(ns), () => {
       lists++;
+      for (const resolve of listWaiters.splice(0)) resolve();
       return api.listNamespacedConfigMap({ namespace: ns });
     });
     const record = (cm: k8s.V1ConfigMap) => seen.set(cm.metadata!.name!, cm.data?.v);
@@ -47,15 +60,19 @@ describe('@kubernetes/client-node informer', function () {
     expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'a' }, data: { v: '1' } } })).status).to.equal(201);
     await eventually('the informer to add a', async () => seen.get('a') === '1');
 
-    // Writes elsewhere push the history past the informer's last resourceVersion; once they are compacted the next
-    // watch from it answers 410 and the informer must relist.
+    // A write elsewhere moves the history past the informer's last resourceVersion. Moving the clock past both the
+    // history window and the watch timeout ends the informer's watch; its next watch, from that resourceVersion,
+    // finds it compacted (compaction is lazy, at the next storage call), answers 410, and the informer must relist.
+    expect((await gh.request('POST', cms(`${ns}-noise`), { body: { metadata: { name: 'n-0' } } })).status).to.equal(201);
+    // The watch's timer is the one within --min-request-timeout's [1 s, 2 s); the request timeout's sweep may be armed too.
+    const watchTimers = clock.pending().filter((t) => t.ms >= 1_000 && t.ms < 2_000);
+    expect(watchTimers, "the informer's watch timer").to.have.length(1);
     const listsBefore = lists;
-    const deadline = Date.now() + 4_000;
-    for (let i = 0; Date.now() < deadline; i++) {
-      await gh.request('POST', cms(`${ns}-noise`), { body: { metadata: { name: `n-${i}` } } });
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    await eventually('the informer to relist after 410', async () => lists > listsBefore, 15_000);
+    const relisted = nextList();
+    clock.advance(2_100);
+    expect(clock.pending()).to.not.include(watchTimers[0]);
+    await relisted;
+    expect(lists).to.equal(listsBefore + 1);
 
     expect((await gh.request('PATCH', `${cms(ns)}/a`, { body: { data: { v: '2' } }, headers: { 'content-type': 'application/merge-patch+json' } })).status).to.equal(200);
     expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'b' }, data: { v: '3' } } })).status).to.equal(201);

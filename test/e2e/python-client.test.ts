@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace } from '../helpers/api.js';
 import { pythonOk } from '../helpers/python-client.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 const PRELUDE = `
 import json, sys
@@ -83,11 +84,12 @@ print(json.dumps(codes))
   });
 
   it('sees the 410 of a compacted resourceVersion in the watch stream, then lists and watches again', async function () {
-    const small = await startTestGatehouse(['--history-window=1s']);
+    const clock = new ManualClock();
+    const small = await startTestGatehouse(['--history-window=1s'], { clock });
     try {
       const first = (await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'a' } } })).json();
       // The history window is time-based: the next write after it has passed compacts the first one away.
-      await new Promise((r) => setTimeout(r, 1200));
+      clock.advance(1200);
       await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'b' } } });
       const old = Number(first.metadata.resourceVersion) - 1;
       const out = await pythonOk(small.kubeconfigPath, `${PRELUDE}

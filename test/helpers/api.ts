@@ -31,7 +31,8 @@ export function expectFailure(res: { status: number; body: string; json(): any }
 
 /**
  * Polls `probe` until it yields a value other than undefined or false, failing the test past the deadline: for
- * state that changes asynchronously (controllers, reconnects), where no event can be awaited.
+ * state that changes asynchronously where no event can be awaited (another replica's process, a controller or an
+ * index fed by a watch inside the server, which exposes no hook). Anything a test can await, it awaits instead.
  */
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 10_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;

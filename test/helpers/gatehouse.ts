@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../gateway/main.js';
 import type { KindDefinition } from '../../api/scheme.js';
+import type { Clock } from '../../gateway/server/clock.js';
 
 export interface GatehouseResponse {
   status: number;
@@ -84,9 +85,9 @@ export function withTestControllers(args: readonly string[]): string[] {
 
 /**
  * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
- * kinds served.
+ * kinds served. `clock` replaces the real one (history window, watch timeouts): test/helpers/manual-clock.ts.
  */
-export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string; kinds?: KindDefinition[] } = {}): Promise<TestGatehouse> {
+export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string; kinds?: KindDefinition[]; clock?: Clock } = {}): Promise<TestGatehouse> {
   const owned = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-'));
   const logs: string[] = [];
@@ -96,6 +97,7 @@ export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataD
       log: (l) => logs.push(l),
       out: (l) => logs.push(l),
       kinds: opts.kinds,
+      clock: opts.clock,
     });
   } catch (e) {
     if (owned) await rm(dataDir, { recursive: true, force: true });

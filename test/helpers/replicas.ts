@@ -155,7 +155,10 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
   return replica;
 }
 
-/** Polls /readyz until it answers 200; the banner comes before the first storage check has run. */
+/**
+ * Polls /readyz until it answers 200: the replica is another process, whose readiness only /readyz tells, and the
+ * banner it prints comes before the first storage check has run.
+ */
 export async function waitReady(replica: Replica, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   let last = '';

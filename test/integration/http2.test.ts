@@ -53,6 +53,8 @@ function request(session: http2.ClientHttp2Session, token: string, method: strin
 
 interface H2Watch {
   names: string[];
+  /** Resolves once `count` events arrived; rejects if the stream ends first or none come within `ms`. */
+  named(count: number, ms?: number): Promise<void>;
   ended: Promise<void>;
   cancel(): void;
 }
@@ -61,18 +63,40 @@ function watch(session: http2.ClientHttp2Session, token: string, path: string): 
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':path': path, authorization: `Bearer ${token}` });
     const names: string[] = [];
+    const waiters = new Set<() => void>();
     let partial = '';
     stream.setEncoding('utf8');
     stream.on('data', (text: string) => {
       const lines = (partial + text).split('\n');
       partial = lines.pop()!;
       for (const line of lines) if (line) names.push(JSON.parse(line).object.metadata.name);
+      for (const check of [...waiters]) check();
     });
-    const ended = new Promise<void>((done) => stream.once('close', done));
+    let closed = false;
+    const ended = new Promise<void>((done) => stream.once('close', () => {
+      closed = true;
+      for (const check of [...waiters]) check();
+      done();
+    }));
+    const named = (count: number, ms = 5_000) => new Promise<void>((resolveNamed, rejectNamed) => {
+      const settle = (error?: Error): void => {
+        waiters.delete(check);
+        clearTimeout(timer);
+        if (error) rejectNamed(error);
+        else resolveNamed();
+      };
+      const check = (): void => {
+        if (names.length >= count) settle();
+        else if (closed) settle(new Error(`watch ended after ${names.length} of ${count} events`));
+      };
+      const timer = setTimeout(() => settle(new Error(`${names.length} of ${count} events within ${ms} ms`)), ms);
+      waiters.add(check);
+      check();
+    });
     stream.once('error', () => {});
     stream.once('response', (h) => {
       if (h[':status'] !== 200) reject(new Error(`watch answered ${h[':status']}`));
-      else resolve({ names, ended, cancel: () => stream.close(http2.constants.NGHTTP2_CANCEL) });
+      else resolve({ names, named, ended, cancel: () => stream.close(http2.constants.NGHTTP2_CANCEL) });
     });
   });
 }
@@ -86,14 +110,6 @@ function negotiated(gh: TestGatehouse, protocols: string[]): Promise<string | fa
     });
     socket.once('error', reject);
   });
-}
-
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
@@ -219,11 +235,11 @@ describe('HTTP/2 on the secure port', function () {
     const watches = await Promise.all(Array.from({ length: 50 }, () => watch(session, gh.adminToken, `${CONFIGMAPS}?watch=1&resourceVersion=${rv}&labelSelector=h2%3Dwatch`)));
     const create = (name: string) => request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { h2: 'watch' } } });
     await create('h2-w1');
-    await until(() => watches.every((w) => w.names.length === 1), 'the first event on every watch');
+    await Promise.all(watches.map((w) => w.named(1)));
     watches[0].cancel();
     await watches[0].ended;
     await create('h2-w2');
-    await until(() => watches.slice(1).every((w) => w.names.length === 2), 'the second event on the other watches');
+    await Promise.all(watches.slice(1).map((w) => w.named(2)));
     expect(watches[0].names).to.deep.equal(['h2-w1']);
     for (const w of watches.slice(1)) expect(w.names).to.deep.equal(['h2-w1', 'h2-w2']);
     expect((await request(session, gh.adminToken, 'GET', `${CONFIGMAPS}/h2-w2`)).status).to.equal(200);

@@ -1,9 +1,9 @@
 // Lists, paging, selectors, resource-version semantics and watch over real HTTPS.
 import { expect } from 'chai';
 import { ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
+import { ManualClock, type ManualTimer } from '../helpers/manual-clock.js';
 
 const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
@@ -249,51 +249,80 @@ describe('list and watch', function () {
       expect(refused.json().message).to.equal('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
     });
 
-    it('ends the stream after timeoutSeconds', async () => {
-      const ns = await namespace();
-      const w = await watch(`/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=1`);
-      await w.ended;
-    });
+    describe('timeouts and the history window, on a clock the test moves', () => {
+      // A server of their own: only these tests' watches arm timers on its clock.
+      let clock: ManualClock;
+      let timed: TestGatehouse;
+      before(async () => {
+        clock = new ManualClock();
+        timed = await startTestGatehouse(['--min-request-timeout=1', '--history-window=1s'], { clock });
+      });
+      after(async () => timed.close());
 
-    it('keeps a watch open for a timeoutSeconds beyond what one Node timer holds', async () => {
-      const ns = await namespace();
-      const path = `/api/v1/namespaces/${ns}/configmaps`;
-      const watches = await Promise.all(['2147484', '9000000000'].map((t) => watch(`${path}?watch=1&timeoutSeconds=${t}`)));
-      // An overflowing timer ended these after a few hundred milliseconds; an event written well after must arrive.
-      await new Promise((r) => setTimeout(r, 1100));
-      await gh.request('POST', path, { body: cm('late') });
-      for (const w of watches) {
-        const event = await w.next();
-        expect(`${event.type} ${event.object.metadata?.name}`).to.equal('ADDED late');
+      /** Opens a watch on the clocked server and returns it with the timer it armed. */
+      async function timedWatch(path: string): Promise<{ w: OpenWatch; timer: ManualTimer }> {
+        const before = new Set(clock.pending());
+        const w = await openWatch(timed.url, path, { ca: timed.ca, token: timed.adminToken });
+        opened.push(w);
+        // The handler arms its timer before the headers go out, and openWatch resolves on the headers.
+        const armed = clock.pending().filter((t) => !before.has(t));
+        expect(armed, 'timers the watch armed').to.have.length(1);
+        return { w, timer: armed[0] };
       }
-    });
 
-    it('ends a watch with timeoutSeconds=0 or unset after a random time in [min, 2·min) of --min-request-timeout', async function () {
-      this.timeout(15000);
-      const quick = await startTestGatehouse(['--min-request-timeout=1']);
-      try {
-        const timed = await Promise.all(['?watch=1&timeoutSeconds=0', '?watch=1', '?watch=1&timeoutSeconds=0', '?watch=1'].map(async (query) => {
-          const started = performance.now();
-          const w = await openWatch(quick.url, `/api/v1/namespaces/default/configmaps${query}`, { ca: quick.ca, token: quick.adminToken });
-          await w.ended;
-          return performance.now() - started;
-        }));
-        // Timers fire late rather than early; the upper bound leaves room for a loaded machine.
-        for (const ms of timed) expect(ms).to.be.within(990, 3000);
-      } finally {
-        await quick.close();
-      }
-    });
+      it('ends the stream after timeoutSeconds, not before', async () => {
+        const { w, timer } = await timedWatch('/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
+        expect(timer.ms).to.equal(1000);
+        clock.advance(999);
+        expect(clock.pending()).to.include(timer);
+        clock.advance(1);
+        expect(clock.pending()).to.not.include(timer);
+        await w.ended;
+      });
 
-    it('answers a watch from a compacted version with 200 and one ERROR event holding the 410; a list with a 410', async function () {
-      this.timeout(15000);
-      const small = await startTestGatehouse(['--history-window=1s']);
-      try {
-        const first = (await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('a') })).json();
-        await new Promise((r) => setTimeout(r, 1200));
-        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('b') });
+      it('keeps a watch open for a timeoutSeconds beyond what one Node timer holds', async () => {
+        const path = '/api/v1/namespaces/default/configmaps';
+        // 2^31 ms and far beyond: a Node timer asked for either fires after 1 ms (test/unit/watch-timeout.test.ts
+        // holds the long timer to its time); the handler must ask for the whole duration.
+        const [short, long] = [await timedWatch(`${path}?watch=1&timeoutSeconds=2147484`), await timedWatch(`${path}?watch=1&timeoutSeconds=9000000000`)];
+        expect(short.timer.ms).to.equal(2_147_484_000);
+        expect(long.timer.ms).to.equal(9e12);
+        clock.advance(2_147_483_999);
+        await timed.request('POST', path, { body: cm('late') });
+        for (const { w } of [short, long]) {
+          const event = await w.next();
+          expect(`${event.type} ${event.object.metadata?.name}`).to.equal('ADDED late');
+        }
+        clock.advance(1);
+        await short.w.ended;
+        await timed.request('POST', path, { body: cm('later') });
+        const event = await long.w.next();
+        expect(`${event.type} ${event.object.metadata?.name}`).to.equal('ADDED later');
+        expect(clock.pending()).to.include(long.timer);
+      });
+
+      it('ends a watch with timeoutSeconds=0 or unset after a random time in [min, 2·min) of --min-request-timeout', async () => {
+        const watches = [];
+        for (const query of ['?watch=1&timeoutSeconds=0', '?watch=1', '?watch=1&timeoutSeconds=0', '?watch=1']) {
+          watches.push(await timedWatch(`/api/v1/namespaces/default/configmaps${query}`));
+        }
+        for (const { timer } of watches) expect(timer.ms).to.be.at.least(1000).and.below(2000);
+        // Random, not one fixed time: four draws alike would mean the spread of reconnects is gone.
+        expect(new Set(watches.map(({ timer }) => timer.ms)).size).to.be.above(1);
+        clock.advance(999);
+        for (const { timer } of watches) expect(clock.pending()).to.include(timer);
+        clock.advance(1001);
+        await Promise.all(watches.map(({ w }) => w.ended));
+      });
+
+      it('answers a watch from a compacted version with 200 and one ERROR event holding the 410; a list with a 410', async () => {
+        const path = '/api/v1/namespaces/default/configmaps';
+        const first = (await timed.request('POST', path, { body: cm('a') })).json();
+        // Past the 1 s history window: the next write compacts everything before it.
+        clock.advance(1200);
+        await timed.request('POST', path, { body: cm('b') });
         const old = Number(first.metadata.resourceVersion) - 1;
-        const res = await small.request('GET', `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${old}`, { timeoutMs: 5000 });
+        const res = await timed.request('GET', `${path}?watch=1&resourceVersion=${old}`, { timeoutMs: 5000 });
         expect(res.status).to.equal(200);
         expect(res.headers['content-type']).to.equal('application/json');
         const events = res.body.trim().split('\n').map((line) => JSON.parse(line));
@@ -301,19 +330,19 @@ describe('list and watch', function () {
         expect(events[0].type).to.equal('ERROR');
         expect(events[0].object).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
         expect(events[0].object.message).to.match(new RegExp(`^too old resource version: ${old} \\(\\d+\\)$`));
-        const list = await small.request('GET', `/api/v1/namespaces/default/configmaps?resourceVersion=${old}&resourceVersionMatch=Exact`);
+        const list = await timed.request('GET', `${path}?resourceVersion=${old}&resourceVersionMatch=Exact`);
         expect(list.status).to.equal(410);
         expect(list.json()).to.include({ reason: 'Expired', code: 410 });
-        const page = (await small.request('GET', '/api/v1/namespaces/default/configmaps?limit=1')).json();
+        const page = (await timed.request('GET', `${path}?limit=1`)).json();
         // The token's snapshot expires once a later write leaves the history window.
-        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('c') });
-        await new Promise((r) => setTimeout(r, 1200));
-        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: cm('d') });
-        const expired = await small.request('GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
+        await timed.request('POST', path, { body: cm('c') });
+        const stillServed = await timed.request('GET', `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
+        expect(stillServed.status).to.equal(200);
+        clock.advance(1200);
+        await timed.request('POST', path, { body: cm('d') });
+        const expired = await timed.request('GET', `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
         expect(expired.status).to.equal(410);
-      } finally {
-        await small.close();
-      }
+      });
     });
 
     it('ends open watches cleanly when the server shuts down', async () => {

@@ -105,14 +105,15 @@ describe('authentication and authorization filters', () => {
   it('lets an authorizer that waits learn that the client went away', async () => {
     let asked!: () => void;
     const waiting = new Promise<void>((resolve) => { asked = resolve; });
-    let sawAbort = false;
+    let sawAbort!: () => void;
+    const learned = new Promise<void>((resolve) => { sawAbort = resolve; });
     const waits: Authorizer = {
       name: 'waits',
       async authorize(_attrs, callerGone) {
         const signal = callerGone!();
         asked();
         await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        sawAbort = true;
+        sawAbort();
         return NO_OPINION;
       },
     };
@@ -122,6 +123,6 @@ describe('authentication and authorization filters', () => {
     req.end();
     await waiting;
     req.destroy();
-    while (!sawAbort) await new Promise((r) => setTimeout(r, 5));
+    await learned;
   });
 });

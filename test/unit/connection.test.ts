@@ -11,11 +11,37 @@ import path from 'node:path';
 import { loadOrCreateCertificates } from '../../gateway/server/certs.js';
 import { clientGoneSignal, connectionOf } from '../../gateway/server/connection.js';
 import { createSecureServer, type SecureServer, type SecureServerOptions } from '../../gateway/server/secure-server.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 interface Seen {
   connection: object;
   signal: AbortSignal;
   http2: boolean;
+  /** The server side of the stream (HTTP/2) or connection (HTTP/1.1) closed, after clientGoneSignal saw it close. */
+  closed: Promise<void>;
+}
+
+/** Resolves when `signal` aborts. */
+const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal.aborted) resolve();
+  else signal.addEventListener('abort', () => resolve(), { once: true });
+});
+
+/** A condition re-checked whenever `notify` is called: state that changes in callbacks, awaited without polling. */
+function condition() {
+  const waiters = new Set<() => void>();
+  return {
+    notify: () => { for (const check of [...waiters]) check(); },
+    until: (ready: () => boolean) => new Promise<void>((resolve) => {
+      if (ready()) return resolve();
+      const check = () => {
+        if (!ready()) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+    }),
+  };
 }
 
 interface Served {
@@ -24,6 +50,8 @@ interface Served {
   secure: SecureServer;
   /** Answers of the requests to /hold, which stay open until the test calls them. */
   held: Array<() => void>;
+  /** Resolves once `count` requests to /hold are held. */
+  holding(count: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,11 +60,14 @@ async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
   const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
   const held: Array<() => void> = [];
+  const heldChanged = condition();
   const secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, ...opts }, (req, res) => {
     onRequest(req);
     const answer = () => res.end('ok');
-    if (req.url === '/hold') held.push(answer);
-    else answer();
+    if (req.url === '/hold') {
+      held.push(answer);
+      heldChanged.notify();
+    } else answer();
   });
   await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
   return {
@@ -44,6 +75,7 @@ async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage
     ca: certs.caPem,
     secure,
     held,
+    holding: (count) => heldChanged.until(() => held.length >= count),
     async stop() {
       secure.closeAllConnections();
       await new Promise<void>((resolve) => secure.close(() => resolve()));
@@ -59,9 +91,17 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
   let ca: string;
   let held: Array<() => void>;
   const seen: Seen[] = [];
+  const arrivals = condition();
 
   before(async () => {
-    served = await serve((req) => seen.push({ connection: connectionOf(req), signal: clientGoneSignal(req), http2: req.httpVersionMajor === 2 }));
+    served = await serve((req) => {
+      const signal = clientGoneSignal(req);
+      // Listening after clientGoneSignal did, this hears the close after any abort it caused.
+      const channel = req.httpVersionMajor === 2 ? (req as http2.Http2ServerRequest).stream : req.socket;
+      const closed = new Promise<void>((resolve) => channel.once('close', () => resolve()));
+      seen.push({ connection: connectionOf(req), signal, http2: req.httpVersionMajor === 2, closed });
+      arrivals.notify();
+    });
     ({ url, ca, held } = served);
   });
   after(() => served?.stop());
@@ -75,9 +115,7 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
     stream.once('error', () => {});
     return stream;
   };
-  const waitFor = async (n: number) => {
-    while (seen.length < n) await new Promise((r) => setTimeout(r, 5));
-  };
+  const waitFor = (n: number) => arrivals.until(() => seen.length >= n);
 
   it('HTTP/2: one connection object for every stream of a session, another for another session', async () => {
     const a = http2.connect(url, { ca });
@@ -106,7 +144,7 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
       h2get(session, '/hold');
       await waitFor(2);
       first.close(http2.constants.NGHTTP2_CANCEL);
-      while (!seen[0].signal.aborted) await new Promise((r) => setTimeout(r, 5));
+      await aborted(seen[0].signal);
       expect(seen[1].signal.aborted).to.equal(false);
     } finally {
       session.destroy();
@@ -120,8 +158,8 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
       const stream = h2get(session, '/answered');
       await new Promise((resolve) => stream.once('close', resolve));
       await waitFor(1);
-      // The server side closes its stream too; give it the turn in which an abort would happen.
-      await new Promise((r) => setTimeout(r, 50));
+      // An abort would happen as the server side's stream closes.
+      await seen[0].closed;
       expect(seen[0].signal.aborted).to.equal(false);
     } finally {
       session.destroy();
@@ -143,7 +181,7 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
     expect(seen[0].signal).to.equal(seen[1].signal);
     expect(seen[0].signal.aborted).to.equal(false);
     agent.destroy();
-    while (!seen[0].signal.aborted) await new Promise((r) => setTimeout(r, 5));
+    await aborted(seen[0].signal);
   });
 });
 
@@ -153,45 +191,51 @@ describe('idle HTTP/2 sessions', function () {
   let url: string;
   let ca: string;
   let held: Array<() => void>;
+  const IDLE_MS = 150;
+  // The idle timeout runs on this clock: the tests step past it instead of waiting it out.
+  const clock = new ManualClock();
 
   before(async () => {
-    served = await serve(() => {}, { idleTimeoutMs: 150 });
+    served = await serve(() => {}, { idleTimeoutMs: IDLE_MS, clock });
     ({ url, ca, held } = served);
   });
   after(() => served?.stop());
 
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
   it('are told to go away once no stream was open for the idle timeout', async () => {
     const session = http2.connect(url, { ca });
     const closed = new Promise<void>((resolve) => session.once('close', resolve));
-    let goaway = false;
-    session.once('goaway', () => { goaway = true; });
+    const goaway = new Promise<void>((resolve) => session.once('goaway', () => resolve()));
     await new Promise<void>((resolve) => {
       const stream = session.request({ ':path': '/x' });
       stream.resume();
       stream.once('end', resolve);
     });
-    const started = Date.now();
+    // Armed when the server side of the stream closes, which may come after the client saw the end.
+    const idle = await clock.timer();
+    expect(idle.ms).to.equal(IDLE_MS);
+    clock.advance(IDLE_MS - 1);
+    expect(clock.pending()).to.include(idle);
+    clock.advance(1);
+    await goaway;
     await closed;
-    expect(goaway).to.equal(true);
-    expect(Date.now() - started).to.be.at.least(100);
   });
 
   it('stay open while a stream is open, however quiet, and go away an idle timeout after it ends', async () => {
     const session = http2.connect(url, { ca });
-    let closed = false;
-    session.once('close', () => { closed = true; });
+    const closed = new Promise<void>((resolve) => session.once('close', resolve));
     const stream = session.request({ ':path': '/hold' });
     stream.resume();
-    while (held.length === 0) await sleep(5);
-    await sleep(400);
-    expect(closed).to.equal(false);
+    await served.holding(1);
+    // An open stream leaves no idle timer running, however far time moves.
+    expect(clock.pending()).to.deep.equal([]);
+    clock.advance(60 * IDLE_MS);
+    expect(session.closed).to.equal(false);
     held.splice(0).forEach((answer) => answer());
     await new Promise<void>((resolve) => stream.once('end', resolve));
-    const deadline = Date.now() + 2_000;
-    while (!closed && Date.now() < deadline) await sleep(10);
-    expect(closed).to.equal(true);
+    const idle = await clock.timer();
+    expect(idle.ms).to.equal(IDLE_MS);
+    clock.advance(IDLE_MS);
+    await closed;
   });
 });
 
@@ -218,7 +262,10 @@ describe('GOAWAY by chance (--goaway-chance)', function () {
   it('answers the drawn request and the ones in flight, then the client must reconnect', async () => {
     const session = http2.connect(served.url, { ca: served.ca });
     let goaway = false;
-    session.once('goaway', () => { goaway = true; });
+    const sentAway = new Promise<void>((resolve) => session.once('goaway', () => {
+      goaway = true;
+      resolve();
+    }));
     const closed = new Promise<void>((resolve) => session.once('close', resolve));
     try {
       draws.push(0.5);
@@ -228,10 +275,10 @@ describe('GOAWAY by chance (--goaway-chance)', function () {
       const heldStream = session.request({ ':path': '/hold' });
       heldStream.resume();
       const heldEnded = new Promise<void>((resolve) => heldStream.once('end', resolve));
-      while (served.held.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await served.holding(1);
       draws.push(0.01);
       expect(await h2(session, '/drawn')).to.equal(200);
-      while (!goaway) await new Promise((r) => setTimeout(r, 5));
+      await sentAway;
       served.held.splice(0).forEach((answer) => answer());
       await heldEnded;
       await closed;

@@ -1,58 +1,126 @@
+// The request timeout runs on a clock the test moves, and slow handlers are ones the test holds: each case says when
+// a request is answered by the time the clock shows, not by how long a machine takes to get there.
 import { expect } from 'chai';
 import Koa from 'koa';
 import { requestInfoFilter } from '../../gateway/filters/request-info.js';
 import { createTimeoutFilter } from '../../gateway/filters/timeout.js';
-import { renderStatusErrors, serveKoa, type TestServer } from '../helpers/koa-server.js';
+import { renderStatusErrors, serveKoa, type TestResponse, type TestServer } from '../helpers/koa-server.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+
+const LIMIT_MS = 100;
 
 describe('request timeout filter', () => {
   let server: TestServer;
+  const clock = new ManualClock();
+  /** Handlers of `?hold=<name>` requests, waiting for the test to let them finish. */
+  const holding = new Map<string, () => void>();
+  let arrived: ((name: string) => void) | undefined;
+  /** Held requests the server has answered (its status written), whether or not the client has read it yet. */
+  const answered = new Set<string>();
+
   before(async () => {
     const app = new Koa();
     app.use(requestInfoFilter);
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        if (typeof ctx.query.hold === 'string') answered.add(ctx.query.hold);
+      }
+    });
     app.use(renderStatusErrors);
-    app.use(createTimeoutFilter(100));
+    app.use(createTimeoutFilter(LIMIT_MS, clock));
     app.use(async (ctx) => {
-      await new Promise((r) => setTimeout(r, Number(ctx.query.wait ?? 0)));
+      const name = ctx.query.hold;
+      if (typeof name === 'string') {
+        await new Promise<void>((resolve) => {
+          holding.set(name, resolve);
+          arrived?.(name);
+        });
+      }
       ctx.body = { done: true };
     });
     server = await serveKoa(app);
   });
   after(async () => server.close());
+  afterEach(() => {
+    for (const release of holding.values()) release();
+    holding.clear();
+    answered.clear();
+  });
 
-  it('answers 504 Timeout when a request outlives the limit', async () => {
-    const res = await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=400');
+  /** Sends a request its handler holds, resolving once the handler has it (so the filter's deadline is set). */
+  async function held(name: string, path = '/api/v1/namespaces/a/configmaps/x'): Promise<{ answer: Promise<TestResponse> }> {
+    const entered = new Promise<void>((resolve) => {
+      arrived = (n) => { if (n === name) resolve(); };
+    });
+    const answer = server.request('GET', `${path}${path.includes('?') ? '&' : '?'}hold=${name}`);
+    await entered;
+    return { answer };
+  }
+
+  /**
+   * Whether the server answered the held request `name`. A quick request's round trip comes first: a 504 the sweep
+   * decided is rendered in the microtasks right after it, long before that answer arrives.
+   */
+  async function answeredYet(name: string): Promise<boolean> {
+    expect((await server.request('GET', '/api/v1/namespaces/a/configmaps/x')).status).to.equal(200);
+    return answered.has(name);
+  }
+
+  it('answers 504 Timeout once a request outlives the limit', async () => {
+    const { answer } = await held('slow');
+    clock.advance(LIMIT_MS);
+    const res = await answer;
     expect(res.status).to.equal(504);
     expect(res.json()).to.include({ kind: 'Status', reason: 'Timeout', code: 504 });
   });
 
   it('lets requests within the limit through', async () => {
-    const res = await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=10');
+    const { answer } = await held('quick');
+    clock.advance(LIMIT_MS - 1);
+    holding.get('quick')!();
+    const res = await answer;
     expect(res.status).to.equal(200);
     expect(res.json()).to.deep.equal({ done: true });
   });
 
-  it('answers the 504 at the limit, not when the handler finally finishes', async () => {
-    const started = Date.now();
-    const res = await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=3000');
-    expect(res.status).to.equal(504);
-    expect(Date.now() - started).to.be.below(2_000);
+  it('answers the 504 at the limit, while the handler still runs', async () => {
+    const { answer } = await held('stuck');
+    clock.advance(LIMIT_MS);
+    expect((await answer).status).to.equal(504);
+    // The handler was never let go: the answer did not wait for it.
+    expect(holding.has('stuck')).to.equal(true);
   });
 
   it('judges each request by its own deadline while others are open', async () => {
-    // Slow and quick requests interleaved: every slow one times out, every quick one (started later than a slow one
-    // still open) passes.
-    const waits = [400, 10, 400, 20, 5, 400, 30];
-    const answers = await Promise.all(waits.map(async (wait, i) => {
-      await new Promise((r) => setTimeout(r, i * 5));
-      return (await server.request('GET', `/api/v1/namespaces/a/configmaps/x?wait=${wait}`)).status;
-    }));
-    expect(answers).to.deep.equal(waits.map((wait) => (wait > 100 ? 504 : 200)));
-    // And once they are all answered, a new slow request still gets its 504 (the sweep restarts).
-    expect((await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=400')).status).to.equal(504);
+    const first = await held('first-slow');
+    clock.advance(50);
+    const second = await held('second-slow');
+    // A quick request started while both slow ones are open passes.
+    expect((await server.request('GET', '/api/v1/namespaces/a/configmaps/x')).status).to.equal(200);
+    clock.advance(LIMIT_MS - 50);
+    expect((await first.answer).status).to.equal(504);
+    // The second has 50 ms left: the sweep that answered the first leaves it alone.
+    expect(await answeredYet('second-slow')).to.equal(false);
+    const third = await held('third');
+    clock.advance(49);
+    expect(await answeredYet('second-slow')).to.equal(false);
+    clock.advance(1);
+    expect((await second.answer).status).to.equal(504);
+    holding.get('third')!();
+    expect((await third.answer).status).to.equal(200);
+    // Once every request was answered, a new slow one still gets its 504: the sweep restarts.
+    const last = await held('last');
+    clock.advance(LIMIT_MS);
+    expect((await last.answer).status).to.equal(504);
   });
 
   it('never bounds a watch', async () => {
-    const res = await server.request('GET', '/api/v1/namespaces/a/configmaps?watch=1&wait=300');
-    expect(res.status).to.equal(200);
+    const { answer } = await held('watch', '/api/v1/namespaces/a/configmaps?watch=1');
+    clock.advance(10 * LIMIT_MS);
+    expect(await answeredYet('watch')).to.equal(false);
+    holding.get('watch')!();
+    expect((await answer).status).to.equal(200);
   });
 });

@@ -5,7 +5,7 @@
 // every stored object carried hidden classes of its own. Putting each of the first, second and fourth back makes
 // this test fail (the write context's spread showed in the bench's create load only, not in this workload).
 //
-// The workload (test/helpers/ic-workload.ts) runs in a child process under `node --log-ic`, which logs every inline
+// The workload (test/perf/ic-workload.ts) runs in a child process under `node --log-ic`, which logs every inline
 // cache state change with the receiver's hidden class (map). In the steady state a healthy megamorphic site sees
 // the same few maps again and again; a site fed a fresh map per request sees about one per request. Each site of
 // the gateway's own code may show at most MAX_MAPS distinct maps over ROUNDS rounds of writes and reads.
@@ -104,7 +104,7 @@ async function judge(gatehouseArgs: string[]): Promise<void> {
   try {
     const logFile = path.join(dir, 'v8.log');
     const { stdout } = await run(process.execPath, [
-      '--log-ic', `--logfile=${logFile}`, '--no-logfile-per-isolate', '--import', 'tsx', path.join(REPO, 'test/helpers/ic-workload.ts'),
+      '--log-ic', `--logfile=${logFile}`, '--no-logfile-per-isolate', '--import', 'tsx', path.join(REPO, 'test/perf/ic-workload.ts'),
     ], { cwd: REPO, env: { ...process.env, GATEHOUSE_ARGS: JSON.stringify(gatehouseArgs), ROUNDS: String(ROUNDS) }, maxBuffer: 16 << 20 });
     const steady = /^STEADY (\d+)$/m.exec(stdout);
     expect(steady, `the workload printed no STEADY mark:\n${stdout}`).to.not.equal(null);

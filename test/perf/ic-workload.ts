@@ -1,12 +1,12 @@
-// The workload of test/integration/inline-caches.test.ts, run in a child process under `node --log-ic`: an in-process
+// The workload of test/perf/inline-caches.test.ts, run in a child process under `node --log-ic`: an in-process
 // Gatehouse with RBAC (flags from GATEHOUSE_ARGS, JSON) serving watchers while rounds of create, get, update, merge
 // patch, apply, list and delete go through it: from the admin and from a user whose Role allows it, reads in JSON,
 // protobuf and as Tables, impersonating, and at a hidden alias group, with a ResourceQuota charging every create;
 // and ReplicaSets created by server-side apply, patched (strategic merge), their status written, listed and deleted
 // by label. Between the warm-up rounds and the measured ones it prints `STEADY <microseconds since the process
 // started>`, the clock of V8's log, so that the parent judges only what the steady state logged.
-import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from './rbac.js';
-import { openWatch } from './watch-client.js';
+import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
+import { openWatch } from '../helpers/watch-client.js';
 
 const args = JSON.parse(process.env.GATEHOUSE_ARGS ?? '[]') as string[];
 const rounds = Number(process.env.ROUNDS ?? 100);
