@@ -158,6 +158,7 @@ function isBookmark(item: unknown): item is Bookmark {
 }
 
 /** An iterable that throws `error` on its first step: the contract surfaces watch failures through iteration. */
+// eslint-disable-next-line require-yield -- throwing before any yield is the point
 export async function* failedWatch(error: StorageError): AsyncGenerator<StorageEvent> {
   throw error;
 }

@@ -48,7 +48,7 @@ export const SPEND_BUDGET_US = 20;
 export interface BareServer {
   baselines: BareBaselines;
   /** The bare https GET baseline once more, now; undefined when the server did not start. */
-  measureHttpsGet(): Promise<Measured> | undefined;
+  measureHttpsGet: () => Promise<Measured> | undefined;
   stop(): Promise<void>;
 }
 

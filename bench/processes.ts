@@ -75,8 +75,8 @@ export function startServer(args: string[], ready: RegExp, env: NodeJS.ProcessEn
       void stop();
       resolve({ ok: false, reason: `no start banner within ${STARTUP_TIMEOUT_MS / 1000} s: ${lines.slice(-3).join(' | ')}` });
     }, STARTUP_TIMEOUT_MS);
-    child.stderr!.on('data', remember);
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', remember);
+    child.stdout.on('data', (chunk: Buffer) => {
       for (const line of remember(chunk)) {
         const match = ready.exec(line);
         if (match && !settled) {

@@ -12,13 +12,13 @@ const NEWLINE = 0x0a;
 
 export interface RawWatchHandlers {
   /** One event line (without its newline), with the time its last bytes arrived. */
-  onLine(line: Buffer, at: number): void;
+  onLine: (line: Buffer, at: number) => void;
   /** The stream ended: by the server, an error, or close(). */
   onEnd(reason: string): void;
 }
 
 export type RawWatchOpen =
-  | { ok: true; close(): void }
+  | { ok: true; close: () => void }
   | { ok: false; status: number; body: string };
 
 /** Cuts a byte stream into lines, whatever the read boundaries; each line goes on with the time its last bytes came. */

@@ -208,6 +208,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   // With --client-ca-file or --requestheader-client-ca-file the TLS layer asks for and verifies client certificates;
   // the x509 and request-header authenticators each check which CA signed them.
   const clientAuth = clientAuthTlsOptions(options);
+  // Koa's handler answers its own failures (ctx.onerror), so the promise it returns is not the server's to await.
+  const handle = app.callback();
   const secure = createSecureServer({
     tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
     maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
@@ -216,7 +218,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     maxConnections: options.maxConnections ?? defaultMaxConnections(),
     logger,
     clock,
-  }, app.callback());
+  }, (req, res) => void handle(req, res));
   let port: number;
   try {
     port = await listen(secure.server, options.securePort, options.bindAddress);
@@ -226,7 +228,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await controllers.stop();
     await rbac.stop();
     await storage.close();
-    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`);
+    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, { cause: e });
   }
   informers.complete();
 
@@ -240,7 +242,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), async () => authorization?.close(), () => rbac!.stop(), () => storage.close()],
+    closers: [() => controllers.stop(), async () => authorization?.close(), () => rbac.stop(), () => storage.close()],
     log,
   });
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};

@@ -14,8 +14,8 @@ function ipToBigInt(ip: string, family: 4 | 6): bigint {
   let text = ip;
   const v4 = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
   if (v4) {
-    const n = ipToBigInt(v4[1]!, 4);
-    text = text.replace(v4[1]!, `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`);
+    const n = ipToBigInt(v4[1], 4);
+    text = text.replace(v4[1], `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`);
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const h = head ? head.split(':') : [];

@@ -142,7 +142,7 @@ function validateOwnerReferences(refs: unknown, at: FieldPath): FieldError[] {
       errs.push(fieldErrors.typeInvalid(p, ref, 'must be an object'));
       return;
     }
-    const str = (k: string) => (typeof ref[k] === 'string' ? (ref[k] as string) : '');
+    const str = (k: string) => (typeof ref[k] === 'string' ? (ref[k]) : '');
     const apiVersion = str('apiVersion');
     // The version is what follows the last '/', or the whole string for the core group.
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.lastIndexOf('/') + 1) : apiVersion;

@@ -14,7 +14,7 @@ export const ref = (name: string): Record<string, unknown> => ({ $ref: `#/compon
 
 /** `io.platform.api.<package>.<version>.<Kind>`: the package is the group's first label, or `core`. */
 export function schemaNameOf(def: Pick<KindDefinition, 'group' | 'version'>, kind: string): string {
-  const pkg = def.group ? def.group.split('.')[0]! : 'core';
+  const pkg = def.group ? def.group.split('.')[0] : 'core';
   return `io.platform.api.${pkg}.${def.version}.${kind}`;
 }
 

@@ -56,10 +56,10 @@ const respond = (codes: number[], schemaName: string, types?: string[]) => ({
 function groupWord(group: string): string {
   if (!group) return 'core';
   const words = group.replace(/\.platform\.io$/, '').split('.');
-  return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
 }
 
-const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 export function pathPrefix(def: Pick<KindDefinition, 'group' | 'version'>): string {
   return def.group ? `/apis/${def.group}/${def.version}` : `/api/${def.version}`;

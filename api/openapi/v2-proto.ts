@@ -153,7 +153,7 @@ function operation(op: Json): Message {
 
 function pathItem(item: Json): Message {
   const out: Message = {};
-  for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch']) if (isJson(item[method])) out[method] = operation(item[method] as Json);
+  for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch']) if (isJson(item[method])) out[method] = operation(item[method]);
   if (Array.isArray(item.parameters)) out.parameters = (item.parameters as Json[]).map(parameter);
   return out;
 }
@@ -175,5 +175,5 @@ export function encodeOpenAPIV2(doc: SwaggerDocument): Buffer {
 
 /** Decodes bytes of the form encodeOpenAPIV2 writes into gnostic's message shape (field names as declared). */
 export function decodeOpenAPIV2(bytes: Uint8Array): Message {
-  return DOCUMENT.toObject(DOCUMENT.decode(bytes), { defaults: false, longs: Number }) as Message;
+  return DOCUMENT.toObject(DOCUMENT.decode(bytes), { defaults: false, longs: Number });
 }

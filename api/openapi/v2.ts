@@ -112,7 +112,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
 
 function v2PathItem(item: PathItem): Json {
   const out: Json = {};
-  for (const method of METHODS) if (isJson(item[method])) out[method] = v2Operation(item[method] as Json);
+  for (const method of METHODS) if (isJson(item[method])) out[method] = v2Operation(item[method]);
   if (Array.isArray(item.parameters)) out.parameters = (item.parameters as Json[]).map(v2Parameter);
   return out;
 }

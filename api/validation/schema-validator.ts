@@ -11,7 +11,7 @@ import { pruneUnknownFields } from './prune.js';
 
 export interface SchemaValidator {
   /** Removes fields unknown to the schema in place; returns their paths (`spec.foo`, `metadata.labelz`). */
-  prune(obj: unknown): string[];
+  prune: (obj: unknown) => string[];
   /** Type, required, enum, range and format errors with field paths; never throws. */
   validate(obj: unknown): FieldError[];
 }
@@ -33,7 +33,7 @@ function compile(schema: JSONSchema): ValidateFunction {
 
 /** Accepts a kind (its complete schema) or any schema of the dialect. */
 export function createSchemaValidator(source: KindDefinition | JSONSchema): SchemaValidator {
-  const schema: JSONSchema = 'resource' in source && 'schema' in source ? (source as KindDefinition).schema : (source as JSONSchema);
+  const schema: JSONSchema = 'resource' in source && 'schema' in source ? (source).schema : (source);
   const check = compile(schema);
   return {
     prune: (obj) => pruneUnknownFields(schema, obj),

@@ -260,7 +260,7 @@ describe('embedded storage', () => {
     let buffered = '';
     await new Promise<void>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         const lines = (buffered + chunk.toString()).split('\n');
         buffered = lines.pop()!;
         for (const line of lines) {

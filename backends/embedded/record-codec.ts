@@ -122,7 +122,7 @@ export function decodeRecord(payload: Buffer, index: number): DecodedRecord {
     typeof record.time === 'number' &&
     (record.type === 'DELETED' ? record.object === null : isObject(record.object));
   if (!valid) throw corrupt(`record ${index} is not a write`);
-  const write = record as WriteRecord;
+  const write = record;
   return { type: write.type, revision: BigInt(write.revision), key: write.key, time: write.time, object: write.object };
 }
 

@@ -10,8 +10,11 @@ import { StorageError } from '../storage.js';
 import { cloneJson, withProperty } from '../../api/meta/clone.js';
 
 // A CommonJS package whose class is its `default` export: Node's ES module loader and tsx disagree on what a default
-// import of it is, and require gives the same object under both.
-const { default: BTree, simpleComparator } = createRequire(import.meta.url)('sorted-btree') as typeof import('sorted-btree');
+// import of it is, and require gives the same object under both. The type must be require's view too, which only an
+// import() type gives: an `import type` presents the package as ES module loading sees it.
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- see above
+type SortedBTreeModule = typeof import('sorted-btree');
+const { default: BTree, simpleComparator } = createRequire(import.meta.url)('sorted-btree') as SortedBTreeModule;
 
 export type WriteType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

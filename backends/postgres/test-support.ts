@@ -81,6 +81,7 @@ function collect(storage: Storage, prefix: string, from: bigint): Collector {
     async until(revision, ms = 5_000) {
       const reached = async (): Promise<void> => {
         while (!(events.length && events[events.length - 1].revision >= revision)) {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value as it came
           if (failure) throw failure;
           await new Promise<void>((resolve) => (notify = resolve));
         }
@@ -96,8 +97,8 @@ function collect(storage: Storage, prefix: string, from: bigint): Collector {
  * test, whatever the test's outcome.
  */
 export function perTestInstances(): {
-  instance(url: string, opts?: Partial<PostgresStorageOptions>): Promise<Storage>;
-  watch(storage: Storage, prefix: string, from: bigint): Collector;
+  instance: (url: string, opts?: Partial<PostgresStorageOptions>) => Promise<Storage>;
+  watch: (storage: Storage, prefix: string, from: bigint) => Collector;
 } {
   const opened: Storage[] = [];
   const collectors: Collector[] = [];

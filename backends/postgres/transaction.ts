@@ -111,6 +111,7 @@ function guarded(session: Session, refusal?: () => unknown): Db {
   const check = (): void => {
     if (session.generation !== start) throw lostError();
     const refused = refusal?.();
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the failure of BEGIN as the driver gave it
     if (refused !== undefined) throw refused;
   };
   const client = session.client as unknown as (...args: unknown[]) => unknown;
@@ -154,7 +155,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
       max_lifetime: 0,
       idle_timeout: 0,
       onclose: () => void session.generation++,
-    }) as unknown as Db;
+    });
     all.add(session);
     return session;
   }

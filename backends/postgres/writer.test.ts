@@ -22,7 +22,7 @@ describe('postgres writer: batches of the group commit', function () {
     const url = await freshDatabase();
     // A storage instance creates the schema; the writer under test then works on its own.
     await (await open(url)).close();
-    sql = postgres(url, { ...clientOptions('writer-test'), max: 2 }) as unknown as Db;
+    sql = postgres(url, { ...clientOptions('writer-test'), max: 2 });
     sessions = createSessions({ url });
     writer = createWriter({ sql, sessions, now: Date.now, log: () => undefined, onCommit: (_revision, rows) => batches.push(rows.length) });
   });

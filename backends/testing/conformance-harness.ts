@@ -29,7 +29,7 @@ export interface ConformanceOptions {
 export interface ExpiringStorage {
   storage: Storage;
   /** Pushes every write made so far out of the history window; the backend's next call must observe that. */
-  expire(): Promise<void>;
+  expire: () => Promise<void>;
 }
 
 export interface TestWatch {

@@ -54,6 +54,7 @@ export function createAuthenticatorUnion(members: Authenticator[]): Authenticato
           return { ...result, user: { ...result.user, groups } };
         }
       }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value as it came
       if (rejection !== undefined) throw rejection;
       return null;
     },

@@ -41,7 +41,7 @@ function stringClaim(claims: Claims, name: string, what: string): string {
 function stringList(value: unknown, what: string): string[] {
   if (value === null || value === undefined) return [];
   if (typeof value === 'string') return value === '' ? [] : [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
   throw new ClaimsError(`oidc: error evaluating ${what}: expression must return a string or a list of strings`);
 }
 
@@ -75,7 +75,7 @@ function groups(a: CompiledJwtAuthenticator, claims: Claims): string[] {
   let list: string[];
   if (value === null) list = [];
   else if (typeof value === 'string') list = [value];
-  else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) list = value as string[];
+  else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) list = value;
   else throw new ClaimsError(`oidc: parse groups claim "${mapping.claim}": must be a string or an array of strings`);
   return list.map((g) => mapping.prefix + g);
 }

@@ -63,15 +63,16 @@ function compile(errors: FieldError[], at: FieldPath, expression: string, variab
   } catch (e) {
     // The library spells element types its own way (list, list<dyn>, list<T>...): a list of any element type is fine
     // for a mapping and is checked element by element at evaluation.
+    let failure = e;
     const got = /must evaluate to .*got (\S+)$/.exec((e as Error).message)?.[1];
     if (got !== undefined && compatible(got, resultTypes)) {
       try {
         return compileCel(expression, { ...options, resultTypes: [...resultTypes, got] });
       } catch (again) {
-        e = again;
+        failure = again;
       }
     }
-    errors.push(fieldErrors.invalid(at, expression, (e as Error).message));
+    errors.push(fieldErrors.invalid(at, expression, (failure as Error).message));
     return undefined;
   }
 }
@@ -120,7 +121,7 @@ function validateIssuer(errors: FieldError[], jwt: JwtAuthenticatorConfig, at: F
 
   const audPath = at.child('audiences');
   if (audiences.length === 0) {
-    errors.push(fieldErrors.required(audPath, `at least one ${audPath} is required`));
+    errors.push(fieldErrors.required(audPath, `at least one ${audPath.toString()} is required`));
   } else {
     const seen = new Set<string>();
     audiences.forEach((audience, i) => {

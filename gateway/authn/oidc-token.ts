@@ -173,7 +173,7 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
       }
       let user;
       try {
-        user = userFromClaims(compiled, payload as Record<string, unknown>);
+        user = userFromClaims(compiled, payload);
       } catch (e) {
         if (e instanceof ClaimsError) throw new AuthenticationError(e.message);
         throw e;

@@ -88,7 +88,7 @@ function isRef(value: unknown): value is ObjectRefClaim {
 function audiencesOf(aud: unknown): string[] | undefined {
   if (aud === undefined) return [];
   if (typeof aud === 'string') return [aud];
-  if (Array.isArray(aud) && aud.every((a) => typeof a === 'string')) return aud as string[];
+  if (Array.isArray(aud) && aud.every((a) => typeof a === 'string')) return aud;
   return undefined;
 }
 
@@ -170,8 +170,8 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountToken
       if (!k || typeof k !== 'object' || typeof k.namespace !== 'string' || k.namespace === '' || !isRef(k.serviceaccount)) {
         fail('service account token claims are incomplete');
       }
-      const namespace = k.namespace as string;
-      const account = k.serviceaccount as ObjectRefClaim;
+      const namespace = k.namespace;
+      const account = k.serviceaccount;
       if (claims.sub !== serviceAccountUsername(namespace, account.name)) fail('service account token subject does not match its claims');
       const bound = { pod: k.pod, secret: k.secret, node: k.node };
       for (const [field, ref] of Object.entries(bound)) if (ref !== undefined && !isRef(ref)) fail(`service account token ${field} claim is malformed`);

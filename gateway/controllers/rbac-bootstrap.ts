@@ -20,9 +20,9 @@ const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ig
 function mergeMeta(current: KObject, wanted: KObject): boolean {
   let changed = false;
   for (const field of ['labels', 'annotations'] as const) {
-    const want = wanted.metadata[field] as Record<string, string> | undefined;
+    const want = wanted.metadata[field];
     if (!want) continue;
-    const have = (current.metadata[field] ??= {}) as Record<string, string>;
+    const have = (current.metadata[field] ??= {});
     for (const [k, v] of Object.entries(want)) {
       // The autoupdate annotation is the owner's switch: present with any value, it stays as set.
       if (k in have && (k === AUTOUPDATE_ANNOTATION || have[k] === v)) continue;

@@ -22,7 +22,7 @@ export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): Po
   const selectors = (raw ?? []).map((s) => labelSelectorFromObject(s).selector);
   const matching = [...all]
     .filter((r) => r.metadata.name !== role.metadata.name)
-    .filter((r) => selectors.some((s) => s.matches(r.metadata.labels as Record<string, string> | undefined)))
+    .filter((r) => selectors.some((s) => s.matches(r.metadata.labels)))
     .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
   const seen = new Set<string>();
   const rules: PolicyRule[] = [];
@@ -89,11 +89,11 @@ export function startRoleAggregationController(registry: Registry, opts: { log: 
   const informer = startInformer(store, {
     replace(objects) {
       roles.clear();
-      for (const o of objects) roles.set(o.metadata.name ?? '', o as RoleObject);
+      for (const o of objects) roles.set(o.metadata.name ?? '', o);
       schedule();
     },
     put(obj) {
-      roles.set(obj.metadata.name ?? '', obj as RoleObject);
+      roles.set(obj.metadata.name ?? '', obj);
       schedule();
     },
     removed(obj) {

@@ -36,7 +36,7 @@ export function createCompression(features: FeatureGates, opts: CompressionOptio
     br: false,
     zstd: false,
     filter: () => true,
-  } as Parameters<typeof compress>[0]);
+  });
 
   return async function compression(ctx: Context, next: Next): Promise<void> {
     if (!features.enabled('APIResponseCompression') || ctx.method !== 'GET') return next();

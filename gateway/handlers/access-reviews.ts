@@ -98,7 +98,7 @@ function selfSubjectRulesReview(group: string, version: string, aliasOf: string 
       if (spec.namespace !== undefined && typeof spec.namespace !== 'string') {
         throw invalid(kind, group, [{ type: 'FieldValueTypeInvalid', field: 'spec.namespace', value: spec.namespace, detail: 'must be a string' }]);
       }
-      const namespace = (spec.namespace as string | undefined) ?? '';
+      const namespace = (spec.namespace) ?? '';
       if (namespace === '') throw errors.badRequest('no namespace on request');
       const rules = isRuleResolver(authorizer)
         ? await authorizer.rulesFor(ctx.user, namespace)

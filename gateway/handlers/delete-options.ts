@@ -21,7 +21,7 @@ export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, feature
     });
     if (decoded !== undefined) {
       if (!isObject(decoded.value)) throw errors.badRequest('the body of a delete request must be a DeleteOptions object');
-      options = decoded.value as DeleteOptions;
+      options = decoded.value;
     }
   }
   const q = requestQuery(ctx);

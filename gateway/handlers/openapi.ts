@@ -29,7 +29,7 @@ const etagOf = (body: Buffer): string => `"${createHash('sha512').update(body).d
 function v2Representation(accept: string): 'json' | 'protobuf' | null {
   if (!accept.trim()) return 'json';
   for (const entry of accept.split(',')) {
-    const type = entry.split(';')[0]!.trim().toLowerCase();
+    const type = entry.split(';')[0].trim().toLowerCase();
     if (V2_PROTOBUF_TYPES.includes(type)) return 'protobuf';
     if (JSON_TYPES.includes(type)) return 'json';
   }

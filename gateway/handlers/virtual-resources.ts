@@ -45,8 +45,8 @@ export interface VirtualResource {
   aliasOf?: string;
   /** The kind's schema, for the OpenAPI documents only (create() checks what it reads). */
   schema?: JSONSchema;
-  /** The response object, answered with 201; may throw a StatusError (422 for an invalid spec). */
-  create(ctx: VirtualCreateContext): unknown | Promise<unknown>;
+  /** The response object (or a promise of it), answered with 201; may throw a StatusError (422 for an invalid spec). */
+  create(ctx: VirtualCreateContext): unknown;
 }
 
 export interface VirtualResources {

@@ -5,7 +5,7 @@
 // Dry runs check but charge nothing. As upstream, only CREATE matters for object counts; subresources and
 // cluster-scoped kinds are never charged. The server's own writes (no user) are not charged, as every admission
 // check here skips them; the controller still counts what they create.
-import { errors, isStatusError, type GroupResource } from '../../api/meta/errors.js';
+import { errors, isStatusError, type GroupResource, type StatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { AdmissionRequest, WriteAdmission, WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
@@ -87,7 +87,7 @@ export function createResourceQuotaAdmission(registry: Registry): WriteAdmission
       // until the next full recount.
       if (pending === undefined && await exists(req)) return;
       pending ??= new Set(charges.keys());
-      let conflict: unknown;
+      let conflict: StatusError | undefined;
       for (const [name, { quota, used }] of charges) {
         if (!pending.has(name)) continue;
         try {

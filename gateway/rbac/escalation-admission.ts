@@ -4,7 +4,7 @@ import type { Authorizer } from '../../policies/authorizer.js';
 import { checkRbacWrite } from '../../policies/rbac/escalation.js';
 import type { RbacKind } from '../../policies/rbac/index.js';
 import type { RbacRuleResolver } from '../../policies/rbac/rule-resolver.js';
-import { RBAC_GROUP, type BindingObject, type RoleObject } from '../../policies/rbac/types.js';
+import { RBAC_GROUP } from '../../policies/rbac/types.js';
 import type { WriteAdmission } from '../registry/admission-types.js';
 
 const KINDS = new Set<string>(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
@@ -19,8 +19,8 @@ export function createRbacEscalationAdmission(deps: { authorizer: Authorizer; re
         kind: req.def.kind as RbacKind,
         namespace: req.namespace,
         name: req.name,
-        object: req.object as RoleObject | BindingObject,
-        oldObject: req.oldObject as RoleObject | BindingObject | undefined,
+        object: req.object,
+        oldObject: req.oldObject,
         user: req.user,
       }, deps);
     },

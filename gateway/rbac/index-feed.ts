@@ -29,8 +29,8 @@ export function startRbacIndexFeed(registry: Registry, opts: { log: (line: strin
     if (!store) continue;
     informers.push(startInformer(store, {
       replace: (objects: KObject[]) => { index.replace(kind, objects as RbacObject[]); changed(); },
-      put: (obj) => { index.put(kind, obj as RbacObject); changed(); },
-      removed: (obj) => { index.remove(kind, obj as RbacObject); changed(); },
+      put: (obj) => { index.put(kind, obj); changed(); },
+      removed: (obj) => { index.remove(kind, obj); changed(); },
     }, opts));
   }
   const synced = Promise.all(informers.map((i) => i.synced)).then(() => {});

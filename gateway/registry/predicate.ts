@@ -14,7 +14,7 @@ export function objectFields(def: KindDefinition, obj: KObject): Record<string, 
 }
 
 function selectableFieldNames(def: KindDefinition): string[] {
-  let extra: string[] = [];
+  let extra: string[];
   try {
     extra = Object.keys(def.selectableFields?.({ metadata: {}, spec: {}, status: {} }) ?? {});
   } catch {

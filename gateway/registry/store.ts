@@ -293,7 +293,7 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       return created && create ? create() : update(current);
     }, ctx, create ? () => {
       pendingCreate = true;
-      return { apiVersion, kind: def.kind, metadata: { name } } as KObject;
+      return { apiVersion, kind: def.kind, metadata: { name } };
     } : undefined);
     return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
   }

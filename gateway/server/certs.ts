@@ -94,14 +94,14 @@ export function requiredNames(bindAddress: string, extra: string[] = []): { dns:
 }
 
 async function exportKeyPem(key: X509Key): Promise<string> {
-  const der = await webcrypto.subtle.exportKey('pkcs8', key as unknown as webcrypto.CryptoKey);
+  const der = await webcrypto.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
 
 async function importSigningKey(pem: string): Promise<X509Key> {
   // Node parses any PEM flavour (SEC1 or PKCS#8); webcrypto wants PKCS#8 DER.
   const der = createPrivateKey(pem).export({ format: 'der', type: 'pkcs8' });
-  return (await webcrypto.subtle.importKey('pkcs8', der, EC_PARAMS, true, ['sign'])) as unknown as X509Key;
+  return await webcrypto.subtle.importKey('pkcs8', der, EC_PARAMS, true, ['sign']);
 }
 
 async function generateCa(now: Date): Promise<{ certPem: string; keyPem: string }> {

@@ -16,7 +16,7 @@ export function isHttp2(req: AnyRequest): req is Http2ServerRequest {
  * (getPeerCertificate, authorized): the socket itself for HTTP/1.1, the session's socket for HTTP/2.
  */
 export function connectionOf(req: AnyRequest): Socket {
-  return isHttp2(req) ? (req.stream.session?.socket as Socket | undefined) ?? req.socket as Socket : req.socket;
+  return isHttp2(req) ? (req.stream.session?.socket) ?? req.socket : req.socket;
 }
 
 /**

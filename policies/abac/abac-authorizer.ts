@@ -34,7 +34,7 @@ function parseLine(line: string): PolicySpec {
   try {
     obj = JSON.parse(line);
   } catch (e) {
-    throw new Error(`not JSON: ${(e as Error).message}`);
+    throw new Error(`not JSON: ${(e as Error).message}`, { cause: e });
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not a JSON object');
   const policy = obj as Record<string, unknown>;
@@ -72,7 +72,7 @@ function specOf(spec: unknown): PolicySpec {
   for (const key of STRING_FIELDS) {
     if (s[key] === undefined || s[key] === null) continue;
     if (typeof s[key] !== 'string') throw new Error(`spec.${key} must be a string`);
-    out[key] = s[key] as string;
+    out[key] = s[key];
   }
   if (s.readonly !== undefined && s.readonly !== null) {
     if (typeof s.readonly !== 'boolean') throw new Error('spec.readonly must be a boolean');

@@ -46,7 +46,7 @@ export function compareValues(a: unknown, b: unknown): number {
 export function valuesEqual(a: unknown, b: unknown): boolean {
   const na = numeric(a);
   const nb = numeric(b);
-  if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && na == nb; // eslint-disable-line eqeqeq
+  if (na !== undefined || nb !== undefined) return na !== undefined && nb !== undefined && na == nb; // eslint-disable-line eqeqeq -- an int (bigint) and a double (number) are equal by value only under ==
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => valuesEqual(v, b[i]));
@@ -121,10 +121,10 @@ export function sumDurations(list: Duration[]): Duration {
 /** A list of `dyn` elements: sum by the kind of its elements. */
 function sumDyn(list: unknown[]): unknown {
   if (list.length === 0) return 0n;
-  if (list.every((v) => typeof v === 'bigint')) return sumInts(list as bigint[]);
-  if (list.every((v) => v instanceof UnsignedInt)) return sumUints(list as UnsignedInt[]);
-  if (list.every((v) => typeof v === 'number')) return sumDoubles(list as number[]);
-  if (list.every((v) => v instanceof Duration)) return sumDurations(list as Duration[]);
+  if (list.every((v) => typeof v === 'bigint')) return sumInts(list);
+  if (list.every((v) => v instanceof UnsignedInt)) return sumUints(list);
+  if (list.every((v) => typeof v === 'number')) return sumDoubles(list);
+  if (list.every((v) => v instanceof Duration)) return sumDurations(list);
   throw new CelLibraryError('no_such_overload', 'no such overload: sum() needs a list of one numeric or duration type');
 }
 

@@ -52,6 +52,7 @@ function invalid(): CelLibraryError {
 
 // Go refuses ASCII control characters anywhere; a space is fine in the path and query (not in the host).
 function hasControl(s: string): boolean {
+  // eslint-disable-next-line no-control-regex -- control characters are what this looks for
   return /[\x00-\x1f\x7f]/.test(s);
 }
 

@@ -91,7 +91,7 @@ export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factori
         try {
           client = loadWebhookClientConfig(file);
         } catch (e) {
-          throw new Error(`authorizers[${i}] (webhook "${entry.name}"): ${(e as Error).message}`);
+          throw new Error(`authorizers[${i}] (webhook "${entry.name}"): ${(e as Error).message}`, { cause: e });
         }
         const webhook = createWebhookAuthorizer({ ...entry.webhook, name: entry.name, client }, { log: deps.log, metrics: deps.metrics, retryBackoff: deps.webhookRetryBackoff });
         webhooks.push(webhook);
@@ -126,7 +126,7 @@ function loadChain(file: string, deps: ChainDeps, factories: MemberFactory, fact
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`unable to read authorization configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`unable to read authorization configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   const config = parseAuthorizationConfig(text, file);
   return { chain: buildChain(config, deps, factories, factoryDeps), text };

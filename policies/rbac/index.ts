@@ -46,8 +46,8 @@ export function createRbacIndex(): RbacIndex {
       byName.delete(name);
       if (byName.size === 0) tables[kind].delete(ns);
     },
-    getRole: (namespace, name) => tables.Role.get(namespace)?.get(name) as RoleObject | undefined,
-    getClusterRole: (name) => tables.ClusterRole.get('')?.get(name) as RoleObject | undefined,
+    getRole: (namespace, name) => tables.Role.get(namespace)?.get(name),
+    getClusterRole: (name) => tables.ClusterRole.get('')?.get(name),
     roleBindings: (namespace) => valuesOf<BindingObject>(tables.RoleBinding.get(namespace)),
     clusterRoleBindings: () => valuesOf<BindingObject>(tables.ClusterRoleBinding.get('')),
   };

@@ -36,13 +36,13 @@ export function loadWebhookClientConfig(file: string): WebhookClientConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`unable to read webhook client configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new Error(`unable to read webhook client configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   let doc: unknown;
   try {
     doc = yaml.load(text);
   } catch (e) {
-    throw new Error(`unable to parse webhook client configuration ${file}: ${(e as Error).message.split('\n')[0]}`);
+    throw new Error(`unable to parse webhook client configuration ${file}: ${(e as Error).message.split('\n')[0]}`, { cause: e });
   }
   if (!isObj(doc)) throw new Error(`${file}: not a client configuration object`);
   const dir = path.dirname(file);
@@ -51,7 +51,7 @@ export function loadWebhookClientConfig(file: string): WebhookClientConfig {
     try {
       return readFileSync(resolve(p), 'utf8');
     } catch (e) {
-      throw new Error(`${file}: unable to read ${what} ${resolve(p)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new Error(`${file}: unable to read ${what} ${resolve(p)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { cause: e });
     }
   };
   const b64 = (v: unknown) => Buffer.from(String(v), 'base64').toString('utf8');

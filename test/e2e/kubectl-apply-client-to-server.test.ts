@@ -52,8 +52,8 @@ describe('kubectl apply: client-side, then server-side', function () {
     const diff = await env.kubectl.run(['diff', '--server-side', '-f', changed]);
     expect(diff.code, diff.stderr).to.equal(1);
     expect(diff.stderr).to.equal('');
-    expect(diff.stdout).to.match(/^-  a: "1"$/m);
-    expect(diff.stdout).to.match(/^\+  a: new$/m);
+    expect(diff.stdout).to.match(/^- {2}a: "1"$/m);
+    expect(diff.stdout).to.match(/^\+ {2}a: new$/m);
     expect(await env.kubectl.ok(['apply', '--server-side', '-f', changed])).to.equal(`configmap/${name} serverside-applied\n`);
     // b was the client-side manager's; once kubectl has taken its fields over, the re-apply drops it.
     expect((await get(cmPath(name))).data).to.deep.equal({ a: 'new' });

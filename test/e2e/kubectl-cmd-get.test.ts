@@ -103,7 +103,7 @@ describe('kubectl test/cmd: get', function () {
     const ns = await createNamespace(env.gh, 'get-subresource');
     await postConfigMap(ns, 'plain');
     const status = parseColumns(await ok('get', 'namespace', ns, '--subresource=status'));
-    expect(status).to.deep.equal([{ NAME: ns, STATUS: 'Active', AGE: status[0]!.AGE }]);
+    expect(status).to.deep.equal([{ NAME: ns, STATUS: 'Active', AGE: status[0].AGE }]);
     const missing = await kubectl('get', 'cm', 'plain', '-n', ns, '--subresource=status');
     expect(missing.code).to.equal(1);
     expect(missing.stderr).to.contain('the server could not find the requested resource');
@@ -147,7 +147,7 @@ describe('kubectl test/cmd: get', function () {
     await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'sorted-rs2', { labels: { name: 'b' }, container: 'a', memory: '300Mi' }));
     await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'sorted-rs3', { labels: { name: 'a' }, container: 'c', memory: '100Mi' }));
     const order = async (key: string, ...extra: string[]) =>
-      parseColumns(await ok('get', 'rs', '-n', ns, `--sort-by=${key}`, ...extra)).map((r) => r.NAME!.replace('sorted-rs', '')).join('');
+      parseColumns(await ok('get', 'rs', '-n', ns, `--sort-by=${key}`, ...extra)).map((r) => r.NAME.replace('sorted-rs', '')).join('');
     expect(await order('{metadata.name}')).to.equal('123');
     expect(await order('{metadata.labels.name}')).to.equal('321');
     expect(await order('{spec.template.spec.containers[0].name}')).to.equal('213');

@@ -61,7 +61,7 @@ describe('kubectl describe and kubectl events', function () {
 
   for (const [i, { what }] of ['a ConfigMap', 'a Namespace', 'a ReplicaSet', 'a Node'].map((w, i) => [i, { what: w }] as const)) {
     it(`describe ${what} exits 0 and shows the event recorded for it`, async () => {
-      const c = cases()[i]!;
+      const c = cases()[i];
       if (c.create) await env.kubectl.ok(c.create);
       else await env.kubectl.ok(['create', '-f', await env.kubectl.manifest(`obj-${i}.json`, JSON.stringify(c.manifest))]);
       // Before any event: describe succeeds and says so, as upstream's describers do.
@@ -89,8 +89,8 @@ describe('kubectl describe and kubectl events', function () {
     expect(rows.every((r) => r.OBJECT === 'ConfigMap/settings')).to.equal(true);
     const got = parseColumns(await env.kubectl.ok(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=settings']));
     expect(got.map((r) => r.REASON).sort()).to.deep.equal(['Checked', 'Rechecked']);
-    expect(Object.keys(got[0]!)).to.deep.equal(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
-    expect(got[0]!.OBJECT).to.equal('configmap/settings');
+    expect(Object.keys(got[0])).to.deep.equal(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(got[0].OBJECT).to.equal('configmap/settings');
     // `ev` names every API's events, as upstream's discovery has it: kubectl picks core/v1 and warns for each other
     // group as it does against kube-apiserver (ours and its alias events.k8s.io).
     const short = await env.kubectl.run(['get', 'ev', '-n', ns, '--field-selector', 'involvedObject.name=settings', '-o', 'name']);

@@ -17,7 +17,7 @@ describe('kubectl and ResourceQuota', function () {
     const row = async (): Promise<Record<string, string>> => {
       const rows = parseColumns(await env.kubectl.ok(['get', 'quota', '-n', ns]));
       expect(rows).to.have.length(1);
-      return rows[0]!;
+      return rows[0];
     };
     await eventually('the controller fills status', async () => (await row()).REQUEST === 'count/configmaps: 0/2, secrets: 0/5');
     const first = await row();

@@ -142,7 +142,7 @@ describe('kubectl typed clients and printers', function () {
 
     const wide = async (resource: string, namespaced: boolean, name: string) => {
       const out = await env.kubectl.ok(['get', resource, '-o', 'wide', ...(namespaced ? ['-n', wideNs] : [])]);
-      const header = out.split('\n')[0]!.trim().split(/\s{2,}/);
+      const header = out.split('\n')[0].trim().split(/\s{2,}/);
       const row = parseColumns(out).find((r) => r.NAME === name);
       expect(row, out).to.not.equal(undefined);
       return { header, row: row!, out };
@@ -266,7 +266,7 @@ describe('kubectl typed clients and printers', function () {
       await eventually('the watch request to be answered', async () => /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()));
       await env.kubectl.ok(['create', 'rolebinding', 'carol-views', '--clusterrole=view', '--user=carol', '-n', watchNs]);
       const at = await watch.waitForLine(new RegExp(`^${watchNs}\\s+carol-views\\s`));
-      const row = watch.lines[at]!;
+      const row = watch.lines[at];
       expect(watch.lines.slice(0, at).some((l) => /^NAMESPACE\s+NAME\s+ROLE\s+AGE$/.test(l)), watch.lines.join('\n')).to.equal(true);
       expect(row.split(/\s{2,}/).slice(0, 3)).to.deep.equal([watchNs, 'carol-views', 'ClusterRole/view']);
       expect(watch.running()).to.equal(true);

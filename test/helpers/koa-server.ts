@@ -31,7 +31,9 @@ export async function renderStatusErrors(ctx: Context, next: Next): Promise<void
 }
 
 export async function serveKoa(app: Koa): Promise<TestServer> {
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  // Koa's handler answers its own failures (ctx.onerror), so the promise it returns is not the server's to await.
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

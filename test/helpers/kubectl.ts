@@ -72,8 +72,8 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
     });
     children.add(child);
     child.on('exit', () => children.delete(child));
-    child.stdout!.setEncoding('utf8');
-    child.stderr!.setEncoding('utf8');
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
     return child;
   };
 
@@ -178,7 +178,7 @@ export function parseColumns(stdout: string): Record<string, string>[] {
   const re = /\S+(?: \S+)*/g;
   for (let m = re.exec(header); m; m = re.exec(header)) starts.push({ name: m[0], at: m.index });
   return rows.map((row) => Object.fromEntries(starts.map(({ name, at }, i) => {
-    const end = i + 1 < starts.length ? starts[i + 1]!.at : undefined;
+    const end = i + 1 < starts.length ? starts[i + 1].at : undefined;
     return [name, row.slice(at, end).trim()];
   })));
 }

@@ -50,11 +50,11 @@ function serialNumber(): string {
 }
 
 async function generateKeys(): Promise<X509KeyPair> {
-  return (await webcrypto.subtle.generateKey(EC_PARAMS, true, ['sign', 'verify'])) as unknown as X509KeyPair;
+  return await webcrypto.subtle.generateKey(EC_PARAMS, true, ['sign', 'verify']);
 }
 
 async function exportKeyPem(key: X509Key): Promise<string> {
-  const der = await webcrypto.subtle.exportKey('pkcs8', key as unknown as webcrypto.CryptoKey);
+  const der = await webcrypto.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
 

@@ -107,7 +107,7 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
       return stdout;
     } catch (e) {
       const err = e as { stderr?: string; message: string };
-      throw new Error(`${file} failed: ${err.stderr?.trim() || err.message}`);
+      throw new Error(`${file} failed: ${err.stderr?.trim() || err.message}`, { cause: e });
     }
   };
 

@@ -97,7 +97,7 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
     if (lines.length > 60) lines.splice(0, lines.length - 60);
     return fresh;
   };
-  child.stderr!.on('data', remember);
+  child.stderr.on('data', remember);
   const alive = (): boolean => child.exitCode === null && child.signalCode === null;
   const stop = async (): Promise<void> => {
     if (alive()) {
@@ -113,7 +113,7 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
   try {
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`replica ${name}: no start banner within ${START_TIMEOUT_MS / 1000} s:\n${output()}`)), START_TIMEOUT_MS);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         for (const line of remember(chunk)) {
           const match = BANNER.exec(line);
           if (match) {
@@ -161,7 +161,7 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
  */
 export async function waitReady(replica: Replica, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
-  let last = '';
+  let last: string;
   for (;;) {
     try {
       const res = await replica.request('GET', '/readyz?verbose', { timeoutMs: 5_000 });

@@ -46,7 +46,7 @@ export function openWatch(baseUrl: string, path: string, opts: { ca: string | Bu
       const finish = (): void => {
         if (buffered.trim()) {
           // A non-watch body (an error Status) arrives without a trailing newline.
-          const event = { type: 'BODY', object: JSON.parse(buffered) } as WatchEventJSON;
+          const event = { type: 'BODY', object: JSON.parse(buffered) };
           buffered = '';
           const waiter = waiters.shift();
           if (waiter) waiter.resolve(event);

@@ -49,7 +49,7 @@ async function servingCert(ca: CertificateAuthority): Promise<{ certPem: string;
       new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }]),
     ],
   });
-  const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as unknown as webcrypto.CryptoKey);
+  const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return { certPem: cert.toString('pem'), keyPem: x509.PemConverter.encode(der, 'PRIVATE KEY') };
 }
 

@@ -26,10 +26,10 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
   });
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${code} before serving: ${stderr}`)));
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       stdout += d;
       const serving = /serving on (https:\/\/\S+)\n/.exec(stdout);
       if (serving) {

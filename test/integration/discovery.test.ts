@@ -248,7 +248,7 @@ describe('discovery', function () {
         expect(params.map((p: any) => p.name)).to.include('fieldValidation');
         expect(Object.keys(patch.requestBody?.content ?? {})).to.include('application/merge-patch+json');
 
-        const schemas = Object.values(doc.components.schemas) as any[];
+        const schemas = Object.values<any>(doc.components.schemas);
         const schema = schemas.find((s) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === kind));
         expect(schema, `${kind} schema`).to.not.equal(undefined);
         expect(schema['x-kubernetes-group-version-kind']).to.be.an('array');
@@ -259,7 +259,7 @@ describe('discovery', function () {
     it('the core document describes Node taints for kubectl explain', async () => {
       const doc = await getJson(index.paths['api/v1'].serverRelativeURL);
       const schemas = doc.components.schemas as Record<string, any>;
-      const node = Object.values(schemas).find((s: any) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === 'Node' && g.group === '')) as any;
+      const node = Object.values(schemas).find((s: any) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === 'Node' && g.group === ''));
       expect(node).to.not.equal(undefined);
       // Follow $refs as kubectl explain does, down to spec.taints.
       const deref = (s: any): any => (s?.$ref ? schemas[String(s.$ref).split('/').pop()!] : s?.allOf?.[0]?.$ref ? deref(s.allOf[0]) : s);

@@ -46,7 +46,7 @@ describe('--event-ttl', function () {
 
   it('counts an event listed at start from the newest write time it records', () => {
     const obj = { metadata: { creationTimestamp: '2026-01-01T00:00:00Z', managedFields: [{ manager: 'a', time: '2026-01-01T00:10:00Z' }, { manager: 'b', time: '2026-01-01T00:05:00Z' }] } };
-    expect(lastWriteTime(obj as never)).to.equal(Date.parse('2026-01-01T00:10:00Z'));
-    expect(lastWriteTime({ metadata: {} } as never)).to.equal(undefined);
+    expect(lastWriteTime(obj)).to.equal(Date.parse('2026-01-01T00:10:00Z'));
+    expect(lastWriteTime({ metadata: {} })).to.equal(undefined);
   });
 });

@@ -381,6 +381,7 @@ describe('list and watch', function () {
       const initial = await w.take(2);
       expect(initial.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`)).to.deep.equal(['ADDED first', 'BOOKMARK ']);
       // Responses written through the HTTP layer during the live events: only the writers' own (which end, not write).
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called through apply and put back
       const original = ServerResponse.prototype.write;
       let layered = 0;
       ServerResponse.prototype.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>) {

@@ -104,7 +104,7 @@ async function checkWatch(w: OpenWatch, label: string, load: ReturnType<typeof s
         break;
       }
       const missing = [...load.acked.keys()].filter((name) => !seen.has(name));
-      throw new Error(`${label}: ${(e as Error).message}; ${missing.length} acknowledged creates never arrived (${missing.slice(0, 5).join(', ')})`);
+      throw new Error(`${label}: ${(e as Error).message}; ${missing.length} acknowledged creates never arrived (${missing.slice(0, 5).join(', ')})`, { cause: e });
     }
     if (event.type === 'ERROR' || event.type === 'BODY') {
       expect(event.object, `${label}: a watch may end only with 410 Gone`).to.include({ code: 410 });

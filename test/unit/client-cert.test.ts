@@ -14,7 +14,7 @@ import {
   type PeerSocket,
 } from '../../gateway/authn/client-cert.js';
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
-import { parseOptions, OptionsError } from '../../gateway/server/options.js';
+import { parseOptions, type OptionsError } from '../../gateway/server/options.js';
 import { caBundle, issueClientCert, makeCA, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
 import { rejection } from '../helpers/assertions.js';
 

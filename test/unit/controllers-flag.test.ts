@@ -2,7 +2,7 @@
 // semantics (`*`, `name`, `-name`, first match wins, aliases) and start-up errors naming an unknown controller.
 import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
-import { parseOptions, usage, OptionsError } from '../../gateway/server/options.js';
+import { parseOptions, usage, type OptionsError } from '../../gateway/server/options.js';
 import { parseControllerSelection } from '../../gateway/controllers/selection.js';
 import {
   BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER, TOKEN_CLEANER_CONTROLLER,

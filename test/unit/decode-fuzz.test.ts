@@ -69,7 +69,7 @@ function generator(rnd: () => number, longestChain = 1200) {
 }
 
 function object(): KObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fuzz', labels: { a: 'b' } }, data: { a: '1', b: '2' } } as KObject;
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fuzz', labels: { a: 'b' } }, data: { a: '1', b: '2' } };
 }
 
 /** Runs one call: it may return or throw a 4xx Status, nothing else, within the bound. */

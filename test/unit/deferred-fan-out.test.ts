@@ -3,7 +3,6 @@
 import { expect } from 'chai';
 import { createDeferredFanOut, type FanOutWatcher } from '../../backends/deferred-fan-out.js';
 import { createWatcherQueue } from '../../backends/watcher-queue.js';
-import type { StorageEvent } from '../../backends/storage.js';
 
 interface Row {
   revision: bigint;
@@ -18,7 +17,7 @@ function watcher(position: number, key = '/r/'): FanOutWatcher<Row> & { received
   const queue = createWatcherQueue<Row>({ key, bufferLimit: 100, onEnd: () => undefined });
   const w = { request: { key, recursive: true }, queue, position: BigInt(position), received };
   // Drain the queue as a consumer would, recording each revision it hands out.
-  const events = queue.iterate((r) => ({ type: 'ADDED', key: r.key, revision: r.revision }) as StorageEvent);
+  const events = queue.iterate((r) => ({ type: 'ADDED', key: r.key, revision: r.revision }));
   void (async () => {
     for await (const event of events) received.push(event.revision);
   })();
@@ -31,7 +30,7 @@ describe('deferred fan-out', () => {
     const fanOut = createDeferredFanOut<Row>([w]);
     fanOut.publish([row(4), row(5)]);
     expect(fanOut.publishedUpTo(5n)).to.equal(3n);
-    for (let i = 0; i < 20; i++) await null;
+    for (let i = 0; i < 20; i++) await Promise.resolve();
     expect(w.received).to.deep.equal([]);
     await nextTurn();
     await nextTurn();

@@ -114,7 +114,7 @@ describe('group aliases', () => {
     expect(b.roleRef.apiGroup).to.equal(RBAC);
     expect(b.subjects.map((s: any) => s.apiGroup)).to.deep.equal([RBAC, RBAC, undefined]);
     // A binding stored with the k8s.io spelling is not "changed" by the same roleRef in ours.
-    expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: K8S, kind: 'Role', name: 'r' } } as any)).to.deep.equal([]);
-    expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: RBAC, kind: 'Role', name: 'other' } } as any)).to.have.length(1);
+    expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: K8S, kind: 'Role', name: 'r' } })).to.deep.equal([]);
+    expect(roleBinding.validateUpdate!(b, { ...b, roleRef: { apiGroup: RBAC, kind: 'Role', name: 'other' } })).to.have.length(1);
   });
 });

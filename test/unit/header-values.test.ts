@@ -30,6 +30,7 @@ function inspector<R, T>(inspect: (req: R) => T): { handle(req: R, res: { end():
       res.end();
     },
     outcome() {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows a caught value as it came
       if (failure) throw failure;
       return result!;
     },

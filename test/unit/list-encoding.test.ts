@@ -70,6 +70,6 @@ describe('large list encoding', () => {
 
   it('YAML declines an empty list (its elements field is written inline) and a list whose items are not last', () => {
     expect(yaml.encodeList?.(configMapList(0))).to.equal(undefined);
-    expect(yaml.encodeList?.({ kind: 'X', items: [{}], metadata: {} } as never)).to.equal(undefined);
+    expect(yaml.encodeList?.({ kind: 'X', items: [{}], metadata: {} })).to.equal(undefined);
   });
 });

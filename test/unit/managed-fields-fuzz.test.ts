@@ -115,7 +115,7 @@ const replicaSets: KindUnderTest = {
     const metadata: Record<string, unknown> = { name };
     const labels = someMap(r, ['x'], ['1', '2']);
     if (labels) metadata.labels = labels;
-    return { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata, spec } as KObject;
+    return { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata, spec };
   },
   patch(r) {
     const roll = r.int(4);

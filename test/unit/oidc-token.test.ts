@@ -205,6 +205,7 @@ describe('JWT token authenticator', () => {
   describe('accepted tokens', () => {
     // jose checks signatures through WebCrypto: counting its verify calls counts signature checks.
     const subtle = globalThis.crypto.subtle;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called through apply and put back
     const realVerify = subtle.verify;
     let signatureChecks: number;
     beforeEach(() => {

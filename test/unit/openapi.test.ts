@@ -28,7 +28,7 @@ describe('OpenAPI v3 documents', () => {
       'api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/events.platform.io/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1',
     ]);
     const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
-    expect(index.paths['api/v1']!.serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
+    expect(index.paths['api/v1'].serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
     expect(documentHash(doc)).to.match(/^[0-9A-F]{128}$/);
   });
 
@@ -72,7 +72,7 @@ describe('OpenAPI v3 documents', () => {
     expect(core.paths).to.have.property('/api/v1/nodes/{name}/status');
     expect(core.paths).to.not.have.property('/api/v1/secrets/{name}');
     // Namespaces cannot be deleted as a collection: no deletecollection operation.
-    expect(Object.keys(core.paths['/api/v1/namespaces'] as object)).to.not.include('delete');
+    expect(Object.keys(core.paths['/api/v1/namespaces'])).to.not.include('delete');
     expect((core.paths['/api/v1/nodes'] as any).delete['x-kubernetes-action']).to.equal('deletecollection');
   });
 
@@ -89,8 +89,8 @@ describe('OpenAPI v3 documents', () => {
       const pkg = def.group ? def.group.split('.')[0] : 'core';
       const kindSchema = schemas[`io.platform.api.${pkg}.v1.${def.kind}`];
       expect(kindSchema, def.kind).to.not.equal(undefined);
-      expect(kindSchema!['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: def.kind }]);
-      expect(schemas[`io.platform.api.${pkg}.v1.${def.kind}List`]!['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: `${def.kind}List` }]);
+      expect(kindSchema['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: def.kind }]);
+      expect(schemas[`io.platform.api.${pkg}.v1.${def.kind}List`]['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: `${def.kind}List` }]);
     }
   });
 
@@ -136,11 +136,11 @@ describe('OpenAPI v2 document', () => {
   });
 
   it('names a kind served at an alias once, with both group-version-kinds', () => {
-    expect(doc.definitions['io.platform.api.rbac.v1.ClusterRoleBindingList']![GVK]).to.deep.equal([
+    expect(doc.definitions['io.platform.api.rbac.v1.ClusterRoleBindingList'][GVK]).to.deep.equal([
       { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'ClusterRoleBindingList' },
       { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBindingList' },
     ]);
-    expect(doc.definitions['io.platform.apimachinery.pkg.apis.meta.v1.DeleteOptions']![GVK]).to.deep.include({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'DeleteOptions' });
+    expect(doc.definitions['io.platform.apimachinery.pkg.apis.meta.v1.DeleteOptions'][GVK]).to.deep.include({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'DeleteOptions' });
   });
 
   it('gives each operation a body parameter, flat query parameters and content types', () => {

@@ -18,7 +18,7 @@ import { startResourceQuotaController } from '../../gateway/controllers/resource
 import { eventually } from '../helpers/api.js';
 
 function quota(spec: Record<string, unknown>, status?: Record<string, unknown>): KObject {
-  return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec, ...(status ? { status } : {}) } as KObject;
+  return { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'ns' }, spec, ...(status ? { status } : {}) };
 }
 
 describe('quota quantities', () => {

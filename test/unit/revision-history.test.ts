@@ -12,7 +12,7 @@ function sequence(seed: number): () => number {
 }
 
 function object(name: string, generation: number): KObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { generation: String(generation) } } as KObject;
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { generation: String(generation) } };
 }
 
 function scanned(history: RevisionHistory, prefix: string, start: string, revision: bigint): string[] {

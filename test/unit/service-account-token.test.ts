@@ -194,7 +194,7 @@ describe('service-account token authenticator', () => {
   const objects = new Map<string, KObject>();
   const getter: ObjectGetter = { get: async (kind: BoundKind, ns, name) => objects.get(`${kind}/${ns}/${name}`) };
   const put = (kind: BoundKind, ns: string, name: string, uid: string, extra: Record<string, unknown> = {}) =>
-    objects.set(`${kind}/${ns}/${name}`, { apiVersion: 'v1', kind, metadata: { name, namespace: ns || undefined, uid, ...extra } } as KObject);
+    objects.set(`${kind}/${ns}/${name}`, { apiVersion: 'v1', kind, metadata: { name, namespace: ns || undefined, uid, ...extra } });
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const authenticator = (over: Partial<Parameters<typeof createServiceAccountTokenAuthenticator>[0]> = {}) =>
     createServiceAccountTokenAuthenticator({ issuers: [ISSUER, 'legacy-issuer'], keys: verify, apiAudiences: ['api', 'api2'], lookup: true, getter, ...over });

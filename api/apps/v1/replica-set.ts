@@ -100,7 +100,7 @@ export const replicaSet: KindDefinition = {
     const meta = asObj(obj.metadata);
     const templateLabels = asObj(asObj(asObj(specOf(obj).template)?.metadata)?.labels);
     const labels = meta?.labels;
-    const empty = labels === undefined || labels === null || (asObj(labels) !== undefined && Object.keys(labels as object).length === 0);
+    const empty = labels === undefined || labels === null || (asObj(labels) !== undefined && Object.keys(labels).length === 0);
     if (meta && templateLabels && empty) meta.labels = { ...templateLabels };
     // status.replicas is the one status field kube-apiserver always serializes (no omitempty): a status write
     // leaving it out means 0.

@@ -33,9 +33,9 @@ function checkField(text: string, f: FieldSpec): string | null {
     const values = bounds.map((b) => parseValue(b, f));
     if (values.some((v) => v === null)) return `failed to parse int from ${range}`;
     const [lo, hi = lo] = values as number[];
-    if (lo! < f.min) return `beginning of range (${lo}) below minimum (${f.min}): ${range}`;
-    if (hi! > f.max) return `end of range (${hi}) above maximum (${f.max}): ${range}`;
-    if (lo! > hi!) return `beginning of range (${lo}) beyond end of range (${hi}): ${range}`;
+    if (lo < f.min) return `beginning of range (${lo}) below minimum (${f.min}): ${range}`;
+    if (hi > f.max) return `end of range (${hi}) above maximum (${f.max}): ${range}`;
+    if (lo > hi) return `beginning of range (${lo}) beyond end of range (${hi}): ${range}`;
   }
   return null;
 }
@@ -48,7 +48,7 @@ export function scheduleProblems(schedule: string): string[] {
   const fields = s.split(/\s+/);
   if (fields.length !== 5) return [`unparseable schedule: expected exactly 5 fields, found ${fields.length}: ${s}`];
   for (let i = 0; i < 5; i++) {
-    const problem = checkField(fields[i]!, FIELDS[i]!);
+    const problem = checkField(fields[i], FIELDS[i]);
     if (problem) return [`unparseable schedule: ${problem}`];
   }
   return [];

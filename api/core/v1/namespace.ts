@@ -49,7 +49,7 @@ function labelWithName(obj: KObject): void {
   const labels: unknown = obj.metadata.labels;
   // A labels value of another type is left for validation to refuse.
   if (!name || (labels !== undefined && labels !== null && !asObj(labels))) return;
-  obj.metadata.labels = { ...(asObj(labels) ?? {}), [NAMESPACE_NAME_LABEL]: name } as Record<string, string>;
+  obj.metadata.labels = { ...(asObj(labels) ?? {}), [NAMESPACE_NAME_LABEL]: name };
 }
 
 function specFinalizers(obj: KObject): string[] {

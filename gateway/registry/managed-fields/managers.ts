@@ -142,7 +142,7 @@ function encodeManagers(managers: Map<string, Entry>): Record<string, unknown>[]
 function setManagedFields(obj: KObject, managers: Map<string, Entry>): void {
   const encoded = encodeManagers(managers);
   delete obj.metadata.managedFields;
-  if (encoded.length > 0) obj.metadata.managedFields = encoded as NonNullable<KObject['metadata']['managedFields']>;
+  if (encoded.length > 0) obj.metadata.managedFields = encoded;
 }
 
 /** Moves managedFields back to the end of metadata after server-set fields were added behind it. */
