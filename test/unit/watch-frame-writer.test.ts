@@ -46,9 +46,9 @@ function mixedWrites(seen: { writer?: DirectChunkWriter }): Handler {
       return;
     }
     res.write('{"a":1}\n');
-    writer(chunkOf(Buffer.from('{"b":22}\n')));
+    void writer(chunkOf(Buffer.from('{"b":22}\n')));
     res.write('{"c":333}\n');
-    writer(chunkOf(Buffer.from('{"d":4444}\n')));
+    void writer(chunkOf(Buffer.from('{"d":4444}\n')));
     res.end();
   };
 }
@@ -93,7 +93,7 @@ describe('watch frames written straight to the connection', () => {
       res.writeHead(200, { 'Transfer-Encoding': 'chunked' });
       sentBeforeFlush = res.headersSent;
       const writer = directChunkWriter(res);
-      writer!(chunkOf(Buffer.from('first\n')));
+      void writer!(chunkOf(Buffer.from('first\n')));
       res.end();
     });
     const raw = (await rawExchange(server, (port) => net.connect(port, '127.0.0.1'))).toString('latin1');
