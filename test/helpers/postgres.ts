@@ -63,6 +63,11 @@ function freePort(): Promise<number> {
 const running = new Set<TestPostgres>();
 let exitHookInstalled = false;
 
+/** The data directories of the clusters started and not yet stopped: the leak check names those a test forgot. */
+export function runningPostgres(): string[] {
+  return [...running].map((pg) => pg.dataDir);
+}
+
 /** The postmaster's pid: the first line of postmaster.pid, or undefined when the server is not running. */
 function postmasterPid(dataDir: string): number | undefined {
   try {
