@@ -6,18 +6,29 @@ import { renderStatusErrors, serveKoa, type TestServer } from '../helpers/koa-se
 
 describe('request timeout filter', () => {
   let server: TestServer;
+  // A handler the filter gave up on goes on waiting after its 504: those waits end with the file, not seconds later.
+  const handlerWaits = new Set<NodeJS.Timeout>();
   before(async () => {
     const app = new Koa();
     app.use(requestInfoFilter);
     app.use(renderStatusErrors);
     app.use(createTimeoutFilter(100));
     app.use(async (ctx) => {
-      await new Promise((r) => setTimeout(r, Number(ctx.query.wait ?? 0)));
+      await new Promise<void>((r) => {
+        const wait = setTimeout(() => {
+          handlerWaits.delete(wait);
+          r();
+        }, Number(ctx.query.wait ?? 0));
+        handlerWaits.add(wait);
+      });
       ctx.body = { done: true };
     });
     server = await serveKoa(app);
   });
-  after(async () => server.close());
+  after(async () => {
+    for (const wait of handlerWaits) clearTimeout(wait);
+    await server.close();
+  });
 
   it('answers 504 Timeout when a request outlives the limit', async () => {
     const res = await server.request('GET', '/api/v1/namespaces/a/configmaps/x?wait=400');
