@@ -123,7 +123,7 @@ interface PendingTimer {
 const pending = (t: PendingTimer | undefined): t is PendingTimer => t !== undefined && !t._destroyed;
 
 /** `ownTimer`: the timeout mocha armed for the hook taking the snapshot, which is no test's. */
-function snapshot(ownTimer: PendingTimer | undefined): Snapshot {
+function snapshot(ownTimer: PendingTimer | undefined, endOfRun: boolean): Snapshot {
   const counts = new Map<string, number>();
   for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
   if (pending(ownTimer) && ownTimer.hasRef?.() && counts.get('Timeout')) counts.set('Timeout', counts.get('Timeout')! - 1);
@@ -132,7 +132,7 @@ function snapshot(ownTimer: PendingTimer | undefined): Snapshot {
     const timer = t.resource.deref() as PendingTimer | undefined;
     if (t.type === 'Timeout' && timer !== ownTimer && pending(timer) && timer.hasRef?.()) timers.add(timer);
   }
-  return { counts, handles: new Set(activeHandles().filter((h) => !isStdio(h))), timers, postgres: new Set(runningPostgres()) };
+  return { counts, handles: new Set(activeHandles().filter((h) => !isStdio(h))), timers, postgres: new Set(runningPostgres().filter((pg) => endOfRun || !pg.sharedByFiles).map((pg) => pg.dataDir)) };
 }
 
 /** What is open now and was not in `before`, as report lines; empty when nothing leaked. */
@@ -177,13 +177,13 @@ const hookTimer = (ctx: Context): PendingTimer | undefined => (ctx.runnable() as
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Leak lines after giving closing sockets and exiting children their few ticks; returns as soon as nothing is left. */
-async function settledLeaks(before: Snapshot, hook: Context): Promise<{ lines: string[]; now: Snapshot }> {
+async function settledLeaks(before: Snapshot, hook: Context, endOfRun = false): Promise<{ lines: string[]; now: Snapshot }> {
   const deadline = Date.now() + SETTLE_MS;
   for (let wait = 1; ; wait = Math.min(wait * 2, 100)) {
     // Sampled from a fresh macrotask, so the timer that woke this loop has already left the active list.
     await new Promise<void>((resolve) => setImmediate(resolve));
     // Read each time: mocha arms the hook's timeout only once the hook has returned its promise.
-    const now = snapshot(hookTimer(hook));
+    const now = snapshot(hookTimer(hook), endOfRun);
     const lines = leaksSince(before, now);
     if (!lines.length || Date.now() >= deadline) return { lines, now };
     await delay(wait);
@@ -205,8 +205,19 @@ function endTheRunSoon(ms: number, why: () => string): void {
   }, ms).unref();
 }
 
+const releasedAtFileEnd = new Set<() => Promise<void>>();
+
+/**
+ * For what a helper shares between the files of a run and reopens cheaply on demand (a connection pool): released
+ * after every file, before its check, so that each file answers for its own resources only.
+ */
+export function releaseAtFileEnd(release: () => Promise<void>): void {
+  releasedAtFileEnd.add(release);
+}
+
 async function checkFile(this: Context, file: string): Promise<void> {
   const started = performance.now();
+  for (const release of releasedAtFileEnd) await release();
   const { lines, now } = await settledLeaks(lastCheck!, this);
   // The next file answers only for what it opens itself.
   lastCheck = now;
@@ -235,19 +246,24 @@ function addFileChecks(root: Suite): void {
   }
 }
 
+/** After the root's own "after all" hooks, which is where helpers shared by several files release what they hold. */
+async function checkRun(this: Context): Promise<void> {
+  const { lines } = await settledLeaks(baseline!, this, true);
+  if (fileChecks) process.stderr.write(`leak-check: ${fileChecks} file checks took ${Math.round(fileCheckMs)} ms in all\n`);
+  if (lines.length || leaked) {
+    endTheRunSoon(EXIT_AFTER_LEAK_MS, () => `leak-check: ended the run, which leaked (see the failed "after all" hooks)\n`);
+    if (lines.length) throw new Error(`still open after all tests:\n${lines.join('\n')}`);
+    return;
+  }
+  endTheRunSoon(EXIT_AFTER_CLEAN_MS, () => `leak-check: the process was still up ${EXIT_AFTER_CLEAN_MS} ms after the last test, holding ${JSON.stringify(process.getActiveResourcesInfo())}; ended it\n`);
+}
+
 export const mochaHooks = {
   beforeAll(this: Context) {
-    baseline = lastCheck = snapshot(hookTimer(this));
-    addFileChecks(this.test!.parent!);
-  },
-  async afterAll(this: Context) {
-    const { lines } = await settledLeaks(baseline!, this);
-    if (fileChecks) process.stderr.write(`leak-check: ${fileChecks} file checks took ${Math.round(fileCheckMs)} ms in all\n`);
-    if (lines.length || leaked) {
-      endTheRunSoon(EXIT_AFTER_LEAK_MS, () => `leak-check: ended the run, which leaked (see the failed "after all" hooks)\n`);
-      if (lines.length) throw new Error(`still open after all tests:\n${lines.join('\n')}`);
-      return;
-    }
-    endTheRunSoon(EXIT_AFTER_CLEAN_MS, () => `leak-check: the process was still up ${EXIT_AFTER_CLEAN_MS} ms after the last test, holding ${JSON.stringify(process.getActiveResourcesInfo())}; ended it\n`);
+    baseline = lastCheck = snapshot(hookTimer(this), true);
+    // Every file is loaded by now, and with it every hook the files added to the root: these checks come after them.
+    const root = this.test!.parent!;
+    addFileChecks(root);
+    root.afterAll('leak check of the whole run', checkRun);
   },
 };
