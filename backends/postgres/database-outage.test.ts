@@ -160,7 +160,9 @@ describe('postgres storage writes while the database goes away', function () {
     } finally {
       stopped = true;
       // Bounded, so that a write that hangs fails the assertions below rather than the test's timeout.
-      await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, 2 * BOUND_MS))]);
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(loops), new Promise((resolve) => (bound = setTimeout(resolve, 2 * BOUND_MS)))]);
+      clearTimeout(bound);
       process.off('unhandledRejection', onUnhandled);
       await s.close();
       await own.stop();
