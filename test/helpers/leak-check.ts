@@ -93,7 +93,9 @@ function describeHandle(h: object): string {
   if (h instanceof net.Socket) {
     const local = h.localAddress ? `${h.localAddress}:${h.localPort}` : any._handle?.fd !== undefined ? `fd ${any._handle.fd}` : '?';
     const remote = h.remoteAddress ? `${h.remoteAddress}:${h.remotePort}` : (any._host ?? '?');
-    return `${name} ${local} -> ${remote}${h.destroyed ? ' (destroyed)' : ''}`;
+    // An accepted socket was created by no code of the test: the server it came through is what to look for.
+    const origin = any.server ? `, accepted by the server on ${address(any.server.address?.())}` : '';
+    return `${name} ${local} -> ${remote}${origin}${h.destroyed ? ' (destroyed)' : ''}`;
   }
   if (typeof any.pid === 'number' && Array.isArray(any.spawnargs)) return `${name} pid ${any.pid}: ${any.spawnargs.join(' ').slice(0, 200)}`;
   return name;
