@@ -45,8 +45,9 @@ function captureStack(): string {
 
 if (TRACE) {
   for (const [proto, method] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']] as const) {
-    const original = (proto as any)[method] as (...args: unknown[]) => unknown;
-    (proto as any)[method] = function (this: object, ...args: unknown[]) {
+    const methods = proto as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const original = methods[method];
+    methods[method] = function (this: object, ...args: unknown[]) {
       if (!openedAt.has(this)) openedAt.set(this, captureStack());
       return original.apply(this, args);
     };
@@ -85,25 +86,37 @@ function address(a: string | net.AddressInfo | null | undefined): string {
   return typeof a === 'string' ? a : `${a.address}:${a.port}`;
 }
 
+/** The fields of node's handle owners (sockets, servers, child processes) that tell one from another. */
+interface HandleOwner {
+  _handle?: { fd?: number } | null;
+  _host?: string;
+  listen?: unknown;
+  address?: () => string | net.AddressInfo | null;
+  server?: { address?: () => string | net.AddressInfo | null };
+  pid?: number;
+  spawnargs?: string[];
+}
+
 /** One line that is enough to find the handle: what it is, where it listens or talks to, which process. */
 function describeHandle(h: object): string {
-  const any = h as Record<string, any>;
+  const owner = h as HandleOwner;
   const name = h.constructor?.name ?? typeof h;
-  if (typeof any.listen === 'function' && typeof any.address === 'function') return `${name} listening on ${address(any.address())}`;
+  if (typeof owner.listen === 'function' && owner.address) return `${name} listening on ${address(owner.address())}`;
   if (h instanceof net.Socket) {
-    const local = h.localAddress ? `${h.localAddress}:${h.localPort}` : any._handle?.fd !== undefined ? `fd ${any._handle.fd}` : '?';
-    const remote = h.remoteAddress ? `${h.remoteAddress}:${h.remotePort}` : (any._host ?? '?');
+    const fd = owner._handle?.fd;
+    const local = h.localAddress ? `${h.localAddress}:${h.localPort}` : fd !== undefined ? `fd ${fd}` : '?';
+    const remote = h.remoteAddress ? `${h.remoteAddress}:${h.remotePort}` : (owner._host ?? '?');
     // An accepted socket was created by no code of the test: the server it came through is what to look for.
-    const origin = any.server ? `, accepted by the server on ${address(any.server.address?.())}` : '';
+    const origin = owner.server ? `, accepted by the server on ${address(owner.server.address?.())}` : '';
     return `${name} ${local} -> ${remote}${origin}${h.destroyed ? ' (destroyed)' : ''}`;
   }
-  if (typeof any.pid === 'number' && Array.isArray(any.spawnargs)) return `${name} pid ${any.pid}: ${any.spawnargs.join(' ').slice(0, 200)}`;
+  if (typeof owner.pid === 'number' && owner.spawnargs) return `${name} pid ${owner.pid}: ${owner.spawnargs.join(' ').slice(0, 200)}`;
   return name;
 }
 
 function stackOf(h: object): string | undefined {
-  const any = h as Record<string, any>;
-  return openedAt.get(h) ?? (tracedByResource.get(any._handle ?? h) ?? tracedByResource.get(h))?.stack;
+  const wrap = (h as HandleOwner)._handle ?? h;
+  return openedAt.get(h) ?? (tracedByResource.get(wrap) ?? tracedByResource.get(h))?.stack;
 }
 
 interface Snapshot {
