@@ -234,7 +234,6 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
 
   const url = clientUrl(options.bindAddress, port);
   setServerUrl(url);
-  const adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
 
   const shutdown = createShutdown({
     server: secure,
@@ -245,6 +244,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     closers: [() => controllers.stop(), async () => authorization?.close(), () => rbac.stop(), () => storage.close()],
     log,
   });
+  let adminKubeconfigPath: string;
+  try {
+    adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
+  } catch (e) {
+    // The server listens by now: a start that fails here must not leave it, the controllers and storage running.
+    await shutdown.run('start-up failed');
+    throw e;
+  }
   const removeSignalHandlers = opts.handleSignals ? installSignalHandlers(shutdown, log) : () => {};
 
   out(`Gatehouse is serving on ${url}`);

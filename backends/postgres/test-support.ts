@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import postgres from 'postgres';
 import type { KObject } from '../../api/meta/types.js';
+import { releaseAtFileEnd } from '../../test/helpers/leak-check.js';
 import { startPostgres, type TestPostgres } from '../../test/helpers/postgres.js';
 import type { Storage, StorageEvent } from '../storage.js';
 import { rv, within } from '../testing/conformance-harness.js';
@@ -17,12 +18,17 @@ const databaseOf = new Map<Storage, string>();
 
 /** The cluster every file of this process shares, and a connection to it for administration. */
 export async function cluster(): Promise<{ pg: TestPostgres; admin: postgres.Sql }> {
-  if (!pg) {
-    pg = await startPostgres({ fast: true });
-    admin = postgres(pg.url, { max: 2, onnotice: () => undefined });
-  }
-  return { pg, admin: admin! };
+  pg ??= await startPostgres({ fast: true, sharedByFiles: true });
+  admin ??= postgres(pg.url, { max: 2, onnotice: () => undefined });
+  return { pg, admin };
 }
+
+// Starting a cluster takes seconds, opening a pool does not: the pool's connections are each file's own.
+releaseAtFileEnd(async () => {
+  const pool = admin;
+  admin = undefined;
+  await pool?.end({ timeout: 1 });
+});
 
 after(async function () {
   this.timeout(30_000);

@@ -123,8 +123,11 @@ export function guardConnections(server: Http2SecureServer, opts: ConnectionGuar
     const guard = http1Guards.get(req.socket);
     if (!guard) return;
     guard.answering++;
+    const socket = req.socket;
     res.once('close', () => {
-      if (--guard.answering > 0) return;
+      // A response ended by closing its connection (shutdown, a client gone) leaves nothing to guard: a timer armed
+      // now would hold the guard and its socket for idle + header timeout after the server closed.
+      if (--guard.answering > 0 || socket.destroyed || guard.raw.destroyed) return;
       if (guard.answered) {
         guard.timer?.refresh();
       } else {

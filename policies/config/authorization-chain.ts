@@ -149,6 +149,9 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
   let lastText = first.text;
 
   let closed = false;
+  // Superseded chains waiting out the requests still on them: close() must not leave them (and their webhook
+  // connections) open for that wait.
+  const retiring = new Map<NodeJS.Timeout, AuthorizationChain>();
   const reload = () => {
     if (closed) return;
     let text: string;
@@ -173,7 +176,12 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
     const previous = current;
     current = next;
     // Requests in flight on the old chain finish with it; its connections close once they cannot still be in use.
-    setTimeout(() => previous.close(), 35_000).unref();
+    const retire = setTimeout(() => {
+      retiring.delete(retire);
+      previous.close();
+    }, 35_000);
+    retire.unref();
+    retiring.set(retire, previous);
     log(`reloaded authorization configuration ${file}`);
     deps.metrics?.configReload('success');
     opts.onReload?.({ ok: true });
@@ -212,6 +220,11 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
       watcher?.close();
       clearTimeout(settle);
       clearInterval(timer);
+      for (const [retire, chain] of retiring) {
+        clearTimeout(retire);
+        chain.close();
+      }
+      retiring.clear();
       current.close();
     },
   };

@@ -16,6 +16,8 @@ const run = promisify(execFile);
 export interface StartPostgresOptions {
   /** fsync, synchronous_commit and full_page_writes off: for tests that need correctness, not durability figures. */
   fast?: boolean;
+  /** Kept for the whole run by a helper that serves several test files: the leak check asks for it only at the end. */
+  sharedByFiles?: boolean;
 }
 
 export interface TestPostgres {
@@ -61,7 +63,13 @@ function freePort(): Promise<number> {
 }
 
 const running = new Set<TestPostgres>();
+const sharedByFiles = new WeakSet<TestPostgres>();
 let exitHookInstalled = false;
+
+/** The clusters started and not yet stopped: the leak check names those a test forgot. */
+export function runningPostgres(): Array<{ dataDir: string; sharedByFiles: boolean }> {
+  return [...running].map((pg) => ({ dataDir: pg.dataDir, sharedByFiles: sharedByFiles.has(pg) }));
+}
 
 /** The postmaster's pid: the first line of postmaster.pid, or undefined when the server is not running. */
 function postmasterPid(dataDir: string): number | undefined {
@@ -161,6 +169,7 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
   }
   up = true;
   running.add(pg);
+  if (opts.sharedByFiles) sharedByFiles.add(pg);
   installExitHook();
   return pg;
 }

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,15 @@ import { rejection } from '../helpers/assertions.js';
 import { within } from '../../backends/testing/conformance-harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 describe('server start', function () {
   this.timeout(30_000);
@@ -158,6 +168,17 @@ describe('server start', function () {
     const started = startGatehouse(['--data-dir', '/proc/gatehouse-no-such-dir', '--secure-port=0'], { log: () => {}, out: () => {} });
     const e = await rejection(within(started, 5_000, 'start-up to fail'));
     expect(e.message).to.contain('cannot create the --data-dir /proc/gatehouse-no-such-dir').and.contain('ENOENT');
+  });
+
+  it('closes the listener it opened when the start fails after listening (the admin kubeconfig cannot be written)', async () => {
+    const port = await freePort();
+    // A directory where the kubeconfig goes: the rename that writes it fails, after the port is bound.
+    await mkdir(path.join(dir, 'admin.kubeconfig'));
+    const e = await rejection(startGatehouse(['--data-dir', dir, `--secure-port=${port}`, '--bind-address=127.0.0.1'], { log: () => {}, out: () => {} }));
+    expect(e.message).to.contain('admin.kubeconfig');
+    await new Promise<void>((resolve, reject) => {
+      const probe = net.createServer().once('error', reject).listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+    });
   });
 
   describe('the gatehouse command', () => {
