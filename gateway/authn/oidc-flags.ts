@@ -7,7 +7,7 @@
 // - --oidc-signing-algs limits the accepted `alg` (default RS256); a configuration file accepts every supported one.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { invalid, OptionsError } from '../server/options.js';
+import { invalid, OptionsError } from '../server/flag-primitives.js';
 import { parseCaBundle } from './client-cert.js';
 import type { AuthenticationConfiguration, JwtAuthenticatorConfig } from './oidc-config.js';
 import { urlProblems } from './oidc-config-validation.js';
