@@ -9,7 +9,7 @@ import { AUTHORIZATION_MODES, type AuthorizationMode } from '../../policies/buil
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
-import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-flags.js';
+import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc/flags.js';
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 import { parseAuthorizationOptions } from './authorization-options.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
@@ -43,7 +43,7 @@ export interface GatehouseOptions extends LoggingOptions {
   controllers: ControllerSelection;
   /** --service-account-* and --api-audiences (service-account-options.ts). */
   serviceAccounts: ServiceAccountOptions;
-  /** --oidc-* flags (checked; turned into a JWT authenticator by authn/oidc-setup.ts). */
+  /** --oidc-* flags (checked; turned into a JWT authenticator by authn/oidc/setup.ts). */
   oidc: OidcFlagOptions;
   /** --authentication-config: AuthenticationConfiguration file (exclusive with the --oidc-* flags). */
   authenticationConfigFile?: string;
