@@ -2,7 +2,7 @@
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Storage } from '../../backends/storage.js';
 import type { AdmissionRequest, KindValidator, WriteAdmission } from './admission-types.js';
-import { createNamespaceGate } from './namespace-gate.js';
+import { createNamespaceGate } from '../admission/namespace-lifecycle.js';
 import { createResourceStore, type ResourceStore } from './store.js';
 import { convertingStorage } from './converting-storage.js';
 

@@ -12,7 +12,7 @@
 import { errors, isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { ReadRevision } from '../../backends/storage.js';
-import type { NamespaceGate } from './admission-types.js';
+import type { NamespaceGate } from '../registry/admission-types.js';
 
 /** Upstream's forceLiveLookupTTL. */
 export const FORCE_LIVE_LOOKUP_MS = 30_000;
