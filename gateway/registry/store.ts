@@ -62,7 +62,7 @@ function requiredVersion(obj: KObject): string | undefined {
 /** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
 class RetryDeletion extends Error {}
 
-/** Validating admission of one write (a no-op when nothing is registered). */
+/** The validating admission phase of one write (a no-op when nothing is registered). */
 export type AdmitWrite = (req: AdmissionRequest) => Promise<void>;
 
 const NO_ADMISSION: AdmitWrite = async () => {};
@@ -267,14 +267,13 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   };
 
   /**
-   * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation, the
-   * namespace gate and admission. `recordOwnership` runs once the server-set fields exist.
+   * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation and
+   * admission (the namespace rules among it). `recordOwnership` runs once the server-set fields exist.
    */
   async function completeCreate(obj: KObject, namespace: string, ctx: WriteContext, recordOwnership: (obj: KObject) => void): Promise<KObject> {
     prepareForCreate(def, obj);
     recordOwnership(obj);
     invalid(obj, validator.validate(obj));
-    if (def.namespaced) await namespaces.admitCreate(namespace);
     const name = obj.metadata.name ?? '';
     await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
     return obj;
