@@ -6,6 +6,7 @@ import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
 import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
 import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
 import { isStorageError } from '../../backends/storage.js';
+import { preconditionFailure } from '../../backends/storage-support.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
@@ -243,7 +244,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       if (isNamespaceKind && !ctx.dryRun) namespaces.deleted?.(name);
       for (let attempt = 0; ; attempt++) {
         const current = await store.get(namespace, name);
-        checkPreconditions(current, preconditions, gr, name);
+        const failure = preconditionFailure(preconditions, current);
+        if (failure) throw errors.conflict(gr, name, failure.message);
         const refusal = def.forbidDeletion?.(current);
         if (refusal) throw errors.forbidden(gr, name, refusal);
         try {
@@ -348,11 +350,3 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   return store;
 }
 
-function checkPreconditions(obj: KObject, pre: { uid?: string; resourceVersion?: string }, gr: GroupResource, name: string): void {
-  if (pre.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-  }
-  if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-    throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
-  }
-}
