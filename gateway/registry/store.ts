@@ -106,7 +106,6 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       ...unknown.map((f) => `unknown field "${f}"`),
       ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`),
     ];
-    if (problems.length === 0) return;
     if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
     // Not push(...problems): a body with a hundred thousand unknown fields would pass more arguments than the stack holds.
     for (const problem of problems) ctx.warnings.push(problem);
