@@ -23,19 +23,29 @@ export function contentJson(obj: KObject): string {
   return JSON.stringify(withProperty(obj, 'metadata', withoutProperty(meta, 'resourceVersion')));
 }
 
-export function checkPreconditions(key: string, current: KObject | undefined, pre: Preconditions | undefined): void {
-  if (!pre) return;
+/**
+ * The first precondition the object fails, with upstream's wording, or undefined. The registry checks a client's
+ * DeleteOptions with it before storage sees the write, and storage checks its own callers: one rule for both. As
+ * upstream's pointer fields, an empty string is a precondition and only an absent (or null) field is none.
+ */
+export function preconditionFailure(pre: Preconditions | undefined, current: KObject | undefined): { field: 'uid' | 'resourceVersion'; message: string } | undefined {
+  if (!pre) return undefined;
   const meta = current?.metadata ?? {};
-  if (pre.uid !== undefined && pre.uid !== meta.uid) {
-    throw new StorageError('PreconditionUid', `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`, key);
+  if (pre.uid != null && pre.uid !== meta.uid) {
+    return { field: 'uid', message: `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}` };
   }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
-    throw new StorageError(
-      'Conflict',
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-      key,
-    );
+  if (pre.resourceVersion != null && pre.resourceVersion !== meta.resourceVersion) {
+    return {
+      field: 'resourceVersion',
+      message: `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+    };
   }
+  return undefined;
+}
+
+export function checkPreconditions(key: string, current: KObject | undefined, pre: Preconditions | undefined): void {
+  const failure = preconditionFailure(pre, current);
+  if (failure) throw new StorageError(failure.field === 'uid' ? 'PreconditionUid' : 'Conflict', failure.message, key);
 }
 
 export function notFound(key: string, revision?: bigint): StorageError {

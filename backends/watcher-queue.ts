@@ -157,6 +157,34 @@ function isBookmark(item: unknown): item is Bookmark {
   return typeof item === 'object' && item !== null && 'bookmark' in item;
 }
 
+/**
+ * The opening every watch hub shares: a watcher (built by `make` around its queue) whose queue the caller's abort
+ * signal ends. Whenever the queue ends (abort, overflow, the hub closing) the listener is removed and `unregister`
+ * runs, so neither the signal nor the hub keeps an ended watcher. When the signal has fired already the queue comes
+ * back ended: the caller registers nothing.
+ */
+export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
+  opts: { key: string; bufferLimit: number; signal: AbortSignal },
+  make: (queue: WatcherQueue<T>) => W,
+  unregister: (watcher: W) => void,
+): W {
+  const { signal } = opts;
+  let watcher: W | undefined;
+  const onAbort = (): void => queue.end();
+  const queue = createWatcherQueue<T>({
+    key: opts.key,
+    bufferLimit: opts.bufferLimit,
+    onEnd: () => {
+      signal.removeEventListener('abort', onAbort);
+      if (watcher) unregister(watcher);
+    },
+  });
+  watcher = make(queue);
+  if (signal.aborted) queue.end();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return watcher;
+}
+
 /** An iterable that throws `error` on its first step: the contract surfaces watch failures through iteration. */
 // eslint-disable-next-line require-yield -- throwing before any yield is the point
 export async function* failedWatch(error: StorageError): AsyncGenerator<StorageEvent> {

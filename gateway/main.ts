@@ -31,8 +31,7 @@ import { startAuthorization } from '../policies/build-authorizer.js';
 import { createAuthorizationMetrics } from '../policies/metrics.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
-import { installRbacAdmission } from './rbac/install.js';
-import { createResourceQuotaAdmission } from './quota/admission.js';
+import { admissionPlugins } from './admission/plugins.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
@@ -165,9 +164,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
-    installRbacAdmission(registry, { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] });
-    // Last, as upstream orders ResourceQuota: it charges the quota, so no later plugin should refuse after it.
-    registry.addAdmission(createResourceQuotaAdmission(registry));
+    registry.setAdmission(admissionPlugins({
+      registry,
+      authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
+    }));
     gateway = createGateway({
       storage,
       registry,

@@ -5,7 +5,7 @@
 // thousand watchers an event costs one object, not a thousand copies, and the gateway can encode it once for all.
 import type { StorageEvent } from '../storage.js';
 import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js';
-import { createWatcherQueue, selects, type WatchSelector } from '../watcher-queue.js';
+import { openWatcher, selects, type WatchSelector } from '../watcher-queue.js';
 import type { LogEntry } from './revision-history.js';
 
 export interface WatchHubOptions {
@@ -83,27 +83,15 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
 
   return {
     open(request, replay, signal) {
-      const onAbort = (): void => w.queue.end();
-      const w: Watcher = {
+      const w = openWatcher<LogEntry, Watcher>({ key: request.key, bufferLimit: opts.bufferLimit, signal }, (queue) => ({
         request,
         position: replay.length > 0 ? replay[replay.length - 1].revision : request.revision,
-        queue: createWatcherQueue<LogEntry>({
-          key: request.key,
-          bufferLimit: opts.bufferLimit,
-          onEnd: () => {
-            signal.removeEventListener('abort', onAbort);
-            unregister(w);
-          },
-        }),
-      };
-      if (signal.aborted) {
-        w.queue.end();
-        return w.queue.iterate(toEvent);
-      }
+        queue,
+      }), unregister);
+      if (w.queue.done) return w.queue.iterate(toEvent);
       for (const entry of replay) if (selects(request, entry.key)) w.queue.push(entry);
       if (w.queue.done) return w.queue.iterate(toEvent);
       watchers.add(w);
-      signal.addEventListener('abort', onAbort, { once: true });
       if (request.progressNotify && notifying++ === 0) {
         bookmarkTimer = setInterval(tick, opts.bookmarkIntervalMs);
         bookmarkTimer.unref();

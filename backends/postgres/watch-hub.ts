@@ -10,7 +10,7 @@
 // Catch-up rows are each watcher's own query results, decoded for that watcher alone.
 import { StorageError, type StorageEvent } from '../storage.js';
 import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js';
-import { createWatcherQueue, selects, type WatchSelector } from '../watcher-queue.js';
+import { openWatcher, selects, type WatchSelector } from '../watcher-queue.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
 import type { LogEntry } from '../memory/revision-history.js';
 
@@ -139,26 +139,14 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
 
   return {
     open(request, signal) {
-      const onAbort = (): void => w.queue.end();
-      const w: Watcher = {
+      const w = openWatcher<LogRow, Watcher>({ key: request.key, bufferLimit: opts.bufferLimit, signal }, (queue) => ({
         request,
         position: request.revision,
         live: false,
-        queue: createWatcherQueue<LogRow>({
-          key: request.key,
-          bufferLimit: opts.bufferLimit,
-          onEnd: () => {
-            signal.removeEventListener('abort', onAbort);
-            unregister(w);
-          },
-        }),
-      };
-      if (signal.aborted) {
-        w.queue.end();
-        return w.queue.iterate(toEvent);
-      }
+        queue,
+      }), unregister);
+      if (w.queue.done) return w.queue.iterate(toEvent);
       all.add(w);
-      signal.addEventListener('abort', onAbort, { once: true });
       if (request.progressNotify && !bookmarkTimer) {
         bookmarkTimer = setInterval(tick, opts.bookmarkIntervalMs);
         bookmarkTimer.unref();

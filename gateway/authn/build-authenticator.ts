@@ -14,7 +14,7 @@ import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ServiceAccountKeys } from './service-account-keys.js';
 import { createServiceAccountTokenAuthenticator, registryObjectGetter } from './service-account-token.js';
 import { lookUpCredentialObject } from './object-lookup.js';
-import { setUpOidc } from './oidc-setup.js';
+import { setUpOidc } from './oidc/setup.js';
 
 export interface AuthenticatorDeps {
   options: GatehouseOptions;

@@ -11,7 +11,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { invalid } from '../server/options.js';
+import { invalid } from '../server/flag-primitives.js';
 import type { ServiceAccountOptions } from '../server/service-account-options.js';
 import { makeDirectory } from '../../backends/make-directory.js';
 

@@ -5,7 +5,7 @@
 // stock kubectl speaks client.authentication.k8s.io, the spec's spelling client.authentication.platform.io is
 // accepted as well. Secrets only ever go to stdout: error messages name files and flags, never their contents.
 import { readFile } from 'node:fs/promises';
-import { parseDuration } from '../server/options.js';
+import { parseDuration } from '../server/flag-primitives.js';
 
 export const EXEC_API_VERSIONS = [
   'client.authentication.k8s.io/v1',

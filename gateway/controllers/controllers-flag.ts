@@ -1,6 +1,6 @@
 // Option parsing for --controllers: the selection against the known controllers, refused with an OptionsError that
 // names the flag, the value and the offending controller.
-import { invalid } from '../server/options.js';
+import { invalid } from '../server/flag-primitives.js';
 import { KNOWN_CONTROLLERS } from './known-controllers.js';
 import { ControllerSelectionError, parseControllerSelection, type ControllerSelection } from './selection.js';
 

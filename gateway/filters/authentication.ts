@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { AuthenticationError, type Authenticator } from '../authn/authenticator.js';
 import { deleteHeaders } from '../authn/header-values.js';
-import { setUser } from './user.js';
+import { setUser } from '../request/user.js';
 
 const isAuthorization = (name: string): boolean => name === 'authorization';
 

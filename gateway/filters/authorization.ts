@@ -4,8 +4,8 @@ import type { Context, Next } from 'koa';
 import { errors, type StatusError } from '../../api/meta/errors.js';
 import type { Attributes, Authorizer } from '../../policies/authorizer.js';
 import type { UserInfo } from '../../api/meta/user.js';
-import { requestInfoOf, type RequestInfo } from './request-info.js';
-import { userOf } from './user.js';
+import { requestInfoOf, type RequestInfo } from '../request/request-info.js';
+import { userOf } from '../request/user.js';
 import { clientGoneSignal } from '../server/connection.js';
 
 export function attributesFrom(info: RequestInfo, user: UserInfo): Attributes {

@@ -9,7 +9,7 @@ import type { Context, Next } from 'koa';
 import compress from 'koa-compress';
 import { constants } from 'node:zlib';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { requestInfoOf } from './request-info.js';
+import { requestInfoOf } from '../request/request-info.js';
 
 export const UPSTREAM_GZIP_THRESHOLD_BYTES = 128 * 1024;
 

@@ -20,7 +20,7 @@ import type { Attributes, Authorizer } from '../../policies/authorizer.js';
 import { ANONYMOUS_USER, SYSTEM_AUTHENTICATED, UNAUTHENTICATED_GROUP } from '../authn/authenticator.js';
 import { deleteHeaders, firstHeaderValue, hasHeader, headerNames, headerValues, unescapeExtraKey } from '../authn/header-values.js';
 import { forbiddenError } from './authorization.js';
-import { setUser, userOf } from './user.js';
+import { setUser, userOf } from '../request/user.js';
 
 export const IMPERSONATE_USER = 'impersonate-user';
 export const IMPERSONATE_GROUP = 'impersonate-group';

@@ -7,8 +7,8 @@
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { SYSTEM_MASTERS } from '../authn/authenticator.js';
-import { requestInfoOf, type RequestInfo } from './request-info.js';
-import { userOf } from './user.js';
+import { requestInfoOf, type RequestInfo } from '../request/request-info.js';
+import { userOf } from '../request/user.js';
 
 export interface InFlightLimits {
   /** get, list (and watch, never counted); 0: no limit. */

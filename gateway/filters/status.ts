@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { errors, isStatusError, type StatusError } from '../../api/meta/errors.js';
 import type { Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateResponse } from '../negotiation/negotiate.js';
-import { requestQuery } from './request-info.js';
+import { requestQuery } from '../request/request-info.js';
 import { clientGoneSignal, isClientEnding } from '../server/connection.js';
 import type { Logger } from '../server/logger.js';
 

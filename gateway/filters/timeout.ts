@@ -8,7 +8,7 @@
 // runs of each).
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
-import { requestInfoOf } from './request-info.js';
+import { requestInfoOf } from '../request/request-info.js';
 import { realClock, type Clock } from '../server/clock.js';
 
 interface OpenRequest {

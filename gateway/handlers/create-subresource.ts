@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import type { UserInfo } from '../../api/meta/user.js';
-import { userOf } from '../filters/user.js';
+import { userOf } from '../request/user.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import { addWarnings, decodeRequestBody, parseDryRun, writeResponse, type GroupVersionKind, type HandlerDeps, type ResourceRequest } from './request-scope.js';

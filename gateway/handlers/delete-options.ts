@@ -5,7 +5,7 @@ import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type DeleteOptions } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { hasRequestBody } from '../server/connection.js';
-import { queryBool, requestQuery } from '../filters/request-info.js';
+import { queryBool, requestQuery } from '../request/request-info.js';
 import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];

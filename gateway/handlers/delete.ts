@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
-import { inRequestedGroup } from '../filters/group-alias.js';
+import { inRequestedGroup } from '../request/group-alias.js';
 import { type HandlerDeps, type ResourceRequest, successStatus, writeResponse } from './request-scope.js';
 
 export async function handleDelete(ctx: Context, deps: HandlerDeps & { features?: FeatureGates }, req: ResourceRequest): Promise<void> {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
-import { aliasedKinds, isAliasedKind } from '../filters/group-alias.js';
+import { aliasedKinds, isAliasedKind } from '../request/group-alias.js';
 import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -4,8 +4,8 @@ import type { Context } from 'koa';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { DecodeResult } from '../negotiation/serializer.js';
-import { userOf } from '../filters/user.js';
-import { queryBool } from '../filters/request-info.js';
+import { userOf } from '../request/user.js';
+import { queryBool } from '../request/request-info.js';
 import { invalidOptions, writeContext, type OptionsKind } from './request-scope.js';
 
 const MAX_LENGTH = 128;

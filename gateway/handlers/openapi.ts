@@ -9,7 +9,7 @@ import type { CreateOnlyKind } from '../../api/openapi/definitions.js';
 import { buildOpenAPIDocument, buildOpenAPIIndex } from '../../api/openapi/documents.js';
 import { buildOpenAPIV2, type SwaggerDocument } from '../../api/openapi/v2.js';
 import { encodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
-import { aliasedKinds } from '../filters/group-alias.js';
+import { aliasedKinds } from '../request/group-alias.js';
 
 export interface OpenAPIHandler {
   handle(ctx: Context): boolean;

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
-import { userOf } from '../filters/user.js';
-import { canonicalBody } from '../filters/group-alias.js';
+import { userOf } from '../request/user.js';
+import { canonicalBody } from '../request/group-alias.js';
 import type { Subresource } from '../registry/store.js';
-import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, patchFunctionFor, patchMediaType } from './patch-types.js';
+import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, patchFunctionFor, patchMediaType } from '../patch/patch-types.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { decodeYamlText } from '../negotiation/yaml.js';
 import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';

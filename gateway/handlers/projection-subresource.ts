@@ -14,7 +14,7 @@ import type { Subresource } from '../registry/store.js';
 import { admitTypeMeta } from '../registry/type-meta.js';
 import { decodeJsonText } from '../negotiation/json.js';
 import { updateWriteContext, parseForce } from './field-manager.js';
-import { patchFunctionFor, patchMediaType } from './patch-types.js';
+import { patchFunctionFor, patchMediaType } from '../patch/patch-types.js';
 import { getRead } from './resource-version.js';
 import {
   addWarnings, decodeRequestBody, parseFieldValidation, readBody, writeResponse, type HandlerDeps, type ResourceRequest,

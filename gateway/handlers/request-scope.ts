@@ -11,8 +11,8 @@ import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ResponseTarget, Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
-import { requestQuery, type RequestInfo } from '../filters/request-info.js';
-import { inRequestedGroup } from '../filters/group-alias.js';
+import { requestQuery, type RequestInfo } from '../request/request-info.js';
+import { inRequestedGroup } from '../request/group-alias.js';
 import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
 import { closeAfterAnswer } from '../server/connection.js';
@@ -194,7 +194,7 @@ export interface PreparedAnswer {
  */
 export function prepareAnswer(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): PreparedAnswer {
   const q = requestQuery(ctx);
-  // At an alias group (gateway/filters/group-alias.ts) the answer carries the group asked in.
+  // At an alias group (gateway/request/group-alias.ts) the answer carries the group asked in.
   const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, {

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { ownValue } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { requestInfoOf, requestQuery } from '../filters/request-info.js';
+import { requestInfoOf, requestQuery } from '../request/request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { handleCreate } from './create.js';
 import { handleDelete } from './delete.js';

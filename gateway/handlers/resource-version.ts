@@ -4,7 +4,7 @@
 import { errors, type StatusError } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import type { ReadRevision } from '../../backends/storage.js';
-import { queryBool } from '../filters/request-info.js';
+import { queryBool } from '../request/request-info.js';
 
 export function parseRevision(value: string, param = 'resourceVersion'): bigint {
   if (!/^\d+$/.test(value) || value.length > 19) throw errors.badRequest(`invalid resource version: ${param}: Invalid value: ${JSON.stringify(value)}: must be a decimal resource version`);

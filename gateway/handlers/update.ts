@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { updateWriteContext } from './field-manager.js';
-import { canonicalBody } from '../filters/group-alias.js';
+import { canonicalBody } from '../request/group-alias.js';
 import type { Subresource } from '../registry/store.js';
 import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
 

@@ -14,9 +14,9 @@ import type { Authorizer, CallerGone } from '../../policies/authorizer.js';
 import type { JSONSchema } from '../../api/schema.js';
 import type { CreateOnlyKind } from '../../api/openapi/definitions.js';
 import { clientGoneSignal } from '../server/connection.js';
-import type { RequestInfo } from '../filters/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import { accessReviewResources, type CanonicalGroup } from './access-reviews.js';
-import { userOf } from '../filters/user.js';
+import { userOf } from '../request/user.js';
 import { decodeRequestBody, writeResponse, type HandlerDeps } from './request-scope.js';
 
 export interface VirtualCreateContext {

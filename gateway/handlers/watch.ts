@@ -21,7 +21,7 @@ import { selectionPredicate } from '../registry/predicate.js';
 import { toStatusError } from '../registry/storage-errors.js';
 import type { ResourceStore } from '../registry/store.js';
 import { watchParams } from './resource-version.js';
-import { inRequestedGroup } from '../filters/group-alias.js';
+import { inRequestedGroup } from '../request/group-alias.js';
 import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
 import { watchDurationMs } from './watch-timeout.js';
@@ -110,7 +110,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   });
   if (!target.serializer.streamMediaType) throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
   const include = parseIncludeObject(query.get('includeObject'));
-  // At an alias group, events carry the group asked in (gateway/filters/group-alias.ts).
+  // At an alias group, events carry the group asked in (gateway/request/group-alias.ts).
   const asked = (object: KObject): KObject => inRequestedGroup(info, store.def, object) as KObject;
   const render = (object: KObject): unknown => target.as === 'Table'
     ? toTable(store.def, [asked(object)], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })

@@ -7,7 +7,8 @@
 // check here skips them; the controller still counts what they create.
 import { errors, isStatusError, type GroupResource, type StatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import type { AdmissionRequest, WriteAdmission, WriteContext } from '../registry/admission-types.js';
+import type { AdmissionRequest, WriteContext } from '../registry/admission-types.js';
+import type { AdmissionPlugin } from '../admission/plugin.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import { chargeCreate, QuotaDenied } from './evaluate.js';
@@ -40,7 +41,7 @@ function createNamespaceLocks(): <T>(namespace: string, work: () => Promise<T>) 
   };
 }
 
-export function createResourceQuotaAdmission(registry: Registry): WriteAdmission {
+export function createResourceQuotaAdmission(registry: Registry): AdmissionPlugin {
   const withNamespace = createNamespaceLocks();
   const quotas = (): ResourceStore | undefined => registry.byKind('', 'ResourceQuota');
 

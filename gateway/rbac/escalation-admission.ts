@@ -5,11 +5,11 @@ import { checkRbacWrite } from '../../policies/rbac/escalation.js';
 import type { RbacKind } from '../../policies/rbac/index.js';
 import type { RbacRuleResolver } from '../../policies/rbac/rule-resolver.js';
 import { RBAC_GROUP } from '../../policies/rbac/types.js';
-import type { WriteAdmission } from '../registry/admission-types.js';
+import type { AdmissionPlugin } from '../admission/plugin.js';
 
 const KINDS = new Set<string>(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
-export function createRbacEscalationAdmission(deps: { authorizer: Authorizer; resolver: RbacRuleResolver }): WriteAdmission {
+export function createRbacEscalationAdmission(deps: { authorizer: Authorizer; resolver: RbacRuleResolver }): AdmissionPlugin {
   return {
     name: 'RBACEscalation',
     handles: (def) => def.group === RBAC_GROUP && KINDS.has(def.kind),

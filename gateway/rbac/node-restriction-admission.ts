@@ -2,10 +2,10 @@
 // the body, which the authorizer cannot see, so a node agent creating a Node is held to its own name here.
 import { errors } from '../../api/meta/errors.js';
 import { nodeIdentity } from '../../policies/node/authorizer.js';
-import type { WriteAdmission } from '../registry/admission-types.js';
+import type { AdmissionPlugin } from '../admission/plugin.js';
 
 /** `enabled` is asked at each write (the authorizer chain can change on reload); default always. */
-export function createNodeRestrictionAdmission(enabled: () => boolean = () => true): WriteAdmission {
+export function createNodeRestrictionAdmission(enabled: () => boolean = () => true): AdmissionPlugin {
   return {
     name: 'NodeRestriction',
     handles: (def) => def.group === '' && def.kind === 'Node',

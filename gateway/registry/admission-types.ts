@@ -57,14 +57,3 @@ export interface AdmissionRequest {
   user?: UserInfo;
   dryRun: boolean;
 }
-
-/**
- * Validating admission: runs after validation, before the object is stored (inside the update retry loop for
- * updates and patches, so it sees the object that would be written). Refuses by throwing a StatusError.
- */
-export interface WriteAdmission {
-  readonly name: string;
-  /** Whether this plugin looks at writes of this kind at all (checked once per kind). */
-  handles(def: KindDefinition): boolean;
-  validate(req: AdmissionRequest): Promise<void>;
-}

@@ -6,6 +6,7 @@ import type { DeleteOptions, KList, KObject } from '../../api/meta/types.js';
 import { apiVersionOf, listKindOf, type KindDefinition } from '../../api/scheme.js';
 import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.js';
 import { isStorageError } from '../../backends/storage.js';
+import { preconditionFailure } from '../../backends/storage-support.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
@@ -62,7 +63,7 @@ function requiredVersion(obj: KObject): string | undefined {
 /** Thrown inside storage callbacks when the state changed underneath (finalizers came or went): start over. */
 class RetryDeletion extends Error {}
 
-/** Validating admission of one write (a no-op when nothing is registered). */
+/** The validating admission phase of one write (a no-op when nothing is registered). */
 export type AdmitWrite = (req: AdmissionRequest) => Promise<void>;
 
 const NO_ADMISSION: AdmitWrite = async () => {};
@@ -105,7 +106,6 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       ...unknown.map((f) => `unknown field "${f}"`),
       ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`),
     ];
-    if (problems.length === 0) return;
     if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
     // Not push(...problems): a body with a hundred thousand unknown fields would pass more arguments than the stack holds.
     for (const problem of problems) ctx.warnings.push(problem);
@@ -243,7 +243,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       if (isNamespaceKind && !ctx.dryRun) namespaces.deleted?.(name);
       for (let attempt = 0; ; attempt++) {
         const current = await store.get(namespace, name);
-        checkPreconditions(current, preconditions, gr, name);
+        const failure = preconditionFailure(preconditions, current);
+        if (failure) throw errors.conflict(gr, name, failure.message);
         const refusal = def.forbidDeletion?.(current);
         if (refusal) throw errors.forbidden(gr, name, refusal);
         try {
@@ -267,14 +268,13 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   };
 
   /**
-   * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation, the
-   * namespace gate and admission. `recordOwnership` runs once the server-set fields exist.
+   * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation and
+   * admission (the namespace rules among it). `recordOwnership` runs once the server-set fields exist.
    */
   async function completeCreate(obj: KObject, namespace: string, ctx: WriteContext, recordOwnership: (obj: KObject) => void): Promise<KObject> {
     prepareForCreate(def, obj);
     recordOwnership(obj);
     invalid(obj, validator.validate(obj));
-    if (def.namespaced) await namespaces.admitCreate(namespace);
     const name = obj.metadata.name ?? '';
     await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
     return obj;
@@ -349,11 +349,3 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   return store;
 }
 
-function checkPreconditions(obj: KObject, pre: { uid?: string; resourceVersion?: string }, gr: GroupResource, name: string): void {
-  if (pre.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-  }
-  if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-    throw errors.conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
-  }
-}

@@ -1,6 +1,6 @@
 // The authorization flags' names, defaults and help, in a module of their own that imports nothing at run time:
 // options.ts spreads them into its table while authorization-options.ts (which imports options.ts) parses them.
-import type { FlagSpec } from './options.js';
+import type { FlagSpec } from './flag-primitives.js';
 
 export const AUTHORIZATION_FLAGS: Record<string, FlagSpec> = {
   'authorization-config': { kind: 'string', usage: 'AuthorizationConfiguration file (apiserver.config.platform.io/v1, YAML or JSON), reloaded on change; excludes --authorization-mode and --authorization-webhook-*.' },

@@ -4,7 +4,7 @@
 // its mode). Contents are read later, when the chain is built (a bad file is a start-up error there).
 import path from 'node:path';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
-import { invalid, OptionsError, parseDurationFlag } from './options.js';
+import { invalid, OptionsError, parseDurationFlag } from './flag-primitives.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
 
 const WEBHOOK_FLAGS = [

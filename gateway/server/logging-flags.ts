@@ -1,6 +1,6 @@
 // The logging flags, spelled as klog and component-base spell them for kube-apiserver: -v/--v and
 // --logging-format. Kept apart from options.ts, which spreads the table into its own and calls the parser.
-import type { FlagSpec, OptionsError } from './options.js';
+import type { FlagSpec, OptionsError } from './flag-primitives.js';
 import { LOGGING_FORMATS, type LoggingFormat } from './logger.js';
 
 export const LOGGING_FLAGS: Record<string, FlagSpec> = {

@@ -9,17 +9,22 @@ import { AUTHORIZATION_MODES, type AuthorizationMode } from '../../policies/buil
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
-import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc-flags.js';
+import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc/flags.js';
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 import { parseAuthorizationOptions } from './authorization-options.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
 import { LOGGING_FLAGS, expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } from './logging-flags.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
+import {
+  OptionsError, invalid, parseBoolFlag, parseDurationFlag, parseFloatFlag, parseIntFlag, type FlagSpec,
+} from './flag-primitives.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
 /** The storage URL may come from the environment so that its password stays out of process listings. */
 export { STORAGE_URL_ENV } from './storage-options.js';
+// parseOptions throws it: callers catch it from here.
+export { OptionsError } from './flag-primitives.js';
 
 export interface GatehouseOptions extends LoggingOptions {
   securePort: number;
@@ -38,7 +43,7 @@ export interface GatehouseOptions extends LoggingOptions {
   controllers: ControllerSelection;
   /** --service-account-* and --api-audiences (service-account-options.ts). */
   serviceAccounts: ServiceAccountOptions;
-  /** --oidc-* flags (checked; turned into a JWT authenticator by authn/oidc-setup.ts). */
+  /** --oidc-* flags (checked; turned into a JWT authenticator by authn/oidc/setup.ts). */
   oidc: OidcFlagOptions;
   /** --authentication-config: AuthenticationConfiguration file (exclusive with the --oidc-* flags). */
   authenticationConfigFile?: string;
@@ -80,21 +85,6 @@ export interface GatehouseOptions extends LoggingOptions {
   /** Said at start-up: settings that are allowed but probably not what was meant. */
   warnings: string[];
   help: boolean;
-}
-
-export class OptionsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OptionsError';
-  }
-}
-
-export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'list';
-
-export interface FlagSpec {
-  kind: FlagKind;
-  usage: string;
-  default?: string;
 }
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -158,27 +148,6 @@ const FLAGS: Record<string, FlagSpec> = {
 /** kube-apiserver's own name for the history window, accepted as a synonym. */
 const ALIASES: Record<string, string> = { 'etcd-compaction-interval': 'history-window' };
 
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
-};
-
-/** Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. Negative values are refused. */
-export function parseDuration(raw: string): number {
-  if (raw === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  if (raw.length === 0) throw new Error(`time: invalid duration "${raw}"`);
-  while (pos < raw.length) {
-    re.lastIndex = pos;
-    const m = re.exec(raw);
-    if (!m) throw new Error(`time: invalid duration "${raw}"`);
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    pos = re.lastIndex;
-  }
-  return total;
-}
-
 export function usage(): string {
   const lines = ['Usage: gatehouse [flags]', '       gatehouse credential ... (kubectl exec credential plugin; see gatehouse credential --help)', '', 'Flags:'];
   const rows = Object.entries(FLAGS).map(([name, spec]) => {
@@ -190,10 +159,6 @@ export function usage(): string {
   const column = Math.max(...rows.map((row) => row.head.length)) + 3;
   for (const row of rows) lines.push(row.head.padEnd(column) + row.text);
   return lines.join('\n') + '\n';
-}
-
-export function invalid(flag: string, value: string, why: string): OptionsError {
-  return new OptionsError(`invalid argument "${value}" for "--${flag}" flag: ${why}`);
 }
 
 /** Splits argv into flag → raw values (in order), checking names and the presence of values. */
@@ -225,18 +190,6 @@ function scan(argv: string[]): Map<string, string[]> {
   return seen;
 }
 
-export function parseIntFlag(flag: string, raw: string, min: number, max: number): number {
-  if (!/^-?\d+$/.test(raw)) throw invalid(flag, raw, `strconv.ParseInt: parsing "${raw}": invalid syntax`);
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(flag, raw, `must be between ${min} and ${max}`);
-  return n;
-}
-
-export function parseFloatFlag(flag: string, raw: string): number {
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw)) throw invalid(flag, raw, `strconv.ParseFloat: parsing "${raw}": invalid syntax`);
-  return Number(raw);
-}
-
 function parseGoawayChance(raw: string): number {
   const chance = parseFloatFlag('goaway-chance', raw);
   if (chance < 0 || chance > 0.02) throw new OptionsError('--goaway-chance can not be less than 0 or greater than 0.02');
@@ -248,20 +201,6 @@ function parseInflightLimit(flag: string, raw: string): number {
   const limit = parseIntFlag(flag, raw, Number.MIN_SAFE_INTEGER, 2 ** 31 - 1);
   if (limit < 0) throw new OptionsError(`--${flag} can not be negative value`);
   return limit;
-}
-
-export function parseBoolFlag(flag: string, raw: string): boolean {
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
-  throw invalid(flag, raw, `strconv.ParseBool: parsing "${raw}": invalid syntax`);
-}
-
-export function parseDurationFlag(flag: string, raw: string): number {
-  try {
-    return parseDuration(raw);
-  } catch (e) {
-    throw invalid(flag, raw, (e as Error).message);
-  }
 }
 
 function parseModes(raw: string): AuthorizationMode[] {

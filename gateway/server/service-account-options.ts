@@ -7,7 +7,7 @@
 import path from 'node:path';
 // options.ts calls into this module and this module into options.ts, but only inside functions: no import is read
 // while a module is being evaluated, so the cycle is harmless.
-import { invalid, parseBoolFlag, parseDurationFlag } from './options.js';
+import { invalid, parseBoolFlag, parseDurationFlag } from './flag-primitives.js';
 
 export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 /** Upstream's bounds for --service-account-max-token-expiration (when not 0). */

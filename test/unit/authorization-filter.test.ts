@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import Koa from 'koa';
-import { requestInfoFilter } from '../../gateway/filters/request-info.js';
+import { requestInfoFilter } from '../../gateway/request/request-info.js';
 import { createAuthenticationFilter } from '../../gateway/filters/authentication.js';
 import { createAuthorizationFilter } from '../../gateway/filters/authorization.js';
-import { userOf } from '../../gateway/filters/user.js';
+import { userOf } from '../../gateway/request/user.js';
 import { createAuthenticatorUnion } from '../../gateway/authn/authenticator.js';
 import { createBearerTokenAuthenticator } from '../../gateway/authn/bearer-token.js';
 import { createStaticTokenAuthenticator, parseTokenFile } from '../../gateway/authn/token-file.js';

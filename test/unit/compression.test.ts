@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import { gunzipSync } from 'node:zlib';
-import { requestInfoFilter } from '../../gateway/filters/request-info.js';
+import { requestInfoFilter } from '../../gateway/request/request-info.js';
 import { createCompression } from '../../gateway/filters/compression.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
 import { serveKoa, type TestServer } from '../helpers/koa-server.js';

@@ -12,7 +12,7 @@ import { decodeYamlText, encodeYaml } from '../../gateway/negotiation/yaml.js';
 import { decodeCbor } from '../../gateway/negotiation/cbor-decode.js';
 import { encodeCbor } from '../../gateway/negotiation/cbor.js';
 import { createProtobufSerializer } from '../../gateway/negotiation/protobuf.js';
-import { PATCH_TYPES } from '../../gateway/handlers/patch-types.js';
+import { PATCH_TYPES } from '../../gateway/patch/patch-types.js';
 
 const CASES_PER_TARGET = 60;
 /** Generous (the machine is shared): a 2 MB YAML body takes a few hundred ms; the unbounded calls took seconds. */

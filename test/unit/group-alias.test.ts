@@ -1,10 +1,10 @@
-// The group alias table, the kinds as served at their aliases, and the edge translations (gateway/filters/group-alias.ts), on the real RBAC kinds.
+// The group alias table, the kinds as served at their aliases, and the edge translations (gateway/request/group-alias.ts), on the real RBAC kinds.
 import { expect } from 'chai';
-import { parseRequestInfo } from '../../gateway/filters/request-info.js';
+import { parseRequestInfo } from '../../gateway/request/request-info.js';
 import {
   aliasedKinds, canonicalBody, canonicalGroupResolver, errorInRequestedGroup, groupAliasTable, inRequestedGroup, isAliasedKind,
   resolveGroupAlias,
-} from '../../gateway/filters/group-alias.js';
+} from '../../gateway/request/group-alias.js';
 import { role } from '../../api/rbac/v1/role.js';
 import { roleBinding } from '../../api/rbac/v1/role-binding.js';
 import { configMap } from '../../api/core/v1/config-map.js';

@@ -1,7 +1,7 @@
 // The request hot path's shortcuts keep the results of the slower code they replaced.
 import { expect } from 'chai';
 import { decodeJsonText } from '../../gateway/negotiation/json.js';
-import { parseRequestInfo } from '../../gateway/filters/request-info.js';
+import { parseRequestInfo } from '../../gateway/request/request-info.js';
 import { createStaticTokenAuthenticator } from '../../gateway/authn/token-file.js';
 import { pruneUnknownFields } from '../../api/validation/prune.js';
 import type { JSONSchema } from '../../api/schema.js';

@@ -15,7 +15,7 @@ import { createMemoryStorage } from '../../backends/memory/memory-storage.js';
 import { createRegistry } from '../../gateway/registry/registry.js';
 import type { ResourceStore } from '../../gateway/registry/store.js';
 import type { WriteContext } from '../../gateway/registry/admission-types.js';
-import { mergePatch } from '../../gateway/handlers/patch-types.js';
+import { mergePatch } from '../../gateway/patch/patch-types.js';
 import { FieldSet } from '../../gateway/registry/managed-fields/field-set.js';
 import { toFieldSet } from '../../gateway/registry/managed-fields/typed.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import Koa from 'koa';
-import { requestInfoFilter } from '../../gateway/filters/request-info.js';
+import { requestInfoFilter } from '../../gateway/request/request-info.js';
 import { createMaxInFlightFilter } from '../../gateway/filters/max-in-flight.js';
-import { setUser } from '../../gateway/filters/user.js';
+import { setUser } from '../../gateway/request/user.js';
 import { createSummaryLog } from '../../gateway/server/summary-log.js';
 import { renderStatusErrors, serveKoa, type TestServer } from '../helpers/koa-server.js';
 

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { errors, isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { ReadRevision } from '../../backends/storage.js';
-import { createNamespaceGate, FORCE_LIVE_LOOKUP_MS } from '../../gateway/registry/namespace-gate.js';
+import { createNamespaceGate, FORCE_LIVE_LOOKUP_MS } from '../../gateway/admission/namespace-lifecycle.js';
 
 type View = KObject | 'absent';
 

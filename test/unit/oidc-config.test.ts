@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseOptions } from '../../gateway/server/options.js';
-import { oidcFlagsToConfig } from '../../gateway/authn/oidc-flags.js';
-import { parseAuthenticationConfig, type AuthenticationConfiguration, type JwtAuthenticatorConfig } from '../../gateway/authn/oidc-config.js';
-import { compileAuthenticationConfig, validateAuthenticationConfig } from '../../gateway/authn/oidc-config-validation.js';
+import { oidcFlagsToConfig } from '../../gateway/authn/oidc/flags.js';
+import { parseAuthenticationConfig, type AuthenticationConfiguration, type JwtAuthenticatorConfig } from '../../gateway/authn/oidc/config.js';
+import { compileAuthenticationConfig, validateAuthenticationConfig } from '../../gateway/authn/oidc/config-validation.js';
 import { fieldErrorMessage } from '../../api/meta/field-errors.js';
 import { makeCA } from '../helpers/pki.js';
 

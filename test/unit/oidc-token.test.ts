@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
-import { compileAuthenticationConfig } from '../../gateway/authn/oidc-config-validation.js';
-import type { JwtAuthenticatorConfig } from '../../gateway/authn/oidc-config.js';
-import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from '../../gateway/authn/oidc-token.js';
-import type { HttpsFetch } from '../../gateway/authn/oidc-fetch.js';
+import { compileAuthenticationConfig } from '../../gateway/authn/oidc/config-validation.js';
+import type { JwtAuthenticatorConfig } from '../../gateway/authn/oidc/config.js';
+import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from '../../gateway/authn/oidc/token.js';
+import type { HttpsFetch } from '../../gateway/authn/oidc/fetch.js';
 
 const ISSUER = 'https://idp.example.com';
 const AUD = 'gatehouse';

@@ -4,7 +4,7 @@ import { buildOpenAPIDocument, buildOpenAPIIndex, documentHash, groupVersionKey 
 import { PATCH_CONTENT_TYPES } from '../../api/openapi/operations.js';
 import { buildOpenAPIV2, v2Schema, type SwaggerDocument } from '../../api/openapi/v2.js';
 import { decodeOpenAPIV2, encodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
-import { aliasedKinds } from '../../gateway/filters/group-alias.js';
+import { aliasedKinds } from '../../gateway/request/group-alias.js';
 
 const GVK = 'x-kubernetes-group-version-kind';
 

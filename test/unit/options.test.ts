@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { optionsError } from '../helpers/options.js';
 import path from 'node:path';
 import { defaultMaxConnections } from '../../gateway/server/connection-guards.js';
-import { parseOptions, parseDuration, usage } from '../../gateway/server/options.js';
+import { parseOptions, usage } from '../../gateway/server/options.js';
+import { parseDuration } from '../../gateway/server/flag-primitives.js';
 import { parseFeatureGates } from '../../gateway/server/feature-gates.js';
 import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
 

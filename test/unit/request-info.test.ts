@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseRequestInfo, queryBool } from '../../gateway/filters/request-info.js';
+import { parseRequestInfo, queryBool } from '../../gateway/request/request-info.js';
 
 const q = (s = '') => new URLSearchParams(s);
 

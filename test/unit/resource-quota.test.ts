@@ -9,7 +9,7 @@ import { createKindValidator } from '../../api/validation/schema-validator.js';
 import { createMemoryStorage } from '../../backends/memory/memory-storage.js';
 import { createRegistry } from '../../gateway/registry/registry.js';
 import type { WriteContext } from '../../gateway/registry/admission-types.js';
-import { createResourceQuotaAdmission } from '../../gateway/quota/admission.js';
+import { admissionPlugins } from '../../gateway/admission/plugins.js';
 import { chargeCreate, computeQuotaStatus, QuotaDenied } from '../../gateway/quota/evaluate.js';
 import { addQuantities, compareQuantityStrings, countQuantity, prettyPrint, sameResourceList } from '../../gateway/quota/quantities.js';
 import { countedNames, hasScopes, isUnservedEvaluatorName, objectCountName } from '../../gateway/quota/resource-names.js';
@@ -130,7 +130,7 @@ describe('quota admission across replicas', function () {
     const storage = createMemoryStorage({ historyWindowMs: 60_000 });
     const replicas = [0, 1].map(() => {
       const registry = createRegistry(builtinKinds, storage, createKindValidator);
-      registry.addAdmission(createResourceQuotaAdmission(registry));
+      registry.setAdmission(admissionPlugins({ registry }));
       return registry;
     });
     const ctx = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [], user: { username: 'alice', groups: [] } as never });

@@ -3,7 +3,7 @@
 // second here, so the bound below (far above linear, far below quadratic) catches a regression without being a
 // benchmark.
 import { expect } from 'chai';
-import { strategicMergePatch } from '../../gateway/handlers/strategic-merge.js';
+import { strategicMergePatch } from '../../gateway/patch/strategic-merge.js';
 import { node } from '../../api/core/v1/node.js';
 import { replicaSet } from '../../api/apps/v1/replica-set.js';
 import type { JSONSchema } from '../../api/schema.js';

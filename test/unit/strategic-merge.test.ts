@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { strategicMergePatch } from '../../gateway/handlers/strategic-merge.js';
-import { PATCH_TYPES, patchFunctionFor, patchMediaType } from '../../gateway/handlers/patch-types.js';
+import { strategicMergePatch } from '../../gateway/patch/strategic-merge.js';
+import { PATCH_TYPES, patchFunctionFor, patchMediaType } from '../../gateway/patch/patch-types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { JSONSchema } from '../../api/schema.js';

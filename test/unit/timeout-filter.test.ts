@@ -2,7 +2,7 @@
 // a request is answered by the time the clock shows, not by how long a machine takes to get there.
 import { expect } from 'chai';
 import Koa from 'koa';
-import { requestInfoFilter } from '../../gateway/filters/request-info.js';
+import { requestInfoFilter } from '../../gateway/request/request-info.js';
 import { createTimeoutFilter } from '../../gateway/filters/timeout.js';
 import { renderStatusErrors, serveKoa, type TestResponse, type TestServer } from '../helpers/koa-server.js';
 import { ManualClock } from '../helpers/manual-clock.js';

@@ -4,7 +4,7 @@
 // start-up: discovery is attempted once in the background and again on demand, at most once per retry interval, and
 // until it succeeds every token of that issuer is refused (a 401), as upstream answers "authenticator not initialized".
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
-import type { HttpsFetch } from './oidc-fetch.js';
+import type { HttpsFetch } from './fetch.js';
 
 export interface IssuerKeysOptions {
   issuerUrl: string;

@@ -7,11 +7,11 @@
 // (a dyn result is refused, as upstream refuses it: write `claims.admin == true`, not `claims.admin`); mappings are
 // checked when their type is known at compile time (username and uid string; groups and extra string or list) and
 // again on every evaluation, because expressions over `claims` are mostly dyn.
-import { compileCel, type CelProgram } from '../../policies/cel/index.js';
-import { fieldErrors, fieldErrorMessage, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
-import { dns1123Subdomain, regexError } from '../../api/meta/validation.js';
-import { parseCaBundle } from './client-cert.js';
-import type { AuthenticationConfiguration, JwtAuthenticatorConfig, PrefixedClaimOrExpression } from './oidc-config.js';
+import { compileCel, type CelProgram } from '../../../policies/cel/index.js';
+import { fieldErrors, fieldErrorMessage, FieldPath, type FieldError } from '../../../api/meta/field-errors.js';
+import { dns1123Subdomain, regexError } from '../../../api/meta/validation.js';
+import { parseCaBundle } from '../client-cert.js';
+import type { AuthenticationConfiguration, JwtAuthenticatorConfig, PrefixedClaimOrExpression } from './config.js';
 
 export const MAX_JWT_AUTHENTICATORS = 64;
 /** cel-go's per-call limit that kube-apiserver gives every expression. */
@@ -56,7 +56,7 @@ function compatible(type: string, resultTypes: string[]): boolean {
 }
 
 function compile(errors: FieldError[], at: FieldPath, expression: string, variables: Record<string, string>, resultTypes: string[]): CelProgram | undefined {
-  // Mapped values are checked by oidc-claims.ts with upstream's messages; rules yield bool and are checked here.
+  // Mapped values are checked by claims.ts with upstream's messages; rules yield bool and are checked here.
   const options = { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET, checkResultAtRuntime: resultTypes.length === 1 && resultTypes[0] === 'bool' };
   try {
     return compileCel(expression, options);

@@ -12,7 +12,8 @@
 import { errors, isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { ReadRevision } from '../../backends/storage.js';
-import type { NamespaceGate } from './admission-types.js';
+import type { NamespaceGate } from '../registry/admission-types.js';
+import type { AdmissionPlugin } from './plugin.js';
 
 /** Upstream's forceLiveLookupTTL. */
 export const FORCE_LIVE_LOOKUP_MS = 30_000;
@@ -57,6 +58,17 @@ export function createNamespaceGate(namespaces: () => NamespaceReader | undefine
       liveUntil.set(name, now() + FORCE_LIVE_LOOKUP_MS);
       // Bounded by the namespaces deleted in one window; expired entries go as they are met or here.
       if (liveUntil.size > 1_000) for (const [n, until] of liveUntil) if (until <= now()) liveUntil.delete(n);
+    },
+  };
+}
+
+/** The gate as the NamespaceLifecycle plugin: it refuses namespaced creates; the registry tells it of deletions. */
+export function createNamespaceLifecycleAdmission(gate: NamespaceGate): AdmissionPlugin {
+  return {
+    name: 'NamespaceLifecycle',
+    handles: (def) => def.namespaced,
+    async validate(req) {
+      if (req.operation === 'CREATE') await gate.admitCreate(req.namespace);
     },
   };
 }

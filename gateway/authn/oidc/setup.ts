@@ -5,15 +5,15 @@
 // configuration and is logged.
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { GatehouseOptions } from '../server/options.js';
+import type { GatehouseOptions } from '../../server/options.js';
 import { isDeepStrictEqual } from 'node:util';
-import { fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
-import { loadAuthenticationConfig, parseAuthenticationConfig, type AnonymousConfig, type AuthenticationConfiguration } from './oidc-config.js';
+import { fieldErrors, FieldPath, type FieldError } from '../../../api/meta/field-errors.js';
+import { loadAuthenticationConfig, parseAuthenticationConfig, type AnonymousConfig, type AuthenticationConfiguration } from './config.js';
 import {
   AuthenticationConfigInvalidError, compileAuthenticationConfig, validateAuthenticationConfig, type CompiledJwtAuthenticator,
-} from './oidc-config-validation.js';
-import { oidcFlagsToConfig, SUPPORTED_SIGNING_ALGS } from './oidc-flags.js';
-import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from './oidc-token.js';
+} from './config-validation.js';
+import { oidcFlagsToConfig, SUPPORTED_SIGNING_ALGS } from './flags.js';
+import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from './token.js';
 
 export interface OidcSetup {
   authenticator: JwtTokenAuthenticator;

@@ -7,10 +7,10 @@
 // - --oidc-signing-algs limits the accepted `alg` (default RS256); a configuration file accepts every supported one.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { invalid, OptionsError } from '../server/options.js';
-import { parseCaBundle } from './client-cert.js';
-import type { AuthenticationConfiguration, JwtAuthenticatorConfig } from './oidc-config.js';
-import { urlProblems } from './oidc-config-validation.js';
+import { invalid, OptionsError } from '../../server/flag-primitives.js';
+import { parseCaBundle } from '../client-cert.js';
+import type { AuthenticationConfiguration, JwtAuthenticatorConfig } from './config.js';
+import { urlProblems } from './config-validation.js';
 
 /** The JOSE algorithms kube-apiserver accepts for ID tokens (RFC 7518 asymmetric signatures). */
 export const SUPPORTED_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;

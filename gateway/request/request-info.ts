@@ -18,7 +18,7 @@ export interface RequestInfo {
   parts: string[];
   /**
    * Set when the path named an alias of apiGroup (`rbac.authorization.k8s.io`): the group the client asked in,
-   * which its answers carry (gateway/filters/group-alias.ts). apiGroup is then the canonical group.
+   * which its answers carry (gateway/request/group-alias.ts). apiGroup is then the canonical group.
    */
   requestedGroup?: string;
 }

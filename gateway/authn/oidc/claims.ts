@@ -1,9 +1,9 @@
 // From verified ID-token claims to a user, in upstream's order: username, groups, uid, extra; then required claims,
 // claim validation expressions, user validation expressions. Any failure is a ClaimsError (the token is refused with a
 // 401); its message names claims and expressions, never claim values that could be credentials.
-import { CelEvaluationError, type CelProgram } from '../../policies/cel/index.js';
-import type { UserInfo } from '../../api/meta/user.js';
-import type { CompiledJwtAuthenticator } from './oidc-config-validation.js';
+import { CelEvaluationError, type CelProgram } from '../../../policies/cel/index.js';
+import type { UserInfo } from '../../../api/meta/user.js';
+import type { CompiledJwtAuthenticator } from './config-validation.js';
 
 export type Claims = Record<string, unknown>;
 

@@ -6,14 +6,14 @@
 // Time rules follow go-oidc: `exp` is required and has no leeway; `nbf` has five minutes of leeway.
 import { hash } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { setBounded } from '../../api/meta/bounded-map.js';
-import type { UserInfo } from '../../api/meta/user.js';
-import { AuthenticationError } from './authenticator.js';
-import type { TokenAuthenticator } from './bearer-token.js';
-import { userFromClaims, ClaimsError } from './oidc-claims.js';
-import type { CompiledJwtAuthenticator } from './oidc-config-validation.js';
-import { createHttpsFetch, type HttpsFetch } from './oidc-fetch.js';
-import { createIssuerKeys, IssuerUnavailableError, type IssuerKeys } from './oidc-keys.js';
+import { setBounded } from '../../../api/meta/bounded-map.js';
+import type { UserInfo } from '../../../api/meta/user.js';
+import { AuthenticationError } from '../authenticator.js';
+import type { TokenAuthenticator } from '../bearer-token.js';
+import { userFromClaims, ClaimsError } from './claims.js';
+import type { CompiledJwtAuthenticator } from './config-validation.js';
+import { createHttpsFetch, type HttpsFetch } from './fetch.js';
+import { createIssuerKeys, IssuerUnavailableError, type IssuerKeys } from './keys.js';
 
 export const NOT_BEFORE_LEEWAY_SECONDS = 300;
 /** Accepted tokens whose signature check is kept (see `Accepted`). */

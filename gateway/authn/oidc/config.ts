@@ -1,7 +1,7 @@
 // --authentication-config: the AuthenticationConfiguration file (group apiserver.config.platform.io, versions v1alpha1,
 // v1beta1 and v1, same fields as upstream 1.32), read as YAML or JSON. Decoding is strict, as kube-apiserver's is: an
 // unknown or misspelt field and a value of the wrong JSON type refuse the file, naming the field path. Semantic rules
-// (https issuers, claim XOR expression, CEL compilation) live in oidc-config-validation.ts.
+// (https issuers, claim XOR expression, CEL compilation) live in config-validation.ts.
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
 

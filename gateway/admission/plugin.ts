@@ -1,0 +1,33 @@
+// The shape of an admission plugin and the chain that runs an ordered list of them. As in kube-apiserver, a write
+// goes through two phases: every plugin's mutating step in list order, then every plugin's validating step in list
+// order, so a validating plugin sees the object as the mutating ones left it. The built-in plugins only validate;
+// mutating webhooks will fill the first phase.
+import type { KindDefinition } from '../../api/scheme.js';
+import type { AdmissionRequest } from '../registry/admission-types.js';
+
+export interface AdmissionPlugin {
+  /** Upstream's plugin name where there is one (NamespaceLifecycle, NodeRestriction, ResourceQuota). */
+  readonly name: string;
+  /** Whether this plugin looks at writes of this kind at all. */
+  handles(def: KindDefinition): boolean;
+  /** Mutating phase: may change `req.object`; refuses by throwing a StatusError. */
+  mutate?(req: AdmissionRequest): Promise<void>;
+  /** Validating phase: refuses by throwing a StatusError; never changes the object. */
+  validate?(req: AdmissionRequest): Promise<void>;
+}
+
+export interface AdmissionChain {
+  mutate(req: AdmissionRequest): Promise<void>;
+  validate(req: AdmissionRequest): Promise<void>;
+}
+
+export function admissionChain(plugins: readonly AdmissionPlugin[]): AdmissionChain {
+  return {
+    async mutate(req) {
+      for (const plugin of plugins) if (plugin.mutate && plugin.handles(req.def)) await plugin.mutate(req);
+    },
+    async validate(req) {
+      for (const plugin of plugins) if (plugin.validate && plugin.handles(req.def)) await plugin.validate(req);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// The admission plugins of the server, in the one order they run. Upstream's order is the model: NamespaceLifecycle
+// first, so nothing else spends work on a write to a namespace that is missing or terminating; ResourceQuota last,
+// because it charges the quota and no plugin may refuse the write after the charge. Webhooks and
+// ValidatingAdmissionPolicy, when they come, go between the two, as upstream places them.
+import type { Authorizer } from '../../policies/authorizer.js';
+import { createRuleResolver } from '../../policies/rbac/rule-resolver.js';
+import type { RbacSource } from '../../policies/rbac/types.js';
+import type { Registry } from '../registry/registry.js';
+import { createRbacEscalationAdmission } from '../rbac/escalation-admission.js';
+import { createNodeRestrictionAdmission } from '../rbac/node-restriction-admission.js';
+import { createResourceQuotaAdmission } from '../quota/admission.js';
+import { createNamespaceLifecycleAdmission } from './namespace-lifecycle.js';
+import type { AdmissionPlugin } from './plugin.js';
+
+export interface AdmissionDeps {
+  registry: Registry;
+  /**
+   * What the RBAC and Node checks ask (the `escalate` and `bind` verbs). Escalation prevention applies whatever the
+   * authorization modes, as upstream's RBAC storage does; NodeRestriction while the chain in force has a Node
+   * authorizer, asked at each write because --authorization-config can change the chain on reload. Without it (a
+   * registry in a test) neither check is installed.
+   */
+  authorization?: { authorizer: Authorizer; rbac: RbacSource; modes: () => readonly string[] };
+}
+
+export function admissionPlugins({ registry, authorization }: AdmissionDeps): AdmissionPlugin[] {
+  const authorizationChecks = authorization ? [
+    createRbacEscalationAdmission({ authorizer: authorization.authorizer, resolver: createRuleResolver(authorization.rbac) }),
+    createNodeRestrictionAdmission(() => authorization.modes().includes('Node')),
+  ] : [];
+  return [
+    createNamespaceLifecycleAdmission(registry.namespaces),
+    ...authorizationChecks,
+    createResourceQuotaAdmission(registry),
+  ];
+}

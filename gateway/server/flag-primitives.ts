@@ -1,0 +1,69 @@
+// The primitives every flag parser shares: the error type, the spec of one flag and the value parsers. They live
+// apart from options.ts so that the modules options.ts composes (controllers, OIDC, service accounts, authorization)
+// can use them without importing options.ts back.
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'list';
+
+export interface FlagSpec {
+  kind: FlagKind;
+  usage: string;
+  default?: string;
+}
+
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
+};
+
+/** Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. Negative values are refused. */
+export function parseDuration(raw: string): number {
+  if (raw === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0;
+  let pos = 0;
+  if (raw.length === 0) throw new Error(`time: invalid duration "${raw}"`);
+  while (pos < raw.length) {
+    re.lastIndex = pos;
+    const m = re.exec(raw);
+    if (!m) throw new Error(`time: invalid duration "${raw}"`);
+    total += Number(m[1]) * DURATION_UNITS[m[2]];
+    pos = re.lastIndex;
+  }
+  return total;
+}
+
+export function invalid(flag: string, value: string, why: string): OptionsError {
+  return new OptionsError(`invalid argument "${value}" for "--${flag}" flag: ${why}`);
+}
+
+export function parseIntFlag(flag: string, raw: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(raw)) throw invalid(flag, raw, `strconv.ParseInt: parsing "${raw}": invalid syntax`);
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalid(flag, raw, `must be between ${min} and ${max}`);
+  return n;
+}
+
+export function parseFloatFlag(flag: string, raw: string): number {
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw)) throw invalid(flag, raw, `strconv.ParseFloat: parsing "${raw}": invalid syntax`);
+  return Number(raw);
+}
+
+export function parseBoolFlag(flag: string, raw: string): boolean {
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
+  throw invalid(flag, raw, `strconv.ParseBool: parsing "${raw}": invalid syntax`);
+}
+
+export function parseDurationFlag(flag: string, raw: string): number {
+  try {
+    return parseDuration(raw);
+  } catch (e) {
+    throw invalid(flag, raw, (e as Error).message);
+  }
+}
