@@ -31,10 +31,10 @@ export function contentJson(obj: KObject): string {
 export function preconditionFailure(pre: Preconditions | undefined, current: KObject | undefined): { field: 'uid' | 'resourceVersion'; message: string } | undefined {
   if (!pre) return undefined;
   const meta = current?.metadata ?? {};
-  if (pre.uid != null && pre.uid !== meta.uid) {
+  if (pre.uid !== undefined && pre.uid !== null && pre.uid !== meta.uid) {
     return { field: 'uid', message: `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}` };
   }
-  if (pre.resourceVersion != null && pre.resourceVersion !== meta.resourceVersion) {
+  if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion) {
     return {
       field: 'resourceVersion',
       message: `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,

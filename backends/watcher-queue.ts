@@ -169,17 +169,19 @@ export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
   unregister: (watcher: W) => void,
 ): W {
   const { signal } = opts;
-  let watcher: W | undefined;
+  // Filled once `make` returns; the queue may end before that (never in practice), and then has no one to unregister.
+  const opened: { watcher?: W } = {};
   const onAbort = (): void => queue.end();
   const queue = createWatcherQueue<T>({
     key: opts.key,
     bufferLimit: opts.bufferLimit,
     onEnd: () => {
       signal.removeEventListener('abort', onAbort);
-      if (watcher) unregister(watcher);
+      if (opened.watcher) unregister(opened.watcher);
     },
   });
-  watcher = make(queue);
+  const watcher = make(queue);
+  opened.watcher = watcher;
   if (signal.aborted) queue.end();
   else signal.addEventListener('abort', onAbort, { once: true });
   return watcher;
