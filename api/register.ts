@@ -17,7 +17,19 @@ import { roleBinding } from './rbac/v1/role-binding.js';
 import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
 
 export const builtinKinds: KindDefinition[] = [
-  namespace, node, resourceQuota, secret, configMap, serviceAccount, event,
-  networkPolicy, replicaSet, cronJob, eventsV1Event,
-  role, clusterRole, roleBinding, clusterRoleBinding,
+  namespace,
+  node,
+  resourceQuota,
+  secret,
+  configMap,
+  serviceAccount,
+  event,
+  networkPolicy,
+  replicaSet,
+  cronJob,
+  eventsV1Event,
+  role,
+  clusterRole,
+  roleBinding,
+  clusterRoleBinding,
 ];

@@ -41,10 +41,10 @@ export interface ProjectionSubresource extends CreateSubresourceKind {
 }
 
 export interface KindDefinition {
-  group: string;          // '' for the core group
+  group: string; // '' for the core group
   version: string;
   kind: string;
-  resource: string;       // plural, as in the URL
+  resource: string; // plural, as in the URL
   singular: string;
   namespaced: boolean;
   shortNames?: string[];

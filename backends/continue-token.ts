@@ -20,7 +20,11 @@ export interface ContinuePosition {
  */
 export function encodeContinue(nextKey: string, prefix: string, revision: bigint): string {
   if (!nextKey.startsWith(prefix) || nextKey.length === prefix.length) {
-    throw new StorageError('Internal', `continue key ${JSON.stringify(nextKey)} is not under prefix ${JSON.stringify(prefix)}`, nextKey);
+    throw new StorageError(
+      'Internal',
+      `continue key ${JSON.stringify(nextKey)} is not under prefix ${JSON.stringify(prefix)}`,
+      nextKey,
+    );
   }
   // Written by hand so a revision beyond 2^53 keeps every digit.
   const json = `{"v":${JSON.stringify(TOKEN_VERSION)},"rv":${revision.toString()},"start":${JSON.stringify(nextKey.slice(prefix.length))}}`;
@@ -46,7 +50,8 @@ export function decodeContinue(token: string, prefix: string, oldestRevision?: b
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalid('not an object');
   const { v, rv, start } = parsed as Record<string, unknown>;
   if (v !== TOKEN_VERSION) throw invalid(`unsupported version ${JSON.stringify(v)}`);
-  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0) throw invalid('incorrect encoded start resourceVersion');
+  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0)
+    throw invalid('incorrect encoded start resourceVersion');
   if (typeof start !== 'string' || start === '') throw invalid('encoded start key empty');
   // Same defence as kube's path.Clean check: no segment may climb out of, or alias, the listed prefix.
   if (start.startsWith('/') || start.split('/').some((s) => s === '' || s === '.' || s === '..')) throw invalid(start);

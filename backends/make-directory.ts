@@ -22,7 +22,10 @@ export async function makeDirectory(dir: string, mode = 0o777): Promise<void> {
       missing.push(at);
       continue;
     }
-    if (!found.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}' (${at} is not a directory)`), { code: 'ENOTDIR' });
+    if (!found.isDirectory())
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}' (${at} is not a directory)`), {
+        code: 'ENOTDIR',
+      });
     break;
   }
   for (const level of missing.reverse()) {
@@ -31,8 +34,17 @@ export async function makeDirectory(dir: string, mode = 0o777): Promise<void> {
     } catch (e) {
       if (codeOf(e) !== 'EEXIST') throw e;
       // Made meanwhile by someone else, or a link pointing nowhere, which stat then still cannot follow.
-      const isDirectory = await stat(level).then((s) => s.isDirectory(), () => false);
-      if (!isDirectory) throw Object.assign(new Error(`ENOENT: cannot create '${dir}': ${level} exists but is not a directory (a symbolic link whose target is missing?)`), { code: 'ENOENT' });
+      const isDirectory = await stat(level).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!isDirectory)
+        throw Object.assign(
+          new Error(
+            `ENOENT: cannot create '${dir}': ${level} exists but is not a directory (a symbolic link whose target is missing?)`,
+          ),
+          { code: 'ENOENT' },
+        );
     }
   }
 }

@@ -28,13 +28,23 @@ export function contentJson(obj: KObject): string {
  * DeleteOptions with it before storage sees the write, and storage checks its own callers: one rule for both. As
  * upstream's pointer fields, an empty string is a precondition and only an absent (or null) field is none.
  */
-export function preconditionFailure(pre: Preconditions | undefined, current: KObject | undefined): { field: 'uid' | 'resourceVersion'; message: string } | undefined {
+export function preconditionFailure(
+  pre: Preconditions | undefined,
+  current: KObject | undefined,
+): { field: 'uid' | 'resourceVersion'; message: string } | undefined {
   if (!pre) return undefined;
   const meta = current?.metadata ?? {};
   if (pre.uid !== undefined && pre.uid !== null && pre.uid !== meta.uid) {
-    return { field: 'uid', message: `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}` };
+    return {
+      field: 'uid',
+      message: `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
+    };
   }
-  if (pre.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== meta.resourceVersion) {
+  if (
+    pre.resourceVersion !== undefined &&
+    pre.resourceVersion !== null &&
+    pre.resourceVersion !== meta.resourceVersion
+  ) {
     return {
       field: 'resourceVersion',
       message: `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
@@ -52,13 +62,14 @@ export function notFound(key: string, revision?: bigint): StorageError {
   return new StorageError('NotFound', `key not found: ${key}`, key, revision);
 }
 
-
 /**
  * A watch whose first step awaits `open` (checks that must pass before it starts; undefined: nothing to watch, a
  * throw: the watch fails), then hands every step straight to the iterator `open` gave. A `yield*` wrapper would do the
  * same at the cost of one more generator resume per event and watcher, a thousand times per event.
  */
-export function watchOpenedOnFirstStep(open: () => Promise<AsyncIterator<StorageEvent> | undefined>): AsyncIterableIterator<StorageEvent> {
+export function watchOpenedOnFirstStep(
+  open: () => Promise<AsyncIterator<StorageEvent> | undefined>,
+): AsyncIterableIterator<StorageEvent> {
   let inner: AsyncIterator<StorageEvent> | undefined;
   let opening: Promise<AsyncIterator<StorageEvent> | undefined> | undefined;
   let finished = false;
@@ -66,19 +77,22 @@ export function watchOpenedOnFirstStep(open: () => Promise<AsyncIterator<Storage
     next() {
       if (inner) return inner.next();
       if (finished) return Promise.resolve(FINISHED);
-      opening ??= open().then((it) => {
-        // The consumer may have let go while this was opening.
-        if (finished) {
-          void it?.return?.();
-          return undefined;
-        }
-        inner = it;
-        if (!it) finished = true;
-        return it;
-      }, (e: unknown) => {
-        finished = true;
-        throw e;
-      });
+      opening ??= open().then(
+        (it) => {
+          // The consumer may have let go while this was opening.
+          if (finished) {
+            void it?.return?.();
+            return undefined;
+          }
+          inner = it;
+          if (!it) finished = true;
+          return it;
+        },
+        (e: unknown) => {
+          finished = true;
+          throw e;
+        },
+      );
       return opening.then((it) => (it ? it.next() : FINISHED));
     },
     return() {

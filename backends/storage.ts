@@ -17,18 +17,24 @@
 import type { KObject } from '../api/meta/types.js';
 
 export type StorageErrorCode =
-  | 'NotFound'          // key absent (at the requested revision)
-  | 'KeyExists'         // create on an existing key
-  | 'Conflict'          // precondition on resourceVersion failed
-  | 'PreconditionUid'   // precondition on uid failed
-  | 'Expired'           // revision below the history window (compacted) -> 410
-  | 'TooLargeRevision'  // revision above the newest one, did not appear in time -> 504
-  | 'InvalidContinue'   // malformed continue token -> 400
-  | 'Unavailable'       // backend down or not ready -> 503
+  | 'NotFound' // key absent (at the requested revision)
+  | 'KeyExists' // create on an existing key
+  | 'Conflict' // precondition on resourceVersion failed
+  | 'PreconditionUid' // precondition on uid failed
+  | 'Expired' // revision below the history window (compacted) -> 410
+  | 'TooLargeRevision' // revision above the newest one, did not appear in time -> 504
+  | 'InvalidContinue' // malformed continue token -> 400
+  | 'Unavailable' // backend down or not ready -> 503
   | 'Internal';
 
 export class StorageError extends Error {
-  constructor(readonly code: StorageErrorCode, message: string, readonly key = '', readonly revision?: bigint, readonly current?: bigint) {
+  constructor(
+    readonly code: StorageErrorCode,
+    message: string,
+    readonly key = '',
+    readonly revision?: bigint,
+    readonly current?: bigint,
+  ) {
     super(message);
     this.name = 'StorageError';
   }

@@ -55,7 +55,9 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
       queue = [];
       next = 0;
     }
-    const value = isBookmark(item) ? Object.freeze({ type: 'BOOKMARK' as const, revision: item.bookmark, key: '' }) : toEvent!(item);
+    const value = isBookmark(item)
+      ? Object.freeze({ type: 'BOOKMARK' as const, revision: item.bookmark, key: '' })
+      : toEvent!(item);
     return { done: false, value };
   };
 
@@ -78,7 +80,13 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
       if (done) return;
       queue.push(item);
       if (queue.length - next > opts.bufferLimit) {
-        self.end(new StorageError('Expired', `watch fell behind: more than ${opts.bufferLimit} events buffered; relist and watch again`, opts.key));
+        self.end(
+          new StorageError(
+            'Expired',
+            `watch fell behind: more than ${opts.bufferLimit} events buffered; relist and watch again`,
+            opts.key,
+          ),
+        );
         return;
       }
       if (waiting) {
@@ -114,7 +122,16 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
             // A second next() before the first settled waits its turn, as a generator's would.
             const before = new Promise<void>((resolve) => {
               const w = waiting!;
-              waiting = { resolve: (s) => { w.resolve(s); resolve(); }, reject: (e) => { w.reject(e); resolve(); } };
+              waiting = {
+                resolve: (s) => {
+                  w.resolve(s);
+                  resolve();
+                },
+                reject: (e) => {
+                  w.reject(e);
+                  resolve();
+                },
+              };
             });
             return before.then(() => iterator.next());
           }

@@ -25,7 +25,12 @@ const streams = new Set<{ write(chunk: Buffer): boolean }>();
 
 function openStream(req: AnyRequest, res: AnyResponse): void {
   // HTTP/2 frames the body itself and forbids the HTTP/1.1 framing header.
-  res.writeHead(200, req.httpVersionMajor === 2 ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  res.writeHead(
+    200,
+    req.httpVersionMajor === 2
+      ? { 'content-type': 'application/json' }
+      : { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+  );
   // Both response kinds flush this way; the HTTP/2 typings leave the method out.
   (res as http.ServerResponse).flushHeaders();
   streams.add(res);
@@ -79,9 +84,20 @@ async function main(): Promise<void> {
   const secure = https.createServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2' }, handler);
   const plain = http.createServer(handler);
   // The gateway's default stream limit, so that both fan-outs put the same number of watches on one connection.
-  const both = http2.createSecureServer({ cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } }, handler);
+  const both = http2.createSecureServer(
+    {
+      cert: certs.certPem,
+      key: certs.keyPem,
+      minVersion: 'TLSv1.2',
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: 1000 },
+    },
+    handler,
+  );
   const [securePort, plainPort, bothPort] = await Promise.all([listen(secure), listen(plain), listen(both)]);
-  process.stdout.write(`bare servers: https://127.0.0.1:${securePort} http://127.0.0.1:${plainPort} https://127.0.0.1:${bothPort}\n`);
+  process.stdout.write(
+    `bare servers: https://127.0.0.1:${securePort} http://127.0.0.1:${plainPort} https://127.0.0.1:${bothPort}\n`,
+  );
   const stop = (): void => {
     secure.close();
     plain.close();

@@ -57,14 +57,20 @@ export async function startBareServer(): Promise<BareServer> {
   const removeCertDir = trackDir(certDir);
   const failed = (reason: string): BareServer => ({
     baselines: {
-      httpsGet: { ok: false, reason }, httpsPost: { ok: false, reason }, httpGet: { ok: false, reason }, http2Get: { ok: false, reason },
+      httpsGet: { ok: false, reason },
+      httpsPost: { ok: false, reason },
+      httpGet: { ok: false, reason },
+      http2Get: { ok: false, reason },
       httpsGetSpending: { ok: false, reason },
       watchFanout: { http1: { failed: reason }, http2: { failed: reason } },
     },
     measureHttpsGet: () => undefined,
     stop: async () => undefined,
   });
-  const started = await startServer(['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir], /bare servers: (https:\/\/\S+ http:\/\/\S+ https:\/\/\S+)/);
+  const started = await startServer(
+    ['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts'), certDir],
+    /bare servers: (https:\/\/\S+ http:\/\/\S+ https:\/\/\S+)/,
+  );
   if (!started.ok) {
     removeCertDir();
     return failed(`bare server: ${started.reason}`);
@@ -81,23 +87,65 @@ export async function startBareServer(): Promise<BareServer> {
     // A short warm-up so that neither side is measured while its JIT is still cold.
     await runLoad(secure, { concurrency: CONCURRENCY, maxRequests: 5_000, maxMs: 500, request: () => get });
     const pid = started.server.pid;
-    const measureHttpsGet = () => measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const measureHttpsGet = () =>
+      measure(pid, () =>
+        runLoad(secure, {
+          concurrency: CONCURRENCY,
+          maxRequests: BASELINE_MAX,
+          maxMs: BASELINE_MS,
+          request: () => get,
+        }),
+      );
     const httpsGet = await measureHttpsGet();
-    const httpsPost = await measure(pid, () => runLoad(secure, {
-      concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, expect: [201],
-      request: (i) => ({ method: 'POST', path: '/api/v1/namespaces/bench/configmaps', body: configMapJson(`bare-${i}`, 1024) }),
-    }));
-    const httpGet = await measure(pid, () => runLoad({ url: httpUrl, token: 'bare' }, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const httpsPost = await measure(pid, () =>
+      runLoad(secure, {
+        concurrency: CONCURRENCY,
+        maxRequests: BASELINE_MAX,
+        maxMs: BASELINE_MS,
+        expect: [201],
+        request: (i) => ({
+          method: 'POST',
+          path: '/api/v1/namespaces/bench/configmaps',
+          body: configMapJson(`bare-${i}`, 1024),
+        }),
+      }),
+    );
+    const httpGet = await measure(pid, () =>
+      runLoad(
+        { url: httpUrl, token: 'bare' },
+        { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get },
+      ),
+    );
     const http2Target = { ...secure, url: http2Url };
     await runHttp2Gets(http2Target, { concurrency: CONCURRENCY, maxRequests: 5_000, maxMs: 500, request: () => get });
-    const http2Get = await measure(pid, () => runHttp2Gets(http2Target, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => get }));
+    const http2Get = await measure(pid, () =>
+      runHttp2Gets(http2Target, {
+        concurrency: CONCURRENCY,
+        maxRequests: BASELINE_MAX,
+        maxMs: BASELINE_MS,
+        request: () => get,
+      }),
+    );
     const spending = { ...get, path: `${get.path}?spendUs=${SPEND_BUDGET_US}` };
-    const httpsGetSpending = await measure(pid, () => runLoad(secure, { concurrency: CONCURRENCY, maxRequests: BASELINE_MAX, maxMs: BASELINE_MS, request: () => spending }));
+    const httpsGetSpending = await measure(pid, () =>
+      runLoad(secure, {
+        concurrency: CONCURRENCY,
+        maxRequests: BASELINE_MAX,
+        maxMs: BASELINE_MS,
+        request: () => spending,
+      }),
+    );
     const watchers = Math.max(...WATCH_RUNS.map((run) => run.watchers));
-    const fanout = (url: string, transport: WatchTransport) => runWatch({ ...secure, url }, { ...WATCH_SCENARIO, namespace: 'bench', watchers, transport })
-      .catch((e: Error) => ({ failed: e.message }));
+    const fanout = (url: string, transport: WatchTransport) =>
+      runWatch({ ...secure, url }, { ...WATCH_SCENARIO, namespace: 'bench', watchers, transport }).catch(
+        (e: Error) => ({ failed: e.message }),
+      );
     const watchFanout = { http1: await fanout(httpsUrl, 'http1'), http2: await fanout(http2Url, 'http2') };
-    return { baselines: { httpsGet, httpsPost, httpGet, http2Get, httpsGetSpending, watchFanout }, measureHttpsGet, stop };
+    return {
+      baselines: { httpsGet, httpsPost, httpGet, http2Get, httpsGetSpending, watchFanout },
+      measureHttpsGet,
+      stop,
+    };
   } catch (e) {
     await stop();
     return failed((e as Error).message);
@@ -115,16 +163,30 @@ export const POSTGRES_HELPER = 'test/helpers/postgres.ts';
  * The PostgreSQL server the test harness starts (initdb + pg_ctl, throwaway dir, free port). Loaded at run time so
  * that the bench runs, and says why PostgreSQL is skipped, while that helper is absent or the binaries are missing.
  */
-export async function startBenchPostgres(): Promise<{ ok: true; server: PostgresServer } | { ok: false; reason: string }> {
+export async function startBenchPostgres(): Promise<
+  { ok: true; server: PostgresServer } | { ok: false; reason: string }
+> {
   const helper = path.join(REPO_ROOT, POSTGRES_HELPER);
   if (!existsSync(helper)) return { ok: false, reason: `${POSTGRES_HELPER} is missing (it provides startPostgres())` };
   try {
-    const mod = await import(pathToFileURL(helper).href) as { startPostgres?: (opts?: { fast?: boolean }) => Promise<PostgresServer> };
-    if (typeof mod.startPostgres !== 'function') return { ok: false, reason: `${POSTGRES_HELPER} exports no startPostgres()` };
+    const mod = (await import(pathToFileURL(helper).href)) as {
+      startPostgres?: (opts?: { fast?: boolean }) => Promise<PostgresServer>;
+    };
+    if (typeof mod.startPostgres !== 'function')
+      return { ok: false, reason: `${POSTGRES_HELPER} exports no startPostgres()` };
     // Durable settings (fast: false): the figures are meant to say what production would see.
     const server = await mod.startPostgres({ fast: false });
     const untrack = trackCloser(() => server.stop());
-    return { ok: true, server: { url: server.url, stop: async () => { untrack(); await server.stop(); } } };
+    return {
+      ok: true,
+      server: {
+        url: server.url,
+        stop: async () => {
+          untrack();
+          await server.stop();
+        },
+      },
+    };
   } catch (e) {
     return { ok: false, reason: `could not start PostgreSQL: ${(e as Error).message}` };
   }
@@ -138,7 +200,11 @@ export interface PostgresBaselines {
 let tables = 0;
 
 /** Runs `body` on a fresh table of 1 KiB text rows through its own pool, dropped afterwards; a throw is `failed`. */
-async function withRawTable<T>(url: string, body: (sql: postgres.Sql, table: string) => Promise<T>, failed: (reason: string) => T): Promise<T> {
+async function withRawTable<T>(
+  url: string,
+  body: (sql: postgres.Sql, table: string) => Promise<T>,
+  failed: (reason: string) => T,
+): Promise<T> {
   const sql = postgres(url, { max: CONCURRENCY, onnotice: () => {}, connect_timeout: 10, idle_timeout: 5 });
   const table = `bench_raw_${process.pid}_${++tables}`;
   try {
@@ -157,33 +223,50 @@ async function measureInsert(sql: postgres.Sql, table: string): Promise<{ insert
   // Open every connection before timing, as the gateway's pool is open before its first request.
   await Promise.all(Array.from({ length: CONCURRENCY }, () => sql`SELECT 1`));
   let inserted = 0;
-  const insert = await measure(undefined, () => runOps({
-    concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
-    op: async (i) => {
-      await sql`INSERT INTO ${sql(table)} (k, v) VALUES (${`row-${i}`}, ${value})`;
-      inserted = Math.max(inserted, i + 1);
-    },
-  }));
+  const insert = await measure(undefined, () =>
+    runOps({
+      concurrency: CONCURRENCY,
+      maxOps: BASELINE_MAX,
+      maxMs: BASELINE_MS,
+      op: async (i) => {
+        await sql`INSERT INTO ${sql(table)} (k, v) VALUES (${`row-${i}`}, ${value})`;
+        inserted = Math.max(inserted, i + 1);
+      },
+    }),
+  );
   return { insert, inserted };
 }
 
 /** Single-row INSERT transactions alone (the judged baseline, measured again next to the PostgreSQL creates). */
 export function measurePostgresInsert(url: string): Promise<Measured> {
-  return withRawTable(url, async (sql, table) => (await measureInsert(sql, table)).insert, (reason) => ({ ok: false, reason }));
+  return withRawTable(
+    url,
+    async (sql, table) => (await measureInsert(sql, table)).insert,
+    (reason) => ({ ok: false, reason }),
+  );
 }
 
 /** INSERT and SELECT by primary key of 1 KiB rows, 16 concurrent, each statement its own transaction. */
 export function measurePostgres(url: string): Promise<PostgresBaselines> {
-  return withRawTable(url, async (sql, table) => {
-    const { insert, inserted } = await measureInsert(sql, table);
-    const rows = Math.max(1, inserted);
-    const select = await measure(undefined, () => runOps({
-      concurrency: CONCURRENCY, maxOps: BASELINE_MAX, maxMs: BASELINE_MS,
-      op: async (i) => {
-        const found = await sql`SELECT v FROM ${sql(table)} WHERE k = ${`row-${(i * 7919) % rows}`}`;
-        if (found.length !== 1 && insert.ok && insert.result.errors === 0) throw new Error('primary-key SELECT found no row');
-      },
-    }));
-    return { insert, select };
-  }, (reason) => ({ insert: { ok: false, reason }, select: { ok: false, reason } }));
+  return withRawTable(
+    url,
+    async (sql, table) => {
+      const { insert, inserted } = await measureInsert(sql, table);
+      const rows = Math.max(1, inserted);
+      const select = await measure(undefined, () =>
+        runOps({
+          concurrency: CONCURRENCY,
+          maxOps: BASELINE_MAX,
+          maxMs: BASELINE_MS,
+          op: async (i) => {
+            const found = await sql`SELECT v FROM ${sql(table)} WHERE k = ${`row-${(i * 7919) % rows}`}`;
+            if (found.length !== 1 && insert.ok && insert.result.errors === 0)
+              throw new Error('primary-key SELECT found no row');
+          },
+        }),
+      );
+      return { insert, select };
+    },
+    (reason) => ({ insert: { ok: false, reason }, select: { ok: false, reason } }),
+  );
 }

@@ -40,7 +40,9 @@ export async function cleanupAll(): Promise<void> {
   killAndRemoveSync();
   const closers = [...asyncClosers];
   asyncClosers.clear();
-  await Promise.allSettled(closers.map((close) => Promise.race([close(), new Promise<void>((r) => setTimeout(r, 15_000).unref())])));
+  await Promise.allSettled(
+    closers.map((close) => Promise.race([close(), new Promise<void>((r) => setTimeout(r, 15_000).unref())])),
+  );
 }
 
 /** Signals and the watchdog run the asynchronous cleanup first; 'exit' is the last resort. */

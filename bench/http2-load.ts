@@ -7,7 +7,8 @@ import { createRawHttp2Pool } from './raw-http2.js';
 /** `concurrency` GETs in flight on one HTTP/2 connection, each starting when one before it finished. */
 export async function runHttp2Gets(target: Target, opts: LoadOptions): Promise<LoadResult> {
   if (!isLoopback(target.url)) throw new Error(`refusing a non-loopback target: ${target.url}`);
-  if (opts.expect && (opts.expect.length !== 1 || opts.expect[0] !== 200)) throw new Error('HTTP/2 load expects 200 answers only');
+  if (opts.expect && (opts.expect.length !== 1 || opts.expect[0] !== 200))
+    throw new Error('HTTP/2 load expects 200 answers only');
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const pool = createRawHttp2Pool(target);
   try {
@@ -17,7 +18,8 @@ export async function runHttp2Gets(target: Target, opts: LoadOptions): Promise<L
       maxMs: opts.maxMs,
       op: (i) => {
         const spec = opts.request(i);
-        if (spec.method !== 'GET' || spec.body !== undefined) throw new Error(`HTTP/2 load sends GETs only, not ${spec.method}`);
+        if (spec.method !== 'GET' || spec.body !== undefined)
+          throw new Error(`HTTP/2 load sends GETs only, not ${spec.method}`);
         return pool.get(spec.path, timeoutMs);
       },
     });

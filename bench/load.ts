@@ -81,24 +81,35 @@ function headersFor(target: Target, spec: RequestSpec): Record<string, string> {
  * One request. `keepBody` false drains the body without keeping it (the common case under load) unless the status is
  * unexpected, when the body is kept for the error sample.
  */
-export function send(target: Target, agent: http.Agent, spec: RequestSpec, opts: { keepBody?: boolean; expect?: number[]; timeoutMs?: number } = {}): Promise<SingleResponse> {
+export function send(
+  target: Target,
+  agent: http.Agent,
+  spec: RequestSpec,
+  opts: { keepBody?: boolean; expect?: number[]; timeoutMs?: number } = {},
+): Promise<SingleResponse> {
   const mod = target.url.startsWith('https:') ? https : http;
   const expect = opts.expect ?? [200];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = mod.request(new URL(spec.path, target.url), { method: spec.method, agent, headers: headersFor(target, spec) }, (res) => {
-      const status = res.statusCode ?? 0;
-      const keep = opts.keepBody || !expect.includes(status);
-      const chunks: Buffer[] = [];
-      if (keep) res.on('data', (c: Buffer) => chunks.push(c));
-      else res.resume();
-      res.on('end', () => {
-        const at = performance.now();
-        resolve({ status, body: keep ? Buffer.concat(chunks).toString('utf8') : '', ms: at - started, at });
-      });
-      res.on('error', reject);
-    });
-    req.setTimeout(opts.timeoutMs ?? 10_000, () => req.destroy(new Error(`no response within ${opts.timeoutMs ?? 10_000} ms`)));
+    const req = mod.request(
+      new URL(spec.path, target.url),
+      { method: spec.method, agent, headers: headersFor(target, spec) },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const keep = opts.keepBody || !expect.includes(status);
+        const chunks: Buffer[] = [];
+        if (keep) res.on('data', (c: Buffer) => chunks.push(c));
+        else res.resume();
+        res.on('end', () => {
+          const at = performance.now();
+          resolve({ status, body: keep ? Buffer.concat(chunks).toString('utf8') : '', ms: at - started, at });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(opts.timeoutMs ?? 10_000, () =>
+      req.destroy(new Error(`no response within ${opts.timeoutMs ?? 10_000} ms`)),
+    );
     req.on('error', reject);
     req.end(spec.body);
   });
@@ -188,7 +199,8 @@ export async function runLoad(target: Target, opts: LoadOptions): Promise<LoadRe
         const connection = idle.pop()!;
         try {
           const res = await connection.request(connection.encode(opts.request(i)), { expect, timeoutMs });
-          if (!expect.includes(res.status)) throw new Error(describeFailure(res.status, res.body?.toString('utf8') ?? ''));
+          if (!expect.includes(res.status))
+            throw new Error(describeFailure(res.status, res.body?.toString('utf8') ?? ''));
         } finally {
           idle.push(connection);
         }
@@ -211,7 +223,11 @@ export type Measured = Figure & { serverCpu?: number; databaseCpu?: number };
  * Runs a scenario, turning a throw into a failed figure, and notes the CPU the server process `pid` used, and the
  * database (`databaseCpuSeconds`, cumulative) when given.
  */
-export async function measure(pid: number | undefined, run: () => Promise<LoadResult>, databaseCpuSeconds?: () => number): Promise<Measured> {
+export async function measure(
+  pid: number | undefined,
+  run: () => Promise<LoadResult>,
+  databaseCpuSeconds?: () => number,
+): Promise<Measured> {
   const cpu0 = pid === undefined ? NaN : cpuSeconds(pid);
   const db0 = databaseCpuSeconds?.();
   const t0 = performance.now();
@@ -219,7 +235,8 @@ export async function measure(pid: number | undefined, run: () => Promise<LoadRe
     const result = await run();
     const seconds = (performance.now() - t0) / 1000;
     const serverCpu = pid === undefined ? undefined : ((cpuSeconds(pid) - cpu0) / seconds) * 100;
-    const databaseCpu = databaseCpuSeconds && db0 !== undefined ? ((databaseCpuSeconds() - db0) / seconds) * 100 : undefined;
+    const databaseCpu =
+      databaseCpuSeconds && db0 !== undefined ? ((databaseCpuSeconds() - db0) / seconds) * 100 : undefined;
     return { ok: true, result, serverCpu, databaseCpu };
   } catch (e) {
     return { ok: false, reason: (e as Error).message };

@@ -42,10 +42,15 @@ export function gatewayCommand(): { args: string[]; label: string } {
   const compiled = path.join(REPO_ROOT, 'dist/gateway/main.js');
   if (existsSync(compiled)) {
     const built = statSync(compiled).mtimeMs;
-    const sources = Math.max(...['api', 'backends', 'gateway', 'policies'].map((d) => newestMtime(path.join(REPO_ROOT, d))));
+    const sources = Math.max(
+      ...['api', 'backends', 'gateway', 'policies'].map((d) => newestMtime(path.join(REPO_ROOT, d))),
+    );
     if (built >= sources) return { args: [compiled], label: 'dist (compiled)' };
   }
-  return { args: ['--import', 'tsx', path.join(REPO_ROOT, 'gateway/main.ts')], label: 'sources via tsx (dist missing or older than the sources)' };
+  return {
+    args: ['--import', 'tsx', path.join(REPO_ROOT, 'gateway/main.ts')],
+    label: 'sources via tsx (dist missing or older than the sources)',
+  };
 }
 
 /** Spawns `node <args>` and resolves once a stdout line matches `ready` (its first group is the URL). */
@@ -56,7 +61,10 @@ export function startServer(args: string[], ready: RegExp, env: NodeJS.ProcessEn
     const lines: string[] = [];
     let settled = false;
     const remember = (chunk: Buffer): string[] => {
-      const fresh = chunk.toString('utf8').split('\n').filter((l) => l.trim());
+      const fresh = chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim());
       lines.push(...fresh);
       if (lines.length > 40) lines.splice(0, lines.length - 40);
       return fresh;
@@ -73,7 +81,10 @@ export function startServer(args: string[], ready: RegExp, env: NodeJS.ProcessEn
       if (settled) return;
       settled = true;
       void stop();
-      resolve({ ok: false, reason: `no start banner within ${STARTUP_TIMEOUT_MS / 1000} s: ${lines.slice(-3).join(' | ')}` });
+      resolve({
+        ok: false,
+        reason: `no start banner within ${STARTUP_TIMEOUT_MS / 1000} s: ${lines.slice(-3).join(' | ')}`,
+      });
     }, STARTUP_TIMEOUT_MS);
     child.stderr.on('data', remember);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -82,7 +93,10 @@ export function startServer(args: string[], ready: RegExp, env: NodeJS.ProcessEn
         if (match && !settled) {
           settled = true;
           clearTimeout(timer);
-          resolve({ ok: true, server: { child, pid: child.pid!, url: match[1], output: () => lines.join('\n'), stop } });
+          resolve({
+            ok: true,
+            server: { child, pid: child.pid!, url: match[1], output: () => lines.join('\n'), stop },
+          });
         }
       }
     });
@@ -90,7 +104,10 @@ export function startServer(args: string[], ready: RegExp, env: NodeJS.ProcessEn
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ok: false, reason: `exited (${signal ?? `code ${code}`}) before serving: ${lines.slice(-3).join(' | ') || 'no output'}` });
+      resolve({
+        ok: false,
+        reason: `exited (${signal ?? `code ${code}`}) before serving: ${lines.slice(-3).join(' | ') || 'no output'}`,
+      });
     });
   });
 }
@@ -110,15 +127,29 @@ export interface Gateway extends ServerProcess {
 export function gatewayNodeFlags(): string[] {
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const stray = flags.find((f) => !f.startsWith('-'));
-  if (stray !== undefined) throw new Error(`BENCH_NODE_FLAGS: ${JSON.stringify(stray)} is not a node flag (flags start with -)`);
+  if (stray !== undefined)
+    throw new Error(`BENCH_NODE_FLAGS: ${JSON.stringify(stray)} is not a node flag (flags start with -)`);
   return flags;
 }
 
 /** Starts `gatehouse` on a fresh data dir with the backend's flags, on loopback and a free port. */
-export async function startGateway(backendFlags: string[], env?: NodeJS.ProcessEnv): Promise<{ ok: true; gateway: Gateway } | { ok: false; reason: string }> {
+export async function startGateway(
+  backendFlags: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ ok: true; gateway: Gateway } | { ok: false; reason: string }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-'));
   const removeDataDir = trackDir(dataDir);
-  const args = [...gatewayNodeFlags(), ...gatewayCommand().args, '--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...backendFlags];
+  const args = [
+    ...gatewayNodeFlags(),
+    ...gatewayCommand().args,
+    '--data-dir',
+    dataDir,
+    '--secure-port',
+    '0',
+    '--bind-address',
+    '127.0.0.1',
+    ...backendFlags,
+  ];
   const started = await startServer(args, /Gatehouse is serving on (https:\/\/\S+)/, env);
   if (!started.ok) {
     removeDataDir();
@@ -150,7 +181,10 @@ export function residentMemory(pid: number): { peakMiB: number; currentMiB: numb
 function statFields(pid: string | number): { name: string; fields: string[] } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+    return {
+      name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      fields: stat.slice(stat.lastIndexOf(')') + 2).split(' '),
+    };
   } catch {
     return undefined;
   }

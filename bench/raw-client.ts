@@ -42,7 +42,8 @@ export class RawConnection {
   /** The bytes of one request, built once per distinct request by the caller when it can. */
   encode(spec: RequestSpec): Buffer {
     const body = spec.body === undefined ? '' : spec.body;
-    const bodyHeaders = spec.body === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+    const bodyHeaders =
+      spec.body === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
     return Buffer.from(`${spec.method} ${spec.path} HTTP/1.1\r\n${this.fixedHeaders}${bodyHeaders}\r\n${body}`);
   }
 
@@ -52,8 +53,14 @@ export class RawConnection {
       this.pending = {
         keepBody: opts.keepBody ?? false,
         expect: opts.expect,
-        resolve: (res) => { clearTimeout(timer); resolve(res); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (res) => {
+          clearTimeout(timer);
+          resolve(res);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       };
       this.connection().write(bytes);
     });
@@ -80,8 +87,12 @@ export class RawConnection {
         this.fail(e as Error);
       }
     });
-    socket.on('error', (e) => { if (socket === this.socket) this.fail(e); });
-    socket.on('close', () => { if (socket === this.socket) this.fail(new Error('connection closed before the response was complete')); });
+    socket.on('error', (e) => {
+      if (socket === this.socket) this.fail(e);
+    });
+    socket.on('close', () => {
+      if (socket === this.socket) this.fail(new Error('connection closed before the response was complete'));
+    });
     this.socket = socket;
     return socket;
   }

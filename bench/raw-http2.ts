@@ -78,7 +78,12 @@ interface Connection {
 
 function connect(target: Target): Promise<Connection> {
   const url = new URL(target.url);
-  const socket = tls.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 443, ca: target.ca, ALPNProtocols: ['h2'] });
+  const socket = tls.connect({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || 443,
+    ca: target.ca,
+    ALPNProtocols: ['h2'],
+  });
   socket.setNoDelay(true);
   // Go's transport assumes 100 streams until the server's SETTINGS, and 1000 when they name no limit.
   const conn: Connection = { socket, streams: new Map(), nextStreamId: 1, limit: 100, closed: false };
@@ -92,10 +97,18 @@ function connect(target: Target): Promise<Connection> {
         return;
       }
       const settings = Buffer.concat([
-        Buffer.from([0, SETTING.ENABLE_PUSH]), uint32(0),
-        Buffer.from([0, SETTING.INITIAL_WINDOW_SIZE]), uint32(MAX_WINDOW),
+        Buffer.from([0, SETTING.ENABLE_PUSH]),
+        uint32(0),
+        Buffer.from([0, SETTING.INITIAL_WINDOW_SIZE]),
+        uint32(MAX_WINDOW),
       ]);
-      socket.write(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0, settings), frame(FRAME.WINDOW_UPDATE, 0, 0, uint32(MAX_WINDOW - DEFAULT_WINDOW))]));
+      socket.write(
+        Buffer.concat([
+          PREFACE,
+          frame(FRAME.SETTINGS, 0, 0, settings),
+          frame(FRAME.WINDOW_UPDATE, 0, 0, uint32(MAX_WINDOW - DEFAULT_WINDOW)),
+        ]),
+      );
     });
     const endAll = (reason: string): void => {
       conn.closed = true;
@@ -160,7 +173,13 @@ function connect(target: Target): Promise<Connection> {
       while (buf.length - pos >= 9) {
         const length = buf.readUIntBE(pos, 3);
         if (buf.length - pos < 9 + length) break;
-        onFrame(buf[pos + 3], buf[pos + 4], buf.readUInt32BE(pos + 5) & 0x7fffffff, buf.subarray(pos + 9, pos + 9 + length), at);
+        onFrame(
+          buf[pos + 3],
+          buf[pos + 4],
+          buf.readUInt32BE(pos + 5) & 0x7fffffff,
+          buf.subarray(pos + 9, pos + 9 + length),
+          at,
+        );
         pos += 9 + length;
       }
       return pos;
@@ -216,12 +235,14 @@ export function createRawHttp2Pool(target: Target): RawHttp2Pool {
       const free = pool.find((c) => !c.closed && c.streams.size < c.limit);
       if (free) return free;
       // Concurrent openers wait for the one connection being made instead of each making their own.
-      connecting ??= connect(target).then((c) => {
-        pool.push(c);
-        return c;
-      }).finally(() => {
-        connecting = undefined;
-      });
+      connecting ??= connect(target)
+        .then((c) => {
+          pool.push(c);
+          return c;
+        })
+        .finally(() => {
+          connecting = undefined;
+        });
       await connecting;
     }
   };
@@ -233,15 +254,20 @@ export function createRawHttp2Pool(target: Target): RawHttp2Pool {
     async get(path, timeoutMs) {
       const started = performance.now();
       let ended!: (reason: string) => void;
-      const end = new Promise<string>((resolve) => { ended = resolve; });
+      const end = new Promise<string>((resolve) => {
+        ended = resolve;
+      });
       const opened = await self.open(path, { onLine: () => {}, onEnd: ended }, timeoutMs);
       if (!opened.ok) throw new Error(opened.body);
       // The head's timeout ends with the head: a body that never ends is bounded here, so no run waits on it.
       let late = false;
-      const timer = setTimeout(() => {
-        late = true;
-        opened.close();
-      }, Math.max(0, timeoutMs - (performance.now() - started)));
+      const timer = setTimeout(
+        () => {
+          late = true;
+          opened.close();
+        },
+        Math.max(0, timeoutMs - (performance.now() - started)),
+      );
       const reason = await end;
       clearTimeout(timer);
       if (late) throw new Error(`no whole response within ${timeoutMs} ms`);
@@ -251,7 +277,13 @@ export function createRawHttp2Pool(target: Target): RawHttp2Pool {
       const conn = await connectionWithRoom();
       const streamId = conn.nextStreamId;
       conn.nextStreamId += 2;
-      const fields: Array<[string, string]> = [[':method', 'GET'], [':scheme', 'https'], [':authority', url.host], [':path', path], ['accept', 'application/json']];
+      const fields: Array<[string, string]> = [
+        [':method', 'GET'],
+        [':scheme', 'https'],
+        [':authority', url.host],
+        [':path', path],
+        ['accept', 'application/json'],
+      ];
       if (target.token) fields.push(['authorization', `Bearer ${target.token}`]);
       return new Promise<RawWatchOpen>((resolve) => {
         let ended = false;
@@ -276,7 +308,12 @@ export function createRawHttp2Pool(target: Target): RawHttp2Pool {
             clearTimeout(timer);
             conn.streams.delete(streamId);
             if (state.opened) handlers.onEnd(reason);
-            else if (state.refusal) resolve({ ok: false, status: 0, body: `${state.refusal.status}: ${Buffer.concat(state.refusal.chunks).toString('utf8')}` });
+            else if (state.refusal)
+              resolve({
+                ok: false,
+                status: 0,
+                body: `${state.refusal.status}: ${Buffer.concat(state.refusal.chunks).toString('utf8')}`,
+              });
             else resolve({ ok: false, status: 0, body: reason });
           },
         };

@@ -17,9 +17,7 @@ export interface RawWatchHandlers {
   onEnd(reason: string): void;
 }
 
-export type RawWatchOpen =
-  | { ok: true; close: () => void }
-  | { ok: false; status: number; body: string };
+export type RawWatchOpen = { ok: true; close: () => void } | { ok: false; status: number; body: string };
 
 /** Cuts a byte stream into lines, whatever the read boundaries; each line goes on with the time its last bytes came. */
 export function lineSplitter(onLine: (line: Buffer, at: number) => void): (piece: Buffer, at: number) => void {
@@ -39,12 +37,22 @@ export function lineSplitter(onLine: (line: Buffer, at: number) => void): (piece
 }
 
 /** Opens `path` as a watch; resolves once the response head arrived (ok only for a chunked 200). */
-export function openRawWatch(target: Target, path: string, handlers: RawWatchHandlers, timeoutMs: number): Promise<RawWatchOpen> {
+export function openRawWatch(
+  target: Target,
+  path: string,
+  handlers: RawWatchHandlers,
+  timeoutMs: number,
+): Promise<RawWatchOpen> {
   const url = new URL(target.url);
-  const socket = tls.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 443, ca: target.ca });
+  const socket = tls.connect({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || 443,
+    ca: target.ca,
+  });
   socket.setNoDelay(true);
-  const request = `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n`
-    + `${target.token ? `Authorization: Bearer ${target.token}\r\n` : ''}\r\n`;
+  const request =
+    `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n` +
+    `${target.token ? `Authorization: Bearer ${target.token}\r\n` : ''}\r\n`;
   socket.write(request);
 
   return new Promise((resolve) => {

@@ -10,7 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { measurePostgres, measurePostgresInsert, startBareServer, startBenchPostgres, type PostgresBaselines, type PostgresServer } from './baselines.js';
+import {
+  measurePostgres,
+  measurePostgresInsert,
+  startBareServer,
+  startBenchPostgres,
+  type PostgresBaselines,
+  type PostgresServer,
+} from './baselines.js';
 import { cleanupAll, installCleanupHandlers } from './cleanup.js';
 import { gatewayCommand, gatewayNodeFlags, postgresCpuSeconds, REPO_ROOT, startGateway } from './processes.js';
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
@@ -49,7 +56,11 @@ function openFilesWarning(): string[] {
   try {
     const limits = readFileSync('/proc/self/limits', 'utf8');
     const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
-    return soft < 2_500 ? [`WARNING: the open-files limit is ${soft}; the 1,000-watcher scenario needs about 1,100 (raise it with ulimit -n 4096)`] : [];
+    return soft < 2_500
+      ? [
+          `WARNING: the open-files limit is ${soft}; the 1,000-watcher scenario needs about 1,100 (raise it with ulimit -n 4096)`,
+        ]
+      : [];
   } catch {
     return [];
   }
@@ -58,24 +69,32 @@ function openFilesWarning(): string[] {
 /** Flags such as a profiler's cost the gateway CPU: a run with them is marked, so that nobody quotes it as a figure. */
 function nodeFlagsNote(): string[] {
   const flags = gatewayNodeFlags();
-  return flags.length ? [`NOTE: every gateway ran with node flags ${flags.join(' ')} (BENCH_NODE_FLAGS); its figures include their cost`] : [];
+  return flags.length
+    ? [`NOTE: every gateway ran with node flags ${flags.join(' ')} (BENCH_NODE_FLAGS); its figures include their cost`]
+    : [];
 }
 
 function loadAverage(): string {
-  return os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  return os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 }
 
 function chooseBackends(argv: string[]): Backend[] {
   if (argv.length === 0) return BACKENDS;
   const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
-  if (unknown.length) throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
+  if (unknown.length)
+    throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
   return BACKENDS.filter((b) => argv.includes(b.name));
 }
 
 async function main(): Promise<void> {
   installCleanupHandlers(WATCHDOG_MS);
   const backends = chooseBackends(process.argv.slice(2));
-  const say = (line: string): void => { process.stderr.write(`${line}\n`); };
+  const say = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
   const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '';
   const date = new Date().toISOString().slice(0, 10);
@@ -88,8 +107,8 @@ async function main(): Promise<void> {
   };
   emit([
     `Gatehouse bench ${new Date().toISOString()}, commit ${commit}${dirty}`,
-    `node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; `
-      + `gateway from ${gatewayCommand().label}; HTTPS on loopback with keep-alive; load generator in this process`,
+    `node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
+      `gateway from ${gatewayCommand().label}; HTTPS on loopback with keep-alive; load generator in this process`,
     // Other work on the machine skews every figure; the load average at both ends says whether it was quiet.
     `load average at start: ${loadAverage()}`,
     ...openFilesWarning(),
@@ -133,11 +152,16 @@ async function main(): Promise<void> {
             report.outcome = {
               result: await runBackendScenarios(gateway, say, {
                 databaseCpuSeconds: backend.needsPostgres ? postgresCpuSeconds : undefined,
-                adjacent: { get: bareServer.measureHttpsGet, insert: postgresUrl ? () => measurePostgresInsert(postgresUrl) : undefined },
+                adjacent: {
+                  get: bareServer.measureHttpsGet,
+                  insert: postgresUrl ? () => measurePostgresInsert(postgresUrl) : undefined,
+                },
               }),
             };
           } catch (e) {
-            report.outcome = { failed: `${(e as Error).message}\n${gateway.output().split('\n').slice(-5).join('\n')}` };
+            report.outcome = {
+              failed: `${(e as Error).message}\n${gateway.output().split('\n').slice(-5).join('\n')}`,
+            };
           } finally {
             await gateway.stop();
             gateway.removeDataDir();
@@ -151,7 +175,9 @@ async function main(): Promise<void> {
     await postgresServer?.stop();
   }
 
-  emit([`load average at end: ${loadAverage()}`, '',
+  emit([
+    `load average at end: ${loadAverage()}`,
+    '',
     'Notes: rates are completed requests per second over the whole scenario (bounded at 3 s or 100,000 requests);',
     'latencies are per request, from sending until the last byte arrived. Watch latency runs from sending the write',
     '(an upper bound of its commit) to the line reaching the watcher, and includes this process decrypting every stream;',
@@ -159,11 +185,12 @@ async function main(): Promise<void> {
     'after 3 s of quiet, so that the one before (1,000 connections closing) does not overlap it. The bare fan-out baseline is the',
     'same watch scenario against a server that writes each posted object to every open stream and does nothing else.',
     'HTTP/1.1 watch rows open one TLS connection per watcher; HTTP/2 rows multiplex the watchers as client-go does (one',
-    'connection until the server\'s stream limit, 1000 by default), each against the bare fan-out of the same protocol.',
-    'The bare GET and the raw INSERT are measured again right after each backend\'s gets and 16-client creates (this VM',
+    "connection until the server's stream limit, 1000 by default), each against the bare fan-out of the same protocol.",
+    "The bare GET and the raw INSERT are measured again right after each backend's gets and 16-client creates (this VM",
     'has slow spells); ratios to them use the higher of the two measurements, so that a slow baseline never flatters.',
-    'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has '
-      + `${cpus.length} cores).`]);
+    'cpu gw/client: the gateway process and the load generator, in percent of one core (the machine has ' +
+      `${cpus.length} cores).`,
+  ]);
   const text = `${out.join('\n')}\n`;
   const resultsDir = path.join(REPO_ROOT, 'bench/results');
   mkdirSync(resultsDir, { recursive: true });

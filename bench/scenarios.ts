@@ -4,7 +4,16 @@
 // bounded in count and time, and a failing one is recorded as such so that the others still run.
 import { performance } from 'node:perf_hooks';
 import { runHttp2Gets } from './http2-load.js';
-import { createAgent, describeFailure, measure, percentile, runLoad, send, type Measured, type Target } from './load.js';
+import {
+  createAgent,
+  describeFailure,
+  measure,
+  percentile,
+  runLoad,
+  send,
+  type Measured,
+  type Target,
+} from './load.js';
 import { configMapJson, namespaceJson } from './objects.js';
 import { residentMemory, type Gateway } from './processes.js';
 import { runWatch, type WatchResult, type WatchTransport } from './watch-load.js';
@@ -34,7 +43,12 @@ export const WATCH_RUNS: readonly WatchRun[] = [
   { watchers: 1000, transport: 'http2' },
 ];
 /** Rate and durations of every watch scenario, the bare server's fan-out baseline included. */
-export const WATCH_SCENARIO = { eventsPerSecond: WATCH_RATE, warmupMs: 1_000, durationMs: 5_000, drainMs: 10_000 } as const;
+export const WATCH_SCENARIO = {
+  eventsPerSecond: WATCH_RATE,
+  warmupMs: 1_000,
+  durationMs: 5_000,
+  drainMs: 10_000,
+} as const;
 
 export interface ListResult {
   ok: boolean;
@@ -72,7 +86,12 @@ async function createNamespaces(target: Target, names: string[]): Promise<void> 
   const agent = createAgent(target, 1);
   try {
     for (const name of names) {
-      const res = await send(target, agent, { method: 'POST', path: '/api/v1/namespaces', body: namespaceJson(name) }, { expect: [201] });
+      const res = await send(
+        target,
+        agent,
+        { method: 'POST', path: '/api/v1/namespaces', body: namespaceJson(name) },
+        { expect: [201] },
+      );
       if (res.status !== 201) throw new Error(`creating namespace ${name}: ${describeFailure(res.status, res.body)}`);
     }
   } finally {
@@ -81,7 +100,11 @@ async function createNamespaces(target: Target, names: string[]): Promise<void> 
 }
 
 function createRequest(namespace: string, prefix: string, bytes: number) {
-  return (i: number) => ({ method: 'POST', path: `/api/v1/namespaces/${namespace}/configmaps`, body: configMapJson(`${prefix}${i}`, bytes) });
+  return (i: number) => ({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/configmaps`,
+    body: configMapJson(`${prefix}${i}`, bytes),
+  });
 }
 
 type Listed = { metadata?: { name?: string } };
@@ -98,10 +121,16 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
   const problems: string[] = [];
   const ns = 'bench-list';
   const seed = await runLoad(target, {
-    concurrency: 32, maxRequests: LIST_OBJECTS, maxMs: 120_000, expect: [201],
+    concurrency: 32,
+    maxRequests: LIST_OBJECTS,
+    maxMs: 120_000,
+    expect: [201],
     request: createRequest(ns, SEED_PREFIX, LIST_OBJECT_BYTES),
   });
-  if (seed.errors > 0 || seed.ok < LIST_OBJECTS) problems.push(`seeded ${seed.ok}/${LIST_OBJECTS} objects (${seed.errorSamples.join('; ') || 'time bound reached'})`);
+  if (seed.errors > 0 || seed.ok < LIST_OBJECTS)
+    problems.push(
+      `seeded ${seed.ok}/${LIST_OBJECTS} objects (${seed.errorSamples.join('; ') || 'time bound reached'})`,
+    );
   const agent = createAgent(target, 1);
   const base = `/api/v1/namespaces/${ns}/configmaps`;
   const pageTimes: number[] = [];
@@ -125,7 +154,12 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
       let token = '';
       let walked = 0;
       do {
-        const res = await send(target, agent, { method: 'GET', path: `${base}?limit=${PAGE_SIZE}${token ? `&continue=${encodeURIComponent(token)}` : ''}` }, { keepBody: true });
+        const res = await send(
+          target,
+          agent,
+          { method: 'GET', path: `${base}?limit=${PAGE_SIZE}${token ? `&continue=${encodeURIComponent(token)}` : ''}` },
+          { keepBody: true },
+        );
         if (res.status !== 200) throw new Error(`page: ${describeFailure(res.status, res.body)}`);
         pageTimes.push(res.ms);
         pageBytes += Buffer.byteLength(res.body);
@@ -134,7 +168,8 @@ async function runList(gateway: Gateway, target: Target): Promise<ListResult> {
         token = page.metadata.continue ?? '';
         const rss = residentMemory(gateway.pid).currentMiB;
         rssMax = Math.max(rssMax, rss);
-        if (walk >= WARM_UP_WALKS) rssMaxAfterWarmUp = Number.isNaN(rssMaxAfterWarmUp) ? rss : Math.max(rssMaxAfterWarmUp, rss);
+        if (walk >= WARM_UP_WALKS)
+          rssMaxAfterWarmUp = Number.isNaN(rssMaxAfterWarmUp) ? rss : Math.max(rssMaxAfterWarmUp, rss);
       } while (token && pageTimes.length < 1_000);
       if (walked !== seed.ok) problems.push(`a paged walk returned ${walked} items, expected ${seed.ok}`);
       rssAfterWalksMiB.push(residentMemory(gateway.pid).currentMiB);
@@ -185,7 +220,11 @@ export interface BackendContext {
   adjacent: { get?: () => Promise<Measured> | undefined; insert?: () => Promise<Measured> };
 }
 
-export async function runBackendScenarios(gateway: Gateway, say: (line: string) => void, context: BackendContext): Promise<BackendResult> {
+export async function runBackendScenarios(
+  gateway: Gateway,
+  say: (line: string) => void,
+  context: BackendContext,
+): Promise<BackendResult> {
   const { databaseCpuSeconds } = context;
   const adjacent: BackendResult['adjacent'] = {};
   const target: Target = { url: gateway.url, ca: gateway.ca, token: gateway.token };
@@ -193,14 +232,32 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   await createNamespaces(target, ['bench', 'bench-list', ...watchNamespaces]);
 
   say('  warm-up');
-  await runLoad(target, { concurrency: 16, maxRequests: 2_000, maxMs: 1_000, expect: [201], request: createRequest('bench', 'warm-', 1024) });
+  await runLoad(target, {
+    concurrency: 16,
+    maxRequests: 2_000,
+    maxMs: 1_000,
+    expect: [201],
+    request: createRequest('bench', 'warm-', 1024),
+  });
 
   const creates = new Map<number, Measured>();
   for (const concurrency of CREATE_CONCURRENCY) {
     say(`  creates, ${concurrency} client(s)`);
-    creates.set(concurrency, await measure(gateway.pid, () => runLoad(target, {
-      concurrency, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, expect: [201], request: createRequest('bench', `c${concurrency}-`, 1024),
-    }), databaseCpuSeconds));
+    creates.set(
+      concurrency,
+      await measure(
+        gateway.pid,
+        () =>
+          runLoad(target, {
+            concurrency,
+            maxRequests: MAX_REQUESTS,
+            maxMs: SCENARIO_MS,
+            expect: [201],
+            request: createRequest('bench', `c${concurrency}-`, 1024),
+          }),
+        databaseCpuSeconds,
+      ),
+    );
     if (concurrency === 16 && context.adjacent.insert) {
       say('  raw INSERT baseline again');
       adjacent.insert = await context.adjacent.insert();
@@ -210,9 +267,14 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   // Gets read back the objects the 16-client run created; a missing one would show up as a 404 error.
   const created16 = creates.get(16);
   const pool = created16?.ok ? Math.max(1, created16.result.ok) : 1;
-  const readBack = (i: number) => ({ method: 'GET', path: `/api/v1/namespaces/bench/configmaps/c16-${(i * 7919) % pool}` });
+  const readBack = (i: number) => ({
+    method: 'GET',
+    path: `/api/v1/namespaces/bench/configmaps/c16-${(i * 7919) % pool}`,
+  });
   say('  gets, 16 clients');
-  const gets = await measure(gateway.pid, () => runLoad(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }));
+  const gets = await measure(gateway.pid, () =>
+    runLoad(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }),
+  );
   const bareGet = context.adjacent.get?.();
   if (bareGet) {
     say('  bare https GET baseline again');
@@ -220,7 +282,9 @@ export async function runBackendScenarios(gateway: Gateway, say: (line: string) 
   }
   // Over HTTP/2 after the judged baseline, so that the bare GET measured again stays right next to the gets it judges.
   say('  gets, 16 streams over one HTTP/2 connection');
-  const getsHttp2 = await measure(gateway.pid, () => runHttp2Gets(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }));
+  const getsHttp2 = await measure(gateway.pid, () =>
+    runHttp2Gets(target, { concurrency: 16, maxRequests: MAX_REQUESTS, maxMs: SCENARIO_MS, request: readBack }),
+  );
 
   say(`  list: seeding ${LIST_OBJECTS} objects of ${LIST_OBJECT_BYTES / 1024} KiB, then paged and full lists`);
   let list: BackendResult['list'];

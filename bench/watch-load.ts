@@ -91,7 +91,10 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   };
   const streams: Stream[] = [];
   const http2Pool = opts.transport === 'http2' ? createRawHttp2Pool(target) : undefined;
-  const openWatch = http2Pool ? http2Pool.open.bind(http2Pool) : (path: string, handlers: Parameters<typeof openRawWatch>[2], timeoutMs: number) => openRawWatch(target, path, handlers, timeoutMs);
+  const openWatch = http2Pool
+    ? http2Pool.open.bind(http2Pool)
+    : (path: string, handlers: Parameters<typeof openRawWatch>[2], timeoutMs: number) =>
+        openRawWatch(target, path, handlers, timeoutMs);
 
   const ADDED = Buffer.from('{"type":"ADDED"');
   const nameMark = Buffer.from(`"name":"${prefix}`);
@@ -127,16 +130,20 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   const open = async (startRevision: string): Promise<void> => {
     const stream: Stream = { seen: new Set(), ended: false, endedEarly: false, close: () => {} };
     const path = `${base}?watch=1&resourceVersion=${startRevision}&timeoutSeconds=600`;
-    const opened = await openWatch(path, {
-      onLine: (line, at) => receive(stream, line, at),
-      onEnd: (reason) => {
-        if (stream.ended) return;
-        stream.ended = true;
-        if (closing) return;
-        stream.endedEarly = true;
-        problem(`a watch stream ended before the scenario did: ${reason}`);
+    const opened = await openWatch(
+      path,
+      {
+        onLine: (line, at) => receive(stream, line, at),
+        onEnd: (reason) => {
+          if (stream.ended) return;
+          stream.ended = true;
+          if (closing) return;
+          stream.endedEarly = true;
+          problem(`a watch stream ended before the scenario did: ${reason}`);
+        },
       },
-    }, 15_000);
+      15_000,
+    );
     if (!opened.ok) {
       problem(`watch did not open: ${opened.status ? describeFailure(opened.status, opened.body) : opened.body}`);
       return;
@@ -154,13 +161,17 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   try {
     // Every watch starts at the same revision, before the first write, so each must see every write.
     const listed = await send(target, writeAgent, { method: 'GET', path: `${base}?limit=1` }, { keepBody: true });
-    if (listed.status !== 200) throw new Error(`list for the start revision: ${describeFailure(listed.status, listed.body)}`);
-    const startRevision = (JSON.parse(listed.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    if (listed.status !== 200)
+      throw new Error(`list for the start revision: ${describeFailure(listed.status, listed.body)}`);
+    const startRevision = (JSON.parse(listed.body) as { metadata: { resourceVersion: string } }).metadata
+      .resourceVersion;
     const openStart = performance.now();
     let toOpen = 0;
-    await Promise.all(Array.from({ length: Math.min(OPEN_PARALLELISM, opts.watchers) }, async () => {
-      while (toOpen++ < opts.watchers) await open(startRevision);
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(OPEN_PARALLELISM, opts.watchers) }, async () => {
+        while (toOpen++ < opts.watchers) await open(startRevision);
+      }),
+    );
     openMs = performance.now() - openStart;
 
     const warmup = Math.round((opts.warmupMs / 1000) * opts.eventsPerSecond);
@@ -174,18 +185,28 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const name = seq < warmup ? `${warmupPrefix}${seq}` : `${prefix}${seq - warmup}`;
       sentAt.set(name, performance.now());
-      inFlight.push(send(target, writeAgent, { method: 'POST', path: base, body: configMapJson(name, 1024) }, { expect: [201] }).then((res) => {
-        if (res.status !== 201) {
-          writeErrors++;
-          problem(`write: ${describeFailure(res.status, res.body)}`);
-          return;
-        }
-        writes++;
-        if (seq >= warmup) writeLatencies.push(res.ms);
-      }, (e: Error) => {
-        writeErrors++;
-        problem(`write: ${e.message}`);
-      }));
+      inFlight.push(
+        send(
+          target,
+          writeAgent,
+          { method: 'POST', path: base, body: configMapJson(name, 1024) },
+          { expect: [201] },
+        ).then(
+          (res) => {
+            if (res.status !== 201) {
+              writeErrors++;
+              problem(`write: ${describeFailure(res.status, res.body)}`);
+              return;
+            }
+            writes++;
+            if (seq >= warmup) writeLatencies.push(res.ms);
+          },
+          (e: Error) => {
+            writeErrors++;
+            problem(`write: ${e.message}`);
+          },
+        ),
+      );
     }
     await Promise.all(inFlight);
     const drainUntil = performance.now() + opts.drainMs;

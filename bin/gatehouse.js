@@ -26,7 +26,9 @@ if (existsSync(compiled)) {
 }
 if (credential) {
   process.exitCode = await entry.runCredential(process.argv.slice(3), {
-    env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
   });
 } else {
   await entry.main(process.argv.slice(2));

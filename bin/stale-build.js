@@ -21,7 +21,13 @@ export function sourceNewerThan(root, builtAtMs) {
       continue;
     }
     for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.test.ts') || entry.name.endsWith('.d.ts')) continue;
+      if (
+        !entry.isFile() ||
+        !entry.name.endsWith('.ts') ||
+        entry.name.endsWith('.test.ts') ||
+        entry.name.endsWith('.d.ts')
+      )
+        continue;
       const file = path.join(entry.parentPath ?? entry.path, entry.name);
       if (statSync(file).mtimeMs > builtAtMs) return file;
     }

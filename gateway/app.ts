@@ -27,7 +27,11 @@ import { createDiscovery } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
-import { builtinVirtualResources, createVirtualResources, documentedVirtualResources } from './handlers/virtual-resources.js';
+import {
+  builtinVirtualResources,
+  createVirtualResources,
+  documentedVirtualResources,
+} from './handlers/virtual-resources.js';
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
 import type { Registry as MetricsRegistry } from 'prom-client';
@@ -90,27 +94,41 @@ export function createGateway(deps: AppDeps): Gateway {
   const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
   const kinds = registry.stores.map((store) => store.def);
-  const virtual = createVirtualResources(builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }));
+  const virtual = createVirtualResources(
+    builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }),
+  );
   const discovery = createDiscovery(kinds, virtual.listed());
   const openapi = createOpenAPIHandler(kinds, deps.version.gitVersion, documentedVirtualResources(virtual.listed()));
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
-    serializers, maxRequestBodyBytes: deps.maxRequestBodyBytes, shutdownSignal: deps.shutdownSignal, features: deps.features,
+    serializers,
+    maxRequestBodyBytes: deps.maxRequestBodyBytes,
+    shutdownSignal: deps.shutdownSignal,
+    features: deps.features,
     minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds ?? 1800,
     clock: deps.clock ?? realClock,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
     logger,
   };
-  const resources = createResourceRouter(registry, handlerDeps, virtual, createSubresourceRegistry(deps.createSubresources ?? []));
+  const resources = createResourceRouter(
+    registry,
+    handlerDeps,
+    virtual,
+    createSubresourceRegistry(deps.createSubresources ?? []),
+  );
   const health = createHealthHandler(deps.health, { log: lineLog(logger) });
 
   const app = new Koa();
   // Clients that go away before their answer (a reset stream, a closed connection) are routine: each is a debug
   // line, and at info they are summed up at most once a minute, since one client resetting streams by the thousand
   // would otherwise fill the log.
-  const clientEndings = createSummaryLog((line) => logger.info(line), (count, first) => first
-    ? 'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)'
-    : `${count} requests were ended by their clients (stream reset or refused, connection closed) before their answers were sent in the last minute`);
+  const clientEndings = createSummaryLog(
+    (line) => logger.info(line),
+    (count, first) =>
+      first
+        ? 'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)'
+        : `${count} requests were ended by their clients (stream reset or refused, connection closed) before their answers were sent in the last minute`,
+  );
   const clientEnded = (err: unknown): void => {
     const { code, message } = err as NodeJS.ErrnoException;
     logger.debug({ code, reason: message }, 'the client ended its request before the answer was sent');
@@ -132,13 +150,22 @@ export function createGateway(deps: AppDeps): Gateway {
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
-  app.use(createAuthenticationFilter(deps.authenticator, { onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request') }));
+  app.use(
+    createAuthenticationFilter(deps.authenticator, {
+      onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request'),
+    }),
+  );
   // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
   // identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
-  app.use(createMaxInFlightFilter({ readOnly: deps.maxRequestsInflight ?? 400, mutating: deps.maxMutatingRequestsInflight ?? 200 }));
+  app.use(
+    createMaxInFlightFilter({
+      readOnly: deps.maxRequestsInflight ?? 400,
+      mutating: deps.maxMutatingRequestsInflight ?? 200,
+    }),
+  );
   app.use(createAuthorizationFilter(deps.authorizer));
   app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock));
   app.use(createCompression(deps.features));

@@ -83,17 +83,35 @@ function versionInfo(): VersionInfo {
 
 /** --runtime-config switches group/versions and single resources off (or on); the namespace kind always stays. */
 function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDefinition[] {
-  return kinds.filter((def) => (def.group === '' && def.resource === 'namespaces') || options.runtimeConfig.enabled(def.group, def.version, def.resource, true));
+  return kinds.filter(
+    (def) =>
+      (def.group === '' && def.resource === 'namespaces') ||
+      options.runtimeConfig.enabled(def.group, def.version, def.resource, true),
+  );
 }
 
-async function createStorage(options: GatehouseOptions, log: (line: string) => void, now: () => number): Promise<Storage> {
+async function createStorage(
+  options: GatehouseOptions,
+  log: (line: string) => void,
+  now: () => number,
+): Promise<Storage> {
   switch (options.storageBackend) {
     case 'memory':
       return createMemoryStorage({ historyWindowMs: options.historyWindowMs, now });
     case 'postgres':
-      return createPostgresStorage({ url: options.storageUrl ?? '', historyWindowMs: options.historyWindowMs, log, now });
+      return createPostgresStorage({
+        url: options.storageUrl ?? '',
+        historyWindowMs: options.historyWindowMs,
+        log,
+        now,
+      });
     case 'embedded':
-      return createEmbeddedStorage({ dataDir: path.join(options.dataDir, 'storage'), historyWindowMs: options.historyWindowMs, log, now });
+      return createEmbeddedStorage({
+        dataDir: path.join(options.dataDir, 'storage'),
+        historyWindowMs: options.historyWindowMs,
+        log,
+        now,
+      });
   }
 }
 
@@ -133,9 +151,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     tlsCertFile: options.tlsCertFile,
     tlsPrivateKeyFile: options.tlsPrivateKeyFile,
   });
-  if (certs.action !== 'reused' && certs.action !== 'provided') log(`serving certificate ${certs.action} in ${options.certDir}`);
+  if (certs.action !== 'reused' && certs.action !== 'provided')
+    log(`serving certificate ${certs.action} in ${options.certDir}`);
   const adminToken = await loadOrCreateAdminToken(options.dataDir);
-  const serviceAccountKeys = await loadServiceAccountKeys(options.serviceAccounts, { tlsPrivateKeyFile: options.tlsPrivateKeyFile, certDir: options.certDir, log });
+  const serviceAccountKeys = await loadServiceAccountKeys(options.serviceAccounts, {
+    tlsPrivateKeyFile: options.tlsPrivateKeyFile,
+    certDir: options.certDir,
+    log,
+  });
 
   const clock = opts.clock ?? realClock;
   const storage = await createStorage(options, log, () => clock.now());
@@ -149,7 +172,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const controller = new AbortController();
   // Controllers that publish the server's URL (the bootstrap signer's cluster-info) start before the server listens.
   let setServerUrl: (url: string) => void = () => {};
-  const serverUrl = new Promise<string>((resolve) => { setServerUrl = resolve; });
+  const serverUrl = new Promise<string>((resolve) => {
+    setServerUrl = resolve;
+  });
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
@@ -159,15 +184,24 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
-    const authenticator = await buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal: controller.signal });
+    const authenticator = await buildAuthenticator({
+      options,
+      adminToken,
+      registry,
+      log,
+      serviceAccountKeys,
+      signal: controller.signal,
+    });
     // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
-    registry.setAdmission(admissionPlugins({
-      registry,
-      authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
-    }));
+    registry.setAdmission(
+      admissionPlugins({
+        registry,
+        authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
+      }),
+    );
     gateway = createGateway({
       storage,
       registry,
@@ -210,15 +244,18 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const clientAuth = clientAuthTlsOptions(options);
   // Koa's handler answers its own failures (ctx.onerror), so the promise it returns is not the server's to await.
   const handle = app.callback();
-  const secure = createSecureServer({
-    tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
-    maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
-    goawayChance: options.goawayChance,
-    headerTimeoutMs: options.readHeaderTimeoutMs,
-    maxConnections: options.maxConnections ?? defaultMaxConnections(),
-    logger,
-    clock,
-  }, (req, res) => void handle(req, res));
+  const secure = createSecureServer(
+    {
+      tls: { cert: certs.certPem, key: certs.keyPem, minVersion: 'TLSv1.2', ...clientAuth },
+      maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+      goawayChance: options.goawayChance,
+      headerTimeoutMs: options.readHeaderTimeoutMs,
+      maxConnections: options.maxConnections ?? defaultMaxConnections(),
+      logger,
+      clock,
+    },
+    (req, res) => void handle(req, res),
+  );
   let port: number;
   try {
     port = await listen(secure.server, options.securePort, options.bindAddress);
@@ -228,7 +265,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await controllers.stop();
     await rbac.stop();
     await storage.close();
-    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, { cause: e });
+    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
   informers.complete();
 
@@ -246,7 +285,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   });
   let adminKubeconfigPath: string;
   try {
-    adminKubeconfigPath = await writeAdminKubeconfig({ dataDir: options.dataDir, server: url, caPem: certs.caPem, token: adminToken });
+    adminKubeconfigPath = await writeAdminKubeconfig({
+      dataDir: options.dataDir,
+      server: url,
+      caPem: certs.caPem,
+      token: adminToken,
+    });
   } catch (e) {
     // The server listens by now: a start that fails here must not leave it, the controllers and storage running.
     await shutdown.run('start-up failed');
@@ -258,7 +302,13 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   out(`kubectl --kubeconfig ${adminKubeconfigPath} get ns`);
 
   return {
-    url, port, dataDir: options.dataDir, adminKubeconfigPath, adminToken, caPem: certs.caPem, options,
+    url,
+    port,
+    dataDir: options.dataDir,
+    adminKubeconfigPath,
+    adminToken,
+    caPem: certs.caPem,
+    options,
     async close() {
       removeSignalHandlers();
       await shutdown.run('close');
@@ -272,7 +322,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   if (argv[0] === 'credential') {
     const { runCredential } = await import('./cli/credential.js');
     process.exitCode = await runCredential(argv.slice(1), {
-      env: process.env, stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t),
+      env: process.env,
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
     });
     return;
   }

@@ -10,7 +10,12 @@ import type { AuthorizationMetrics } from './metrics.js';
 import { createAbacAuthorizer, loadPolicyFile } from './abac/abac-authorizer.js';
 import type { RetryBackoff } from './webhook/webhook-authorizer.js';
 import {
-  buildChain, configFromModes, startReloadingChain, type AuthorizationChain, type AuthorizationSettings, type ReloadOptions,
+  buildChain,
+  configFromModes,
+  startReloadingChain,
+  type AuthorizationChain,
+  type AuthorizationSettings,
+  type ReloadOptions,
   type WebhookFlags,
 } from './config/authorization-chain.js';
 
@@ -55,13 +60,24 @@ const FACTORIES: Partial<Record<AuthorizationMode, (deps: AuthorizerDeps) => Aut
 
 const factoryFor = (type: string) => FACTORIES[type as AuthorizationMode];
 
-export function buildAuthorizer(modes: readonly AuthorizationMode[], deps: AuthorizerDeps = {}): Authorizer & RuleResolver {
+export function buildAuthorizer(
+  modes: readonly AuthorizationMode[],
+  deps: AuthorizerDeps = {},
+): Authorizer & RuleResolver {
   return buildChain(configFromModes(modes, deps.webhookFlags), deps, factoryFor, deps).authorizer;
 }
 
 /** The chain main.ts serves: from --authorization-config (watched and reloaded) or from the legacy flags. */
-export function startAuthorization(settings: AuthorizationSettings, deps: AuthorizerDeps = {}, reload: ReloadOptions = {}): AuthorizationChain {
-  const all: AuthorizerDeps = { ...deps, policyFile: settings.policyFile ?? deps.policyFile, webhookFlags: settings.webhook ?? deps.webhookFlags };
+export function startAuthorization(
+  settings: AuthorizationSettings,
+  deps: AuthorizerDeps = {},
+  reload: ReloadOptions = {},
+): AuthorizationChain {
+  const all: AuthorizerDeps = {
+    ...deps,
+    policyFile: settings.policyFile ?? deps.policyFile,
+    webhookFlags: settings.webhook ?? deps.webhookFlags,
+  };
   if (settings.configFile) return startReloadingChain(settings.configFile, all, factoryFor, all, reload);
   return buildChain(configFromModes(settings.modes, all.webhookFlags), all, factoryFor, all);
 }

@@ -9,7 +9,12 @@ export interface AuthorizationMetrics {
   /** One decision taken by one configured authorizer (first Allow/Deny, or NoOpinion when it passed). */
   decision(type: string, name: string, decision: 'allowed' | 'denied' | 'noopinion'): void;
   /** One webhook call that returned (any HTTP code) or failed; `code` is the HTTP status or `<error>`. */
-  webhookRequest(name: string, result: 'success' | 'canceled' | 'timeout' | 'error', code: string, seconds: number): void;
+  webhookRequest(
+    name: string,
+    result: 'success' | 'canceled' | 'timeout' | 'error',
+    code: string,
+    seconds: number,
+  ): void;
   /** A webhook call whose outcome fell to the failure policy (`reason` is one of a few fixed words). */
   webhookFailOpen(name: string, reason: 'error' | 'timeout' | 'malformed'): void;
   webhookCache(name: string, hit: boolean): void;
@@ -23,7 +28,8 @@ export function createAuthorizationMetrics(registry = new Registry()): Authoriza
   const decisions = new Counter({
     name: 'apiserver_authorization_decisions_total',
     help: 'Total number of terminal decisions made by an authorizer split by authorizer type, name, and decision.',
-    labelNames: ['type', 'name', 'decision'], registers: [registry],
+    labelNames: ['type', 'name', 'decision'],
+    registers: [registry],
   });
   const webhookDuration = new Histogram({
     name: 'apiserver_authorization_webhook_duration_seconds',
@@ -35,42 +41,50 @@ export function createAuthorizationMetrics(registry = new Registry()): Authoriza
   const webhookEvaluations = new Counter({
     name: 'apiserver_authorization_webhook_evaluations_total',
     help: 'Round-trips to authorization webhooks.',
-    labelNames: ['name', 'result'], registers: [registry],
+    labelNames: ['name', 'result'],
+    registers: [registry],
   });
   const webhookFailOpen = new Counter({
     name: 'apiserver_authorization_webhook_evaluations_fail_open_total',
     help: 'Authorization webhook calls whose outcome was decided by the failure policy (error, timeout or malformed answer).',
-    labelNames: ['name', 'result'], registers: [registry],
+    labelNames: ['name', 'result'],
+    registers: [registry],
   });
   const webhookCodes = new Counter({
     name: 'apiserver_authorization_webhook_requests_total',
     help: 'Authorization webhook calls by HTTP status code (<error> when no answer came).',
-    labelNames: ['name', 'code'], registers: [registry],
+    labelNames: ['name', 'code'],
+    registers: [registry],
   });
   const cache = new Counter({
     name: 'apiserver_authorization_webhook_cache_total',
     help: 'Authorization webhook decision cache lookups, split by hit or miss.',
-    labelNames: ['name', 'result'], registers: [registry],
+    labelNames: ['name', 'result'],
+    registers: [registry],
   });
   const matchErrors = new Counter({
     name: 'apiserver_authorization_match_condition_evaluation_errors_total',
     help: 'Total number of errors when an authorization webhook encounters a match condition error split by authorizer type and name.',
-    labelNames: ['type', 'name'], registers: [registry],
+    labelNames: ['type', 'name'],
+    registers: [registry],
   });
   const matchExclusions = new Counter({
     name: 'apiserver_authorization_match_condition_exclusions_total',
     help: 'Total number of exclusions when an authorization webhook is skipped by match conditions, split by authorizer type and name.',
-    labelNames: ['type', 'name'], registers: [registry],
+    labelNames: ['type', 'name'],
+    registers: [registry],
   });
   const reloads = new Counter({
     name: 'apiserver_authorization_config_controller_automatic_reloads_total',
     help: 'Total number of automatic reloads of authorization configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'], registers: [registry],
+    labelNames: ['status', 'apiserver_id_hash'],
+    registers: [registry],
   });
   const lastReload = new Gauge({
     name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
     help: 'Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.',
-    labelNames: ['status', 'apiserver_id_hash'], registers: [registry],
+    labelNames: ['status', 'apiserver_id_hash'],
+    registers: [registry],
   });
   return {
     registry,

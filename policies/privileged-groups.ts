@@ -5,7 +5,9 @@ import { NO_OPINION } from './authorizer.js';
 
 export const SYSTEM_PRIVILEGED_GROUP = 'system:masters';
 
-export function createPrivilegedGroupsAuthorizer(groups: string[] = [SYSTEM_PRIVILEGED_GROUP]): Authorizer & RuleResolver {
+export function createPrivilegedGroupsAuthorizer(
+  groups: string[] = [SYSTEM_PRIVILEGED_GROUP],
+): Authorizer & RuleResolver {
   const privileged = new Set(groups);
   return {
     name: 'privileged-groups',

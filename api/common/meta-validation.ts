@@ -26,6 +26,7 @@ function quantityOk(v: unknown): boolean {
 
 /** Every value of a map of quantities must parse; ResourceQuota and pod resources share the message. */
 export function validateQuantityMap(m: unknown, at: FieldPath): FieldError[] {
-  return Object.entries(asObj(m) ?? {}).flatMap(([k, v]) => (quantityOk(v) ? []
-    : [fieldErrors.invalid(at.key(k), v, QUANTITY_FORMAT_MESSAGE)]));
+  return Object.entries(asObj(m) ?? {}).flatMap(([k, v]) =>
+    quantityOk(v) ? [] : [fieldErrors.invalid(at.key(k), v, QUANTITY_FORMAT_MESSAGE)],
+  );
 }

@@ -99,7 +99,10 @@ export function quotaSummary(obj: KObject): { request: string; limit: string } {
 
 /** Node STATUS: the Ready condition (Ready, NotReady, or Unknown without one), plus SchedulingDisabled. */
 export function nodeStatus(obj: KObject): string {
-  const ready = asArr(pathOf(obj, 'status', 'conditions')).map((c) => asObj(c) ?? {}).filter((c) => c.type === 'Ready').at(-1);
+  const ready = asArr(pathOf(obj, 'status', 'conditions'))
+    .map((c) => asObj(c) ?? {})
+    .filter((c) => c.type === 'Ready')
+    .at(-1);
   const status = [ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady'];
   if (pathOf(obj, 'spec', 'unschedulable') === true) status.push('SchedulingDisabled');
   return status.join(',');
@@ -114,7 +117,8 @@ export const NODE_ROLE_LABEL = 'platform.io/role';
 export function nodeRoles(obj: KObject): string {
   const roles = new Set<string>();
   for (const [key, value] of Object.entries(asObj(pathOf(obj, 'metadata', 'labels')) ?? {})) {
-    if (key.startsWith(NODE_ROLE_PREFIX) && key.length > NODE_ROLE_PREFIX.length) roles.add(key.slice(NODE_ROLE_PREFIX.length));
+    if (key.startsWith(NODE_ROLE_PREFIX) && key.length > NODE_ROLE_PREFIX.length)
+      roles.add(key.slice(NODE_ROLE_PREFIX.length));
     else if (key === NODE_ROLE_LABEL && typeof value === 'string' && value !== '') roles.add(value);
   }
   return [...roles].sort().join(',') || '<none>';
@@ -122,7 +126,9 @@ export function nodeRoles(obj: KObject): string {
 
 /** The first status.addresses entry of one type, `<none>` without one. */
 export function nodeAddress(obj: KObject, type: 'InternalIP' | 'ExternalIP'): string {
-  const found = asArr(pathOf(obj, 'status', 'addresses')).map((a) => asObj(a) ?? {}).find((a) => a.type === type);
+  const found = asArr(pathOf(obj, 'status', 'addresses'))
+    .map((a) => asObj(a) ?? {})
+    .find((a) => a.type === type);
   return asStr(found?.address) ?? '<none>';
 }
 
@@ -143,11 +149,15 @@ export function bindingSubjects(obj: KObject): { users: string[]; groups: string
   return out;
 }
 
-export const AGE_DESCRIPTION = 'CreationTimestamp is a timestamp representing the server time when this object was created.';
+export const AGE_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created.';
 
 /** AGE, placed where upstream places it in each kind's column list. */
 export const ageColumn: TableColumn = {
-  name: 'Age', type: 'string', priority: 0, description: AGE_DESCRIPTION,
+  name: 'Age',
+  type: 'string',
+  priority: 0,
+  description: AGE_DESCRIPTION,
   cell: (obj) => ageOf(pathOf(obj, 'metadata', 'creationTimestamp')),
 };
 
@@ -169,16 +179,26 @@ export function podTemplateWideColumns(
 ): TableColumn[] {
   return [
     column('Containers', 'Names of each container in the template.', (obj) => containerCells(templateOf(obj)).names, 1),
-    column('Images', 'Images referenced by each container in the template.', (obj) => containerCells(templateOf(obj)).images, 1),
+    column(
+      'Images',
+      'Images referenced by each container in the template.',
+      (obj) => containerCells(templateOf(obj)).images,
+      1,
+    ),
     column('Selector', selectorDescription, (obj) => formatLabelSelector(selectorOf(obj)), 1),
   ];
 }
 
 /** ROLE, AGE and the wide USERS, GROUPS, SERVICEACCOUNTS of RoleBinding and ClusterRoleBinding. */
 export function bindingColumns(noun: 'roleBinding' | 'clusterRoleBinding', roleRefDescription: string): TableColumn[] {
-  const joined = (pick: keyof ReturnType<typeof bindingSubjects>) => (obj: KObject) => bindingSubjects(obj)[pick].join(', ');
+  const joined = (pick: keyof ReturnType<typeof bindingSubjects>) => (obj: KObject) =>
+    bindingSubjects(obj)[pick].join(', ');
   return [
-    column('Role', roleRefDescription, (obj) => `${asStr(pathOf(obj, 'roleRef', 'kind')) ?? ''}/${asStr(pathOf(obj, 'roleRef', 'name')) ?? ''}`),
+    column(
+      'Role',
+      roleRefDescription,
+      (obj) => `${asStr(pathOf(obj, 'roleRef', 'kind')) ?? ''}/${asStr(pathOf(obj, 'roleRef', 'name')) ?? ''}`,
+    ),
     ageColumn,
     column('Users', `Users in the ${noun}`, joined('users'), 1),
     column('Groups', `Groups in the ${noun}`, joined('groups'), 1),

@@ -31,30 +31,67 @@ export function describe<T extends JSONSchema>(schema: T, description: string): 
   return { ...schema, description };
 }
 
-export const str = (description: string, extra: JSONSchema = {}): JSONSchema => ({ type: 'string', description, ...extra });
-export const bool = (description: string, extra: JSONSchema = {}): JSONSchema => ({ type: 'boolean', description, ...extra });
-export const int32 = (description: string, extra: JSONSchema = {}): JSONSchema => ({ type: 'integer', format: 'int32', description, ...extra });
-export const int64 = (description: string, extra: JSONSchema = {}): JSONSchema => ({ type: 'integer', format: 'int64', description, ...extra });
+export const str = (description: string, extra: JSONSchema = {}): JSONSchema => ({
+  type: 'string',
+  description,
+  ...extra,
+});
+export const bool = (description: string, extra: JSONSchema = {}): JSONSchema => ({
+  type: 'boolean',
+  description,
+  ...extra,
+});
+export const int32 = (description: string, extra: JSONSchema = {}): JSONSchema => ({
+  type: 'integer',
+  format: 'int32',
+  description,
+  ...extra,
+});
+export const int64 = (description: string, extra: JSONSchema = {}): JSONSchema => ({
+  type: 'integer',
+  format: 'int64',
+  description,
+  ...extra,
+});
 
 export function enumStr(values: string[], description: string, extra: JSONSchema = {}): JSONSchema {
-  return { type: 'string', enum: values, description: `${description}\n\nPossible enum values: ${values.map((v) => `"${v}"`).join(', ')}`, ...extra };
+  return {
+    type: 'string',
+    enum: values,
+    description: `${description}\n\nPossible enum values: ${values.map((v) => `"${v}"`).join(', ')}`,
+    ...extra,
+  };
 }
 
-export function obj(properties: Record<string, JSONSchema>, description: string, required?: string[], extra: JSONSchema = {}): JSONSchema {
+export function obj(
+  properties: Record<string, JSONSchema>,
+  description: string,
+  required?: string[],
+  extra: JSONSchema = {},
+): JSONSchema {
   return { type: 'object', description, properties, ...(required?.length ? { required } : {}), ...extra };
 }
 
 /** Arrays: `atomic` is replaced whole on merge, `set` holds unique scalars, `map` is merged by its key fields. */
-export function arr(items: JSONSchema, description: string, listType?: 'atomic' | 'set', extra: JSONSchema = {}): JSONSchema {
+export function arr(
+  items: JSONSchema,
+  description: string,
+  listType?: 'atomic' | 'set',
+  extra: JSONSchema = {},
+): JSONSchema {
   return { type: 'array', description, items, ...(listType ? { 'x-kubernetes-list-type': listType } : {}), ...extra };
 }
 
 /** A list merged by key: both the strategic-merge-patch and the server-side-apply markers are set. */
 export function mapList(items: JSONSchema, key: string, description: string): JSONSchema {
   return {
-    type: 'array', description, items,
-    'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [key],
-    'x-kubernetes-patch-merge-key': key, 'x-kubernetes-patch-strategy': 'merge',
+    type: 'array',
+    description,
+    items,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': [key],
+    'x-kubernetes-patch-merge-key': key,
+    'x-kubernetes-patch-strategy': 'merge',
   };
 }
 
@@ -79,7 +116,8 @@ export const quantitySchema = named('io.platform.apimachinery.pkg.api.resource.Q
 } satisfies JSONSchema);
 
 export const timeSchema = named('io.platform.apimachinery.pkg.apis.meta.v1.Time', {
-  type: 'string', format: 'date-time',
+  type: 'string',
+  format: 'date-time',
   description: 'Time is an RFC 3339 date and time, serialized in UTC at second precision.',
 } satisfies JSONSchema);
 
@@ -88,5 +126,8 @@ export const time = (description: string): JSONSchema => describe(timeSchema, de
 export const quantityMap = (description: string): JSONSchema => map(quantitySchema, description);
 
 /** Opaque subtree kept as sent: the server validates only what it declares. */
-export const preserved = (description: string): JSONSchema =>
-  ({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });
+export const preserved = (description: string): JSONSchema => ({
+  type: 'object',
+  description,
+  'x-kubernetes-preserve-unknown-fields': true,
+});

@@ -23,7 +23,8 @@ export function validateLabelSelector(sel: unknown, at: FieldPath): FieldError[]
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(asObj(s.matchLabels) ?? {})) {
     for (const p of qualifiedName(k)) errs.push(fieldErrors.invalid(at.child('matchLabels'), k, p));
-    if (typeof v === 'string') for (const p of labelValue(v)) errs.push(fieldErrors.invalid(at.child('matchLabels'), v, p));
+    if (typeof v === 'string')
+      for (const p of labelValue(v)) errs.push(fieldErrors.invalid(at.child('matchLabels'), v, p));
   }
   asArr(s.matchExpressions).forEach((raw, i) => {
     const e = asObj(raw) ?? {};
@@ -31,14 +32,22 @@ export function validateLabelSelector(sel: unknown, at: FieldPath): FieldError[]
     const op = asStr(e.operator);
     const values = asArr(e.values);
     if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldErrors.required(p.child('values'), 'must be specified when `operator` is \'In\' or \'NotIn\''));
+      if (values.length === 0)
+        errs.push(fieldErrors.required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErrors.forbidden(p.child('values'), 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
+      if (values.length > 0)
+        errs.push(
+          fieldErrors.forbidden(
+            p.child('values'),
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+          ),
+        );
     } else if (op !== undefined) {
       errs.push(fieldErrors.notSupported(p.child('operator'), op, SELECTOR_OPERATORS));
     }
     const key = asStr(e.key);
-    if (key !== undefined) for (const prob of qualifiedName(key)) errs.push(fieldErrors.invalid(p.child('key'), key, prob));
+    if (key !== undefined)
+      for (const prob of qualifiedName(key)) errs.push(fieldErrors.invalid(p.child('key'), key, prob));
   });
   return errs;
 }
@@ -54,18 +63,32 @@ export function selectorMatches(sel: unknown, labels: Record<string, string>): b
     const values = asArr(e.values);
     const has = Object.hasOwn(labels, key);
     switch (e.operator) {
-      case 'In': if (!has || !values.includes(labels[key])) return false; break;
-      case 'NotIn': if (has && values.includes(labels[key])) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(labels[key])) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(labels[key])) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;
 }
 
 /** Reports a change of the value at `path` between two objects (deep comparison through JSON). */
-export function immutable(at: FieldPath | string, next: unknown, prev: unknown, detail = 'field is immutable'): FieldError[] {
+export function immutable(
+  at: FieldPath | string,
+  next: unknown,
+  prev: unknown,
+  detail = 'field is immutable',
+): FieldError[] {
   return JSON.stringify(next) === JSON.stringify(prev) ? [] : [fieldErrors.invalid(at, next, detail)];
 }
 
@@ -76,6 +99,8 @@ export const statusOf = (o: KObject): Obj => asObj(o.status) ?? {};
 export function nonNegative(o: Obj, fields: string[], at: FieldPath): FieldError[] {
   return fields.flatMap((f) => {
     const v = o[f];
-    return typeof v === 'number' && v < 0 ? [fieldErrors.invalid(at.child(f), v, 'must be greater than or equal to 0')] : [];
+    return typeof v === 'number' && v < 0
+      ? [fieldErrors.invalid(at.child(f), v, 'must be greater than or equal to 0')]
+      : [];
   });
 }

@@ -4,9 +4,24 @@ import type { Status, StatusCause, StatusDetails } from './types.js';
 import { fieldErrorMessage, type FieldError } from './field-errors.js';
 
 export type StatusReason =
-  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'Expired'
-  | 'Invalid' | 'ServerTimeout' | 'Timeout' | 'TooManyRequests' | 'MethodNotAllowed' | 'NotAcceptable'
-  | 'RequestEntityTooLarge' | 'UnsupportedMediaType' | 'InternalError' | 'ServiceUnavailable';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'ServerTimeout'
+  | 'Timeout'
+  | 'TooManyRequests'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'InternalError'
+  | 'ServiceUnavailable';
 
 /** Names a resource in messages: "nodes" or "replicasets.apps". */
 export interface GroupResource {
@@ -25,7 +40,13 @@ export class StatusError extends Error {
   /** Extra response headers the error needs (Retry-After). */
   readonly headers: Record<string, string>;
 
-  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
+  constructor(
+    code: number,
+    reason: StatusReason,
+    message: string,
+    details?: StatusDetails,
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'StatusError';
     this.code = code;
@@ -36,8 +57,13 @@ export class StatusError extends Error {
 
   toStatus(): Status {
     const status: Status = {
-      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-      message: this.message, reason: this.reason, code: this.code,
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
     };
     // An empty details object is kept: kube-apiserver sends `details: {}` for its generic 404 and 405.
     if (this.details !== undefined) status.details = this.details;
@@ -81,10 +107,19 @@ export const errors = {
   applyConflict: (message: string, causes: StatusCause[]) => new StatusError(409, 'Conflict', message, { causes }),
 
   conflict: (gr: GroupResource, name: string, why: string) =>
-    new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`, named(gr, name)),
+    new StatusError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`,
+      named(gr, name),
+    ),
 
   staleObject: (gr: GroupResource, name: string) =>
-    errors.conflict(gr, name, 'the object has been modified; please apply your changes to the latest version and try again'),
+    errors.conflict(
+      gr,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    ),
 
   invalid: (kind: string, group: string, name: string, fieldErrs: FieldError[]) => {
     const messages = fieldErrs.map(fieldErrorMessage);
@@ -105,26 +140,39 @@ export const errors = {
   resourceExpired: (message: string) => new StatusError(410, 'Expired', message),
 
   /** kube-apiserver answers every method a path does not serve with this one message. */
-  methodNotAllowed: () => new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
+  methodNotAllowed: () =>
+    new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
 
   notAcceptable: (supported: string[]) =>
-    new StatusError(406, 'NotAcceptable',
-      `only the following media types are accepted: ${supported.join(', ')}`),
+    new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`),
 
   unsupportedMediaType: (contentType: string, supported: string[]) =>
-    new StatusError(415, 'UnsupportedMediaType',
-      `the body of the request was in an unknown format (${contentType || 'none given'}) - accepted media types include: ${supported.join(', ')}`),
+    new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format (${contentType || 'none given'}) - accepted media types include: ${supported.join(', ')}`,
+    ),
 
   requestEntityTooLarge: (limit: number) =>
     new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`),
 
   tooLargeResourceVersion: (requested: bigint | string, current: bigint | string, retryAfterSeconds = 1) =>
-    new StatusError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`,
+    new StatusError(
+      504,
+      'Timeout',
+      `Too large resource version: ${requested}, current: ${current}`,
       { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds },
-      { 'Retry-After': String(retryAfterSeconds) }),
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
 
   tooManyRequests: (message: string, retryAfterSeconds: number) =>
-    new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) }),
+    new StatusError(
+      429,
+      'TooManyRequests',
+      message,
+      { retryAfterSeconds },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
 
   timeout: (message: string) => new StatusError(504, 'Timeout', message),
 

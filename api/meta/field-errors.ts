@@ -57,24 +57,41 @@ type At = FieldPath | string;
 
 export const fieldErrors = {
   required: (at: At, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: String(at), detail }),
-  invalid: (at: At, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field: String(at), value, detail }),
+  invalid: (at: At, value: unknown, detail: string): FieldError => ({
+    type: 'FieldValueInvalid',
+    field: String(at),
+    value,
+    detail,
+  }),
   notSupported: (at: At, value: unknown, valid: string[]): FieldError => ({
-    type: 'FieldValueNotSupported', field: String(at), value, valid,
+    type: 'FieldValueNotSupported',
+    field: String(at),
+    value,
+    valid,
     detail: `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}`,
   }),
   forbidden: (at: At, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: String(at), detail }),
   duplicate: (at: At, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: String(at), value }),
   /** The value is kept for callers but never printed: upstream leaves a too-long value out of the message. */
   tooLong: (at: At, value: unknown, max: number): FieldError => ({
-    type: 'FieldValueTooLong', field: String(at), value,
+    type: 'FieldValueTooLong',
+    field: String(at),
+    value,
     detail: max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long',
   }),
   /** `actual` is printed as the value, as upstream does; a negative one (unknown) is left out. */
   tooMany: (at: At, actual: number, max: number): FieldError => ({
-    type: 'FieldValueTooMany', field: String(at), value: actual >= 0 ? actual : undefined,
+    type: 'FieldValueTooMany',
+    field: String(at),
+    value: actual >= 0 ? actual : undefined,
     detail: max >= 0 ? `must have at most ${max} ${max === 1 ? 'item' : 'items'}` : 'has too many items',
   }),
-  typeInvalid: (at: At, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field: String(at), value, detail }),
+  typeInvalid: (at: At, value: unknown, detail: string): FieldError => ({
+    type: 'FieldValueTypeInvalid',
+    field: String(at),
+    value,
+    detail,
+  }),
 };
 
 function printValue(value: unknown): string {
@@ -88,8 +105,12 @@ function printValue(value: unknown): string {
 export function fieldErrorMessage(e: FieldError): string {
   const phrase = PHRASE[e.type];
   // As upstream's ErrorBody: these types never print their value; "too many" prints the count when it is known.
-  const omitValue = e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong'
-    || e.type === 'InternalError' || (e.type === 'FieldValueTooMany' && e.value === undefined);
+  const omitValue =
+    e.type === 'FieldValueRequired' ||
+    e.type === 'FieldValueForbidden' ||
+    e.type === 'FieldValueTooLong' ||
+    e.type === 'InternalError' ||
+    (e.type === 'FieldValueTooMany' && e.value === undefined);
   const body = omitValue ? phrase : `${phrase}: ${printValue(e.value)}`;
   return e.detail ? `${e.field}: ${body}: ${e.detail}` : `${e.field}: ${body}`;
 }

@@ -79,7 +79,8 @@ function unescapeFieldValue(v: string): string {
     const c = v[i];
     if (c === '\\') {
       const n = v[i + 1];
-      if (n !== '\\' && n !== ',' && n !== '=') parseError(`invalid field selector: invalid escape sequence: ${v.slice(i, i + 2)}`);
+      if (n !== '\\' && n !== ',' && n !== '=')
+        parseError(`invalid field selector: invalid escape sequence: ${v.slice(i, i + 2)}`);
       out += n;
       i++;
     } else if (c === ',' || c === '=') {

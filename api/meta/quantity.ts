@@ -2,7 +2,8 @@
 // as digits × 10^scale (bigint) so the canonical form never suffers float rounding; `value` is only a convenience.
 import { ownValue } from './types.js';
 
-export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const QUANTITY_FORMAT_MESSAGE =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 export class QuantityError extends Error {
   constructor(message = QUANTITY_FORMAT_MESSAGE) {
@@ -84,7 +85,10 @@ export function parseQuantity(s: string): Quantity {
   return {
     value: sign * Number(`${digits}e${scale}`),
     canonical: canonicalize(sign, digits, scale, format),
-    format, sign, digits, scale,
+    format,
+    sign,
+    digits,
+    scale,
   };
 }
 

@@ -27,11 +27,19 @@ function requirementMatches(r: LabelRequirement, labels: Record<string, string>)
   const has = Object.prototype.hasOwnProperty.call(labels, r.key);
   const value = has ? labels[r.key] : undefined;
   switch (r.operator) {
-    case 'exists': return has;
-    case '!': return !has;
-    case '=': case '==': case 'in': return has && r.values.includes(value as string);
-    case '!=': case 'notin': return !has || !r.values.includes(value as string);
-    case 'gt': case 'lt': {
+    case 'exists':
+      return has;
+    case '!':
+      return !has;
+    case '=':
+    case '==':
+    case 'in':
+      return has && r.values.includes(value as string);
+    case '!=':
+    case 'notin':
+      return !has || !r.values.includes(value as string);
+    case 'gt':
+    case 'lt': {
       if (!has || !/^[+-]?\d+$/.test(value as string)) return false;
       const have = BigInt(value as string);
       const want = BigInt(r.values[0]);
@@ -42,12 +50,19 @@ function requirementMatches(r: LabelRequirement, labels: Record<string, string>)
 
 function requirementString(r: LabelRequirement): string {
   switch (r.operator) {
-    case 'exists': return r.key;
-    case '!': return `!${r.key}`;
-    case 'in': case 'notin': return `${r.key} ${r.operator} (${r.values.join(',')})`;
-    case 'gt': return `${r.key}>${r.values[0]}`;
-    case 'lt': return `${r.key}<${r.values[0]}`;
-    default: return `${r.key}${r.operator}${r.values[0]}`;
+    case 'exists':
+      return r.key;
+    case '!':
+      return `!${r.key}`;
+    case 'in':
+    case 'notin':
+      return `${r.key} ${r.operator} (${r.values.join(',')})`;
+    case 'gt':
+      return `${r.key}>${r.values[0]}`;
+    case 'lt':
+      return `${r.key}<${r.values[0]}`;
+    default:
+      return `${r.key}${r.operator}${r.values[0]}`;
   }
 }
 
@@ -95,19 +110,29 @@ function requirementErrors(key: string, op: LabelOperator, values: string[]): Fi
   const errs: FieldError[] = [];
   const at = FieldPath.root('values');
   switch (op) {
-    case 'in': case 'notin':
-      if (values.length === 0) errs.push(fieldErrors.invalid(at, values, "for 'in', 'notin' operators, values set can't be empty"));
+    case 'in':
+    case 'notin':
+      if (values.length === 0)
+        errs.push(fieldErrors.invalid(at, values, "for 'in', 'notin' operators, values set can't be empty"));
       break;
-    case '=': case '==': case '!=':
-      if (values.length !== 1) errs.push(fieldErrors.invalid(at, values, 'exact-match compatibility requires one single value'));
+    case '=':
+    case '==':
+    case '!=':
+      if (values.length !== 1)
+        errs.push(fieldErrors.invalid(at, values, 'exact-match compatibility requires one single value'));
       break;
-    case 'exists': case '!':
-      if (values.length !== 0) errs.push(fieldErrors.invalid(at, values, 'values set must be empty for exists and does not exist'));
+    case 'exists':
+    case '!':
+      if (values.length !== 0)
+        errs.push(fieldErrors.invalid(at, values, 'values set must be empty for exists and does not exist'));
       break;
-    case 'gt': case 'lt':
-      if (values.length !== 1) errs.push(fieldErrors.invalid(at, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+    case 'gt':
+    case 'lt':
+      if (values.length !== 1)
+        errs.push(fieldErrors.invalid(at, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
-        if (!/^[+-]?\d+$/.test(v)) errs.push(fieldErrors.invalid(at.index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+        if (!/^[+-]?\d+$/.test(v))
+          errs.push(fieldErrors.invalid(at.index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"));
       });
       return errs;
   }
@@ -122,7 +147,10 @@ function parseError(message: string): never {
 }
 
 type TokenKind = 'id' | 'in' | 'notin' | '=' | '==' | '!=' | '!' | '(' | ')' | ',' | '>' | '<' | 'end';
-interface Token { kind: TokenKind; text: string }
+interface Token {
+  kind: TokenKind;
+  text: string;
+}
 
 const SPECIAL = new Set(['=', '!', '(', ')', ',', '>', '<']);
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
@@ -174,7 +202,8 @@ class LabelParser {
     for (;;) {
       const t = this.peek();
       if (t.kind === 'end') return reqs;
-      if (t.kind !== 'id' && t.kind !== '!') parseError(`found '${t.text}', expected: !, identifier, or 'end of string'`);
+      if (t.kind !== 'id' && t.kind !== '!')
+        parseError(`found '${t.text}', expected: !, identifier, or 'end of string'`);
       try {
         reqs.push(this.requirement());
       } catch (e) {
@@ -184,7 +213,8 @@ class LabelParser {
       if (after.kind === 'end') return reqs;
       if (after.kind !== ',') parseError(`found '${after.text}', expected: ',' or 'end of string'`);
       const following = this.peek();
-      if (following.kind !== 'id' && following.kind !== '!') parseError(`found '${following.text}', expected: identifier after ','`);
+      if (following.kind !== 'id' && following.kind !== '!')
+        parseError(`found '${following.text}', expected: identifier after ','`);
     }
   }
 
@@ -216,10 +246,18 @@ class LabelParser {
   private operator(): LabelOperator {
     const t = this.next(false);
     switch (t.kind) {
-      case 'in': case 'notin': case '=': case '==': case '!=': return t.kind;
-      case '>': return 'gt';
-      case '<': return 'lt';
-      default: throw new Error(`found '${t.text}', expected: ${BINARY_OPERATORS}`);
+      case 'in':
+      case 'notin':
+      case '=':
+      case '==':
+      case '!=':
+        return t.kind;
+      case '>':
+        return 'gt';
+      case '<':
+        return 'lt';
+      default:
+        throw new Error(`found '${t.text}', expected: ${BINARY_OPERATORS}`);
     }
   }
 
@@ -258,7 +296,11 @@ class LabelParser {
       } else if (t.kind === 'id') {
         throw new Error(`found '${t.text}', expected: ',' or ')'`);
       } else {
-        throw new Error(t.kind === 'end' && !expectValue ? `found '', expected: ',' or ')'` : `found '${t.text}', expected: ',', or identifier`);
+        throw new Error(
+          t.kind === 'end' && !expectValue
+            ? `found '', expected: ',' or ')'`
+            : `found '${t.text}', expected: ',', or identifier`,
+        );
       }
     }
   }
@@ -274,7 +316,12 @@ export interface LabelSelectorObject {
   matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null;
 }
 
-const EXPRESSION_OPERATORS: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const EXPRESSION_OPERATORS: Record<string, LabelOperator> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /**
  * Converts a metav1.LabelSelector held in an object. `{}` selects everything; null or undefined selects
@@ -285,14 +332,16 @@ export function labelSelectorFromObject(
   opts: { path?: FieldPath; absent?: 'nothing' | 'everything' } = {},
 ): { selector: LabelSelector; errors: FieldError[] } {
   const at = opts.path ?? FieldPath.root('selector');
-  if (sel === undefined || sel === null) return { selector: opts.absent === 'everything' ? everything() : nothing(), errors: [] };
+  if (sel === undefined || sel === null)
+    return { selector: opts.absent === 'everything' ? everything() : nothing(), errors: [] };
   if (!isObject(sel)) return { selector: nothing(), errors: [fieldErrors.typeInvalid(at, sel, 'must be an object')] };
   const errs: FieldError[] = [];
   const reqs: LabelRequirement[] = [];
   const matchLabels = sel.matchLabels;
   errs.push(...validateLabels(matchLabels, at.child('matchLabels')));
   if (isObject(matchLabels)) {
-    for (const [key, v] of Object.entries(matchLabels)) if (typeof v === 'string') reqs.push({ key, operator: '=', values: [v] });
+    for (const [key, v] of Object.entries(matchLabels))
+      if (typeof v === 'string') reqs.push({ key, operator: '=', values: [v] });
   }
   const exprs = sel.matchExpressions;
   if (exprs !== undefined && exprs !== null && !Array.isArray(exprs)) {
@@ -314,13 +363,20 @@ export function labelSelectorFromObject(
       } else if ((op === 'in' || op === 'notin') && values.length === 0) {
         errs.push(fieldErrors.required(p.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
       } else if ((op === 'exists' || op === '!') && values.length > 0) {
-        errs.push(fieldErrors.forbidden(p.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        errs.push(
+          fieldErrors.forbidden(
+            p.child('values'),
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+          ),
+        );
       }
       values.forEach((v: unknown, j: number) => {
-        if (typeof v !== 'string') errs.push(fieldErrors.typeInvalid(p.child('values').index(j), v, 'must be a string'));
+        if (typeof v !== 'string')
+          errs.push(fieldErrors.typeInvalid(p.child('values').index(j), v, 'must be a string'));
         else for (const msg of labelValue(v)) errs.push(fieldErrors.invalid(p.child('values').index(j), v, msg));
       });
-      if (op && errs.length === before) reqs.push({ key, operator: op, values: [...new Set(values as string[])].sort() });
+      if (op && errs.length === before)
+        reqs.push({ key, operator: op, values: [...new Set(values as string[])].sort() });
     });
   }
   return { selector: errs.length > 0 ? nothing() : new RequirementsSelector(reqs), errors: errs };

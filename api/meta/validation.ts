@@ -5,10 +5,12 @@ import { isObject } from './types.js';
 
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_VALUE_MSG =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
@@ -31,7 +33,14 @@ export function dns1123Label(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
   if (!DNS1123_LABEL_RE.test(value)) {
-    errs.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        'my-name',
+        '123-abc',
+      ),
+    );
   }
   return errs;
 }
@@ -40,7 +49,13 @@ export function dns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
-    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN_FMT, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -65,18 +80,22 @@ export function qualifiedName(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else errs.push(...dns1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!QUALIFIED_NAME_RE.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  if (!QUALIFIED_NAME_RE.test(name))
+    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
 export function labelValue(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE_RE.test(value))
+    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errs;
 }
 
@@ -98,7 +117,8 @@ export function validateLabels(labels: unknown, at: FieldPath): FieldError[] {
 
 export function validateAnnotations(annotations: unknown, at: FieldPath): FieldError[] {
   if (annotations === undefined || annotations === null) return [];
-  if (!isObject(annotations)) return [fieldErrors.typeInvalid(at, annotations, 'must be a map of string keys to string values')];
+  if (!isObject(annotations))
+    return [fieldErrors.typeInvalid(at, annotations, 'must be a map of string keys to string values')];
   const errs: FieldError[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(annotations)) {
@@ -142,7 +162,7 @@ function validateOwnerReferences(refs: unknown, at: FieldPath): FieldError[] {
       errs.push(fieldErrors.typeInvalid(p, ref, 'must be an object'));
       return;
     }
-    const str = (k: string) => (typeof ref[k] === 'string' ? (ref[k]) : '');
+    const str = (k: string) => (typeof ref[k] === 'string' ? ref[k] : '');
     const apiVersion = str('apiVersion');
     // The version is what follows the last '/', or the whole string for the core group.
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.lastIndexOf('/') + 1) : apiVersion;
@@ -153,8 +173,13 @@ function validateOwnerReferences(refs: unknown, at: FieldPath): FieldError[] {
     if (ref.controller === true) controllers.push(`${str('kind')}/${str('name')}`);
   });
   if (controllers.length > 1) {
-    errs.push(fieldErrors.invalid(at, controllers,
-      `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`));
+    errs.push(
+      fieldErrors.invalid(
+        at,
+        controllers,
+        `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
+      ),
+    );
   }
   return errs;
 }
@@ -184,7 +209,8 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions): Fiel
   const generateName = meta.generateName;
 
   if (typeof generateName === 'string' && generateName !== '') {
-    for (const msg of opts.nameValidator(maskTrailingDash(generateName))) errs.push(fieldErrors.invalid(at.child('generateName'), generateName, msg));
+    for (const msg of opts.nameValidator(maskTrailingDash(generateName)))
+      errs.push(fieldErrors.invalid(at.child('generateName'), generateName, msg));
   }
   if (name === undefined || name === null || name === '') {
     if (!generateName) errs.push(fieldErrors.required(at.child('name'), 'name or generateName is required'));
@@ -228,12 +254,23 @@ function sameValue(a: unknown, b: unknown): boolean {
  * back, finalizers may not be added once deletion started, and maps are checked as on create.
  * resourceVersion presence is not checked here: the registry fills it in for unconditional updates.
  */
-export function validateObjectMetaUpdate(meta: unknown, oldMeta: unknown, opts: { path?: FieldPath } = {}): FieldError[] {
+export function validateObjectMetaUpdate(
+  meta: unknown,
+  oldMeta: unknown,
+  opts: { path?: FieldPath } = {},
+): FieldError[] {
   const at = opts.path ?? FieldPath.root('metadata');
   if (!isObject(meta)) return [fieldErrors.required(at, '')];
   const old = isObject(oldMeta) ? oldMeta : {};
   const errs: FieldError[] = [];
-  for (const f of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) {
+  for (const f of [
+    'name',
+    'namespace',
+    'uid',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+  ]) {
     if (!sameValue(meta[f], old[f])) errs.push(fieldErrors.invalid(at.child(f), meta[f], 'field is immutable'));
   }
   if (typeof meta.generation === 'number' && typeof old.generation === 'number' && meta.generation < old.generation) {
@@ -243,8 +280,12 @@ export function validateObjectMetaUpdate(meta: unknown, oldMeta: unknown, opts: 
     const before = new Set(Array.isArray(old.finalizers) ? old.finalizers : []);
     const added = [...new Set(meta.finalizers.filter((f) => !before.has(f)))].sort();
     if (added.length > 0) {
-      errs.push(fieldErrors.forbidden(at.child('finalizers'),
-        `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+      errs.push(
+        fieldErrors.forbidden(
+          at.child('finalizers'),
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+        ),
+      );
     }
   }
   errs.push(...validateCommonMaps(meta, at));

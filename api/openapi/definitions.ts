@@ -28,13 +28,22 @@ export function convert(schema: JSONSchema, out: Components, isDefinitionBody = 
     }
     const canonical = namedDefinition(name)?.description;
     if (!schema.description || schema.description === canonical) return ref(name);
-    return { description: schema.description, allOf: [ref(name)], ...(schema.default !== undefined ? { default: schema.default } : {}) };
+    return {
+      description: schema.description,
+      allOf: [ref(name)],
+      ...(schema.default !== undefined ? { default: schema.default } : {}),
+    };
   }
   const result: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    if (k === 'properties') result[k] = Object.fromEntries(Object.entries(v as Record<string, JSONSchema>).map(([p, s]) => [p, convert(s, out)]));
-    else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object')) result[k] = convert(v as JSONSchema, out);
-    else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf') result[k] = (v as JSONSchema[]).map((s) => convert(s, out));
+    if (k === 'properties')
+      result[k] = Object.fromEntries(
+        Object.entries(v as Record<string, JSONSchema>).map(([p, s]) => [p, convert(s, out)]),
+      );
+    else if (k === 'items' || (k === 'additionalProperties' && typeof v === 'object'))
+      result[k] = convert(v as JSONSchema, out);
+    else if (k === 'allOf' || k === 'anyOf' || k === 'oneOf')
+      result[k] = (v as JSONSchema[]).map((s) => convert(s, out));
     else if (!(k === 'description' && v === '')) result[k] = v;
   }
   // Built-in documents type Quantity and IntOrString as strings (format int-or-string); validation keeps the
@@ -60,13 +69,19 @@ export interface CreateOnlyKind {
 
 /** Adds a create-only kind to `out`, marked with its group-version-kind (it has no list). */
 export function addCreateOnlySchemas(k: CreateOnlyKind, out: Components): void {
-  out[schemaNameOf(k, k.kind)] = { ...convert(k.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(k.group, k.version, k.kind)] };
+  out[schemaNameOf(k, k.kind)] = {
+    ...convert(k.schema, out, true),
+    'x-kubernetes-group-version-kind': [gvk(k.group, k.version, k.kind)],
+  };
 }
 
 /** Adds the kind and its list to `out`, both marked with their group-version-kind. */
 export function addKindSchemas(def: KindDefinition, out: Components): void {
   const name = schemaNameOf(def, def.kind);
-  out[name] = { ...convert(def.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(def.group, def.version, def.kind)] };
+  out[name] = {
+    ...convert(def.schema, out, true),
+    'x-kubernetes-group-version-kind': [gvk(def.group, def.version, def.kind)],
+  };
   const listKind = listKindOf(def);
   out[schemaNameOf(def, listKind)] = {
     description: `${listKind} is a list of ${def.kind} objects.`,
@@ -83,7 +98,10 @@ export function addKindSchemas(def: KindDefinition, out: Components): void {
   convert(listMetaSchema, out);
   // The kinds of projection subresources (autoscaling/v1 Scale) are documented where their paths are.
   for (const target of Object.values(def.projectionSubresources ?? {})) {
-    out[schemaNameOf(target, target.kind)] = { ...convert(target.schema, out, true), 'x-kubernetes-group-version-kind': [gvk(target.group, target.version, target.kind)] };
+    out[schemaNameOf(target, target.kind)] = {
+      ...convert(target.schema, out, true),
+      'x-kubernetes-group-version-kind': [gvk(target.group, target.version, target.kind)],
+    };
   }
 }
 
@@ -92,23 +110,46 @@ const str = (description: string) => ({ type: 'string', description });
 /** The meta/v1 types every group-version document references from its operations. */
 export function addEnvelopeSchemas(out: Components, groupVersions: { group: string; version: string }[]): void {
   out[`${META}.StatusCause`] = {
-    type: 'object', description: 'StatusCause provides more information about an api.Status failure.',
-    properties: { field: str('The field of the resource that caused the error, in JSONPath-like form.'), message: str('A human-readable description of the cause.'), reason: str('A machine-readable description of the cause.') },
+    type: 'object',
+    description: 'StatusCause provides more information about an api.Status failure.',
+    properties: {
+      field: str('The field of the resource that caused the error, in JSONPath-like form.'),
+      message: str('A human-readable description of the cause.'),
+      reason: str('A machine-readable description of the cause.'),
+    },
   };
   out[`${META}.StatusDetails`] = {
-    type: 'object', description: 'StatusDetails is a set of additional properties set by the server to explain a Status.',
+    type: 'object',
+    description: 'StatusDetails is a set of additional properties set by the server to explain a Status.',
     properties: {
-      causes: { type: 'array', description: 'The causes of the error, such as invalid fields.', items: { allOf: [ref(`${META}.StatusCause`)], default: {} }, 'x-kubernetes-list-type': 'atomic' },
-      group: str('The group attribute of the resource.'), kind: str('The kind attribute of the resource.'), name: str('The name attribute of the resource.'),
-      retryAfterSeconds: { type: 'integer', format: 'int32', description: 'Seconds to wait before retrying the operation.' }, uid: str('UID of the resource.'),
+      causes: {
+        type: 'array',
+        description: 'The causes of the error, such as invalid fields.',
+        items: { allOf: [ref(`${META}.StatusCause`)], default: {} },
+        'x-kubernetes-list-type': 'atomic',
+      },
+      group: str('The group attribute of the resource.'),
+      kind: str('The kind attribute of the resource.'),
+      name: str('The name attribute of the resource.'),
+      retryAfterSeconds: {
+        type: 'integer',
+        format: 'int32',
+        description: 'Seconds to wait before retrying the operation.',
+      },
+      uid: str('UID of the resource.'),
     },
   };
   out[`${META}.Status`] = {
-    type: 'object', description: 'Status is a return value for calls that don\'t return other objects.',
+    type: 'object',
+    description: "Status is a return value for calls that don't return other objects.",
     properties: {
       apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
       kind: str('Kind is a string value representing the REST resource this object represents.'),
-      code: { type: 'integer', format: 'int32', description: 'Suggested HTTP return code for this status, 0 if not set.' },
+      code: {
+        type: 'integer',
+        format: 'int32',
+        description: 'Suggested HTTP return code for this status, 0 if not set.',
+      },
       details: { description: 'Extended data associated with the reason.', allOf: [ref(`${META}.StatusDetails`)] },
       message: str('A human-readable description of the status of this operation.'),
       metadata: { description: 'Standard list metadata.', allOf: [ref(`${META}.ListMeta`)], default: {} },
@@ -118,28 +159,56 @@ export function addEnvelopeSchemas(out: Components, groupVersions: { group: stri
     'x-kubernetes-group-version-kind': [gvk('', 'v1', 'Status')],
   };
   out[`${META}.Preconditions`] = {
-    type: 'object', description: 'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
-    properties: { resourceVersion: str('Specifies the target ResourceVersion.'), uid: str('Specifies the target UID.') },
+    type: 'object',
+    description: 'Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.',
+    properties: {
+      resourceVersion: str('Specifies the target ResourceVersion.'),
+      uid: str('Specifies the target UID.'),
+    },
   };
   out[`${META}.DeleteOptions`] = {
-    type: 'object', description: 'DeleteOptions may be provided when deleting an API object.',
+    type: 'object',
+    description: 'DeleteOptions may be provided when deleting an API object.',
     properties: {
       apiVersion: str('APIVersion defines the versioned schema of this representation of an object.'),
       kind: str('Kind is a string value representing the REST resource this object represents.'),
-      dryRun: { type: 'array', items: { type: 'string', default: '' }, description: 'When present, modifications are not persisted. Valid value: All.', 'x-kubernetes-list-type': 'atomic' },
-      gracePeriodSeconds: { type: 'integer', format: 'int64', description: 'The duration in seconds before the object should be deleted.' },
-      ignoreStoreReadErrorWithClusterBreakingPotential: { type: 'boolean', description: 'Deletes a corrupt object that cannot be read from storage. Dangerous.' },
+      dryRun: {
+        type: 'array',
+        items: { type: 'string', default: '' },
+        description: 'When present, modifications are not persisted. Valid value: All.',
+        'x-kubernetes-list-type': 'atomic',
+      },
+      gracePeriodSeconds: {
+        type: 'integer',
+        format: 'int64',
+        description: 'The duration in seconds before the object should be deleted.',
+      },
+      ignoreStoreReadErrorWithClusterBreakingPotential: {
+        type: 'boolean',
+        description: 'Deletes a corrupt object that cannot be read from storage. Dangerous.',
+      },
       orphanDependents: { type: 'boolean', description: 'Deprecated: use propagationPolicy.' },
-      preconditions: { description: 'Must be fulfilled before a deletion is carried out.', allOf: [ref(`${META}.Preconditions`)] },
+      preconditions: {
+        description: 'Must be fulfilled before a deletion is carried out.',
+        allOf: [ref(`${META}.Preconditions`)],
+      },
       propagationPolicy: str('Whether and how garbage collection will be performed: Orphan, Background or Foreground.'),
     },
     'x-kubernetes-group-version-kind': [...groupVersions.map((gv) => gvk(gv.group, gv.version, 'DeleteOptions'))],
   };
-  out[`${META}.Patch`] = { type: 'object', description: 'Patch is provided to give a concrete name and type to the patch request body.' };
+  out[`${META}.Patch`] = {
+    type: 'object',
+    description: 'Patch is provided to give a concrete name and type to the patch request body.',
+  };
   out[`${META}.WatchEvent`] = {
-    type: 'object', required: ['type', 'object'], description: 'Event represents a single event to a watched resource.',
+    type: 'object',
+    required: ['type', 'object'],
+    description: 'Event represents a single event to a watched resource.',
     properties: {
-      object: { type: 'object', description: 'The object: the resource for ADDED, MODIFIED, DELETED and BOOKMARK; a Status for ERROR.' },
+      object: {
+        type: 'object',
+        description: 'The object: the resource for ADDED, MODIFIED, DELETED and BOOKMARK; a Status for ERROR.',
+      },
       type: str('ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.'),
     },
     'x-kubernetes-group-version-kind': groupVersions.map((gv) => gvk(gv.group, gv.version, 'WatchEvent')),

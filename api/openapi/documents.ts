@@ -39,7 +39,10 @@ export function buildOpenAPIDocument(kinds: KindDefinition[], groupVersion: stri
     addKindSchemas(def, schemas);
     Object.assign(paths, kindPaths(def));
   }
-  addEnvelopeSchemas(schemas, [{ group: '', version: 'v1' }, ...uniqueGroupVersions(kinds).filter((gv) => gv.group !== '')]);
+  addEnvelopeSchemas(schemas, [
+    { group: '', version: 'v1' },
+    ...uniqueGroupVersions(kinds).filter((gv) => gv.group !== ''),
+  ]);
   const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   return { openapi: '3.0.0', info: { title: 'Gatehouse', version: 'v1' }, paths, components: { schemas: sorted } };
 }

@@ -87,7 +87,9 @@ const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null &&
 const any = (value: unknown): Message => ({ yaml: JSON.stringify(value) });
 
 function vendorExtensions(obj: Json): Message[] {
-  return Object.entries(obj).filter(([k]) => k.startsWith('x-')).map(([name, value]) => ({ name, value: any(value) }));
+  return Object.entries(obj)
+    .filter(([k]) => k.startsWith('x-'))
+    .map(([name, value]) => ({ name, value: any(value) }));
 }
 
 /** Copies the listed keys that are present, renamed to gnostic's field names. */
@@ -98,10 +100,24 @@ function pick(obj: Json, fields: Record<string, string>): Message {
 }
 
 const SCHEMA_SCALARS = {
-  $ref: '_ref', format: 'format', title: 'title', description: 'description', multipleOf: 'multiple_of',
-  maximum: 'maximum', exclusiveMaximum: 'exclusive_maximum', minimum: 'minimum', exclusiveMinimum: 'exclusive_minimum',
-  maxLength: 'max_length', minLength: 'min_length', pattern: 'pattern', maxItems: 'max_items', minItems: 'min_items',
-  uniqueItems: 'unique_items', maxProperties: 'max_properties', minProperties: 'min_properties', required: 'required',
+  $ref: '_ref',
+  format: 'format',
+  title: 'title',
+  description: 'description',
+  multipleOf: 'multiple_of',
+  maximum: 'maximum',
+  exclusiveMaximum: 'exclusive_maximum',
+  minimum: 'minimum',
+  exclusiveMinimum: 'exclusive_minimum',
+  maxLength: 'max_length',
+  minLength: 'min_length',
+  pattern: 'pattern',
+  maxItems: 'max_items',
+  minItems: 'min_items',
+  uniqueItems: 'unique_items',
+  maxProperties: 'max_properties',
+  minProperties: 'min_properties',
+  required: 'required',
   readOnly: 'read_only',
 };
 
@@ -115,19 +131,35 @@ function schema(s: unknown): Message {
   if (s.type !== undefined) out.type = { value: Array.isArray(s.type) ? s.type : [s.type] };
   if (s.items !== undefined) out.items = { schema: (Array.isArray(s.items) ? s.items : [s.items]).map(schema) };
   if (Array.isArray(s.allOf)) out.all_of = s.allOf.map(schema);
-  if (isJson(s.properties)) out.properties = { additional_properties: Object.entries(s.properties).map(([name, v]) => ({ name, value: schema(v) })) };
+  if (isJson(s.properties))
+    out.properties = {
+      additional_properties: Object.entries(s.properties).map(([name, v]) => ({ name, value: schema(v) })),
+    };
   const ext = vendorExtensions(s);
   if (ext.length > 0) out.vendor_extension = ext;
   return out;
 }
 
 const PARAMETER_FIELDS = {
-  required: 'required', in: 'in', description: 'description', name: 'name', type: 'type', format: 'format', uniqueItems: 'unique_items',
+  required: 'required',
+  in: 'in',
+  description: 'description',
+  name: 'name',
+  type: 'type',
+  format: 'format',
+  uniqueItems: 'unique_items',
 };
 
 function parameter(p: Json): Message {
   if (p.in === 'body') {
-    return { parameter: { body_parameter: { ...pick(p, { description: 'description', name: 'name', in: 'in', required: 'required' }), schema: schema(p.schema) } } };
+    return {
+      parameter: {
+        body_parameter: {
+          ...pick(p, { description: 'description', name: 'name', in: 'in', required: 'required' }),
+          schema: schema(p.schema),
+        },
+      },
+    };
   }
   const sub = { ...pick(p, PARAMETER_FIELDS), vendor_extension: vendorExtensions(p) };
   const which = p.in === 'path' ? 'path_parameter_sub_schema' : 'query_parameter_sub_schema';
@@ -135,7 +167,16 @@ function parameter(p: Json): Message {
 }
 
 function operation(op: Json): Message {
-  const out = pick(op, { tags: 'tags', summary: 'summary', description: 'description', operationId: 'operation_id', produces: 'produces', consumes: 'consumes', schemes: 'schemes', deprecated: 'deprecated' });
+  const out = pick(op, {
+    tags: 'tags',
+    summary: 'summary',
+    description: 'description',
+    operationId: 'operation_id',
+    produces: 'produces',
+    consumes: 'consumes',
+    schemes: 'schemes',
+    deprecated: 'deprecated',
+  });
   if (Array.isArray(op.parameters)) out.parameters = (op.parameters as Json[]).map(parameter);
   if (isJson(op.responses)) {
     out.responses = {
@@ -153,7 +194,8 @@ function operation(op: Json): Message {
 
 function pathItem(item: Json): Message {
   const out: Message = {};
-  for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch']) if (isJson(item[method])) out[method] = operation(item[method]);
+  for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'])
+    if (isJson(item[method])) out[method] = operation(item[method]);
   if (Array.isArray(item.parameters)) out.parameters = (item.parameters as Json[]).map(parameter);
   return out;
 }
@@ -164,10 +206,17 @@ export function encodeOpenAPIV2(doc: SwaggerDocument): Buffer {
     swagger: doc.swagger,
     info: { title: doc.info.title, version: doc.info.version },
     paths: { path: Object.entries(doc.paths).map(([name, item]) => ({ name, value: pathItem(item) })) },
-    definitions: { additional_properties: Object.entries(doc.definitions).map(([name, s]) => ({ name, value: schema(s) })) },
-    security: doc.security.map((req) => ({ additional_properties: Object.entries(req).map(([name, value]) => ({ name, value: { value } })) })),
+    definitions: {
+      additional_properties: Object.entries(doc.definitions).map(([name, s]) => ({ name, value: schema(s) })),
+    },
+    security: doc.security.map((req) => ({
+      additional_properties: Object.entries(req).map(([name, value]) => ({ name, value: { value } })),
+    })),
     security_definitions: {
-      additional_properties: Object.entries(doc.securityDefinitions).map(([name, d]) => ({ name, value: { api_key_security: pick(d, { type: 'type', name: 'name', in: 'in', description: 'description' }) } })),
+      additional_properties: Object.entries(doc.securityDefinitions).map(([name, d]) => ({
+        name,
+        value: { api_key_security: pick(d, { type: 'type', name: 'name', in: 'in', description: 'description' }) },
+      })),
     },
   };
   return Buffer.from(DOCUMENT.encode(message).finish());

@@ -5,7 +5,13 @@
 // that several group versions serve (a kind and its `*.k8s.io` alias) lists each group-version-kind in
 // x-kubernetes-group-version-kind.
 import type { KindDefinition } from '../scheme.js';
-import { addCreateOnlySchemas, addEnvelopeSchemas, addKindSchemas, type Components, type CreateOnlyKind } from './definitions.js';
+import {
+  addCreateOnlySchemas,
+  addEnvelopeSchemas,
+  addKindSchemas,
+  type Components,
+  type CreateOnlyKind,
+} from './definitions.js';
 import { createOnlyPaths, kindPaths, type PathItem } from './operations.js';
 
 type Json = Record<string, unknown>;
@@ -42,7 +48,8 @@ export function v2Schema(schema: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === '$ref' && typeof v === 'string') out[k] = v2Ref(v);
-    else if (k === 'properties' && isJson(v)) out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, v2Schema(s)]));
+    else if (k === 'properties' && isJson(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, v2Schema(s)]));
     else if (k === 'items' || k === 'additionalProperties' || k === 'allOf') out[k] = v2Schema(v);
     else out[k] = v;
   }
@@ -61,7 +68,7 @@ function mergeDefinitions(into: Components, from: Components): void {
       into[name] = schema;
       continue;
     }
-    const gvks = [...(known[GVK] as Json[] | undefined ?? [])];
+    const gvks = [...((known[GVK] as Json[] | undefined) ?? [])];
     for (const gvk of (schema[GVK] as Json[] | undefined) ?? []) {
       if (!gvks.some((g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind)) gvks.push(gvk);
     }
@@ -99,11 +106,16 @@ function v2Operation(op: Json): Json {
   out.tags = op.tags;
   out.operationId = op.operationId;
   if (parameters.length > 0) out.parameters = parameters;
-  out.responses = Object.fromEntries(Object.entries(responses).map(([code, r]) => {
-    if (!isJson(r)) return [code, r];
-    const [first] = Object.values(isJson(r.content) ? r.content : {});
-    return [code, isJson(first) ? { description: r.description, schema: v2Schema(first.schema) } : { description: r.description }];
-  }));
+  out.responses = Object.fromEntries(
+    Object.entries(responses).map(([code, r]) => {
+      if (!isJson(r)) return [code, r];
+      const [first] = Object.values(isJson(r.content) ? r.content : {});
+      return [
+        code,
+        isJson(first) ? { description: r.description, schema: v2Schema(first.schema) } : { description: r.description },
+      ];
+    }),
+  );
   for (const [k, v] of Object.entries(op)) if (k.startsWith('x-')) out[k] = v;
   return out;
 }
@@ -118,7 +130,11 @@ function v2PathItem(item: PathItem): Json {
 }
 
 /** `kinds` and `createOnly`: every kind as served, the alias views included. */
-export function buildOpenAPIV2(kinds: KindDefinition[], version: string, createOnly: CreateOnlyKind[] = []): SwaggerDocument {
+export function buildOpenAPIV2(
+  kinds: KindDefinition[],
+  version: string,
+  createOnly: CreateOnlyKind[] = [],
+): SwaggerDocument {
   const definitions: Components = {};
   const paths: Record<string, Json> = {};
   for (const def of kinds) {
@@ -134,18 +150,25 @@ export function buildOpenAPIV2(kinds: KindDefinition[], version: string, createO
     for (const [path, item] of Object.entries(createOnlyPaths(k))) paths[path] = v2PathItem(item);
   }
   const named = new Map<string, { group: string; version: string }>();
-  for (const k of [...kinds, ...createOnly]) if (k.group !== '') named.set(`${k.group}/${k.version}`, { group: k.group, version: k.version });
+  for (const k of [...kinds, ...createOnly])
+    if (k.group !== '') named.set(`${k.group}/${k.version}`, { group: k.group, version: k.version });
   const envelope: Components = {};
   addEnvelopeSchemas(envelope, [{ group: '', version: 'v1' }, ...named.values()]);
   mergeDefinitions(definitions, envelope);
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const sortedDefinitions = Object.fromEntries(Object.entries(definitions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, s]) => [name, v2Schema(s) as Json]));
+  const sortedDefinitions = Object.fromEntries(
+    Object.entries(definitions)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, s]) => [name, v2Schema(s) as Json]),
+  );
   return {
     swagger: '2.0',
     info: { title: 'Gatehouse', version },
     paths: sortedPaths,
     definitions: sortedDefinitions,
-    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' } },
+    securityDefinitions: {
+      BearerToken: { description: 'Bearer Token authentication', type: 'apiKey', name: 'authorization', in: 'header' },
+    },
     security: [{ BearerToken: [] }],
   };
 }

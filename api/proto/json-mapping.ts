@@ -15,7 +15,10 @@ export type Message = Record<string, unknown>;
 
 /** A value that cannot be mapped; `path` names the field as field errors print it (`spec.template.spec`). */
 export class MappingError extends Error {
-  constructor(readonly path: string, readonly problem: string) {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
     super(`${path || '<root>'}: ${problem}`);
   }
 }
@@ -24,10 +27,13 @@ export class MappingError extends Error {
 export type NestedDecoder = (raw: Uint8Array, path: string) => unknown;
 
 const META = '.gatehouse.meta.';
-const SPECIAL = new Set(['Time', 'MicroTime', 'Quantity', 'IntOrString', 'FieldsV1', 'RawExtension', 'ExtraValue'].map((n) => META + n));
+const SPECIAL = new Set(
+  ['Time', 'MicroTime', 'Quantity', 'IntOrString', 'FieldsV1', 'RawExtension', 'ExtraValue'].map((n) => META + n),
+);
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
 
 function fieldOption(field: protobuf.Field, name: string): boolean {
@@ -59,7 +65,9 @@ export function jsonToMessage(type: protobuf.Type, json: Record<string, unknown>
     } else if (field.repeated) {
       if (value === null) continue;
       if (!Array.isArray(value)) throw new MappingError(at, 'must be an array');
-      out[field.name] = value.filter((v) => v !== null && v !== undefined).map((v, i) => valueToWire(field, v, `${at}[${i}]`));
+      out[field.name] = value
+        .filter((v) => v !== null && v !== undefined)
+        .map((v, i) => valueToWire(field, v, `${at}[${i}]`));
     } else if (value === null) {
       // Only the zero time has a wire form for null (an empty message); other nulls mean unset.
       const name = field.resolvedType?.fullName;
@@ -92,7 +100,8 @@ function scalarToWire(type: string, value: unknown, path: string): unknown {
     case 'int32':
     case 'int64':
       if (typeof value !== 'number' || !Number.isInteger(value)) throw new MappingError(path, 'must be an integer');
-      if (type === 'int32' && (value < -(2 ** 31) || value >= 2 ** 31)) throw new MappingError(path, 'must fit in 32 bits');
+      if (type === 'int32' && (value < -(2 ** 31) || value >= 2 ** 31))
+        throw new MappingError(path, 'must fit in 32 bits');
       return value;
     case 'bytes':
       if (typeof value !== 'string') throw new MappingError(path, 'must be a base64 string');
@@ -118,7 +127,8 @@ function specialToWire(name: string, value: unknown, path: string): unknown {
     case 'MicroTime':
       return timeToWire(value, path);
     case 'Quantity':
-      if (typeof value !== 'string' && typeof value !== 'number') throw new MappingError(path, 'must be a quantity string');
+      if (typeof value !== 'string' && typeof value !== 'number')
+        throw new MappingError(path, 'must be a quantity string');
       return { string: String(value) };
     case 'IntOrString':
       if (typeof value === 'number' && Number.isInteger(value)) return { type: 0, intVal: value };
@@ -130,7 +140,8 @@ function specialToWire(name: string, value: unknown, path: string): unknown {
       return name.endsWith('FieldsV1') ? { Raw: raw } : { raw };
     }
     case 'ExtraValue':
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new MappingError(path, 'must be an array of strings');
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+        throw new MappingError(path, 'must be an array of strings');
       return { items: value };
     default:
       throw new MappingError(path, `unsupported value type ${name}`);
@@ -140,12 +151,21 @@ function specialToWire(name: string, value: unknown, path: string): unknown {
 // ---- message → JSON ----------------------------------------------------------------------------------------------
 
 /** The JSON object of a decoded message of `type`. */
-export function messageToJson(type: protobuf.Type, msg: Message, path = '', nested?: NestedDecoder): Record<string, unknown> {
+export function messageToJson(
+  type: protobuf.Type,
+  msg: Message,
+  path = '',
+  nested?: NestedDecoder,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const at = join(path, field.name);
     if (fieldOption(field, 'inline')) {
-      if (hasOwn(msg, field.name)) Object.assign(out, messageToJson(field.resolvedType as protobuf.Type, msg[field.name] as Message, path, nested));
+      if (hasOwn(msg, field.name))
+        Object.assign(
+          out,
+          messageToJson(field.resolvedType as protobuf.Type, msg[field.name] as Message, path, nested),
+        );
       continue;
     }
     if (!hasOwn(msg, field.name)) continue;
@@ -193,7 +213,8 @@ function scalarToJson(type: string, value: unknown): unknown {
 function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
   // int64 values decode as Long objects (the long package is installed).
-  if (typeof v === 'object' && v !== null && typeof (v as { toNumber?: unknown }).toNumber === 'function') return (v as { toNumber(): number }).toNumber();
+  if (typeof v === 'object' && v !== null && typeof (v as { toNumber?: unknown }).toNumber === 'function')
+    return (v as { toNumber(): number }).toNumber();
   return Number(v);
 }
 
@@ -202,7 +223,8 @@ function formatTime(msg: Message, micro: boolean, path: string): string | null {
   const seconds = toNumber(msg.seconds ?? 0);
   const nanos = toNumber(msg.nanos ?? 0);
   const date = new Date(seconds * 1000);
-  if (Number.isNaN(date.getTime()) || nanos < 0 || nanos > 999_999_999) throw new MappingError(path, 'is not a valid time');
+  if (Number.isNaN(date.getTime()) || nanos < 0 || nanos > 999_999_999)
+    throw new MappingError(path, 'is not a valid time');
   const base = date.toISOString().slice(0, 19);
   // Go's JSON form of metav1.Time has whole seconds; MicroTime has six fraction digits.
   return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;

@@ -6,10 +6,26 @@
 import { performance } from 'node:perf_hooks';
 import protobuf from 'protobufjs';
 import { errors, isStatusError } from '../meta/errors.js';
-import { AUTHENTICATION_PROTO, AUTHORIZATION_PROTO, APPS_PROTO, AUTOSCALING_PROTO, BATCH_PROTO, EVENTS_PROTO, NETWORKING_PROTO, RBAC_PROTO } from './groups-proto.js';
+import {
+  AUTHENTICATION_PROTO,
+  AUTHORIZATION_PROTO,
+  APPS_PROTO,
+  AUTOSCALING_PROTO,
+  BATCH_PROTO,
+  EVENTS_PROTO,
+  NETWORKING_PROTO,
+  RBAC_PROTO,
+} from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
 import { POD_PROTO } from './pod-proto.js';
-import { ENVELOPE_PREFIX, isEnvelope, jsonToMessage, MappingError, messageToJson, type Message } from './json-mapping.js';
+import {
+  ENVELOPE_PREFIX,
+  isEnvelope,
+  jsonToMessage,
+  MappingError,
+  messageToJson,
+  type Message,
+} from './json-mapping.js';
 import { META_PROTO } from './meta-proto.js';
 
 export interface GroupVersionKind {
@@ -19,7 +35,19 @@ export interface GroupVersionKind {
 }
 
 const root = new protobuf.Root();
-for (const source of [META_PROTO, CORE_PROTO, POD_PROTO, APPS_PROTO, AUTOSCALING_PROTO, EVENTS_PROTO, BATCH_PROTO, NETWORKING_PROTO, RBAC_PROTO, AUTHENTICATION_PROTO, AUTHORIZATION_PROTO]) {
+for (const source of [
+  META_PROTO,
+  CORE_PROTO,
+  POD_PROTO,
+  APPS_PROTO,
+  AUTOSCALING_PROTO,
+  EVENTS_PROTO,
+  BATCH_PROTO,
+  NETWORKING_PROTO,
+  RBAC_PROTO,
+  AUTHENTICATION_PROTO,
+  AUTHORIZATION_PROTO,
+]) {
   protobuf.parse(source, root, { keepCase: true });
 }
 root.resolveAll();
@@ -34,27 +62,49 @@ const WATCH_EVENT = typeOf('gatehouse.meta.WatchEvent');
  * and aggregated types never do.
  */
 const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: string[]; lists: boolean }[]> = {
-  '': [{ versions: ['v1'], pkg: 'core', kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount', 'Event'], lists: true }],
+  '': [
+    {
+      versions: ['v1'],
+      pkg: 'core',
+      kinds: ['Namespace', 'Node', 'ResourceQuota', 'Secret', 'ConfigMap', 'ServiceAccount', 'Event'],
+      lists: true,
+    },
+  ],
   apps: [{ versions: ['v1'], pkg: 'apps', kinds: ['ReplicaSet'], lists: true }],
   autoscaling: [{ versions: ['v1'], pkg: 'autoscaling', kinds: ['Scale'], lists: false }],
   batch: [{ versions: ['v1'], pkg: 'batch', kinds: ['CronJob'], lists: true }],
   events: [{ versions: ['v1'], pkg: 'events', kinds: ['Event'], lists: true }],
   networking: [{ versions: ['v1'], pkg: 'networking', kinds: ['NetworkPolicy'], lists: true }],
-  'rbac.authorization': [{ versions: ['v1'], pkg: 'rbac', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true }],
+  'rbac.authorization': [
+    { versions: ['v1'], pkg: 'rbac', kinds: ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'], lists: true },
+  ],
   authentication: [
-    { versions: ['v1'], pkg: 'authentication', kinds: ['SelfSubjectReview', 'TokenRequest', 'TokenReview'], lists: false },
+    {
+      versions: ['v1'],
+      pkg: 'authentication',
+      kinds: ['SelfSubjectReview', 'TokenRequest', 'TokenReview'],
+      lists: false,
+    },
     // kubectl auth whoami falls back to v1beta1, whose SelfSubjectReview has the same wire form.
     { versions: ['v1beta1'], pkg: 'authentication', kinds: ['SelfSubjectReview'], lists: false },
   ],
-  authorization: [{
-    versions: ['v1'], pkg: 'authorization', lists: false,
-    kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
-  }],
+  authorization: [
+    {
+      versions: ['v1'],
+      pkg: 'authorization',
+      lists: false,
+      kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
+    },
+  ],
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */
-const META_KINDS = new Map(['Status', 'DeleteOptions', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList']
-  .map((kind) => [kind, typeOf(`gatehouse.meta.${kind}`)]));
+const META_KINDS = new Map(
+  ['Status', 'DeleteOptions', 'WatchEvent', 'PartialObjectMetadata', 'PartialObjectMetadataList'].map((kind) => [
+    kind,
+    typeOf(`gatehouse.meta.${kind}`),
+  ]),
+);
 
 const typesByKey = new Map<string, protobuf.Type>();
 for (const [family, entries] of Object.entries(KINDS_BY_FAMILY)) {
@@ -75,7 +125,9 @@ function family(group: string): string | undefined {
 
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** As a literal, not `{ ...parseApiVersion(v), kind }`: that spread gave each answer a hidden class of its own. */
@@ -109,12 +161,16 @@ function mappingProblem(e: unknown): string | undefined {
  * form or with a field that has no protobuf value (callers check protobufCovers first).
  */
 export function encodeProtobufObject(obj: unknown): Buffer {
-  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw errors.internal('only objects can be encoded as protobuf');
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+    throw errors.internal('only objects can be encoded as protobuf');
   const json = obj as Record<string, unknown>;
   const apiVersion = typeof json.apiVersion === 'string' ? json.apiVersion : '';
   const kind = typeof json.kind === 'string' ? json.kind : '';
   const type = messageType(gvkOf(apiVersion, kind));
-  if (!type) throw errors.internal(`object ${kind || '<no kind>'} of ${apiVersion || '<no apiVersion>'} has no protobuf encoding`);
+  if (!type)
+    throw errors.internal(
+      `object ${kind || '<no kind>'} of ${apiVersion || '<no apiVersion>'} has no protobuf encoding`,
+    );
   let raw: Uint8Array;
   try {
     raw = type.encode(jsonToMessage(type, json)).finish();
@@ -135,13 +191,16 @@ export function encodeProtobufObject(obj: unknown): Buffer {
  * item is encoded before the pieces are returned. A batch is the list message with only those items set, which
  * protobuf encodes as exactly the run of `items` entries the whole list's encoding holds for them.
  */
-export async function encodeProtobufListInBatches(list: Record<string, unknown> & { items: unknown[] }): Promise<Buffer[]> {
+export async function encodeProtobufListInBatches(
+  list: Record<string, unknown> & { items: unknown[] },
+): Promise<Buffer[]> {
   const apiVersion = typeof list.apiVersion === 'string' ? list.apiVersion : '';
   const kind = typeof list.kind === 'string' ? list.kind : '';
   const type = messageType(gvkOf(apiVersion, kind));
   const itemsField = type?.fields.items;
   // Only when the items come last on the wire is the concatenation the whole list's bytes.
-  if (!type || !itemsField?.repeated || type.fieldsArray[type.fieldsArray.length - 1] !== itemsField) return [encodeProtobufObject(list)];
+  if (!type || !itemsField?.repeated || type.fieldsArray[type.fieldsArray.length - 1] !== itemsField)
+    return [encodeProtobufObject(list)];
   const encode = (json: Record<string, unknown>): Buffer => {
     try {
       const bytes = type.encode(jsonToMessage(type, json)).finish();
@@ -163,7 +222,10 @@ export async function encodeProtobufListInBatches(list: Record<string, unknown> 
     const batch = encode({ items: list.items.slice(i, end) });
     pieces.push(batch);
     rawLength += batch.length;
-    count = Math.max(1, Math.min(4096, Math.floor(((end - i) * BATCH_MS) / Math.max(0.01, performance.now() - started))));
+    count = Math.max(
+      1,
+      Math.min(4096, Math.floor(((end - i) * BATCH_MS) / Math.max(0.01, performance.now() - started))),
+    );
     i = end;
   }
   const typeMeta: Message = {};
@@ -189,13 +251,18 @@ export function decodeProtobufObject(body: Uint8Array, expected?: GroupVersionKi
   return decodeEnvelope(body, expected, '');
 }
 
-function decodeEnvelope(body: Uint8Array, expected: GroupVersionKind | undefined, path: string): Record<string, unknown> {
+function decodeEnvelope(
+  body: Uint8Array,
+  expected: GroupVersionKind | undefined,
+  path: string,
+): Record<string, unknown> {
   if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
   if (!isEnvelope(body)) throw badBody(`${path ? `${path}: ` : ''}it does not start with the k8s envelope prefix`);
   try {
     const unknown = UNKNOWN.decode(body.subarray(4)) as unknown as Message;
     const encoding = unknown.contentEncoding;
-    if (typeof encoding === 'string' && encoding !== '') throw badBody(`content encoding ${JSON.stringify(encoding)} is not supported`);
+    if (typeof encoding === 'string' && encoding !== '')
+      throw badBody(`content encoding ${JSON.stringify(encoding)} is not supported`);
     const contentType = unknown.contentType;
     if (typeof contentType === 'string' && contentType !== '' && !/protobuf/i.test(contentType)) {
       throw badBody(`content type ${JSON.stringify(contentType)} of the raw object is not supported`);
@@ -204,11 +271,16 @@ function decodeEnvelope(body: Uint8Array, expected: GroupVersionKind | undefined
     const apiVersion = typeof typeMeta.apiVersion === 'string' ? typeMeta.apiVersion : '';
     const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';
     const gvk: GroupVersionKind | undefined = kind
-      ? (apiVersion ? gvkOf(apiVersion, kind) : { group: expected?.group ?? '', version: expected?.version ?? '', kind })
+      ? apiVersion
+        ? gvkOf(apiVersion, kind)
+        : { group: expected?.group ?? '', version: expected?.version ?? '', kind }
       : expected;
     if (!gvk) throw badBody('the envelope names no kind');
     const type = messageType(gvk);
-    if (!type) throw badBody(`no kind "${gvk.kind}" is registered for version "${gvk.group ? `${gvk.group}/` : ''}${gvk.version}" in protobuf`);
+    if (!type)
+      throw badBody(
+        `no kind "${gvk.kind}" is registered for version "${gvk.group ? `${gvk.group}/` : ''}${gvk.version}" in protobuf`,
+      );
     const raw = (unknown.raw ?? new Uint8Array()) as Uint8Array;
     const message = type.decode(raw) as unknown as Message;
     const fields = messageToJson(type, message, path, (nested, at) => decodeEnvelope(nested, undefined, at));
@@ -238,7 +310,10 @@ export function encodeProtobufWatchFrame(event: { type: string; object: unknown 
 }
 
 /** Splits a protobuf watch stream into events (for clients and tests); a trailing partial frame is left in `rest`. */
-export function decodeProtobufWatchFrames(stream: Buffer): { events: { type: string; object: unknown }[]; rest: Buffer } {
+export function decodeProtobufWatchFrames(stream: Buffer): {
+  events: { type: string; object: unknown }[];
+  rest: Buffer;
+} {
   const events: { type: string; object: unknown }[] = [];
   let at = 0;
   while (stream.length - at >= 4) {

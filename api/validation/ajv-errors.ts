@@ -16,7 +16,10 @@ export function typeName(v: unknown): string {
 /** `/spec/taints/0/effect` → `spec.taints[0].effect`; map keys become `[key]` as in `metadata.labels[app]`. */
 export function pointerToPath(pointer: string, schema: JSONSchema, data: unknown): string {
   if (!pointer) return '';
-  const segments = pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let path = '';
   let s: JSONSchema | undefined = schema;
   let d: unknown = data;
@@ -50,10 +53,18 @@ export function toFieldError(e: ErrorObject, schema: JSONSchema, data: unknown):
     case 'type':
       // A null where an object or scalar is expected decodes as "absent" for built-in types.
       if (value === null) return null;
-      return fieldErrors.typeInvalid(at, typeName(value), `${at} in body must be of type ${String(p.type)}: "${typeName(value)}"`);
+      return fieldErrors.typeInvalid(
+        at,
+        typeName(value),
+        `${at} in body must be of type ${String(p.type)}: "${typeName(value)}"`,
+      );
     case 'x-kubernetes-int-or-string':
       if (value === null) return null;
-      return fieldErrors.typeInvalid(at, typeName(value), `${at} in body must be of type integer or string: "${typeName(value)}"`);
+      return fieldErrors.typeInvalid(
+        at,
+        typeName(value),
+        `${at} in body must be of type integer or string: "${typeName(value)}"`,
+      );
     case 'required': {
       const missing = String(p.missingProperty);
       return fieldErrors.required(path ? `${path}.${missing}` : missing);
@@ -69,7 +80,11 @@ export function toFieldError(e: ErrorObject, schema: JSONSchema, data: unknown):
     case 'pattern':
       return fieldErrors.invalid(at, value, `${at} in body should match '${String(p.pattern)}'`);
     case 'format':
-      return fieldErrors.invalid(at, value, `${at} in body must be of type ${String(p.format)}: ${JSON.stringify(value)}`);
+      return fieldErrors.invalid(
+        at,
+        value,
+        `${at} in body must be of type ${String(p.format)}: ${JSON.stringify(value)}`,
+      );
     case 'anyOf':
     case 'oneOf':
     case 'allOf':

@@ -7,8 +7,13 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const ANNOTATIONS = [
-  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-patch-strategy',
+  'x-kubernetes-patch-merge-key',
   'x-kubernetes-group-version-kind',
 ];
 
@@ -21,7 +26,10 @@ function createAjv(): Ajv {
     errors: true,
     validate: (enabled: boolean, data: unknown) => !enabled || typeof data === 'string' || Number.isInteger(data),
   });
-  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
+  });
   ajv.addFormat('byte', { type: 'string', validate: (s: string) => BASE64.test(s) });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) || Number.isInteger(n) });

@@ -33,7 +33,7 @@ function compile(schema: JSONSchema): ValidateFunction {
 
 /** Accepts a kind (its complete schema) or any schema of the dialect. */
 export function createSchemaValidator(source: KindDefinition | JSONSchema): SchemaValidator {
-  const schema: JSONSchema = 'resource' in source && 'schema' in source ? (source).schema : (source);
+  const schema: JSONSchema = 'resource' in source && 'schema' in source ? source.schema : source;
   const check = compile(schema);
   return {
     prune: (obj) => pruneUnknownFields(schema, obj),
@@ -92,13 +92,17 @@ export function createKindValidator(def: KindDefinition): KindValidator {
   const withRules = (obj: unknown, rules: (o: KObject) => FieldError[]): FieldError[] => {
     const schemaErrs = schemaValidator.validate(obj);
     if (!isObject(obj) || schemaErrs.some((e) => e.type === 'FieldValueTypeInvalid')) return schemaErrs;
-    return merge(schemaErrs, runRule(() => rules(obj as KObject)));
+    return merge(
+      schemaErrs,
+      runRule(() => rules(obj as KObject)),
+    );
   };
   const validator: KindValidator = {
     def,
     prune: schemaValidator.prune,
     validate: (obj) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateCreate?.(o) ?? [])]),
-    validateUpdate: (obj, old) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])]),
+    validateUpdate: (obj, old) =>
+      withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])]),
     validateStatusUpdate: (obj, old) => withRules(obj, (o) => def.validateStatusUpdate?.(o, old) ?? []),
   };
   cache.set(def, validator);

@@ -79,7 +79,9 @@ export async function lockDataDir(path: string, what: string): Promise<DataDirLo
     // Our own pid in a lock this process does not hold comes from an earlier incarnation with the same pid.
     const foreign = owner !== undefined && owner.pid !== process.pid;
     if (foreign && alive(owner)) {
-      throw new Error(`${what} is in use by process ${owner.pid} (lock ${path}); stop it first, or use another data dir`);
+      throw new Error(
+        `${what} is in use by process ${owner.pid} (lock ${path}); stop it first, or use another data dir`,
+      );
     }
     // An empty or half-written lock may belong to an owner still writing it; give it a moment before judging it.
     if (owner === undefined && attempt === 0) {

@@ -138,7 +138,11 @@ describe('embedded storage', () => {
     const data = await readFile(path);
     data[40] ^= 0xff;
     await writeFile(path, data);
-    const attempt = (): Promise<string> => createEmbeddedStorage({ dataDir, log: () => undefined }).then(() => 'opened', (e: Error) => e.message);
+    const attempt = (): Promise<string> =>
+      createEmbeddedStorage({ dataDir, log: () => undefined }).then(
+        () => 'opened',
+        (e: Error) => e.message,
+      );
     expect(await attempt()).to.match(/corrupt/);
     // The failed open released its lock: the second attempt fails the same way, not as "already open".
     expect(await attempt()).to.match(/corrupt/);
@@ -223,7 +227,9 @@ describe('embedded storage', () => {
 
     s = await reopen(options);
     const { items } = await s.getList(key(''));
-    expect(items.map((o) => o.metadata.name).sort()).to.deep.equal(['after', ...Array.from({ length: 10 }, (_, i) => `c${290 + i}`)].sort());
+    expect(items.map((o) => o.metadata.name).sort()).to.deep.equal(
+      ['after', ...Array.from({ length: 10 }, (_, i) => `c${290 + i}`)].sort(),
+    );
   });
 
   it('compacts history after a restart by the original write times', async () => {
@@ -255,7 +261,9 @@ describe('embedded storage', () => {
   it('leaves a readable store with whole objects after kill -9 of a process writing in a loop', async function () {
     this.timeout(30_000);
     const script = fileURLToPath(new URL('./kill-test-writer.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const acked = new Map<string, { seq: number; revision: bigint }>();
     let buffered = '';
     await new Promise<void>((resolve, reject) => {
@@ -281,7 +289,9 @@ describe('embedded storage', () => {
     expect(items.length).to.equal(acked.size);
     for (const item of items) {
       const data = item.data as Record<string, string>;
-      expect(createHash('sha256').update(data.payload).digest('hex'), `${item.metadata.name} is whole`).to.equal(data.digest);
+      expect(createHash('sha256').update(data.payload).digest('hex'), `${item.metadata.name} is whole`).to.equal(
+        data.digest,
+      );
       const ack = acked.get(key('').replace('ns1/', `crash/${item.metadata.name}`))!;
       // Every acknowledged write survived; at most the unacknowledged ones in flight at the kill may be there too.
       expect(Number(data.seq)).to.be.at.least(ack.seq);

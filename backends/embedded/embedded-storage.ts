@@ -61,7 +61,8 @@ async function load(path: string): Promise<Loaded> {
   const { payloads, validBytes } = scanFrames(data);
   const header = decodeHeader(payloads[0]);
   // The snapshot part was written whole and renamed into place, so damage there is not a torn append.
-  if (payloads.length < 1 + header.records) throw corrupt(`the snapshot holds ${payloads.length - 1} of its ${header.records} records`);
+  if (payloads.length < 1 + header.records)
+    throw corrupt(`the snapshot holds ${payloads.length - 1} of its ${header.records} records`);
   return {
     compacted: header.compacted,
     validBytes,
@@ -73,7 +74,8 @@ async function load(path: string): Promise<Loaded> {
       for (let i = 1; i < payloads.length; i++) {
         const record = decodeRecord(payloads[i], i);
         if (record.type === 'BASE') {
-          if (restored || i > header.records) throw corrupt(`base object ${record.key} (record ${i}) outside the snapshot`);
+          if (restored || i > header.records)
+            throw corrupt(`base object ${record.key} (record ${i}) outside the snapshot`);
           base.push(record);
           continue;
         }
@@ -115,7 +117,9 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
     const revision = await memory.currentRevision();
     if (loaded.tornBytes > 0) {
       // After a crash these are writes never acknowledged; without one, the file was damaged and this loses data.
-      log(`warning: embedded storage: dropped ${loaded.tornBytes} bytes after the last intact record of ${path} (a write torn by a crash)`);
+      log(
+        `warning: embedded storage: dropped ${loaded.tornBytes} bytes after the last intact record of ${path} (a write torn by a crash)`,
+      );
     }
     // Records a snapshot would keep now; the rest is history that left the window, possibly while the server was
     // down. Scaling the file by that ratio estimates the snapshot's size without writing it.
@@ -132,7 +136,9 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
       snapshotCompacted: loaded.compacted,
       log,
     });
-    log(`embedded storage: loaded ${loaded.records} records (${loaded.validBytes} bytes) from ${path} at revision ${revision} in ${(performance.now() - started).toFixed(0)} ms`);
+    log(
+      `embedded storage: loaded ${loaded.records} records (${loaded.validBytes} bytes) from ${path} at revision ${revision} in ${(performance.now() - started).toFixed(0)} ms`,
+    );
     if (writer.due()) await writer.rewrite();
     const durable = writer;
     return {
@@ -142,7 +148,9 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
         try {
           await durable.close();
         } catch (e) {
-          log(`warning: embedded storage: the log failed earlier, writes after the failure were not acknowledged: ${(e as Error).message}`);
+          log(
+            `warning: embedded storage: the log failed earlier, writes after the failure were not acknowledged: ${(e as Error).message}`,
+          );
         } finally {
           await lock.release();
         }

@@ -15,7 +15,12 @@ async function writer(id: number): Promise<void> {
     // Large, varying objects make it likely that the kill lands in the middle of a write.
     const payload = String(seq % 10).repeat(8_192 + ((seq * 977) % 8_192));
     const digest = createHash('sha256').update(payload).digest('hex');
-    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `w${id}`, namespace: 'crash' }, data: { seq: String(seq), payload, digest } };
+    const object = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `w${id}`, namespace: 'crash' },
+      data: { seq: String(seq), payload, digest },
+    };
     const stored = await storage.guaranteedUpdate(key, () => object, { createFrom: () => object });
     process.stdout.write(`ack ${key} ${seq} ${stored.metadata.resourceVersion}\n`);
   }

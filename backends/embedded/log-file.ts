@@ -151,7 +151,9 @@ export async function openLogWriter(opts: LogWriterOptions): Promise<LogWriter> 
     } catch (e) {
       // The temp file is gone and the log untouched: keep appending to it and retry after it grows again.
       snapshotBytes = position;
-      opts.log(`warning: embedded storage: rewriting ${opts.path} failed, the log keeps growing: ${(e as Error).message}`);
+      opts.log(
+        `warning: embedded storage: rewriting ${opts.path} failed, the log keeps growing: ${(e as Error).message}`,
+      );
       return;
     }
     // From the rename on, a failure is fatal: the handle would point at a file that is no longer the log.
@@ -160,7 +162,9 @@ export async function openLogWriter(opts: LogWriterOptions): Promise<LogWriter> 
     fh = await open(opts.path, 'r+');
     position = snapshotBytes;
     await old.close();
-    opts.log(`embedded storage: rewrote ${opts.path} from ${before} to ${snapshotBytes} bytes in ${(performance.now() - started).toFixed(0)} ms`);
+    opts.log(
+      `embedded storage: rewrote ${opts.path} from ${before} to ${snapshotBytes} bytes in ${(performance.now() - started).toFixed(0)} ms`,
+    );
   }
 
   // A snapshot holds the base at the compaction mark and every write after it. While the mark stands where the last

@@ -99,8 +99,10 @@ export function decodeHeader(payload: Buffer | undefined): { compacted: bigint; 
   if (!payload) throw corrupt('the header record is missing or damaged');
   const record = parse(payload, 0);
   if (record.type !== 'HEADER') throw corrupt('the file does not start with a header');
-  if (record.format !== FORMAT_VERSION) throw corrupt(`format ${record.format} is not supported (expected ${FORMAT_VERSION})`);
-  if (!/^[1-9]\d*$/.test(record.compacted) || !Number.isSafeInteger(record.records) || record.records < 0) throw corrupt('bad header');
+  if (record.format !== FORMAT_VERSION)
+    throw corrupt(`format ${record.format} is not supported (expected ${FORMAT_VERSION})`);
+  if (!/^[1-9]\d*$/.test(record.compacted) || !Number.isSafeInteger(record.records) || record.records < 0)
+    throw corrupt('bad header');
   return { compacted: BigInt(record.compacted), records: record.records };
 }
 
@@ -111,7 +113,8 @@ export function decodeRecord(payload: Buffer, index: number): DecodedRecord {
   const record = parse(payload, index);
   const isObject = (v: unknown): v is KObject => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (record.type === 'BASE') {
-    if (typeof record.key !== 'string' || !isObject(record.object)) throw corrupt(`record ${index} is a malformed base object`);
+    if (typeof record.key !== 'string' || !isObject(record.object))
+      throw corrupt(`record ${index} is a malformed base object`);
     return { type: 'BASE', key: record.key, object: record.object };
   }
   const valid =
@@ -127,7 +130,11 @@ export function decodeRecord(payload: Buffer, index: number): DecodedRecord {
 }
 
 /** The snapshot of `snapshot` as frames, produced lazily so a large store is written in slices. */
-export function* snapshotFrames(snapshot: { compacted: bigint; base: readonly { key: string; object: KObject }[]; entries: readonly LogEntry[] }): Generator<Buffer> {
+export function* snapshotFrames(snapshot: {
+  compacted: bigint;
+  base: readonly { key: string; object: KObject }[];
+  entries: readonly LogEntry[];
+}): Generator<Buffer> {
   const records = snapshot.base.length + snapshot.entries.length;
   yield frame({ type: 'HEADER', format: FORMAT_VERSION, compacted: snapshot.compacted.toString(), records });
   for (const { key, object } of snapshot.base) yield frame({ type: 'BASE', key, object });

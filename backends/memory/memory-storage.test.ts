@@ -14,7 +14,9 @@ describe('memory storage', () => {
   it('ends a watcher that falls too far behind with Expired, without blocking writers', async () => {
     const s = createMemoryStorage({ watchBufferLimit: 5 });
     const controller = new AbortController();
-    const iterator = s.watch('/r/', { revision: await s.currentRevision(), recursive: true }, controller.signal)[Symbol.asyncIterator]();
+    const iterator = s
+      .watch('/r/', { revision: await s.currentRevision(), recursive: true }, controller.signal)
+      [Symbol.asyncIterator]();
     for (let i = 0; i < 10; i++) await s.create(`/r/${i}`, cm(String(i)));
     // The fan-out runs after the writes were answered.
     await new Promise((resolve) => setImmediate(resolve));
@@ -30,7 +32,11 @@ describe('memory storage', () => {
     const start = await s.currentRevision();
     for (let i = 0; i < 5; i++) await s.create(`/r/${i}`, cm(String(i)));
     let caught: unknown;
-    await s.watch('/r/', { revision: start, recursive: true }, new AbortController().signal)[Symbol.asyncIterator]().next().catch((e: unknown) => (caught = e));
+    await s
+      .watch('/r/', { revision: start, recursive: true }, new AbortController().signal)
+      [Symbol.asyncIterator]()
+      .next()
+      .catch((e: unknown) => (caught = e));
     expect(isStorageError(caught, 'Expired')).to.equal(true);
     await s.close();
   });
@@ -54,7 +60,9 @@ describe('memory storage', () => {
     })();
     const recreated = await s.create('/r/a', cm('a'));
     await watch;
-    expect(events.map((e) => [e.type, e.revision])).to.deep.equal([['ADDED', BigInt(recreated.metadata.resourceVersion!)]]);
+    expect(events.map((e) => [e.type, e.revision])).to.deep.equal([
+      ['ADDED', BigInt(recreated.metadata.resourceVersion!)],
+    ]);
     await s.close();
   });
 
@@ -73,9 +81,13 @@ describe('memory storage sharing', () => {
     const s = createMemoryStorage();
     const start = await s.currentRevision();
     const controllers = [new AbortController(), new AbortController()];
-    const iterators = controllers.map((c) => s.watch('/r/', { revision: start, recursive: true }, c.signal)[Symbol.asyncIterator]());
+    const iterators = controllers.map((c) =>
+      s.watch('/r/', { revision: start, recursive: true }, c.signal)[Symbol.asyncIterator](),
+    );
     const created = await s.create('/r/a', { ...cm('a'), data: { k: 'v' } });
-    expect(Object.isFrozen(created) && Object.isFrozen(created.metadata) && Object.isFrozen(created.data)).to.equal(true);
+    expect(Object.isFrozen(created) && Object.isFrozen(created.metadata) && Object.isFrozen(created.data)).to.equal(
+      true,
+    );
     expect(await s.get('/r/a')).to.equal(created);
     expect((await s.getList('/r/')).items[0]).to.equal(created);
     expect((await s.getList('/r/', { limit: 1 })).items[0]).to.equal(created);
@@ -95,10 +107,20 @@ describe('memory storage sharing', () => {
     await s.create('/r/9', cm('9'));
     const second = await s.getList('/r/', { limit: 2, continue: first.continue });
     const third = await s.getList('/r/', { limit: 2, continue: second.continue });
-    expect([first, second, third].map((p) => p.items.map((o) => o.metadata.name))).to.deep.equal([['0', '1'], ['2', '3'], ['4']]);
+    expect([first, second, third].map((p) => p.items.map((o) => o.metadata.name))).to.deep.equal([
+      ['0', '1'],
+      ['2', '3'],
+      ['4'],
+    ]);
     expect([first, second, third].map((p) => p.remainingItemCount)).to.deep.equal([3, 1, undefined]);
     expect(third.continue).to.equal(undefined);
-    expect((await s.getList('/r/', { limit: 10 })).items.map((o) => o.metadata.name)).to.deep.equal(['0', '1', '2', '4', '9']);
+    expect((await s.getList('/r/', { limit: 10 })).items.map((o) => o.metadata.name)).to.deep.equal([
+      '0',
+      '1',
+      '2',
+      '4',
+      '9',
+    ]);
     await s.close();
   });
 });
@@ -107,9 +129,14 @@ describe('continue tokens', () => {
   it('round-trip the next key relative to the prefix and the revision, as unpadded base64url JSON', () => {
     const token = encodeContinue('/registry/pods/ns1/b\u0000', '/registry/pods/', 9007199254740993n);
     expect(token).to.match(/^[A-Za-z0-9_-]+$/);
-    expect(Buffer.from(token, 'base64url').toString()).to.equal('{"v":"meta.k8s.io/v1","rv":9007199254740993,"start":"ns1/b\\u0000"}');
+    expect(Buffer.from(token, 'base64url').toString()).to.equal(
+      '{"v":"meta.k8s.io/v1","rv":9007199254740993,"start":"ns1/b\\u0000"}',
+    );
     const small = encodeContinue('/registry/pods/ns1/b\u0000', '/registry/pods/', 42n);
-    expect(decodeContinue(small, '/registry/pods/')).to.deep.equal({ start: '/registry/pods/ns1/b\u0000', revision: 42n });
+    expect(decodeContinue(small, '/registry/pods/')).to.deep.equal({
+      start: '/registry/pods/ns1/b\u0000',
+      revision: 42n,
+    });
   });
 
   it('stay within the prefix they are decoded for', () => {
@@ -120,8 +147,14 @@ describe('continue tokens', () => {
   it('are Expired below the oldest readable revision and invalid when malformed', () => {
     const token = encodeContinue('/p/a', '/p/', 5n);
     expect(decodeContinue(token, '/p/', 5n).revision).to.equal(5n);
-    expect(() => decodeContinue(token, '/p/', 6n)).to.throw(StorageError).with.property('code', 'Expired');
-    expect(() => decodeContinue('e30', '/p/')).to.throw(StorageError).with.property('code', 'InvalidContinue');
-    expect(() => encodeContinue('/q/a', '/p/', 5n)).to.throw(StorageError).with.property('code', 'Internal');
+    expect(() => decodeContinue(token, '/p/', 6n))
+      .to.throw(StorageError)
+      .with.property('code', 'Expired');
+    expect(() => decodeContinue('e30', '/p/'))
+      .to.throw(StorageError)
+      .with.property('code', 'InvalidContinue');
+    expect(() => encodeContinue('/q/a', '/p/', 5n))
+      .to.throw(StorageError)
+      .with.property('code', 'Internal');
   });
 });

@@ -29,7 +29,12 @@ import {
   type WatchOptions,
 } from '../storage.js';
 import { createHistoryLister } from './history-lists.js';
-import { createRevisionHistory, type HistorySnapshot, type LogEntry, type RevisionHistory } from './revision-history.js';
+import {
+  createRevisionHistory,
+  type HistorySnapshot,
+  type LogEntry,
+  type RevisionHistory,
+} from './revision-history.js';
 import { failedWatch } from '../watcher-queue.js';
 import { createWatchHub } from './watch-hub.js';
 import { checkPreconditions, contentJson, intake, notFound } from '../storage-support.js';
@@ -122,7 +127,10 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
 
   function fail(error: unknown): StorageError {
     if (!broken) {
-      broken = new StorageError('Unavailable', `storage failed, restart to recover from disk: ${error instanceof Error ? error.message : String(error)}`);
+      broken = new StorageError(
+        'Unavailable',
+        `storage failed, restart to recover from disk: ${error instanceof Error ? error.message : String(error)}`,
+      );
       hub.close();
       for (const w of [...waiters]) w.reject(broken);
     }
@@ -160,10 +168,21 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
   function waitForRevision(revision: bigint, key: string, waitMs = notOlderThanWaitMs): Promise<void> | undefined {
     if (visible >= revision) return undefined;
     return new Promise<void>((resolve, reject) => {
-      const timer = waitMs === Infinity ? undefined : setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${visible}`, key, revision, visible));
-      }, waitMs);
+      const timer =
+        waitMs === Infinity
+          ? undefined
+          : setTimeout(() => {
+              waiters.delete(waiter);
+              reject(
+                new StorageError(
+                  'TooLargeRevision',
+                  `Too large resource version: ${revision}, current: ${visible}`,
+                  key,
+                  revision,
+                  visible,
+                ),
+              );
+            }, waitMs);
       const waiter: RevisionWaiter = {
         revision,
         resolve: () => {
@@ -292,7 +311,12 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
     }
     if (watchOpts.revision < history.compacted()) return failedWatch(expired(key, watchOpts.revision));
     // A revision beyond the current one is accepted, as etcd does: the watch simply starts once writes reach it.
-    const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
+    const request = {
+      key,
+      recursive: watchOpts.recursive,
+      progressNotify: watchOpts.progressNotify ?? false,
+      revision: watchOpts.revision,
+    };
     // Entries still on their way to disk are published when revealed, so the replay stops at `visible`.
     const replay = history.entriesAfter(watchOpts.revision);
     while (replay.length > 0 && replay[replay.length - 1].revision > visible) replay.pop();

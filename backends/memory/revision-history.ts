@@ -157,7 +157,14 @@ export function createRevisionHistory(): RevisionHistory {
         if (!prev) throw new StorageError('Internal', `commit: deleting absent key ${key}`, key);
         entry = { revision, key, type: 'DELETED', object: stamp(cloneJson(prev), revision), prevObject: prev, time };
       } else {
-        entry = { revision, key, type: prev ? 'MODIFIED' : 'ADDED', object: stamp(object, revision), prevObject: prev, time };
+        entry = {
+          revision,
+          key,
+          type: prev ? 'MODIFIED' : 'ADDED',
+          object: stamp(object, revision),
+          prevObject: prev,
+          time,
+        };
       }
       if (!list) {
         list = [];
@@ -227,14 +234,20 @@ export function createRevisionHistory(): RevisionHistory {
     replay(write) {
       // Revisions are contiguous: a gap or a repeat means the durable copy does not describe one history.
       if (write.revision !== current + 1n) {
-        throw new StorageError('Internal', `replay: expected revision ${current + 1n}, got ${write.revision}`, write.key, write.revision);
+        throw new StorageError(
+          'Internal',
+          `replay: expected revision ${current + 1n}, got ${write.revision}`,
+          write.key,
+          write.revision,
+        );
       }
       return history.commit(write.key, write.object, write.time);
     },
 
     snapshot(upTo) {
       const base: { key: string; object: KObject }[] = [];
-      if (upTo < compacted) throw new StorageError('Internal', `snapshot: revision ${upTo} is below the compacted ${compacted}`);
+      if (upTo < compacted)
+        throw new StorageError('Internal', `snapshot: revision ${upTo} is below the compacted ${compacted}`);
       history.scan('', '', compacted, (key, object) => {
         base.push({ key, object });
         return true;

@@ -83,11 +83,15 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
 
   return {
     open(request, replay, signal) {
-      const w = openWatcher<LogEntry, Watcher>({ key: request.key, bufferLimit: opts.bufferLimit, signal }, (queue) => ({
-        request,
-        position: replay.length > 0 ? replay[replay.length - 1].revision : request.revision,
-        queue,
-      }), unregister);
+      const w = openWatcher<LogEntry, Watcher>(
+        { key: request.key, bufferLimit: opts.bufferLimit, signal },
+        (queue) => ({
+          request,
+          position: replay.length > 0 ? replay[replay.length - 1].revision : request.revision,
+          queue,
+        }),
+        unregister,
+      );
       if (w.queue.done) return w.queue.iterate(toEvent);
       for (const entry of replay) if (selects(request, entry.key)) w.queue.push(entry);
       if (w.queue.done) return w.queue.iterate(toEvent);

@@ -38,7 +38,9 @@ export function createCompactor(opts: CompactorOptions): Compactor {
   async function pass(): Promise<bigint | undefined> {
     const cutoff = opts.now() - opts.historyWindowMs;
     return sessions.transaction(async (tx) => {
-      const [{ locked }] = await tx<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${COMPACT_LOCK.toString()}::bigint) AS locked`;
+      const [{ locked }] = await tx<
+        { locked: boolean }[]
+      >`SELECT pg_try_advisory_xact_lock(${COMPACT_LOCK.toString()}::bigint) AS locked`;
       if (!locked) return undefined;
       const [state] = await tx<{ old: bigint; cut: bigint | null; top: bigint | null }[]>`
         SELECT (SELECT revision FROM gatehouse_compaction WHERE id = 1) AS old,
@@ -56,7 +58,9 @@ export function createCompactor(opts: CompactorOptions): Compactor {
         DELETE FROM gatehouse_log WHERE deleted AND revision <= ${cut}::bigint AND revision < ${(state.top ?? 0n).toString()}::bigint`;
       await tx`UPDATE gatehouse_compaction SET revision = ${cut}::bigint WHERE id = 1 AND revision < ${cut}::bigint`;
       if (superseded.count + tombstones.count > 0) {
-        opts.log(`postgres storage: compacted to revision ${cut}: ${superseded.count} superseded rows, ${tombstones.count} tombstones`);
+        opts.log(
+          `postgres storage: compacted to revision ${cut}: ${superseded.count} superseded rows, ${tombstones.count} tombstones`,
+        );
       }
       return state.cut;
     });
@@ -81,7 +85,8 @@ export function createCompactor(opts: CompactorOptions): Compactor {
   const timer = setInterval(() => {
     compact().catch((e: unknown) => {
       const error = toStorageError(e);
-      if (!(error instanceof StorageError && error.code === 'Unavailable')) opts.log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
+      if (!(error instanceof StorageError && error.code === 'Unavailable'))
+        opts.log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
     });
   }, interval);
   timer.unref();

@@ -114,7 +114,10 @@ describe('postgres storage writes while the database goes away', function () {
       while (!stopped) {
         const name = `n${id}-${++seq}`;
         let ok = await attempt(`create ${name}`, () => s.create(nodeKey(name), node(name)));
-        if (ok) ok = await attempt(`update ${name}`, () => s.guaranteedUpdate(nodeKey(name), (o) => ({ ...o, metadata: { ...o.metadata, labels: { u: '1' } } })));
+        if (ok)
+          ok = await attempt(`update ${name}`, () =>
+            s.guaranteedUpdate(nodeKey(name), (o) => ({ ...o, metadata: { ...o.metadata, labels: { u: '1' } } })),
+          );
         if (ok) ok = await attempt(`delete ${name}`, () => s.delete(nodeKey(name)));
         if (ok) {
           acked++;
@@ -178,7 +181,12 @@ describe('postgres storage writes while the database goes away', function () {
       stopped = true;
       // Bounded, so that a write that hangs fails the assertions below rather than the test's timeout.
       let bound: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(loops), new Promise((resolve) => { bound = setTimeout(resolve, 2 * BOUND_MS); })]);
+      await Promise.race([
+        Promise.all(loops),
+        new Promise((resolve) => {
+          bound = setTimeout(resolve, 2 * BOUND_MS);
+        }),
+      ]);
       clearTimeout(bound);
       process.off('unhandledRejection', onUnhandled);
       await s.close();

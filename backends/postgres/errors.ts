@@ -31,7 +31,10 @@ const TRANSIENT_SQLSTATES = new Set(['53300', '40001', '40P01']);
  */
 export class StaleRowCountError extends StorageError {
   constructor(what: string, rows: number) {
-    super('Unavailable', `storage unavailable: the driver numbered the ${rows} rows of ${what} from an earlier statement's count`);
+    super(
+      'Unavailable',
+      `storage unavailable: the driver numbered the ${rows} rows of ${what} from an earlier statement's count`,
+    );
   }
 }
 
@@ -39,7 +42,12 @@ export class StaleRowCountError extends StorageError {
 export function connectionLost(e: unknown): boolean {
   const error = e as { code?: unknown; severity?: unknown } | null;
   if (typeof error?.code !== 'string') return false;
-  return LOST_CODES.has(error.code) || error.code.startsWith('08') || error.severity === 'FATAL' || error.severity === 'PANIC';
+  return (
+    LOST_CODES.has(error.code) ||
+    error.code.startsWith('08') ||
+    error.severity === 'FATAL' ||
+    error.severity === 'PANIC'
+  );
 }
 
 export function isUnavailable(e: unknown): boolean {
@@ -51,7 +59,8 @@ export function isUnavailable(e: unknown): boolean {
 export function toStorageError(e: unknown, key = ''): unknown {
   if (e instanceof StorageError) return e;
   if (isUnavailable(e)) return new StorageError('Unavailable', `storage unavailable: ${(e as Error).message}`, key);
-  if (e && typeof e === 'object' && 'severity' in e) return new StorageError('Internal', `storage error: ${(e as unknown as Error).message}`, key);
+  if (e && typeof e === 'object' && 'severity' in e)
+    return new StorageError('Internal', `storage error: ${(e as unknown as Error).message}`, key);
   return e;
 }
 

@@ -82,7 +82,9 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
           if (closed) return;
           if (chunk.compacted > lastDelivered) {
             // Rows between lastDelivered and the compaction mark may be gone: nobody can be caught up from here.
-            opts.log(`warning: postgres storage: log reader fell behind compaction (${lastDelivered} < ${chunk.compacted}); ending watches, reloading`);
+            opts.log(
+              `warning: postgres storage: log reader fell behind compaction (${lastDelivered} < ${chunk.compacted}); ending watches, reloading`,
+            );
             const reloaded = await opts.lost(chunk.compacted);
             if (closed) return;
             lastDelivered = reloaded;
@@ -101,7 +103,8 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
       failing = false;
     } catch (e) {
       // The database is unreachable: the poll timer and the LISTEN reconnect retry the scan.
-      if (!failing && !closed) opts.log(`error: postgres storage: log reader cannot read the log: ${(e as Error).message}`);
+      if (!failing && !closed)
+        opts.log(`error: postgres storage: log reader cannot read the log: ${(e as Error).message}`);
       failing = true;
     } finally {
       scanning = false;

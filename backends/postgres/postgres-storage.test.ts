@@ -80,16 +80,23 @@ describe('postgres storage', function () {
     ]);
     await ahead;
     expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
-    for (const o of outcomes) if (o.status === 'rejected') expect(isStorageError(o.reason, 'KeyExists'), String(o.reason)).to.equal(true);
+    for (const o of outcomes)
+      if (o.status === 'rejected') expect(isStorageError(o.reason, 'KeyExists'), String(o.reason)).to.equal(true);
     const [dup, , again] = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
     expect(rv(again)).to.equal(rv(dup) + 1n);
     expect(dataOf(await a.get(key('ns1', 'dup')))).to.deep.equal({ n: '1' });
     expect(dataOf(await a.get(key('ns1', 'gone')))).to.deep.equal({ v: 'again' });
     const db = postgres(url, { max: 1, onnotice: () => undefined });
     try {
-      const rows = await db`SELECT key, created, deleted FROM gatehouse_log WHERE key LIKE ${'%/dup'} OR key LIKE ${'%/gone'} ORDER BY revision`;
-      expect(rows.map((r) => `${String(r.key).split('/').pop()} created=${r.created} deleted=${r.deleted}`)).to.deep.equal([
-        'gone created=true deleted=false', 'gone created=false deleted=true', 'dup created=true deleted=false', 'gone created=true deleted=false',
+      const rows =
+        await db`SELECT key, created, deleted FROM gatehouse_log WHERE key LIKE ${'%/dup'} OR key LIKE ${'%/gone'} ORDER BY revision`;
+      expect(
+        rows.map((r) => `${String(r.key).split('/').pop()} created=${r.created} deleted=${r.deleted}`),
+      ).to.deep.equal([
+        'gone created=true deleted=false',
+        'gone created=false deleted=true',
+        'dup created=true deleted=false',
+        'gone created=true deleted=false',
       ]);
     } finally {
       await db.end();
@@ -100,7 +107,14 @@ describe('postgres storage', function () {
     const url = await freshDatabase();
     const a = await instance(url);
     // The writer nests each stored value in a JSON array parameter; the table must hold the value itself.
-    const data = { q: 'say "hi"', b: 'C:\\x \\" \\\\', j: '{"a":"\\u0041"}', c: 'nul\u0000 tab\t', u: '日本 🚀 \u2028', lone: 'x\ud800y' };
+    const data = {
+      q: 'say "hi"',
+      b: 'C:\\x \\" \\\\',
+      j: '{"a":"\\u0041"}',
+      c: 'nul\u0000 tab\t',
+      u: '日本 🚀 \u2028',
+      lone: 'x\ud800y',
+    };
     const created = await a.create(key('ns1', 'text'), configMap('text', data));
     const b = await instance(url, { pollIntervalMs: 60_000 });
     expect(await b.get(key('ns1', 'text'))).to.deep.equal(created);
@@ -123,7 +137,10 @@ describe('postgres storage', function () {
     const b = await second.create(key('ns1', 'b'), configMap('b'));
     expect(rv(b)).to.equal(current + 1n);
     await watcher.until(rv(b));
-    expect(watcher.events.map((e) => [e.type, e.revision])).to.deep.equal([['MODIFIED', rv(a2)], ['ADDED', rv(b)]]);
+    expect(watcher.events.map((e) => [e.type, e.revision])).to.deep.equal([
+      ['MODIFIED', rv(a2)],
+      ['ADDED', rv(b)],
+    ]);
   });
 
   it('a log reader that fell behind compaction reloads the read cache from a fresh snapshot and goes on from it', async () => {
@@ -156,8 +173,10 @@ describe('postgres storage', function () {
     try {
       expect(lost).to.deep.equal([compacted]);
       expect(reader.delivered()).to.equal(await a.currentRevision());
-      expect(cache.list({ prefix: PREFIX, start: PREFIX, revision: cache.current(), predicate: EVERYTHING, limit: Infinity }).items)
-        .to.deep.equal(await sqlState(url, cache.current()));
+      expect(
+        cache.list({ prefix: PREFIX, start: PREFIX, revision: cache.current(), predicate: EVERYTHING, limit: Infinity })
+          .items,
+      ).to.deep.equal(await sqlState(url, cache.current()));
       const later = await a.create(key('ns1', 'later'), configMap('later'));
       reader.wake(rv(later));
       expect(await reader.waitFor(rv(later), 5_000)).to.equal(true);

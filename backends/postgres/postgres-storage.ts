@@ -67,7 +67,6 @@ const READINESS_TIMEOUT_MS = 1_500;
 // normally a millisecond; the bound keeps a reader that cannot read the log from hanging requests.
 const CATCH_UP_MS = 2_000;
 
-
 function live(row: KeyRow | undefined): row is KeyRow {
   return row !== undefined && !row.deleted;
 }
@@ -78,7 +77,11 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => undefined);
   // Reads and NOTIFYs; never a transaction or a reserved connection (transaction.ts), which take sessions.
-  const sql = postgres(opts.url, { ...clientOptions('gatehouse'), ...ipv6HostOptions(opts.url), max: opts.maxConnections ?? 20 }) as unknown as Db;
+  const sql = postgres(opts.url, {
+    ...clientOptions('gatehouse'),
+    ...ipv6HostOptions(opts.url),
+    max: opts.maxConnections ?? 20,
+  }) as unknown as Db;
   const sessions = createSessions({ url: opts.url, applicationName: 'gatehouse' });
 
   let closed = false;
@@ -89,7 +92,9 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   } catch (e) {
     await Promise.all([sql.end({ timeout: 1 }), sessions.close()]);
     const error = toStorageError(e);
-    throw error instanceof StorageError ? new StorageError(error.code, `postgres storage at ${redactUrl(opts.url)}: ${error.message}`) : error;
+    throw error instanceof StorageError
+      ? new StorageError(error.code, `postgres storage at ${redactUrl(opts.url)}: ${error.message}`)
+      : error;
   }
 
   const hub = createWatchHub({
@@ -117,14 +122,37 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       hub.publish(rows, entries);
     },
     lost(compacted) {
-      hub.endAll(new StorageError('Expired', `watch fell behind the history window (compacted to ${compacted}); relist and watch again`));
+      hub.endAll(
+        new StorageError(
+          'Expired',
+          `watch fell behind the history window (compacted to ${compacted}); relist and watch again`,
+        ),
+      );
       return cache.reload();
     },
     log,
   });
-  const writer = createWriter({ sql, sessions, now, log, maxBatch: opts.maxWriteBatch, onCommit: (_revision, rows) => reader.offer(rows) });
-  const compactor = createCompactor({ sessions, historyWindowMs, now, log, compacted: (mark) => cache.compactTo(mark) });
-  const fence = createRevisionFence({ query: () => readRetryingLostConnection(() => readBounds(sql)), cache, reader, catchUpMs: CATCH_UP_MS });
+  const writer = createWriter({
+    sql,
+    sessions,
+    now,
+    log,
+    maxBatch: opts.maxWriteBatch,
+    onCommit: (_revision, rows) => reader.offer(rows),
+  });
+  const compactor = createCompactor({
+    sessions,
+    historyWindowMs,
+    now,
+    log,
+    compacted: (mark) => cache.compactTo(mark),
+  });
+  const fence = createRevisionFence({
+    query: () => readRetryingLostConnection(() => readBounds(sql)),
+    cache,
+    reader,
+    catchUpMs: CATCH_UP_MS,
+  });
 
   /**
    * Every entry point: refuses calls after close and applies compaction that is due by the (injectable) clock. A
@@ -135,7 +163,8 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     if (closed) throw new StorageError('Unavailable', 'storage is closed', key);
     await compactor.maybeCompact().catch((e: unknown) => {
       const error = toStorageError(e);
-      if (!(error instanceof StorageError && error.code === 'Unavailable')) log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
+      if (!(error instanceof StorageError && error.code === 'Unavailable'))
+        log(`error: postgres storage: compaction failed: ${(e as Error).message}`);
     });
   }
 
@@ -150,7 +179,13 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   }
 
   function expired(key: string, revision: bigint): StorageError {
-    return new StorageError('Expired', `too old resource version: ${revision} (${cache.compacted()})`, key, revision, cache.current());
+    return new StorageError(
+      'Expired',
+      `too old resource version: ${revision} (${cache.compacted()})`,
+      key,
+      revision,
+      cache.current(),
+    );
   }
 
   /** Waits for a future revision to be committed and cached; TooLargeRevision when it is not within notOlderThanWaitMs. */
@@ -158,7 +193,14 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
     if (await reader.waitFor(revision, notOlderThanWaitMs)) return fence.reach(revision, key);
     // The reader may lag (a lost hint between polls): the database has the last word.
     const { current } = await fence.bounds();
-    if (current < revision) throw new StorageError('TooLargeRevision', `Too large resource version: ${revision}, current: ${current}`, key, revision, current);
+    if (current < revision)
+      throw new StorageError(
+        'TooLargeRevision',
+        `Too large resource version: ${revision}, current: ${current}`,
+        key,
+        revision,
+        current,
+      );
     await fence.reach(revision, key);
   }
 
@@ -215,14 +257,21 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
    * the same version then share it too. Decoded from the row otherwise.
    */
   function committed(key: string, result: { revision: bigint; value: string }): KObject {
-    const cached = cache.current() >= result.revision && result.revision >= cache.compacted() ? cache.get(key, result.revision) : undefined;
+    const cached =
+      cache.current() >= result.revision && result.revision >= cache.compacted()
+        ? cache.get(key, result.revision)
+        : undefined;
     return cached ?? decodeObject(result.value, result.revision);
   }
 
   function create(key: string, obj: KObject): Promise<KObject> {
     return guard(key, async () => {
       // Encoded as it is: a private copy first (intake) would only be stringified and dropped.
-      const result = await writer.write({ key, expect: 'absent', value: encodeObject(isObject(obj.metadata) ? obj : { ...obj, metadata: {} }) });
+      const result = await writer.write({
+        key,
+        expect: 'absent',
+        value: encodeObject(isObject(obj.metadata) ? obj : { ...obj, metadata: {} }),
+      });
       if (!result.ok) throw new StorageError('KeyExists', `key exists: ${key}`, key, result.head?.revision);
       return committed(key, result);
     });
@@ -271,7 +320,12 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       // close() ended every watcher while this one awaited the guard: end it too, as close ends open watches.
       if (closed) return undefined;
       // Expired (start below the compaction mark) surfaces from the watcher's first catch-up read.
-      const request = { key, recursive: watchOpts.recursive, progressNotify: watchOpts.progressNotify ?? false, revision: watchOpts.revision };
+      const request = {
+        key,
+        recursive: watchOpts.recursive,
+        progressNotify: watchOpts.progressNotify ?? false,
+        revision: watchOpts.revision,
+      };
       return hub.open(request, signal);
     });
   }
@@ -290,13 +344,18 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       if (closed) throw new StorageError('Unavailable', 'storage is closed');
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new StorageError('Unavailable', `database did not answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new StorageError('Unavailable', `database did not answer within ${READINESS_TIMEOUT_MS} ms`)),
+          READINESS_TIMEOUT_MS,
+        );
       });
       try {
         await Promise.race([sql`SELECT 1`, timeout]);
       } catch (e) {
         const error = toStorageError(e);
-        throw error instanceof StorageError ? error : new StorageError('Unavailable', `database not ready: ${(e as Error).message}`);
+        throw error instanceof StorageError
+          ? error
+          : new StorageError('Unavailable', `database not ready: ${(e as Error).message}`);
       } finally {
         clearTimeout(timer);
       }

@@ -93,7 +93,8 @@ export async function readKey(sql: Db, key: string, revision: bigint | null): Pr
   const first = single(rows, `key ${key}`);
   // Both answers as literals of their own: a spread adding `row` gave each answer a hidden class of its own, and
   // every read of `.row` missed V8's caches (see withProperty in api/meta/clone.ts).
-  if (first.revision === null || first.revision === undefined) return { current: first.current, compacted: first.compacted };
+  if (first.revision === null || first.revision === undefined)
+    return { current: first.current, compacted: first.compacted };
   return {
     current: first.current,
     compacted: first.compacted,
@@ -144,28 +145,31 @@ export interface SnapshotVisitor {
  * driver nor the server holds the whole table at once. Returns the bounds of the snapshot.
  */
 export async function readSnapshot(sessions: Sessions, visit: SnapshotVisitor, chunk = 2_000): Promise<Bounds> {
-  return sessions.transaction(async (tx) => {
-    const bounds = single(await tx.unsafe<Bounds[]>(BOUNDS), 'the snapshot bounds');
-    visit.bounds(bounds);
-    const compacted = bounds.compacted.toString();
-    // Keys are never empty, so '' sorts before every key.
-    for (let after = ''; ;) {
-      const rows = await tx<KeyRow[]>`
+  return sessions.transaction(
+    async (tx) => {
+      const bounds = single(await tx.unsafe<Bounds[]>(BOUNDS), 'the snapshot bounds');
+      visit.bounds(bounds);
+      const compacted = bounds.compacted.toString();
+      // Keys are never empty, so '' sorts before every key.
+      for (let after = ''; ;) {
+        const rows = await tx<KeyRow[]>`
         SELECT DISTINCT ON (key) key, revision, deleted, value FROM gatehouse_log
         WHERE key > ${after} AND revision <= ${compacted}::bigint
         ORDER BY key, revision DESC LIMIT ${chunk}`;
-      visit.base(rows.filter((r) => !r.deleted));
-      if (rows.length < chunk) break;
-      after = rows[rows.length - 1].key;
-    }
-    for (let after = bounds.compacted; ;) {
-      const rows = await tx<ReplayRow[]>`
+        visit.base(rows.filter((r) => !r.deleted));
+        if (rows.length < chunk) break;
+        after = rows[rows.length - 1].key;
+      }
+      for (let after = bounds.compacted; ;) {
+        const rows = await tx<ReplayRow[]>`
         SELECT revision, key, deleted, value, written_at FROM gatehouse_log
         WHERE revision > ${after.toString()}::bigint ORDER BY revision LIMIT ${chunk}`;
-      visit.rows(rows);
-      if (rows.length < chunk) break;
-      after = rows[rows.length - 1].revision;
-    }
-    return { current: bounds.current, compacted: bounds.compacted };
-  }, { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
+        visit.rows(rows);
+        if (rows.length < chunk) break;
+        after = rows[rows.length - 1].revision;
+      }
+      return { current: bounds.current, compacted: bounds.compacted };
+    },
+    { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
+  );
 }

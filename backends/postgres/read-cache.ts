@@ -38,7 +38,6 @@ export interface ReadCache {
   reload(): Promise<bigint>;
 }
 
-
 interface State {
   history: RevisionHistory;
   /** Lists and counts at a revision, with the list snapshots that make pages cheap. */
@@ -74,7 +73,10 @@ async function load(sessions: Sessions): Promise<State> {
   });
   if (!restored) history.restore(bounds.compacted, base);
   if (history.current() !== bounds.current) {
-    throw new StorageError('Internal', `read cache: loaded up to revision ${history.current()}, the snapshot's current is ${bounds.current}`);
+    throw new StorageError(
+      'Internal',
+      `read cache: loaded up to revision ${history.current()}, the snapshot's current is ${bounds.current}`,
+    );
   }
   return { history, lister: createHistoryLister(history), mark: bounds.compacted };
 }

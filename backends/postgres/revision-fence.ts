@@ -70,7 +70,11 @@ export function createRevisionFence(opts: RevisionFenceOptions): RevisionFence {
     // The revision is committed: a scan now finds it without waiting for a notification or the poll.
     reader.wake(revision);
     if ((await reader.waitFor(revision, opts.catchUpMs)) && cache.current() >= revision) return;
-    throw new StorageError('Unavailable', `the read cache did not reach revision ${revision} within ${opts.catchUpMs} ms (at ${cache.current()})`, key);
+    throw new StorageError(
+      'Unavailable',
+      `the read cache did not reach revision ${revision} within ${opts.catchUpMs} ms (at ${cache.current()})`,
+      key,
+    );
   }
 
   return {

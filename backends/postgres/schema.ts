@@ -116,7 +116,9 @@ export async function migrate(sessions: Sessions, log: (line: string) => void): 
         description text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`;
-      const done = new Set((await tx<{ version: number }[]>`SELECT version FROM gatehouse_schema_migrations`).map((r) => r.version));
+      const done = new Set(
+        (await tx<{ version: number }[]>`SELECT version FROM gatehouse_schema_migrations`).map((r) => r.version),
+      );
       for (const m of MIGRATIONS) {
         if (done.has(m.version)) continue;
         await tx.unsafe('BEGIN');

@@ -44,7 +44,10 @@ describe('postgres storage: instances sharing a database', function () {
     expect(isStorageError(lost[0].reason, 'Conflict')).to.equal(true);
 
     const increments = Array.from({ length: 30 }, (_, i) =>
-      (i % 2 ? a : b).guaranteedUpdate(key('ns1', 'c'), (cur) => ({ ...cur, data: { n: String((Number(dataOf(cur).n) || 0) + 1) } })),
+      (i % 2 ? a : b).guaranteedUpdate(key('ns1', 'c'), (cur) => ({
+        ...cur,
+        data: { n: String((Number(dataOf(cur).n) || 0) + 1) },
+      })),
     );
     const results = await Promise.all(increments);
     expect(new Set(results.map((r) => r.metadata.resourceVersion)).size).to.equal(30);
@@ -64,12 +67,14 @@ describe('postgres storage: instances sharing a database', function () {
     let locked!: () => void;
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
     const slow = raw.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${(0x6761746502n).toString()}::bigint)`;
+      await tx`SELECT pg_advisory_xact_lock(${0x6761746502n.toString()}::bigint)`;
       locked();
       await held;
     });
     await lockTaken;
-    const writes = Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).create(key(`w${i % 4}`, `o${i}`), configMap(`o${i}`, {}, {}, `w${i % 4}`)));
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 ? a : b).create(key(`w${i % 4}`, `o${i}`), configMap(`o${i}`, {}, {}, `w${i % 4}`)),
+    );
     const extra = a.create(key('late', 'x'), configMap('x', {}, {}, 'late'));
     release();
     await slow;
@@ -93,7 +98,9 @@ describe('postgres storage: instances sharing a database', function () {
     const listening = async (): Promise<number[]> => {
       const deadline = Date.now() + 5_000;
       for (;;) {
-        const rows = await admin<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
+        const rows = await admin<
+          { pid: number }[]
+        >`SELECT pid FROM pg_stat_activity WHERE application_name = 'gatehouse-listen-b' AND datname = ${database}`;
         if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.pid);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -133,19 +140,24 @@ describe('postgres storage: instances sharing a database', function () {
     const a = await instance(url);
     const b = await instance(url);
     const start = await a.currentRevision();
-    await Promise.all(Array.from({ length: 8 }, async (_, w) => {
-      const s = w % 2 ? a : b;
-      for (let i = 0; i < 25; i++) {
-        const k = key(`ns${i % 3}`, `o${(w * 7 + i) % 30}`);
-        const op = (w + i) % 4;
-        try {
-          if (op === 0) await s.delete(k);
-          else await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { by: String(w), i: String(i) } }), { createFrom: () => configMap(`o${(w * 7 + i) % 30}`, {}, {}, `ns${i % 3}`) });
-        } catch (e) {
-          if (!isStorageError(e, 'NotFound')) throw e;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        const s = w % 2 ? a : b;
+        for (let i = 0; i < 25; i++) {
+          const k = key(`ns${i % 3}`, `o${(w * 7 + i) % 30}`);
+          const op = (w + i) % 4;
+          try {
+            if (op === 0) await s.delete(k);
+            else
+              await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { by: String(w), i: String(i) } }), {
+                createFrom: () => configMap(`o${(w * 7 + i) % 30}`, {}, {}, `ns${i % 3}`),
+              });
+          } catch (e) {
+            if (!isStorageError(e, 'NotFound')) throw e;
+          }
         }
-      }
-    }));
+      }),
+    );
     const end = await a.currentRevision();
     expect(end > start + 100n).to.equal(true);
     for (const s of [a, b]) {
@@ -159,18 +171,22 @@ describe('postgres storage: instances sharing a database', function () {
     }
   });
 
-  it('serves the pages of a list at the first page\'s revision while writes continue through both instances', async () => {
+  it("serves the pages of a list at the first page's revision while writes continue through both instances", async () => {
     const url = await freshDatabase();
     const a = await instance(url);
     const b = await instance(url);
-    for (let i = 0; i < 60; i++) await a.create(key('ns1', `o${String(i).padStart(2, '0')}`), configMap(`o${i}`, { v: '0' }));
+    for (let i = 0; i < 60; i++)
+      await a.create(key('ns1', `o${String(i).padStart(2, '0')}`), configMap(`o${i}`, { v: '0' }));
     let writing = true;
     const writes = (async () => {
       for (let i = 0; writing; i++) {
         const s = i % 2 ? a : b;
         const k = key('ns1', `o${String(i % 60).padStart(2, '0')}`);
         if (i % 5 === 4) await s.delete(k).catch(() => undefined);
-        else await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { v: String(i) } }), { createFrom: () => configMap(`o${i % 60}`) });
+        else
+          await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { v: String(i) } }), {
+            createFrom: () => configMap(`o${i % 60}`),
+          });
       }
     })();
     try {
@@ -180,7 +196,9 @@ describe('postgres storage: instances sharing a database', function () {
         let page = first;
         while (page.continue) {
           // A write lands between every two pages.
-          await a.guaranteedUpdate(key('ns1', 'o00'), (cur) => ({ ...cur, data: { v: 'between' } }), { createFrom: () => configMap('o00') });
+          await a.guaranteedUpdate(key('ns1', 'o00'), (cur) => ({ ...cur, data: { v: 'between' } }), {
+            createFrom: () => configMap('o00'),
+          });
           page = await (page === first ? b : reader).getList(PREFIX, { limit: 7, continue: page.continue });
           expect(page.revision).to.equal(first.revision);
           items.push(...page.items);

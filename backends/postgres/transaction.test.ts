@@ -11,7 +11,8 @@ import { clientOptions, createSessions, readRetryingLostConnection, type Session
 
 // Three rows go out before the fourth divides by zero, so the error arrives in the middle of the result.
 const FAILS_AFTER_THREE_ROWS = 'SELECT i, 1 / (4 - i) AS boom FROM generate_series(1, 10) AS i';
-const STALLS_AFTER_THREE_ROWS = 'SELECT i, CASE WHEN i = 4 THEN pg_sleep(60) END AS stall FROM generate_series(1, 10) AS i';
+const STALLS_AFTER_THREE_ROWS =
+  'SELECT i, CASE WHEN i = 4 THEN pg_sleep(60) END AS stall FROM generate_series(1, 10) AS i';
 const MARK = 'gatehouse-stalled-statement';
 
 describe('postgres sessions', function () {
@@ -46,11 +47,18 @@ describe('postgres sessions', function () {
     const admin = postgres(pg.url, { max: 1, onnotice: () => undefined });
     try {
       // Three rows, then a sleep at the fourth: the server sends what it has when its backend is terminated.
-      const stalled = sessions.statement((db) => db.unsafe(`${STALLS_AFTER_THREE_ROWS} /* ${MARK} */`)).then(() => undefined, (e: unknown) => e);
+      const stalled = sessions
+        .statement((db) => db.unsafe(`${STALLS_AFTER_THREE_ROWS} /* ${MARK} */`))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       // Polled: where another backend of the database server stands shows in pg_stat_activity only, and PostgreSQL has
       // nothing to wait on for it.
       for (let tries = 0; ; tries++) {
-        const [{ n }] = await admin<{ n: number }[]>`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+        const [{ n }] = await admin<
+          { n: number }[]
+        >`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
           WHERE query LIKE ${`%/* ${MARK} */%`} AND pid <> pg_backend_pid() AND wait_event = 'PgSleep'`;
         if (n === 1) break;
         if (tries > 100) expect.fail('the stalled statement never reached its sleep');
@@ -64,7 +72,7 @@ describe('postgres sessions', function () {
     }
   });
 
-  it('repeats a pooled read whose rows the driver numbered from a failed statement\'s count', async () => {
+  it("repeats a pooled read whose rows the driver numbered from a failed statement's count", async () => {
     await migrate(sessions, () => undefined);
     const pool = postgres(pg.url, { ...clientOptions('transaction-test'), max: 1 }) as unknown as Db;
     try {
@@ -81,7 +89,8 @@ describe('postgres sessions', function () {
   });
 
   it('still reuses a session whose work succeeded', async () => {
-    const pid = async (): Promise<number> => (await sessions.statement((db) => db<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`))[0].pid;
+    const pid = async (): Promise<number> =>
+      (await sessions.statement((db) => db<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`))[0].pid;
     expect(await pid()).to.equal(await pid());
   });
 });

@@ -166,7 +166,11 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     void session.client.end({ timeout: 0 });
   }
 
-  async function use<T>(body: (session: Session) => Promise<T>, deadlineMs: number | undefined, keep: boolean): Promise<T> {
+  async function use<T>(
+    body: (session: Session) => Promise<T>,
+    deadlineMs: number | undefined,
+    keep: boolean,
+  ): Promise<T> {
     if (closed) throw new StorageError('Unavailable', 'storage is closed');
     const session = idle.pop() ?? open();
     let timer: NodeJS.Timeout | undefined;
@@ -199,29 +203,33 @@ export function createSessions(opts: { url: string; applicationName?: string }):
 
   return {
     transaction(fn, { begin = 'BEGIN', deadlineMs } = {}) {
-      return use(async (session) => {
-        // BEGIN is not awaited on its own: the driver pipelines statements on a busy connection, so BEGIN goes out
-        // with the body's first statements, one round trip less per transaction. Should BEGIN fail, those first
-        // statements ran outside a transaction, which is why every statement after them is refused: nothing the
-        // body decides on what they read is ever written.
-        let beginFailed: unknown;
-        const tx = guarded(session, () => beginFailed);
-        const begun = tx.unsafe(begin).then(
-          () => undefined,
-          (e: unknown) => {
-            beginFailed = e;
+      return use(
+        async (session) => {
+          // BEGIN is not awaited on its own: the driver pipelines statements on a busy connection, so BEGIN goes out
+          // with the body's first statements, one round trip less per transaction. Should BEGIN fail, those first
+          // statements ran outside a transaction, which is why every statement after them is refused: nothing the
+          // body decides on what they read is ever written.
+          let beginFailed: unknown;
+          const tx = guarded(session, () => beginFailed);
+          const begun = tx.unsafe(begin).then(
+            () => undefined,
+            (e: unknown) => {
+              beginFailed = e;
+              throw e;
+            },
+          );
+          try {
+            const [, out] = await Promise.all([begun, fn(tx)]);
+            await tx.unsafe('COMMIT');
+            return out;
+          } catch (e) {
+            await rollbackUnlessLost(tx, e);
             throw e;
-          },
-        );
-        try {
-          const [, out] = await Promise.all([begun, fn(tx)]);
-          await tx.unsafe('COMMIT');
-          return out;
-        } catch (e) {
-          await rollbackUnlessLost(tx, e);
-          throw e;
-        }
-      }, deadlineMs, true);
+          }
+        },
+        deadlineMs,
+        true,
+      );
     },
     statement(fn, { deadlineMs } = {}) {
       return use((session) => fn(guarded(session)), deadlineMs, true);

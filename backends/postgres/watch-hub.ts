@@ -63,7 +63,12 @@ export function toEvent(row: LogRow): StorageEvent {
   let event = decoded.get(row);
   if (event) return event;
   const type = typeOf(row);
-  const fresh: StorageEvent = { type, revision: row.revision, key: row.key, object: decodeObject(row.value, row.revision) };
+  const fresh: StorageEvent = {
+    type,
+    revision: row.revision,
+    key: row.key,
+    object: decodeObject(row.value, row.revision),
+  };
   if (type !== 'ADDED' && row.prev_value !== null) fresh.prevObject = decodeObject(row.prev_value, row.prev_revision);
   event = deepFreeze(fresh);
   decoded.set(row, event);
@@ -121,7 +126,14 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
       const chunk = await opts.readLog(w.position, CATCH_UP_CHUNK, prefix);
       if (w.queue.done) return;
       if (chunk.compacted > w.position) {
-        w.queue.end(new StorageError('Expired', `too old resource version: ${w.request.revision} (${chunk.compacted})`, prefix, w.request.revision));
+        w.queue.end(
+          new StorageError(
+            'Expired',
+            `too old resource version: ${w.request.revision} (${chunk.compacted})`,
+            prefix,
+            w.request.revision,
+          ),
+        );
         return;
       }
       for (const row of chunk.rows) {
@@ -139,12 +151,16 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
 
   return {
     open(request, signal) {
-      const w = openWatcher<LogRow, Watcher>({ key: request.key, bufferLimit: opts.bufferLimit, signal }, (queue) => ({
-        request,
-        position: request.revision,
-        live: false,
-        queue,
-      }), unregister);
+      const w = openWatcher<LogRow, Watcher>(
+        { key: request.key, bufferLimit: opts.bufferLimit, signal },
+        (queue) => ({
+          request,
+          position: request.revision,
+          live: false,
+          queue,
+        }),
+        unregister,
+      );
       if (w.queue.done) return w.queue.iterate(toEvent);
       all.add(w);
       if (request.progressNotify && !bookmarkTimer) {
@@ -152,7 +168,13 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
         bookmarkTimer.unref();
       }
       // A catch-up query still in flight when the watcher ends finishes on its own and finds it done.
-      catchUp(w).catch((e: unknown) => w.queue.end(e instanceof StorageError ? e : new StorageError('Unavailable', `watch catch-up failed: ${(e as Error).message}`, request.key)));
+      catchUp(w).catch((e: unknown) =>
+        w.queue.end(
+          e instanceof StorageError
+            ? e
+            : new StorageError('Unavailable', `watch catch-up failed: ${(e as Error).message}`, request.key),
+        ),
+      );
       return w.queue.iterate(toEvent);
     },
 

@@ -24,7 +24,13 @@ describe('postgres writer: batches of the group commit', function () {
     await (await open(url)).close();
     sql = postgres(url, { ...clientOptions('writer-test'), max: 2 });
     sessions = createSessions({ url });
-    writer = createWriter({ sql, sessions, now: Date.now, log: () => undefined, onCommit: (_revision, rows) => batches.push(rows.length) });
+    writer = createWriter({
+      sql,
+      sessions,
+      now: Date.now,
+      log: () => undefined,
+      onCommit: (_revision, rows) => batches.push(rows.length),
+    });
   });
   after(async () => {
     writer.close();
@@ -35,7 +41,8 @@ describe('postgres writer: batches of the group commit', function () {
     batches = [];
   });
 
-  const write = (): Promise<unknown> => writer.write({ key: `/registry/configmaps/ns1/w-${++written}`, expect: 'absent', value: '{}' });
+  const write = (): Promise<unknown> =>
+    writer.write({ key: `/registry/configmaps/ns1/w-${++written}`, expect: 'absent', value: '{}' });
 
   it('a small batch takes in the writes of the next turns of the event loop while each turn adds some', async () => {
     const writes: Promise<unknown>[] = [];

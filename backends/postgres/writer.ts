@@ -123,7 +123,9 @@ export function createWriter(opts: WriterOptions): Writer {
    * the server. A lost connection leaves the outcome unknown, as with a lost COMMIT: the batch fails with
    * Unavailable and its callers retry and see the truth.
    */
-  async function commit(batch: Pending[]): Promise<{ results: WriteResult[]; last: bigint | undefined; committed: LogRow[] }> {
+  async function commit(
+    batch: Pending[],
+  ): Promise<{ results: WriteResult[]; last: bigint | undefined; committed: LogRow[] }> {
     const at = opts.now();
     const keys = batch.map((p) => p.request.key);
     const expects = batch.map((p) => (p.request.expect === 'absent' ? null : p.request.expect.toString()));
@@ -131,9 +133,12 @@ export function createWriter(opts: WriterOptions): Writer {
     // Arrays travel as JSON text, which JSON.stringify escapes natively (the clients fetch no array types, and a
     // text[] literal's escaping cost more than the rest of the statement).
     // One row per write, matched by position: WITH ORDINALITY numbers the function's rows as it emitted them.
-    const rows = await opts.sessions.statement((db) => db<CommitRow[]>`SELECT * FROM gatehouse_commit(
+    const rows = await opts.sessions.statement(
+      (db) => db<CommitRow[]>`SELECT * FROM gatehouse_commit(
       ${JSON.stringify(keys)}::text::json, ${JSON.stringify(expects)}::text::json, ${JSON.stringify(values)}::text::json,
-      ${at.toString()}::bigint) WITH ORDINALITY AS c ORDER BY c.ordinality`, { deadlineMs });
+      ${at.toString()}::bigint) WITH ORDINALITY AS c ORDER BY c.ordinality`,
+      { deadlineMs },
+    );
     if (rows.length !== batch.length) {
       throw new StorageError('Internal', `the write batch answered ${rows.length} rows for ${batch.length} writes`);
     }
@@ -141,9 +146,10 @@ export function createWriter(opts: WriterOptions): Writer {
     const committed: LogRow[] = [];
     const results = batch.map(({ request }, i): WriteResult => {
       const row = rows[i];
-      const head = row.o_head_revision === null
-        ? undefined
-        : { key: request.key, revision: row.o_head_revision, deleted: row.o_head_deleted!, value: row.o_head_value! };
+      const head =
+        row.o_head_revision === null
+          ? undefined
+          : { key: request.key, revision: row.o_head_revision, deleted: row.o_head_deleted!, value: row.o_head_value! };
       if (!row.o_ok) return { ok: false, head };
       const revision = row.o_revision!;
       const created = row.o_created!;
@@ -151,7 +157,16 @@ export function createWriter(opts: WriterOptions): Writer {
       const value = deleted ? head!.value : request.value!;
       const prevRevision = head?.revision ?? 0n;
       last = revision;
-      committed.push({ revision, key: request.key, created, deleted, prev_revision: prevRevision, value, prev_value: head?.value ?? null, written_at: BigInt(at) });
+      committed.push({
+        revision,
+        key: request.key,
+        created,
+        deleted,
+        prev_revision: prevRevision,
+        value,
+        prev_value: head?.value ?? null,
+        written_at: BigInt(at),
+      });
       return { ok: true, revision, created, value, prevRevision };
     });
     return { results, last, committed };
@@ -190,7 +205,8 @@ export function createWriter(opts: WriterOptions): Writer {
           // The whole batch shares the outcome; with a connection lost while its statement ran it is unknown, as
           // with any client of a remote database, and the caller's retry sees the truth.
           const error = toStorageError(e);
-          if (!(error instanceof StorageError)) opts.log(`error: postgres storage: write batch failed: ${(e as Error).message}`);
+          if (!(error instanceof StorageError))
+            opts.log(`error: postgres storage: write batch failed: ${(e as Error).message}`);
           for (const p of batch) p.reject(error);
           // The database is gone (or did not answer in time): the writes queued meanwhile, never sent, fail with
           // it rather than wait for an attempt of their own, and their callers retry.

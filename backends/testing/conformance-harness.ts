@@ -74,13 +74,25 @@ export function key(ns: string, name: string): string {
 
 export const PREFIX = '/registry/configmaps/';
 
-export function configMap(name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}, ns = 'ns1'): KObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, labels }, data };
+export function configMap(
+  name: string,
+  data: Record<string, string> = {},
+  labels: Record<string, string> = {},
+  ns = 'ns1',
+): KObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, labels },
+    data,
+  };
 }
 
 export function rv(obj: KObject | undefined): bigint {
   const value = obj?.metadata.resourceVersion;
-  expect(value, 'metadata.resourceVersion').to.be.a('string').that.matches(/^[1-9]\d*$/);
+  expect(value, 'metadata.resourceVersion')
+    .to.be.a('string')
+    .that.matches(/^[1-9]\d*$/);
   return BigInt(value!);
 }
 
@@ -106,14 +118,20 @@ export async function expectCode(promise: Promise<unknown>, code: StorageErrorCo
     expect((e as StorageError).code).to.equal(code);
     return e as StorageError;
   }
-  expect.fail(`expected StorageError ${code}, resolved with ${JSON.stringify(outcome, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  expect.fail(
+    `expected StorageError ${code}, resolved with ${JSON.stringify(outcome, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`,
+  );
 }
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function createHarness(makeStorage: MakeStorage, cleanup: CleanupStorage | undefined, options: ConformanceOptions): Harness {
+export function createHarness(
+  makeStorage: MakeStorage,
+  cleanup: CleanupStorage | undefined,
+  options: ConformanceOptions,
+): Harness {
   const stores: Storage[] = [];
   const controllers: AbortController[] = [];
   const realClock = options.clock === 'real';
@@ -143,7 +161,8 @@ export function createHarness(makeStorage: MakeStorage, cleanup: CleanupStorage 
       const controller = new AbortController();
       controllers.push(controller);
       const iterator = storage.watch(watchKey, opts, controller.signal)[Symbol.asyncIterator]();
-      const step = (ms = DEADLINE_MS): Promise<IteratorResult<StorageEvent>> => within(iterator.next(), ms, `a watch event on ${watchKey}`);
+      const step = (ms = DEADLINE_MS): Promise<IteratorResult<StorageEvent>> =>
+        within(iterator.next(), ms, `a watch event on ${watchKey}`);
       const next = async (ms?: number): Promise<StorageEvent> => {
         const result = await step(ms);
         if (result.done) expect.fail(`watch on ${watchKey} ended while an event was expected`);

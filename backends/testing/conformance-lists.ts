@@ -10,12 +10,20 @@ const odd: SelectionPredicate = { empty: false, matches: (o: KObject) => o.metad
 
 async function seed(s: Storage, ns: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await s.create(key(ns, `item-${i}`), configMap(`item-${i}`, { i: String(i) }, { parity: i % 2 ? 'odd' : 'even' }, ns));
+    await s.create(
+      key(ns, `item-${i}`),
+      configMap(`item-${i}`, { i: String(i) }, { parity: i % 2 ? 'odd' : 'even' }, ns),
+    );
   }
 }
 
 /** Follows continue tokens to the end, checking each page stays within the limit and at one snapshot revision. */
-async function allPages(s: Storage, prefix: string, limit: number, predicate?: SelectionPredicate): Promise<ListResult[]> {
+async function allPages(
+  s: Storage,
+  prefix: string,
+  limit: number,
+  predicate?: SelectionPredicate,
+): Promise<ListResult[]> {
   const pages = [await s.getList(prefix, { limit, predicate })];
   while (pages[pages.length - 1].continue) {
     expect(pages.length, 'pages').to.be.below(100);
@@ -36,7 +44,14 @@ export function describeListConformance(h: Harness): void {
 
   describe('getList', () => {
     it('returns the objects under an exact prefix in key order, at the current revision', async () => {
-      for (const [ns, name] of [['ns1', 'b'], ['ns10', 'a'], ['ns1', 'a'], ['ns2', 'x'], ['ns1', 'c'], ['ns1-x', 'a']]) {
+      for (const [ns, name] of [
+        ['ns1', 'b'],
+        ['ns10', 'a'],
+        ['ns1', 'a'],
+        ['ns2', 'x'],
+        ['ns1', 'c'],
+        ['ns1-x', 'a'],
+      ]) {
         await s.create(key(ns, name), configMap(name, {}, {}, ns));
       }
       const ns1 = await s.getList(`${PREFIX}ns1/`);
@@ -72,14 +87,18 @@ export function describeListConformance(h: Harness): void {
       await seed(s, 'ns1', 5);
       await seed(s, 'ns2', 2);
       const pages = await allPages(s, `${PREFIX}ns1/`, 2);
-      expect(pages.map(names)).to.deep.equal([['ns1/item-0', 'ns1/item-1'], ['ns1/item-2', 'ns1/item-3'], ['ns1/item-4']]);
+      expect(pages.map(names)).to.deep.equal([
+        ['ns1/item-0', 'ns1/item-1'],
+        ['ns1/item-2', 'ns1/item-3'],
+        ['ns1/item-4'],
+      ]);
       expect(pages.map((p) => p.remainingItemCount)).to.deep.equal([3, 1, undefined]);
       const exact = await s.getList(`${PREFIX}ns1/`, { limit: 5 });
       expect(exact.items).to.have.length(5);
       expect(exact.continue).to.equal(undefined);
     });
 
-    it('continues at the first page\'s snapshot revision even while writes happen between pages', async () => {
+    it("continues at the first page's snapshot revision even while writes happen between pages", async () => {
       await seed(s, 'ns1', 5);
       const first = await s.getList(`${PREFIX}ns1/`, { limit: 2 });
       const before = structuredClone((await s.getList(`${PREFIX}ns1/`)).items);
@@ -94,12 +113,20 @@ export function describeListConformance(h: Harness): void {
       expect([...first.items, ...second.items, ...third.items]).to.deep.equal(before);
       expect(dataOf(second.items[1])).to.deep.equal({ i: '3' });
       expect(third.continue).to.equal(undefined);
-      expect(names(await s.getList(`${PREFIX}ns1/`))).to.deep.equal(['ns1/item-0', 'ns1/item-1', 'ns1/item-2', 'ns1/item-2a', 'ns1/item-3', 'ns1/item-9']);
+      expect(names(await s.getList(`${PREFIX}ns1/`))).to.deep.equal([
+        'ns1/item-0',
+        'ns1/item-1',
+        'ns1/item-2',
+        'ns1/item-2a',
+        'ns1/item-3',
+        'ns1/item-9',
+      ]);
     });
 
     it('rejects malformed continue tokens with InvalidContinue', async () => {
       await seed(s, 'ns1', 3);
-      const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+      const b64 = (v: unknown): string =>
+        Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
       const current = Number(await s.currentRevision());
       const bad = [
         '%%%not-base64%%%',
@@ -112,7 +139,8 @@ export function describeListConformance(h: Harness): void {
         b64({ v: 'meta.k8s.io/v1', rv: current, start: '../ns2/item-0' }),
         b64({ v: 'meta.k8s.io/v1', rv: current, start: '/etc' }),
       ];
-      for (const token of bad) await expectCode(s.getList(`${PREFIX}ns1/`, { limit: 1, continue: token }), 'InvalidContinue');
+      for (const token of bad)
+        await expectCode(s.getList(`${PREFIX}ns1/`, { limit: 1, continue: token }), 'InvalidContinue');
     });
   });
 

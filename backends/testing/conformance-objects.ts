@@ -22,7 +22,7 @@ export function describeObjectConformance(h: Harness): void {
       await s.readiness();
     });
 
-    it('create returns the object with resourceVersion = the new revision, ignoring the caller\'s', async () => {
+    it("create returns the object with resourceVersion = the new revision, ignoring the caller's", async () => {
       const before = await s.currentRevision();
       const input = configMap('a', { k: 'v' });
       input.metadata.resourceVersion = '999999';
@@ -55,13 +55,20 @@ export function describeObjectConformance(h: Harness): void {
       // Every backend stores text somewhere (a log file, SQL parameters nested in JSON): nothing may be lost or
       // unescaped one level too many on the way.
       const tricky = {
-        quotes: 'say "hi" \'there\'', backslashes: 'C:\\dir\\ and \\" and \\\\', json: '{"a":[1,"\\u0041"]}',
-        control: 'tab\tnewline\nnul\u0000bell\u0007', unicode: 'é ñ 日本 🚀 \u2028\u2029', lone: 'x\ud800y',
+        quotes: 'say "hi" \'there\'',
+        backslashes: 'C:\\dir\\ and \\" and \\\\',
+        json: '{"a":[1,"\\u0041"]}',
+        control: 'tab\tnewline\nnul\u0000bell\u0007',
+        unicode: 'é ñ 日本 🚀 \u2028\u2029',
+        lone: 'x\ud800y',
       };
       const created = await s.create(key('ns1', 'tricky'), configMap('tricky', tricky));
       expect(dataOf(created)).to.deep.equal(tricky);
       expect(dataOf(await s.get(key('ns1', 'tricky')))).to.deep.equal(tricky);
-      const updated = await s.guaranteedUpdate(key('ns1', 'tricky'), (cur) => ({ ...cur, data: { ...tricky, more: '"\\"' } }));
+      const updated = await s.guaranteedUpdate(key('ns1', 'tricky'), (cur) => ({
+        ...cur,
+        data: { ...tricky, more: '"\\"' },
+      }));
       expect(dataOf(await s.get(key('ns1', 'tricky')))).to.deep.equal({ ...tricky, more: '"\\"' });
       expect(dataOf(await s.delete(key('ns1', 'tricky')))).to.deep.equal(dataOf(updated));
     });
@@ -139,17 +146,27 @@ export function describeObjectConformance(h: Harness): void {
       );
       expect(dataOf(await s.get(key('ns1', 'counter'))).n).to.equal('20');
       expect(new Set(results.map((r) => r.metadata.resourceVersion)).size).to.equal(20);
-      expect(results.map((r) => dataOf(r).n).sort((x, y) => Number(x) - Number(y))).to.deep.equal(Array.from({ length: 20 }, (_, i) => String(i + 1)));
+      expect(results.map((r) => dataOf(r).n).sort((x, y) => Number(x) - Number(y))).to.deep.equal(
+        Array.from({ length: 20 }, (_, i) => String(i + 1)),
+      );
       expect(calls).to.be.at.least(20);
     });
 
     it('checks preconditions: uid mismatch is PreconditionUid, resourceVersion mismatch is Conflict, no write', async () => {
       const created = await s.create(key('ns1', 'a'), configMap('a', { v: '1' }));
       const bump = (cur: KObject): KObject => ({ ...cur, data: { v: '2' } });
-      await expectCode(s.guaranteedUpdate(key('ns1', 'a'), bump, { preconditions: { uid: 'other' } }), 'PreconditionUid');
-      await expectCode(s.guaranteedUpdate(key('ns1', 'a'), bump, { preconditions: { resourceVersion: String(rv(created) + 100n) } }), 'Conflict');
+      await expectCode(
+        s.guaranteedUpdate(key('ns1', 'a'), bump, { preconditions: { uid: 'other' } }),
+        'PreconditionUid',
+      );
+      await expectCode(
+        s.guaranteedUpdate(key('ns1', 'a'), bump, { preconditions: { resourceVersion: String(rv(created) + 100n) } }),
+        'Conflict',
+      );
       expect(await s.currentRevision()).to.equal(rv(created));
-      const ok = await s.guaranteedUpdate(key('ns1', 'a'), bump, { preconditions: { uid: 'uid-ns1-a', resourceVersion: created.metadata.resourceVersion } });
+      const ok = await s.guaranteedUpdate(key('ns1', 'a'), bump, {
+        preconditions: { uid: 'uid-ns1-a', resourceVersion: created.metadata.resourceVersion },
+      });
       expect(dataOf(ok)).to.deep.equal({ v: '2' });
     });
 
@@ -157,7 +174,10 @@ export function describeObjectConformance(h: Harness): void {
       const created = await s.create(key('ns1', 'a'), configMap('a', { v: '1' }));
       await s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: 'other' } }));
       const pre = { resourceVersion: created.metadata.resourceVersion };
-      await expectCode(s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: 'mine' } }), { preconditions: pre }), 'Conflict');
+      await expectCode(
+        s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { v: 'mine' } }), { preconditions: pre }),
+        'Conflict',
+      );
       expect(dataOf(await s.get(key('ns1', 'a')))).to.deep.equal({ v: 'other' });
     });
 
@@ -171,10 +191,17 @@ export function describeObjectConformance(h: Harness): void {
     });
 
     it('absent key: NotFound without createFrom; with createFrom, tryUpdate gets that object and it is created', async () => {
-      await expectCode(s.guaranteedUpdate(key('ns1', 'a'), (cur) => cur), 'NotFound');
-      const made = await s.guaranteedUpdate(key('ns1', 'a'), (cur) => ({ ...cur, data: { from: String(dataOf(cur).seed) } }), {
-        createFrom: () => configMap('a', { seed: 'yes' }),
-      });
+      await expectCode(
+        s.guaranteedUpdate(key('ns1', 'a'), (cur) => cur),
+        'NotFound',
+      );
+      const made = await s.guaranteedUpdate(
+        key('ns1', 'a'),
+        (cur) => ({ ...cur, data: { from: String(dataOf(cur).seed) } }),
+        {
+          createFrom: () => configMap('a', { seed: 'yes' }),
+        },
+      );
       expect(dataOf(made)).to.deep.equal({ from: 'yes' });
       expect(await s.get(key('ns1', 'a'))).to.deep.equal(made);
     });
@@ -209,9 +236,14 @@ export function describeObjectConformance(h: Harness): void {
     it('checks preconditions: uid mismatch is PreconditionUid, resourceVersion mismatch is Conflict', async () => {
       const created = await s.create(key('ns1', 'a'), configMap('a'));
       await expectCode(s.delete(key('ns1', 'a'), { preconditions: { uid: 'other' } }), 'PreconditionUid');
-      await expectCode(s.delete(key('ns1', 'a'), { preconditions: { resourceVersion: String(rv(created) + 7n) } }), 'Conflict');
+      await expectCode(
+        s.delete(key('ns1', 'a'), { preconditions: { resourceVersion: String(rv(created) + 7n) } }),
+        'Conflict',
+      );
       expect(await s.get(key('ns1', 'a'))).to.deep.equal(created);
-      await s.delete(key('ns1', 'a'), { preconditions: { uid: 'uid-ns1-a', resourceVersion: created.metadata.resourceVersion } });
+      await s.delete(key('ns1', 'a'), {
+        preconditions: { uid: 'uid-ns1-a', resourceVersion: created.metadata.resourceVersion },
+      });
       await expectCode(s.get(key('ns1', 'a')), 'NotFound');
     });
 
@@ -240,7 +272,10 @@ export function describeObjectConformance(h: Harness): void {
             seen.push(cur.metadata.finalizers);
             if (cur.metadata.finalizers?.length) throw new Error('finalizer present');
             if (seen.length === 1) {
-              await s.guaranteedUpdate(key('ns1', 'a'), (c) => ({ ...c, metadata: { ...c.metadata, finalizers: ['x/y'] } }));
+              await s.guaranteedUpdate(key('ns1', 'a'), (c) => ({
+                ...c,
+                metadata: { ...c.metadata, finalizers: ['x/y'] },
+              }));
             }
           },
         })

@@ -117,7 +117,10 @@ export function describeRevisionConformance(h: Harness): void {
       expect(await s.get(key('ns1', 'a'), { read: { match: 'exact', revision: rv(a) } })).to.deep.equal(a);
       await expire();
       await expectCode(s.get(key('ns1', 'a'), { read: { match: 'exact', revision: rv(a) } }), 'Expired');
-      await expectCode(s.get(key('ns1', 'a'), { read: { match: 'exact', revision: await s.compactedRevision() } }), 'NotFound');
+      await expectCode(
+        s.get(key('ns1', 'a'), { read: { match: 'exact', revision: await s.compactedRevision() } }),
+        'NotFound',
+      );
       expect(await s.count(`${PREFIX}ns1/`)).to.equal(1);
       expect(rv(deleted) <= (await s.compactedRevision())).to.equal(true);
     });

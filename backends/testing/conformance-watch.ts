@@ -3,7 +3,18 @@
 import { expect } from 'chai';
 import type { KObject } from '../../api/meta/types.js';
 import { StorageError, type Storage, type StorageEvent } from '../storage.js';
-import { configMap, dataOf, DEADLINE_MS, expectCode, key, PREFIX, rv, tryMutate, within, type Harness } from './conformance-harness.js';
+import {
+  configMap,
+  dataOf,
+  DEADLINE_MS,
+  expectCode,
+  key,
+  PREFIX,
+  rv,
+  tryMutate,
+  within,
+  type Harness,
+} from './conformance-harness.js';
 
 const summary = (e: StorageEvent): string => `${e.type} ${e.key}`;
 
@@ -48,7 +59,11 @@ export function describeWatchConformance(h: Harness): void {
       await s.create(key('ns2', 'a'), configMap('a', {}, {}, 'ns2'));
       await s.delete(key('ns1', 'a'));
       await s.create(key('ns1', 'a'), configMap('a', { again: 'yes' }));
-      expect((await one.take(3)).map(summary)).to.deep.equal([`ADDED ${key('ns1', 'a')}`, `DELETED ${key('ns1', 'a')}`, `ADDED ${key('ns1', 'a')}`]);
+      expect((await one.take(3)).map(summary)).to.deep.equal([
+        `ADDED ${key('ns1', 'a')}`,
+        `DELETED ${key('ns1', 'a')}`,
+        `ADDED ${key('ns1', 'a')}`,
+      ]);
       expect((await prefix.take(4)).map(summary)).to.deep.equal([
         `ADDED ${key('ns1', 'ab')}`,
         `ADDED ${key('ns1', 'a')}`,
@@ -66,7 +81,8 @@ export function describeWatchConformance(h: Harness): void {
         for (let i = 0; i < 5; i++) {
           const k = key(ns, `o${i}`);
           written.push(rv(await s.create(k, configMap(`o${i}`, { n: '0' }, {}, ns))));
-          for (let n = 1; n <= 3; n++) written.push(rv(await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { n: String(n) } }))));
+          for (let n = 1; n <= 3; n++)
+            written.push(rv(await s.guaranteedUpdate(k, (cur) => ({ ...cur, data: { n: String(n) } }))));
           if (i % 2) written.push(rv(await s.delete(k)));
           if (ns === 'w0' && i === 2) {
             // Watches opened while writes are in flight: one replays from the start, one begins mid-stream.
@@ -97,7 +113,9 @@ export function describeWatchConformance(h: Harness): void {
 
       const controller = new AbortController();
       controller.abort();
-      const iterator = s.watch(PREFIX, { revision: await s.currentRevision(), recursive: true }, controller.signal)[Symbol.asyncIterator]();
+      const iterator = s
+        .watch(PREFIX, { revision: await s.currentRevision(), recursive: true }, controller.signal)
+        [Symbol.asyncIterator]();
       expect((await within(iterator.next(), 500, 'a pre-aborted watch to end')).done).to.equal(true);
     });
 
@@ -185,7 +203,10 @@ export function describeWatchConformance(h: Harness): void {
       await expectCode(s.readiness(), 'Unavailable');
       await expectCode(s.get(key('ns1', 'a')), 'Unavailable');
       await expectCode(s.create(key('ns1', 'b'), configMap('b')), 'Unavailable');
-      await expectCode(s.guaranteedUpdate(key('ns1', 'a'), (cur: KObject) => cur), 'Unavailable');
+      await expectCode(
+        s.guaranteedUpdate(key('ns1', 'a'), (cur: KObject) => cur),
+        'Unavailable',
+      );
       await expectCode(s.delete(key('ns1', 'a')), 'Unavailable');
       await expectCode(s.getList(PREFIX), 'Unavailable');
       await expectCode(s.count(PREFIX), 'Unavailable');

@@ -24,7 +24,10 @@ export interface NamespaceReader {
 
 const ANY: ReadRevision = { match: 'any' };
 
-export function createNamespaceGate(namespaces: () => NamespaceReader | undefined, now: () => number = Date.now): NamespaceGate & Required<Pick<NamespaceGate, 'deleted'>> {
+export function createNamespaceGate(
+  namespaces: () => NamespaceReader | undefined,
+  now: () => number = Date.now,
+): NamespaceGate & Required<Pick<NamespaceGate, 'deleted'>> {
   const liveUntil = new Map<string, number>();
 
   function forcedLive(name: string): boolean {
@@ -50,7 +53,11 @@ export function createNamespaceGate(namespaces: () => NamespaceReader | undefine
       }
       if (!ns || ns.metadata.deletionTimestamp) ns = await reader.get('', namespace);
       if (ns.metadata.deletionTimestamp) {
-        throw errors.forbidden({ group: '', resource: 'namespaces' }, namespace, `unable to create new content in namespace ${namespace} because it is being terminated`);
+        throw errors.forbidden(
+          { group: '', resource: 'namespaces' },
+          namespace,
+          `unable to create new content in namespace ${namespace} because it is being terminated`,
+        );
       }
     },
     // A namespace this gateway marks for deletion (or deletes): creates in it read it consistently for a while.

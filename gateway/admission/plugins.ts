@@ -24,10 +24,15 @@ export interface AdmissionDeps {
 }
 
 export function admissionPlugins({ registry, authorization }: AdmissionDeps): AdmissionPlugin[] {
-  const authorizationChecks = authorization ? [
-    createRbacEscalationAdmission({ authorizer: authorization.authorizer, resolver: createRuleResolver(authorization.rbac) }),
-    createNodeRestrictionAdmission(() => authorization.modes().includes('Node')),
-  ] : [];
+  const authorizationChecks = authorization
+    ? [
+        createRbacEscalationAdmission({
+          authorizer: authorization.authorizer,
+          resolver: createRuleResolver(authorization.rbac),
+        }),
+        createNodeRestrictionAdmission(() => authorization.modes().includes('Node')),
+      ]
+    : [];
   return [
     createNamespaceLifecycleAdmission(registry.namespaces),
     ...authorizationChecks,

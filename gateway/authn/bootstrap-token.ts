@@ -7,8 +7,17 @@ import { timingSafeEqual } from 'node:crypto';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import {
-  BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, BOOTSTRAP_USER_PREFIX, TOKEN_ID_KEY, TOKEN_SECRET_KEY,
-  USAGE_AUTHENTICATION_KEY, bootstrapTokenSecretName, parseBootstrapToken, secretValue, tokenExpiration, tokenGroups,
+  BOOTSTRAP_TOKEN_NAMESPACE,
+  BOOTSTRAP_TOKEN_SECRET_TYPE,
+  BOOTSTRAP_USER_PREFIX,
+  TOKEN_ID_KEY,
+  TOKEN_SECRET_KEY,
+  USAGE_AUTHENTICATION_KEY,
+  bootstrapTokenSecretName,
+  parseBootstrapToken,
+  secretValue,
+  tokenExpiration,
+  tokenGroups,
 } from '../../api/core/v1/bootstrap-token.js';
 import type { AuthenticationResult } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
@@ -25,7 +34,10 @@ function sameSecret(stored: string, presented: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function createBootstrapTokenAuthenticator(secrets: SecretGetter, opts: { log?: (line: string) => void; now?: () => number } = {}): TokenAuthenticator {
+export function createBootstrapTokenAuthenticator(
+  secrets: SecretGetter,
+  opts: { log?: (line: string) => void; now?: () => number } = {},
+): TokenAuthenticator {
   const now = opts.now ?? Date.now;
   return {
     name: 'bootstrap-token',
@@ -38,7 +50,10 @@ export function createBootstrapTokenAuthenticator(secrets: SecretGetter, opts: {
         secret = await secrets.get(BOOTSTRAP_TOKEN_NAMESPACE, name);
       } catch (e) {
         // Only the Secret's name goes into the log: the id is public, the secret never leaves this function.
-        if (!(isStatusError(e) && e.code === 404)) opts.log?.(`bootstrap token: cannot read Secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}: ${(e as Error).message}`);
+        if (!(isStatusError(e) && e.code === 404))
+          opts.log?.(
+            `bootstrap token: cannot read Secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name}: ${(e as Error).message}`,
+          );
         return null;
       }
       if (secret.metadata.deletionTimestamp || secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE || !secret.data) return null;

@@ -29,7 +29,14 @@ export interface AuthenticatorDeps {
   signal?: AbortSignal;
 }
 
-export async function buildAuthenticator({ options, adminToken, registry, log, serviceAccountKeys, signal }: AuthenticatorDeps): Promise<Authenticator> {
+export async function buildAuthenticator({
+  options,
+  adminToken,
+  registry,
+  log,
+  serviceAccountKeys,
+  signal,
+}: AuthenticatorDeps): Promise<Authenticator> {
   const tokens: TokenAuthenticator[] = [createAdminTokenAuthenticator(adminToken)];
   if (options.tokenAuthFile) {
     const parsed = await loadTokenFile(options.tokenAuthFile);
@@ -37,11 +44,21 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
     tokens.push(createStaticTokenAuthenticator('token-file', parsed.tokens));
   }
   const secrets = options.enableBootstrapTokenAuth ? registry.byKind('', 'Secret') : undefined;
-  if (secrets) tokens.push(createBootstrapTokenAuthenticator({ get: (namespace, name) => lookUpCredentialObject(secrets, namespace, name) }, { log }));
+  if (secrets)
+    tokens.push(
+      createBootstrapTokenAuthenticator(
+        { get: (namespace, name) => lookUpCredentialObject(secrets, namespace, name) },
+        { log },
+      ),
+    );
   if (serviceAccountKeys && serviceAccountKeys.verification.length > 0) {
-    tokens.push(createServiceAccountTokenAuthenticator({
-      ...options.serviceAccounts, keys: serviceAccountKeys.verification, getter: registryObjectGetter(registry),
-    }));
+    tokens.push(
+      createServiceAccountTokenAuthenticator({
+        ...options.serviceAccounts,
+        keys: serviceAccountKeys.verification,
+        getter: registryObjectGetter(registry),
+      }),
+    );
   }
   // OIDC last among token sources: it only claims JWTs whose `iss` is one of its issuers.
   const oidc = await setUpOidc(options, log);
@@ -53,15 +70,21 @@ export async function buildAuthenticator({ options, adminToken, registry, log, s
   // The authenticating proxy comes first, as upstream: a verified proxy's headers speak for the user it forwards.
   const proxy = options.requestHeader;
   if (proxy && proxy.usernameHeaders.length === 0) {
-    log('warning: --requestheader-client-ca-file is set without --requestheader-username-headers: no proxy request can name a user');
+    log(
+      'warning: --requestheader-client-ca-file is set without --requestheader-username-headers: no proxy request can name a user',
+    );
   }
-  if (proxy) members.push(createRequestHeaderAuthenticator({ ...proxy, caPems: readClientCaBundle(proxy.clientCaFile) }));
-  if (options.clientCaFile) members.push(createClientCertAuthenticator({ trustedCAs: readClientCaBundle(options.clientCaFile) }));
+  if (proxy)
+    members.push(createRequestHeaderAuthenticator({ ...proxy, caPems: readClientCaBundle(proxy.clientCaFile) }));
+  if (options.clientCaFile)
+    members.push(createClientCertAuthenticator({ trustedCAs: readClientCaBundle(options.clientCaFile) }));
   members.push(createBearerTokenAuthenticator(tokens));
   const union = createAuthenticatorUnion(members);
   // An AuthenticationConfiguration file's `anonymous` replaces --anonymous-auth (the two may not both be set).
   const anonymous = oidc?.anonymous ?? { enabled: options.anonymousAuth, conditions: [] };
-  const withAnonymous = anonymous.enabled ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) }) : union;
+  const withAnonymous = anonymous.enabled
+    ? withAnonymousFallback(union, { allowedPaths: anonymous.conditions.map((c) => c.path) })
+    : union;
   // Identity headers (X-Remote-* and the configured ones) never travel past authentication.
   return withIdentityHeadersRemoved(withAnonymous, proxy);
 }

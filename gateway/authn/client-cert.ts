@@ -186,7 +186,7 @@ export function chainReaches(peer: Peer, anchors: Set<string>): boolean {
 export function verifyPeer(socket: PeerSocket, peer: Peer, anchors?: Set<string>): string | null {
   if (socket.authorized !== true) {
     const reason = socket.authorizationError;
-    return String(reason instanceof Error ? reason.message : reason ?? 'not verified');
+    return String(reason instanceof Error ? reason.message : (reason ?? 'not verified'));
   }
   if (anchors && !chainReaches(peer, anchors)) return 'x509: certificate signed by unknown authority';
   // OpenSSL's client purpose check covers this too; it is repeated so the rule does not hang on OpenSSL's defaults.
@@ -217,7 +217,12 @@ function judge(socket: PeerSocket, peer: Peer, anchors?: Set<string>): Verdict {
  * A connection's certificate is judged once per socket, keyed so that a TLS 1.2 renegotiation that brought another
  * certificate is judged again.
  */
-export function socketVerdict<V extends { fingerprint: string }>(cache: WeakMap<object, V>, socket: PeerSocket, peer: Peer, judgeNow: () => V): V {
+export function socketVerdict<V extends { fingerprint: string }>(
+  cache: WeakMap<object, V>,
+  socket: PeerSocket,
+  peer: Peer,
+  judgeNow: () => V,
+): V {
   let verdict = cache.get(socket);
   if (!verdict || verdict.fingerprint !== peer.leaf.fingerprint256) {
     verdict = judgeNow();
@@ -249,7 +254,9 @@ export function createClientCertAuthenticator(opts: ClientCertAuthenticatorOptio
       const cert = peer.leaf;
       const t = now();
       if (t < verdict.notBefore || t > verdict.notAfter) {
-        throw new AuthenticationError(`verifying certificate ${identifier(cert)} failed: x509: certificate has expired or is not yet valid`);
+        throw new AuthenticationError(
+          `verifying certificate ${identifier(cert)} failed: x509: certificate has expired or is not yet valid`,
+        );
       }
       return verdict.user ? { user: { name: verdict.user.name, groups: [...verdict.user.groups] } } : null;
     },

@@ -19,7 +19,15 @@ import type { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../../api/meta/user.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { connectionOf } from '../server/connection.js';
-import { anchorSet, describeCertificate, peerOf, socketVerdict, verifyPeer, type Peer, type PeerSocket } from './client-cert.js';
+import {
+  anchorSet,
+  describeCertificate,
+  peerOf,
+  socketVerdict,
+  verifyPeer,
+  type Peer,
+  type PeerSocket,
+} from './client-cert.js';
 import { deleteHeaders, headerNames, headerValues, unescapeExtraKey } from './header-values.js';
 
 export interface RequestHeaderConfig {
@@ -41,7 +49,10 @@ export const STANDARD_REQUEST_HEADERS: Omit<RequestHeaderConfig, 'allowedNames'>
 };
 
 /** The identity a verified proxy asserts, or null when it names no user. */
-export function userFromHeaders(req: IncomingMessage, config: Omit<RequestHeaderConfig, 'allowedNames'>): UserInfo | null {
+export function userFromHeaders(
+  req: IncomingMessage,
+  config: Omit<RequestHeaderConfig, 'allowedNames'>,
+): UserInfo | null {
   let name = '';
   for (const header of config.usernameHeaders) {
     name = headerValues(req, header)[0] ?? '';
@@ -98,7 +109,8 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
     const cert = peer.leaf;
     const fingerprint = cert.fingerprint256;
     const why = verifyPeer(socket, peer, anchors);
-    if (why !== null) return { fingerprint, error: `verifying certificate ${describeCertificate(cert)} failed: ${why}` };
+    if (why !== null)
+      return { fingerprint, error: `verifying certificate ${describeCertificate(cert)} failed: ${why}` };
     if (allowed.size > 0) {
       const cn = commonName(cert);
       if (!allowed.has(cn)) return { fingerprint, error: `x509: subject with cn=${cn} is not in the allowed list` };
@@ -117,7 +129,9 @@ export function createRequestHeaderAuthenticator(opts: RequestHeaderAuthenticato
       const cert = peer.leaf;
       const t = now();
       if (t < new Date(cert.validFrom).getTime() || t > new Date(cert.validTo).getTime()) {
-        throw new AuthenticationError(`verifying certificate ${describeCertificate(cert)} failed: x509: certificate has expired or is not yet valid`);
+        throw new AuthenticationError(
+          `verifying certificate ${describeCertificate(cert)} failed: x509: certificate has expired or is not yet valid`,
+        );
       }
       const user = userFromHeaders(req, opts);
       return user ? { user } : null;
@@ -134,9 +148,14 @@ function commonName(cert: X509Certificate): string {
  * Upstream's authentication filter: once a request is authenticated (by any method, anonymous included), the
  * standard X-Remote-* headers and the configured request-header ones are removed before anything downstream runs.
  */
-export function withIdentityHeadersRemoved(inner: Authenticator, configured?: Omit<RequestHeaderConfig, 'allowedNames'>): Authenticator {
+export function withIdentityHeadersRemoved(
+  inner: Authenticator,
+  configured?: Omit<RequestHeaderConfig, 'allowedNames'>,
+): Authenticator {
   // Built once: every authenticated request runs it.
-  const isIdentityHeader = identityHeaderMatcher(configured ? [STANDARD_REQUEST_HEADERS, configured] : [STANDARD_REQUEST_HEADERS]);
+  const isIdentityHeader = identityHeaderMatcher(
+    configured ? [STANDARD_REQUEST_HEADERS, configured] : [STANDARD_REQUEST_HEADERS],
+  );
   return {
     name: inner.name,
     async authenticate(req) {

@@ -8,7 +8,14 @@
 // A file that cannot be read or holds no usable key is an OptionsError naming the flag and the file.
 // The generated key sits next to the generated CA: replicas that share the CA (one cert dir, or the same
 // --tls-* files) share their service-account keys the same way, so each verifies the others' tokens.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { invalid } from '../server/flag-primitives.js';
@@ -43,7 +50,8 @@ const MIN_RSA_BITS = 2048;
  * 2048 bits, curves other than P-256/384/521).
  */
 export function algorithmFor(key: KeyObject): JwsAlgorithm | undefined {
-  if (key.asymmetricKeyType === 'rsa') return (key.asymmetricKeyDetails?.modulusLength ?? 0) >= MIN_RSA_BITS ? 'RS256' : undefined;
+  if (key.asymmetricKeyType === 'rsa')
+    return (key.asymmetricKeyDetails?.modulusLength ?? 0) >= MIN_RSA_BITS ? 'RS256' : undefined;
   if (key.asymmetricKeyType === 'ec') return EC_ALGORITHMS[key.asymmetricKeyDetails?.namedCurve ?? ''];
   return undefined;
 }
@@ -81,7 +89,8 @@ export function parsePemKeys(text: string): ParsedPem {
     try {
       if (type === 'CERTIFICATE') key = describe(new X509Certificate(block).publicKey);
       else if (type === 'PUBLIC KEY' || type === 'RSA PUBLIC KEY') key = describe(createPublicKey(block));
-      else if (type === 'PRIVATE KEY' || type === 'RSA PRIVATE KEY' || type === 'EC PRIVATE KEY') key = describe(createPrivateKey(block));
+      else if (type === 'PRIVATE KEY' || type === 'RSA PRIVATE KEY' || type === 'EC PRIVATE KEY')
+        key = describe(createPrivateKey(block));
     } catch {
       key = undefined;
     }
@@ -126,7 +135,8 @@ async function loadOrCreateGeneratedKey(certDir: string): Promise<ParsedPem> {
     }
   }
   const parsed = parsePemKeys(text);
-  if (parsed.privateKeys.length === 0) throw new Error(`${file}: not an RSA or ECDSA private key; remove it to have a new one generated`);
+  if (parsed.privateKeys.length === 0)
+    throw new Error(`${file}: not an RSA or ECDSA private key; remove it to have a new one generated`);
   return parsed;
 }
 
@@ -137,14 +147,21 @@ export interface KeySources {
   log?: (line: string) => void;
 }
 
-export async function loadServiceAccountKeys(opts: ServiceAccountOptions, sources: KeySources): Promise<ServiceAccountKeys> {
+export async function loadServiceAccountKeys(
+  opts: ServiceAccountOptions,
+  sources: KeySources,
+): Promise<ServiceAccountKeys> {
   const verification: ServiceAccountKey[] = [];
   const candidates: ServiceAccountKey[] = [];
   if (opts.keyFiles.length > 0) {
     for (const file of opts.keyFiles) {
       const parsed = parsePemKeys(await readFlagFile('service-account-key-file', file));
       if (parsed.publicKeys.length === 0) {
-        throw invalid('service-account-key-file', file, 'data does not contain any valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) public keys');
+        throw invalid(
+          'service-account-key-file',
+          file,
+          'data does not contain any valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) public keys',
+        );
       }
       verification.push(...parsed.publicKeys);
       candidates.push(...parsed.privateKeys);
@@ -153,7 +170,9 @@ export async function loadServiceAccountKeys(opts: ServiceAccountOptions, source
     const parsed = parsePemKeys(await readFlagFile('tls-private-key-file', sources.tlsPrivateKeyFile));
     if (parsed.privateKeys.length === 0) {
       // kube-apiserver's behaviour: a serving key of another type just leaves service-account tokens off.
-      sources.log?.('warning: --tls-private-key-file is not an RSA or ECDSA key and no --service-account-key-file was given: service-account token authentication is disabled');
+      sources.log?.(
+        'warning: --tls-private-key-file is not an RSA or ECDSA key and no --service-account-key-file was given: service-account token authentication is disabled',
+      );
     }
     verification.push(...parsed.publicKeys);
     candidates.push(...parsed.privateKeys);
@@ -167,13 +186,20 @@ export async function loadServiceAccountKeys(opts: ServiceAccountOptions, source
   if (opts.signingKeyFile) {
     const parsed = parsePemKeys(await readFlagFile('service-account-signing-key-file', opts.signingKeyFile));
     if (parsed.privateKeys.length === 0) {
-      throw invalid('service-account-signing-key-file', opts.signingKeyFile, 'data does not contain a valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) private key');
+      throw invalid(
+        'service-account-signing-key-file',
+        opts.signingKeyFile,
+        'data does not contain a valid RSA (2048 bits or more) or ECDSA (P-256, P-384, P-521) private key',
+      );
     }
     signing = parsed.privateKeys[0];
     // Tokens this server issues must verify here even when the key files leave the signing key out.
-    if (!verification.some((k) => k.kid === signing.kid)) verification.push({ ...signing, key: createPublicKey(signing.key) });
+    if (!verification.some((k) => k.kid === signing.kid))
+      verification.push({ ...signing, key: createPublicKey(signing.key) });
   } else if (!signing && verification.length > 0) {
-    sources.log?.('warning: no private key among the service-account keys and no --service-account-signing-key-file: tokens are verified but not issued');
+    sources.log?.(
+      'warning: no private key among the service-account keys and no --service-account-signing-key-file: tokens are verified but not issued',
+    );
   }
   return { verification, signing };
 }

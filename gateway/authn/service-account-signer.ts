@@ -3,7 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { CompactSign } from 'jose';
 import {
-  PRIVATE_CLAIM, serviceAccountUsername, type ObjectRefClaim, type ServiceAccountTokenClaims,
+  PRIVATE_CLAIM,
+  serviceAccountUsername,
+  type ObjectRefClaim,
+  type ServiceAccountTokenClaims,
 } from './service-account-claims.js';
 import type { ServiceAccountKey } from './service-account-keys.js';
 

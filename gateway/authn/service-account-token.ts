@@ -19,7 +19,11 @@ import { AuthenticationError } from './authenticator.js';
 import type { TokenAuthenticator } from './bearer-token.js';
 import { lookUpCredentialObject } from './object-lookup.js';
 import {
-  PRIVATE_CLAIM, serviceAccountUser, serviceAccountUsername, type ObjectRefClaim, type ServiceAccountInfo,
+  PRIVATE_CLAIM,
+  serviceAccountUser,
+  serviceAccountUsername,
+  type ObjectRefClaim,
+  type ServiceAccountInfo,
 } from './service-account-claims.js';
 import type { ServiceAccountKey } from './service-account-keys.js';
 
@@ -73,16 +77,20 @@ type Json = Record<string, unknown>;
 function parseObject(bytes: Uint8Array): Json | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Json : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
   } catch {
     return undefined;
   }
 }
 
 function isRef(value: unknown): value is ObjectRefClaim {
-  return typeof value === 'object' && value !== null
-    && typeof (value as Json).name === 'string' && (value as Json).name !== ''
-    && typeof (value as Json).uid === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Json).name === 'string' &&
+    (value as Json).name !== '' &&
+    typeof (value as Json).uid === 'string'
+  );
 }
 
 function audiencesOf(aud: unknown): string[] | undefined {
@@ -128,8 +136,10 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountToken
     const { exp, nbf, iat } = claims;
     if (typeof exp !== 'number') fail('service account token has no expiry');
     if (t > exp + CLOCK_LEEWAY_SECONDS) fail('service account token has expired');
-    if (nbf !== undefined && (typeof nbf !== 'number' || t + CLOCK_LEEWAY_SECONDS < nbf)) fail('service account token is not valid yet');
-    if (iat !== undefined && (typeof iat !== 'number' || t + CLOCK_LEEWAY_SECONDS < iat)) fail('service account token is issued in the future');
+    if (nbf !== undefined && (typeof nbf !== 'number' || t + CLOCK_LEEWAY_SECONDS < nbf))
+      fail('service account token is not valid yet');
+    if (iat !== undefined && (typeof iat !== 'number' || t + CLOCK_LEEWAY_SECONDS < iat))
+      fail('service account token is issued in the future');
   }
 
   /** Bound objects deleted longer ago than the leeway invalidate the token; a uid mismatch means it was recreated. */
@@ -167,14 +177,22 @@ export function createServiceAccountTokenAuthenticator(opts: ServiceAccountToken
       if (audiences.length === 0) fail('token audiences are invalid for the API audiences');
 
       const k = claims[PRIVATE_CLAIM] as Json | undefined;
-      if (!k || typeof k !== 'object' || typeof k.namespace !== 'string' || k.namespace === '' || !isRef(k.serviceaccount)) {
+      if (
+        !k ||
+        typeof k !== 'object' ||
+        typeof k.namespace !== 'string' ||
+        k.namespace === '' ||
+        !isRef(k.serviceaccount)
+      ) {
         fail('service account token claims are incomplete');
       }
       const namespace = k.namespace;
       const account = k.serviceaccount;
-      if (claims.sub !== serviceAccountUsername(namespace, account.name)) fail('service account token subject does not match its claims');
+      if (claims.sub !== serviceAccountUsername(namespace, account.name))
+        fail('service account token subject does not match its claims');
       const bound = { pod: k.pod, secret: k.secret, node: k.node };
-      for (const [field, ref] of Object.entries(bound)) if (ref !== undefined && !isRef(ref)) fail(`service account token ${field} claim is malformed`);
+      for (const [field, ref] of Object.entries(bound))
+        if (ref !== undefined && !isRef(ref)) fail(`service account token ${field} claim is malformed`);
       const pod = bound.pod as ObjectRefClaim | undefined;
       const secret = bound.secret as ObjectRefClaim | undefined;
       const node = bound.node as ObjectRefClaim | undefined;

@@ -7,7 +7,9 @@ import type { TlsOptions } from 'node:tls';
 import type { GatehouseOptions } from '../server/options.js';
 import { clientCertTlsOptions, readClientCaBundle } from './client-cert.js';
 
-export function clientAuthTlsOptions(options: Pick<GatehouseOptions, 'clientCaFile' | 'requestHeader'>): Pick<TlsOptions, 'requestCert' | 'rejectUnauthorized' | 'ca'> {
+export function clientAuthTlsOptions(
+  options: Pick<GatehouseOptions, 'clientCaFile' | 'requestHeader'>,
+): Pick<TlsOptions, 'requestCert' | 'rejectUnauthorized' | 'ca'> {
   const cas: string[] = [];
   if (options.clientCaFile) cas.push(...readClientCaBundle(options.clientCaFile));
   if (options.requestHeader) cas.push(...readClientCaBundle(options.requestHeader.clientCaFile));

@@ -48,7 +48,11 @@ export function parseCsv(text: string, source: string): CsvRecord[] {
           if (i >= n) throw new TokenFileError(`${source}: line ${startLine}: extraneous or missing " in quoted-field`);
           const c = text[i];
           if (c === '"') {
-            if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
+            if (text[i + 1] === '"') {
+              field += '"';
+              i += 2;
+              continue;
+            }
             i++;
             break;
           }
@@ -67,7 +71,10 @@ export function parseCsv(text: string, source: string): CsvRecord[] {
         }
       }
       fields.push(field);
-      if (i < n && text[i] === ',') { i++; continue; }
+      if (i < n && text[i] === ',') {
+        i++;
+        continue;
+      }
       break;
     }
     if (i < n) {
@@ -89,7 +96,9 @@ export function parseTokenFile(text: string, source = 'token file'): ParsedToken
   const warnings: string[] = [];
   for (const { line, fields } of parseCsv(text, source)) {
     if (fields.length < 3) {
-      throw new TokenFileError(`${source}: line ${line}: must have at least 3 columns (token, user name, user uid), found ${fields.length}`);
+      throw new TokenFileError(
+        `${source}: line ${line}: must have at least 3 columns (token, user name, user uid), found ${fields.length}`,
+      );
     }
     const [token, name, uid, ...groupColumns] = fields;
     if (token === '') {
@@ -97,10 +106,9 @@ export function parseTokenFile(text: string, source = 'token file'): ParsedToken
       continue;
     }
     if (name === '') throw new TokenFileError(`${source}: line ${line}: empty user name`);
-    const groups = [
-      ...(groupColumns[0] ?? '').split(','),
-      ...groupColumns.slice(1),
-    ].map((g) => g.trim()).filter((g) => g !== '');
+    const groups = [...(groupColumns[0] ?? '').split(','), ...groupColumns.slice(1)]
+      .map((g) => g.trim())
+      .filter((g) => g !== '');
     if (byToken.has(token)) warnings.push(`${source}: line ${line}: duplicate token, the later record wins`);
     byToken.set(token, { token, user: { name, uid, groups: [...new Set(groups)] } });
   }

@@ -100,7 +100,9 @@ export function execApiVersion(flag: string | undefined, env: NodeJS.ProcessEnv)
   }
   version ??= DEFAULT_EXEC_API_VERSION;
   if (!(EXEC_API_VERSIONS as readonly string[]).includes(version)) {
-    throw new CredentialError(`unsupported ExecCredential apiVersion "${version}" (supported: ${EXEC_API_VERSIONS.join(', ')})`);
+    throw new CredentialError(
+      `unsupported ExecCredential apiVersion "${version}" (supported: ${EXEC_API_VERSIONS.join(', ')})`,
+    );
   }
   return version;
 }
@@ -118,26 +120,38 @@ async function readSecretFile(flag: string, file: string, read: (f: string) => P
   }
 }
 
-async function tokenStatus(flags: Map<string, string>, read: (f: string) => Promise<string>): Promise<ExecCredentialStatus> {
+async function tokenStatus(
+  flags: Map<string, string>,
+  read: (f: string) => Promise<string>,
+): Promise<ExecCredentialStatus> {
   const inline = flags.get('token');
   const file = flags.get('token-file');
-  if ((inline === undefined) === (file === undefined)) throw new CredentialError('exactly one of --token and --token-file is required');
-  const token = (inline ?? await readSecretFile('token-file', file!, read)).trim();
+  if ((inline === undefined) === (file === undefined))
+    throw new CredentialError('exactly one of --token and --token-file is required');
+  const token = (inline ?? (await readSecretFile('token-file', file!, read))).trim();
   if (token === '') throw new CredentialError(`--token-file: ${file} holds no token`);
   // A bearer token must fit one header value.
   // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (/[\s\x00-\x1f\x7f]/.test(token)) throw new CredentialError(`the token ${file ? `in ${file} ` : ''}must not contain whitespace or control characters`);
+  if (/[\s\x00-\x1f\x7f]/.test(token))
+    throw new CredentialError(
+      `the token ${file ? `in ${file} ` : ''}must not contain whitespace or control characters`,
+    );
   return { token };
 }
 
-async function clientCertStatus(flags: Map<string, string>, read: (f: string) => Promise<string>): Promise<ExecCredentialStatus> {
+async function clientCertStatus(
+  flags: Map<string, string>,
+  read: (f: string) => Promise<string>,
+): Promise<ExecCredentialStatus> {
   const certFile = flags.get('cert');
   const keyFile = flags.get('key');
   if (certFile === undefined || keyFile === undefined) throw new CredentialError('--cert and --key are both required');
   const cert = await readSecretFile('cert', certFile, read);
   const key = await readSecretFile('key', keyFile, read);
-  if (!/-----BEGIN CERTIFICATE-----/.test(cert)) throw new CredentialError(`--cert: ${certFile} holds no PEM certificate`);
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new CredentialError(`--key: ${keyFile} holds no PEM private key`);
+  if (!/-----BEGIN CERTIFICATE-----/.test(cert))
+    throw new CredentialError(`--cert: ${certFile} holds no PEM certificate`);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key))
+    throw new CredentialError(`--key: ${keyFile} holds no PEM private key`);
   return { clientCertificateData: cert, clientKeyData: key };
 }
 
@@ -145,7 +159,11 @@ async function clientCertStatus(flags: Map<string, string>, read: (f: string) =>
 export async function execCredential(argv: string[], io: CredentialIO): Promise<Record<string, unknown>> {
   const [mode, ...rest] = argv;
   if (mode === undefined || !(mode in FLAGS)) {
-    throw new CredentialError(mode === undefined ? 'a credential type is required: token or client-cert' : `unknown credential type "${mode}" (token or client-cert)`);
+    throw new CredentialError(
+      mode === undefined
+        ? 'a credential type is required: token or client-cert'
+        : `unknown credential type "${mode}" (token or client-cert)`,
+    );
   }
   const flags = parseFlags(mode, rest);
   const apiVersion = execApiVersion(flags.get('api-version'), io.env);

@@ -12,7 +12,14 @@ import type { KObject } from '../../api/meta/types.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, signingToken } from '../../api/core/v1/bootstrap-token.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
-import { CLIENT_CONFIG_KEY, CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE, JWS_KEY_PREFIX, grantAnonymousClusterInfoRead, publishClusterInfo } from './cluster-info.js';
+import {
+  CLIENT_CONFIG_KEY,
+  CLUSTER_INFO_NAME,
+  CLUSTER_INFO_NAMESPACE,
+  JWS_KEY_PREFIX,
+  grantAnonymousClusterInfoRead,
+  publishClusterInfo,
+} from './cluster-info.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { cloneJson } from '../../api/meta/clone.js';
@@ -116,14 +123,17 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
       if (token.expiresAt !== undefined) nextExpiry = Math.min(nextExpiry, token.expiresAt);
     }
     clearTimeout(expiryTimer);
-    if (nextExpiry !== Infinity) expiryTimer = setTimeout(poke, Math.min(Math.max(nextExpiry - now(), 0), MAX_TIMER_MS));
+    if (nextExpiry !== Infinity)
+      expiryTimer = setTimeout(poke, Math.min(Math.max(nextExpiry - now(), 0), MAX_TIMER_MS));
 
     const wanted: Record<string, string> = {};
-    for (const [id, secret] of tokens) wanted[`${JWS_KEY_PREFIX}${id}`] = await computeDetachedSignature(content, id, secret);
+    for (const [id, secret] of tokens)
+      wanted[`${JWS_KEY_PREFIX}${id}`] = await computeDetachedSignature(content, id, secret);
     const next: Record<string, string> = {};
     for (const [key, value] of Object.entries(data)) if (!key.startsWith(JWS_KEY_PREFIX)) next[key] = value;
     Object.assign(next, wanted);
-    const changed = Object.keys(next).length !== Object.keys(data).length || Object.entries(next).some(([k, v]) => data[k] !== v);
+    const changed =
+      Object.keys(next).length !== Object.keys(data).length || Object.entries(next).some(([k, v]) => data[k] !== v);
     if (!changed || abort.signal.aborted) return;
     // The resourceVersion makes this a compare-and-swap: a concurrent change (a new clientconfig) is a 409 and a resync.
     const updated = cloneJson(cm);
@@ -132,28 +142,42 @@ export function startBootstrapSigner(registry: Registry, opts: BootstrapSignerOp
   }
 
   const secretsLoop = runWatchLoop({
-    storage: secrets.storage, prefix: secrets.prefix(BOOTSTRAP_TOKEN_NAMESPACE), signal: abort.signal,
-    name: 'bootstrap signer (secrets)', log, retryMs,
+    storage: secrets.storage,
+    prefix: secrets.prefix(BOOTSTRAP_TOKEN_NAMESPACE),
+    signal: abort.signal,
+    name: 'bootstrap signer (secrets)',
+    log,
+    retryMs,
     onList: () => poke(),
     onEvent: () => poke(),
   });
   const configMapLoop = runWatchLoop({
-    storage: configMaps.storage, prefix: configMaps.prefix(CLUSTER_INFO_NAMESPACE), signal: abort.signal,
-    name: 'bootstrap signer (configmaps)', log, retryMs,
+    storage: configMaps.storage,
+    prefix: configMaps.prefix(CLUSTER_INFO_NAMESPACE),
+    signal: abort.signal,
+    name: 'bootstrap signer (configmaps)',
+    log,
+    retryMs,
     onList: () => poke(),
     onEvent: (event) => {
       // Our own writes come back here too; the sync then finds nothing to change.
       if ((event.object ?? event.prevObject)?.metadata.name === CLUSTER_INFO_NAME && event.type !== 'DELETED') poke();
     },
   });
-  const published = opts.serverUrl && opts.caPem !== undefined
-    ? opts.serverUrl.then(async (url) => {
-      if (abort.signal.aborted) return;
-      await grantAnonymousClusterInfoRead(registry);
-      await publishClusterInfo(registry, url, opts.caPem!);
-    })
-      .catch((e: unknown) => log(`error: bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`))
-    : Promise.resolve();
+  const published =
+    opts.serverUrl && opts.caPem !== undefined
+      ? opts.serverUrl
+          .then(async (url) => {
+            if (abort.signal.aborted) return;
+            await grantAnonymousClusterInfoRead(registry);
+            await publishClusterInfo(registry, url, opts.caPem!);
+          })
+          .catch((e: unknown) =>
+            log(
+              `error: bootstrap signer: publishing ${CLUSTER_INFO_NAMESPACE}/${CLUSTER_INFO_NAME}: ${(e as Error).message}`,
+            ),
+          )
+      : Promise.resolve();
 
   return {
     async stop() {

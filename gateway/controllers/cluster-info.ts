@@ -48,15 +48,25 @@ export async function grantAnonymousClusterInfoRead(registry: Registry): Promise
   if (!roles || !bindings) return;
   const metadata = { name: CLUSTER_INFO_READER, namespace: CLUSTER_INFO_NAMESPACE };
   const objects: [typeof roles, unknown][] = [
-    [roles, {
-      apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata,
-      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [CLUSTER_INFO_NAME], verbs: ['get'] }],
-    }],
-    [bindings, {
-      apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata,
-      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: CLUSTER_INFO_READER },
-      subjects: [{ apiGroup: RBAC_GROUP, kind: 'User', name: 'system:anonymous' }],
-    }],
+    [
+      roles,
+      {
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: 'Role',
+        metadata,
+        rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: [CLUSTER_INFO_NAME], verbs: ['get'] }],
+      },
+    ],
+    [
+      bindings,
+      {
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: 'RoleBinding',
+        metadata,
+        roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: CLUSTER_INFO_READER },
+        subjects: [{ apiGroup: RBAC_GROUP, kind: 'User', name: 'system:anonymous' }],
+      },
+    ],
   ];
   for (const [store, body] of objects) {
     try {
@@ -84,11 +94,16 @@ export async function publishClusterInfo(registry: Registry, serverUrl: string, 
         if (!(isStatusError(e) && e.code === 404)) throw e;
       }
       if (!current) {
-        await configMaps.create(CLUSTER_INFO_NAMESPACE, {
-          apiVersion: 'v1', kind: 'ConfigMap',
-          metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
-          data: { [CLIENT_CONFIG_KEY]: clientconfig },
-        }, internalWrite());
+        await configMaps.create(
+          CLUSTER_INFO_NAMESPACE,
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
+            data: { [CLIENT_CONFIG_KEY]: clientconfig },
+          },
+          internalWrite(),
+        );
         return;
       }
       const data = (current.data ?? {}) as Record<string, string>;

@@ -19,7 +19,10 @@ export function lastWriteTime(obj: KObject): number | undefined {
   return times.length > 0 ? Math.max(...times) : undefined;
 }
 
-export function startEventTtlController(registry: Registry, opts: { ttlMs: number; log: (line: string) => void }): Controller {
+export function startEventTtlController(
+  registry: Registry,
+  opts: { ttlMs: number; log: (line: string) => void },
+): Controller {
   const events = registry.byKind('', 'Event');
   if (!events) return { stop: async () => {} };
   const storage = events.storage;
@@ -38,26 +41,33 @@ export function startEventTtlController(registry: Registry, opts: { ttlMs: numbe
     cancel(key);
     if (stopped) return;
     const resourceVersion = obj.metadata.resourceVersion;
-    const cancelTimer = setLongTimeout(() => {
-      timers.delete(key);
-      storage.delete(key, { preconditions: { resourceVersion } }).catch((e: unknown) => {
-        // Gone already (another replica, a client) or written again (its watch event re-armed the timer).
-        if (isStorageError(e, 'NotFound') || isStorageError(e, 'Conflict')) return;
-        opts.log(`error: event-ttl: deleting ${key}: ${(e as Error).message}`);
-      });
-    }, Math.max(0, deadline - Date.now()));
+    const cancelTimer = setLongTimeout(
+      () => {
+        timers.delete(key);
+        storage.delete(key, { preconditions: { resourceVersion } }).catch((e: unknown) => {
+          // Gone already (another replica, a client) or written again (its watch event re-armed the timer).
+          if (isStorageError(e, 'NotFound') || isStorageError(e, 'Conflict')) return;
+          opts.log(`error: event-ttl: deleting ${key}: ${(e as Error).message}`);
+        });
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     timers.set(key, cancelTimer);
   }
 
-  const informer = startInformer(events, {
-    replace(objects) {
-      for (const key of timers.keys()) cancel(key);
-      const now = Date.now();
-      for (const obj of objects) arm(obj, Math.min(lastWriteTime(obj) ?? now, now) + opts.ttlMs);
+  const informer = startInformer(
+    events,
+    {
+      replace(objects) {
+        for (const key of timers.keys()) cancel(key);
+        const now = Date.now();
+        for (const obj of objects) arm(obj, Math.min(lastWriteTime(obj) ?? now, now) + opts.ttlMs);
+      },
+      put: (obj) => arm(obj, Date.now() + opts.ttlMs),
+      removed: (obj) => cancel(keyOf(obj)),
     },
-    put: (obj) => arm(obj, Date.now() + opts.ttlMs),
-    removed: (obj) => cancel(keyOf(obj)),
-  }, { log: opts.log });
+    { log: opts.log },
+  );
 
   return {
     async stop() {

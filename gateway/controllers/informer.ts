@@ -19,17 +19,33 @@ export interface Informer {
   stop(): Promise<void>;
 }
 
-export function startInformer(store: ResourceStore, handler: InformerHandler, opts: { log: (line: string) => void; retryMs?: number }): Informer {
+export function startInformer(
+  store: ResourceStore,
+  handler: InformerHandler,
+  opts: { log: (line: string) => void; retryMs?: number },
+): Informer {
   const abort = new AbortController();
   const retryMs = opts.retryMs ?? 500;
-  const what = store.groupResource.group ? `${store.groupResource.resource}.${store.groupResource.group}` : store.groupResource.resource;
+  const what = store.groupResource.group
+    ? `${store.groupResource.resource}.${store.groupResource.group}`
+    : store.groupResource.resource;
   let markSynced!: () => void;
-  const synced = new Promise<void>((resolve) => { markSynced = resolve; });
-  let timer: NodeJS.Timeout | undefined;
-  const pause = (ms: number) => new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    abort.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  const synced = new Promise<void>((resolve) => {
+    markSynced = resolve;
   });
+  let timer: NodeJS.Timeout | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      abort.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
 
   const done = (async () => {
     while (!abort.signal.aborted) {
@@ -37,7 +53,11 @@ export function startInformer(store: ResourceStore, handler: InformerHandler, op
         const list = await store.storage.getList(store.prefix(''));
         handler.replace(list.items);
         markSynced();
-        for await (const ev of store.storage.watch(store.prefix(''), { revision: list.revision, recursive: true }, abort.signal)) {
+        for await (const ev of store.storage.watch(
+          store.prefix(''),
+          { revision: list.revision, recursive: true },
+          abort.signal,
+        )) {
           if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
             if (ev.object) handler.put(ev.object);
           } else if (ev.type === 'DELETED') {

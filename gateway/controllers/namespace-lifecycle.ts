@@ -16,7 +16,11 @@ export async function ensureSystemNamespaces(registry: Registry): Promise<void> 
   if (!namespaces) return;
   for (const name of SYSTEM_NAMESPACES) {
     try {
-      await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { ...INTERNAL_WRITE, warnings: [] });
+      await namespaces.create(
+        '',
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        { ...INTERNAL_WRITE, warnings: [] },
+      );
     } catch (e) {
       if (!(isStatusError(e) && e.code === 409)) throw e;
     }
@@ -27,7 +31,10 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
-export function startNamespaceController(registry: Registry, opts: { retryMs?: number; log?: (line: string) => void } = {}): Controller {
+export function startNamespaceController(
+  registry: Registry,
+  opts: { retryMs?: number; log?: (line: string) => void } = {},
+): Controller {
   const namespaces = registry.byKind('', 'Namespace');
   const abort = new AbortController();
   const retryMs = opts.retryMs ?? 500;
@@ -46,9 +53,11 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
       remaining += list.items.length;
       for (const item of list.items) {
         if (item.metadata.deletionTimestamp) continue;
-        await store.delete(ns, item.metadata.name ?? '', {}, { ...INTERNAL_WRITE, warnings: [] }).catch((e: unknown) => {
-          if (!(isStatusError(e) && e.code === 404)) throw e;
-        });
+        await store
+          .delete(ns, item.metadata.name ?? '', {}, { ...INTERNAL_WRITE, warnings: [] })
+          .catch((e: unknown) => {
+            if (!(isStatusError(e) && e.code === 404)) throw e;
+          });
       }
     }
     return remaining === 0;
@@ -62,7 +71,10 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
         ns.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== NAMESPACE_FINALIZER) };
         return ns;
       });
-      if ((updated.metadata.finalizers ?? []).length === 0 && ((updated.spec as { finalizers?: string[] }).finalizers ?? []).length === 0) {
+      if (
+        (updated.metadata.finalizers ?? []).length === 0 &&
+        ((updated.spec as { finalizers?: string[] }).finalizers ?? []).length === 0
+      ) {
         await storage.delete(key, { preconditions: { resourceVersion: updated.metadata.resourceVersion } });
       }
     } catch (e) {
@@ -99,8 +111,13 @@ export function startNamespaceController(registry: Registry, opts: { retryMs?: n
       try {
         const list = await storage.getList(namespaces.prefix(''));
         for (const ns of list.items) if (ns.metadata.deletionTimestamp) schedule(ns.metadata.name ?? '', 0);
-        for await (const ev of storage.watch(namespaces.prefix(''), { revision: list.revision, recursive: true }, abort.signal)) {
-          if (ev.object?.metadata.deletionTimestamp && ev.type !== 'DELETED') schedule(ev.object.metadata.name ?? '', 0);
+        for await (const ev of storage.watch(
+          namespaces.prefix(''),
+          { revision: list.revision, recursive: true },
+          abort.signal,
+        )) {
+          if (ev.object?.metadata.deletionTimestamp && ev.type !== 'DELETED')
+            schedule(ev.object.metadata.name ?? '', 0);
         }
       } catch (e) {
         if (abort.signal.aborted) break;

@@ -30,7 +30,9 @@ export function internalWrite(): WriteContext {
 
 /** A create that another replica (or an earlier round) already made, or that the namespace no longer admits. */
 export function settledCreate(e: unknown): boolean {
-  return isStatusError(e) && (e.code === 409 || e.code === 404 || (e.code === 403 && e.message.includes('being terminated')));
+  return (
+    isStatusError(e) && (e.code === 409 || e.code === 404 || (e.code === 403 && e.message.includes('being terminated')))
+  );
 }
 
 const isActive = (ns: KObject): boolean =>
@@ -48,7 +50,9 @@ export function startPerNamespaceController(registry: Registry, opts: PerNamespa
   function enqueue(namespace: string | undefined): void {
     if (!namespace || abort.signal.aborted) return;
     queue.add(namespace);
-    working ??= drain().finally(() => { working = undefined; });
+    working ??= drain().finally(() => {
+      working = undefined;
+    });
   }
 
   function retryLater(namespace: string): void {
@@ -84,8 +88,12 @@ export function startPerNamespaceController(registry: Registry, opts: PerNamespa
 
   const active = new Set<string>();
   const namespaceLoop = runWatchLoop({
-    storage: namespaces.storage, prefix: namespaces.prefix(''), signal: abort.signal,
-    name: `${opts.name} (namespaces)`, log: opts.log, retryMs,
+    storage: namespaces.storage,
+    prefix: namespaces.prefix(''),
+    signal: abort.signal,
+    name: `${opts.name} (namespaces)`,
+    log: opts.log,
+    retryMs,
     onList: (items) => {
       active.clear();
       for (const ns of items) if (isActive(ns)) active.add(ns.metadata.name ?? '');
@@ -102,8 +110,12 @@ export function startPerNamespaceController(registry: Registry, opts: PerNamespa
     },
   });
   const targetLoop = runWatchLoop({
-    storage: opts.target.storage, prefix: opts.target.prefix(''), signal: abort.signal,
-    name: `${opts.name} (${opts.target.groupResource.resource})`, log: opts.log, retryMs,
+    storage: opts.target.storage,
+    prefix: opts.target.prefix(''),
+    signal: abort.signal,
+    name: `${opts.name} (${opts.target.groupResource.resource})`,
+    log: opts.log,
+    retryMs,
     // A relist may follow missed deletions: look at every namespace again.
     onList: () => {
       for (const name of active) enqueue(name);

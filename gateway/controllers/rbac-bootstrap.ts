@@ -6,7 +6,9 @@
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import {
-  AUTOUPDATE_ANNOTATION, bootstrapClusterRoleBindings, bootstrapClusterRoles,
+  AUTOUPDATE_ANNOTATION,
+  bootstrapClusterRoleBindings,
+  bootstrapClusterRoles,
 } from '../../policies/rbac/bootstrap-policy.js';
 import { uncovered } from '../../policies/rbac/covers.js';
 import { RBAC_GROUP, type BindingObject, type RoleObject, type Subject } from '../../policies/rbac/types.js';
@@ -15,7 +17,12 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
-const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+const internalWrite = (): WriteContext => ({
+  dryRun: false,
+  fieldValidation: 'Ignore',
+  duplicateFields: [],
+  warnings: [],
+});
 
 function mergeMeta(current: KObject, wanted: KObject): boolean {
   let changed = false;
@@ -72,7 +79,11 @@ function reconcileBinding(current: BindingObject, wanted: BindingObject): boolea
   return changed;
 }
 
-async function ensure<T extends KObject>(store: ResourceStore, wanted: T, reconcile: (current: T, wanted: T) => boolean): Promise<void> {
+async function ensure<T extends KObject>(
+  store: ResourceStore,
+  wanted: T,
+  reconcile: (current: T, wanted: T) => boolean,
+): Promise<void> {
   const name = wanted.metadata.name as string;
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await store.get('', name).catch((e: unknown) => {

@@ -21,7 +21,12 @@ import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
-const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+const internalWrite = (): WriteContext => ({
+  dryRun: false,
+  fieldValidation: 'Ignore',
+  duplicateFields: [],
+  warnings: [],
+});
 
 export interface ResourceQuotaControllerOptions {
   log: (line: string) => void;
@@ -48,7 +53,8 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
   const tracked = registry.stores.filter((s) => s.def.namespaced);
   /** Quota resource name → the store whose objects it counts. */
   const countedBy = new Map<string, ResourceStore>();
-  for (const store of tracked) for (const name of countedNames(store.def.group, store.def.resource)) countedBy.set(name, store);
+  for (const store of tracked)
+    for (const name of countedNames(store.def.group, store.def.resource)) countedBy.set(name, store);
   /** Namespace → names of its quotas; only these namespaces need recounting. */
   const quotaNames = new Map<string, Set<string>>();
 
@@ -104,12 +110,18 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
         if (store && !counts.has(name)) counts.set(name, await store.storage.count(store.prefix(namespace)));
       }
     }
-    const observe = (name: string): number | undefined => counts.get(name) ?? (isUnservedEvaluatorName(name) ? 0 : undefined);
+    const observe = (name: string): number | undefined =>
+      counts.get(name) ?? (isUnservedEvaluatorName(name) ? 0 : undefined);
     for (const quota of items) {
       const next = computeQuotaStatus(quota, observe, { raiseOnly: mode === 'raise' });
       const status = statusOf(quota);
-      if (status.hard !== undefined && status.used !== undefined
-        && sameResourceList(asStrMap(status.hard), next.hard) && sameResourceList(asStrMap(status.used), next.used)) continue;
+      if (
+        status.hard !== undefined &&
+        status.used !== undefined &&
+        sameResourceList(asStrMap(status.hard), next.hard) &&
+        sameResourceList(asStrMap(status.used), next.used)
+      )
+        continue;
       const body = cloneJson(quota);
       body.status = { ...status, hard: next.hard, used: next.used };
       try {
@@ -145,7 +157,8 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       // A charge only moves status.used; spec.hard moving (or status.hard not following it) needs a recount.
       const hard = asStrMap(specOf(ev.object).hard);
       const before = ev.prevObject ? asStrMap(specOf(ev.prevObject).hard) : {};
-      if (!sameResourceList(hard, before) || !sameResourceList(hard, asStrMap(statusOf(ev.object).hard))) schedule(namespace, 'full');
+      if (!sameResourceList(hard, before) || !sameResourceList(hard, asStrMap(statusOf(ev.object).hard)))
+        schedule(namespace, 'full');
     }
   }
 
@@ -158,7 +171,12 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
 
   const loops = [
     runWatchLoop({
-      storage: quotaStore.storage, prefix: quotaStore.prefix(''), signal: abort.signal, log: opts.log, name: 'resourcequota-controller resourcequotas', retryMs,
+      storage: quotaStore.storage,
+      prefix: quotaStore.prefix(''),
+      signal: abort.signal,
+      log: opts.log,
+      name: 'resourcequota-controller resourcequotas',
+      retryMs,
       onList(items) {
         quotaNames.clear();
         for (const quota of items) {
@@ -173,13 +191,21 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       onEvent: onQuotaEvent,
     }),
     // A kind stored as another's objects (events.platform.io Events) changes when that one does: one watch serves both.
-    ...tracked.filter((s) => s !== quotaStore && !s.def.storedAs).map((store) => runWatchLoop({
-      storage: store.storage, prefix: store.prefix(''), signal: abort.signal, log: opts.log, retryMs,
-      name: `resourcequota-controller ${store.def.resource}`,
-      // A relist may hide deletions: recount everything.
-      onList: () => scheduleAll('full'),
-      onEvent: onObjectEvent,
-    })),
+    ...tracked
+      .filter((s) => s !== quotaStore && !s.def.storedAs)
+      .map((store) =>
+        runWatchLoop({
+          storage: store.storage,
+          prefix: store.prefix(''),
+          signal: abort.signal,
+          log: opts.log,
+          retryMs,
+          name: `resourcequota-controller ${store.def.resource}`,
+          // A relist may hide deletions: recount everything.
+          onList: () => scheduleAll('full'),
+          onEvent: onObjectEvent,
+        }),
+      ),
   ];
   const resync = setInterval(() => scheduleAll('full'), opts.resyncMs ?? 5 * 60_000);
   resync.unref();

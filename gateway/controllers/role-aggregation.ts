@@ -13,7 +13,12 @@ import type { Controller } from './namespace-lifecycle.js';
 import { canonicalJson as canonical } from '../../api/meta/canonical-json.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
-const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+const internalWrite = (): WriteContext => ({
+  dryRun: false,
+  fieldValidation: 'Ignore',
+  duplicateFields: [],
+  warnings: [],
+});
 
 /** The rules `role` aggregates from `all`, or undefined when it has no aggregationRule. */
 export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): PolicyRule[] | undefined {
@@ -37,7 +42,10 @@ export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): Po
   return rules;
 }
 
-export function startRoleAggregationController(registry: Registry, opts: { log: (line: string) => void; retryMs?: number }): Controller {
+export function startRoleAggregationController(
+  registry: Registry,
+  opts: { log: (line: string) => void; retryMs?: number },
+): Controller {
   const store = registry.byKind(RBAC_GROUP, 'ClusterRole');
   if (!store) return { async stop() {} };
   const retryMs = opts.retryMs ?? 500;
@@ -70,7 +78,13 @@ export function startRoleAggregationController(registry: Registry, opts: { log: 
         const rules = aggregatedRules(role, roles.values());
         if (!rules || canonical(rules) === canonical(role.rules ?? [])) continue;
         try {
-          await store!.patch('', role.metadata.name ?? '', (current: KObject) => ({ ...current, rules }), internalWrite(), '');
+          await store!.patch(
+            '',
+            role.metadata.name ?? '',
+            (current: KObject) => ({ ...current, rules }),
+            internalWrite(),
+            '',
+          );
         } catch (e) {
           if (isStatusError(e) && e.code === 404) continue;
           failed = true;
@@ -86,21 +100,25 @@ export function startRoleAggregationController(registry: Registry, opts: { log: 
     }
   }
 
-  const informer = startInformer(store, {
-    replace(objects) {
-      roles.clear();
-      for (const o of objects) roles.set(o.metadata.name ?? '', o);
-      schedule();
+  const informer = startInformer(
+    store,
+    {
+      replace(objects) {
+        roles.clear();
+        for (const o of objects) roles.set(o.metadata.name ?? '', o);
+        schedule();
+      },
+      put(obj) {
+        roles.set(obj.metadata.name ?? '', obj);
+        schedule();
+      },
+      removed(obj) {
+        roles.delete(obj.metadata.name ?? '');
+        schedule();
+      },
     },
-    put(obj) {
-      roles.set(obj.metadata.name ?? '', obj);
-      schedule();
-    },
-    removed(obj) {
-      roles.delete(obj.metadata.name ?? '');
-      schedule();
-    },
-  }, opts);
+    opts,
+  );
 
   return {
     async stop() {

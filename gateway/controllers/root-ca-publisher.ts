@@ -12,16 +12,24 @@ import { internalWrite, settledCreate, startPerNamespaceController } from './per
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
 export const ROOT_CA_KEY = 'ca.crt';
 export const DESCRIPTION_ANNOTATION = 'platform.io/description';
-const DESCRIPTION = 'The CA bundle that verifies this cluster\'s API server on its in-cluster endpoints. '
-  + 'Nothing else about it is promised from one cluster to another.';
+const DESCRIPTION =
+  "The CA bundle that verifies this cluster's API server on its in-cluster endpoints. " +
+  'Nothing else about it is promised from one cluster to another.';
 
-export function startRootCaPublisher(registry: Registry, opts: { caPem?: string; log: (line: string) => void; retryMs?: number }): Controller {
+export function startRootCaPublisher(
+  registry: Registry,
+  opts: { caPem?: string; log: (line: string) => void; retryMs?: number },
+): Controller {
   const configMaps = registry.byKind('', 'ConfigMap');
   const caPem = opts.caPem;
   if (!configMaps || caPem === undefined) return { async stop() {} };
   const wanted = { [ROOT_CA_KEY]: caPem };
   return startPerNamespaceController(registry, {
-    name: 'root-ca-cert-publisher', target: configMaps, objectName: ROOT_CA_CONFIG_MAP, log: opts.log, retryMs: opts.retryMs,
+    name: 'root-ca-cert-publisher',
+    target: configMaps,
+    objectName: ROOT_CA_CONFIG_MAP,
+    log: opts.log,
+    retryMs: opts.retryMs,
     async reconcile(namespace) {
       let current: KObject;
       try {
@@ -29,7 +37,8 @@ export function startRootCaPublisher(registry: Registry, opts: { caPem?: string;
       } catch (e) {
         if (!(isStatusError(e) && e.code === 404)) throw e;
         const body = {
-          apiVersion: 'v1', kind: 'ConfigMap',
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
           metadata: { name: ROOT_CA_CONFIG_MAP, annotations: { [DESCRIPTION_ANNOTATION]: DESCRIPTION } },
           data: wanted,
         };

@@ -32,7 +32,10 @@ export const DEFAULT_CONTROLLERS = '*';
  * Parses the raw flag values (repeated flags append, as pflag's string slices do; each is comma-separated). Throws
  * ControllerSelectionError naming an unknown controller or an empty entry.
  */
-export function parseControllerSelection(values: readonly string[], known: readonly ControllerInfo[]): ControllerSelection {
+export function parseControllerSelection(
+  values: readonly string[],
+  known: readonly ControllerInfo[],
+): ControllerSelection {
   const canonical = new Map<string, string>();
   for (const info of known) {
     canonical.set(info.name, info.name);

@@ -8,16 +8,26 @@ import { isStatusError } from '../../api/meta/errors.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
-export function startServiceAccountController(registry: Registry, opts: { log: (line: string) => void; retryMs?: number }): Controller {
+export function startServiceAccountController(
+  registry: Registry,
+  opts: { log: (line: string) => void; retryMs?: number },
+): Controller {
   const serviceAccounts = registry.byKind('', 'ServiceAccount');
   if (!serviceAccounts) return { async stop() {} };
   return startPerNamespaceController(registry, {
-    name: 'serviceaccount controller', target: serviceAccounts, objectName: DEFAULT_SERVICE_ACCOUNT, log: opts.log, retryMs: opts.retryMs,
+    name: 'serviceaccount controller',
+    target: serviceAccounts,
+    objectName: DEFAULT_SERVICE_ACCOUNT,
+    log: opts.log,
+    retryMs: opts.retryMs,
     async reconcile(namespace) {
-      const exists = await serviceAccounts.get(namespace, DEFAULT_SERVICE_ACCOUNT).then(() => true, (e: unknown) => {
-        if (isStatusError(e) && e.code === 404) return false;
-        throw e;
-      });
+      const exists = await serviceAccounts.get(namespace, DEFAULT_SERVICE_ACCOUNT).then(
+        () => true,
+        (e: unknown) => {
+          if (isStatusError(e) && e.code === 404) return false;
+          throw e;
+        },
+      );
       if (exists) return;
       const body = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT } };
       await serviceAccounts.create(namespace, body, internalWrite()).catch((e: unknown) => {

@@ -3,13 +3,22 @@
 import type { GatehouseOptions } from '../server/options.js';
 import type { Registry } from '../registry/registry.js';
 import { ensureSystemNamespaces, startNamespaceController, type Controller } from './namespace-lifecycle.js';
-import { BOOTSTRAP_SIGNER_CONTROLLER, CLUSTERROLE_AGGREGATION_CONTROLLER, NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER } from './known-controllers.js';
+import {
+  BOOTSTRAP_SIGNER_CONTROLLER,
+  CLUSTERROLE_AGGREGATION_CONTROLLER,
+  NAMESPACE_CONTROLLER,
+  TOKEN_CLEANER_CONTROLLER,
+} from './known-controllers.js';
 import { startTokenCleaner } from './token-cleaner.js';
 import { startBootstrapSigner } from './bootstrap-signer.js';
 import { ensureBootstrapPolicy } from './rbac-bootstrap.js';
 import { startRoleAggregationController } from './role-aggregation.js';
 import { startResourceQuotaController } from './resource-quota.js';
-import { RESOURCE_QUOTA_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER } from './known-controllers.js';
+import {
+  RESOURCE_QUOTA_CONTROLLER,
+  ROOT_CA_PUBLISHER_CONTROLLER,
+  SERVICE_ACCOUNT_CONTROLLER,
+} from './known-controllers.js';
 import { startServiceAccountController } from './service-account.js';
 import { startRootCaPublisher } from './root-ca-publisher.js';
 import { startEventTtlController } from './event-ttl.js';
@@ -31,7 +40,8 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [NAMESPACE_CONTROLLER]: ({ registry, log }) => startNamespaceController(registry, { log }),
   [CLUSTERROLE_AGGREGATION_CONTROLLER]: ({ registry, log }) => startRoleAggregationController(registry, { log }),
   [TOKEN_CLEANER_CONTROLLER]: ({ registry, log }) => startTokenCleaner(registry, { log }),
-  [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) => startBootstrapSigner(registry, { log, caPem, serverUrl }),
+  [BOOTSTRAP_SIGNER_CONTROLLER]: ({ registry, log, caPem, serverUrl }) =>
+    startBootstrapSigner(registry, { log, caPem, serverUrl }),
   [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
@@ -43,7 +53,9 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
   await ensureBootstrapPolicy(deps.registry);
   // Event expiry is the API server's own (--event-ttl), not a selectable controller.
-  const running: Controller[] = [startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log })];
+  const running: Controller[] = [
+    startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log }),
+  ];
   for (const [name, start] of Object.entries(CONTROLLERS)) {
     if (deps.options.controllers.enabled(name)) running.push(start(deps));
   }

@@ -4,7 +4,11 @@
 // as upstream's cleaner treats it.
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, tokenExpiration } from '../../api/core/v1/bootstrap-token.js';
+import {
+  BOOTSTRAP_TOKEN_NAMESPACE,
+  BOOTSTRAP_TOKEN_SECRET_TYPE,
+  tokenExpiration,
+} from '../../api/core/v1/bootstrap-token.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
@@ -52,21 +56,26 @@ export function startTokenCleaner(registry: Registry, opts: TokenCleanerOptions 
   function evaluate(secret: KObject): void {
     const name = secret.metadata.name ?? '';
     cancel(name);
-    if (abort.signal.aborted || secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE || secret.metadata.deletionTimestamp) return;
+    if (abort.signal.aborted || secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE || secret.metadata.deletionTimestamp)
+      return;
     const expiration = tokenExpiration(secret, now());
     if (expiration.expired) {
       void remove(secret);
       return;
     }
     if (expiration.at === undefined) return;
-    const timer = setTimeout(() => {
-      timers.delete(name);
-      // Re-read: the Secret may have changed since; its watch event would have re-armed the timer, but a fresh read
-      // also covers a timer that fired at setTimeout's ceiling.
-      secrets!.get(ns, name).then(evaluate, (e: unknown) => {
-        if (!(isStatusError(e) && e.code === 404)) log(`error: token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
-      });
-    }, Math.min(Math.max(expiration.at - now(), 0), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        timers.delete(name);
+        // Re-read: the Secret may have changed since; its watch event would have re-armed the timer, but a fresh read
+        // also covers a timer that fired at setTimeout's ceiling.
+        secrets!.get(ns, name).then(evaluate, (e: unknown) => {
+          if (!(isStatusError(e) && e.code === 404))
+            log(`error: token cleaner: reading ${ns}/${name}: ${(e as Error).message}`);
+        });
+      },
+      Math.min(Math.max(expiration.at - now(), 0), MAX_TIMER_MS),
+    );
     timers.set(name, timer);
   }
 

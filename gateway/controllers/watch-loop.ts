@@ -26,7 +26,11 @@ export async function runWatchLoop(opts: WatchLoopOptions): Promise<void> {
     try {
       const list = await opts.storage.getList(opts.prefix);
       opts.onList(list.items);
-      for await (const event of opts.storage.watch(opts.prefix, { revision: list.revision, recursive: true }, opts.signal)) {
+      for await (const event of opts.storage.watch(
+        opts.prefix,
+        { revision: list.revision, recursive: true },
+        opts.signal,
+      )) {
         if (event.type !== 'BOOKMARK') opts.onEvent(event);
       }
     } catch (e) {

@@ -20,16 +20,19 @@ export function createHttpLogFilter(logger: Logger) {
     // As the client sent them: authentication removes the credential headers it consumed.
     const headers = withHeaders ? { ...req.headers } : undefined;
     res.once('close', () => {
-      logger.debug({
-        verb: req.method,
-        URI: req.url,
-        latency: milliseconds(performance.now() - started),
-        userAgent: req.headers['user-agent'] ?? '',
-        srcIP,
-        // 0: the client went away before any answer was sent (the status set meanwhile never left).
-        resp: res.headersSent ? res.statusCode : 0,
-        headers,
-      }, 'HTTP');
+      logger.debug(
+        {
+          verb: req.method,
+          URI: req.url,
+          latency: milliseconds(performance.now() - started),
+          userAgent: req.headers['user-agent'] ?? '',
+          srcIP,
+          // 0: the client went away before any answer was sent (the status set meanwhile never left).
+          resp: res.headersSent ? res.statusCode : 0,
+          headers,
+        },
+        'HTTP',
+      );
     });
     await next();
   };

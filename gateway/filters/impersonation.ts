@@ -18,7 +18,14 @@ import type { UserInfo } from '../../api/meta/user.js';
 import { dns1123Label, dns1123Subdomain } from '../../api/meta/validation.js';
 import type { Attributes, Authorizer } from '../../policies/authorizer.js';
 import { ANONYMOUS_USER, SYSTEM_AUTHENTICATED, UNAUTHENTICATED_GROUP } from '../authn/authenticator.js';
-import { deleteHeaders, firstHeaderValue, hasHeader, headerNames, headerValues, unescapeExtraKey } from '../authn/header-values.js';
+import {
+  deleteHeaders,
+  firstHeaderValue,
+  hasHeader,
+  headerNames,
+  headerValues,
+  unescapeExtraKey,
+} from '../authn/header-values.js';
 import { forbiddenError } from './authorization.js';
 import { setUser, userOf } from '../request/user.js';
 
@@ -54,11 +61,16 @@ export function splitServiceAccount(username: string): { namespace: string; name
 
 function describe(r: Request): string {
   switch (r.kind) {
-    case 'User': return `user "${r.name}"`;
-    case 'ServiceAccount': return `service account "${r.namespace}/${r.name}"`;
-    case 'Group': return `group "${r.name}"`;
-    case 'UserExtra': return `extra "${r.key}"`;
-    case 'UID': return 'uid';
+    case 'User':
+      return `user "${r.name}"`;
+    case 'ServiceAccount':
+      return `service account "${r.namespace}/${r.name}"`;
+    case 'Group':
+      return `group "${r.name}"`;
+    case 'UserExtra':
+      return `extra "${r.key}"`;
+    case 'UID':
+      return 'uid';
   }
 }
 
@@ -90,15 +102,28 @@ export function impersonationRequests(req: Context['req']): Request[] {
 
 function attributesFor(requestor: UserInfo, r: Request): Attributes {
   const base: Attributes = {
-    user: requestor, verb: 'impersonate', isResourceRequest: true, path: '',
-    apiGroup: '', apiVersion: 'v1', resource: '', subresource: '', namespace: '', name: '',
+    user: requestor,
+    verb: 'impersonate',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
   };
   switch (r.kind) {
-    case 'User': return { ...base, resource: 'users', name: r.name };
-    case 'ServiceAccount': return { ...base, resource: 'serviceaccounts', namespace: r.namespace, name: r.name };
-    case 'Group': return { ...base, resource: 'groups', name: r.name };
-    case 'UserExtra': return { ...base, apiGroup: AUTHENTICATION_GROUP, resource: 'userextras', subresource: r.key, name: r.value };
-    case 'UID': return { ...base, apiGroup: AUTHENTICATION_GROUP, resource: 'uids', name: r.uid };
+    case 'User':
+      return { ...base, resource: 'users', name: r.name };
+    case 'ServiceAccount':
+      return { ...base, resource: 'serviceaccounts', namespace: r.namespace, name: r.name };
+    case 'Group':
+      return { ...base, resource: 'groups', name: r.name };
+    case 'UserExtra':
+      return { ...base, apiGroup: AUTHENTICATION_GROUP, resource: 'userextras', subresource: r.key, name: r.value };
+    case 'UID':
+      return { ...base, apiGroup: AUTHENTICATION_GROUP, resource: 'uids', name: r.uid };
   }
 }
 
@@ -111,18 +136,27 @@ export function impersonatedUser(requests: Request[]): UserInfo {
   const extra: Record<string, string[]> = {};
   for (const r of requests) {
     switch (r.kind) {
-      case 'User': name = r.name; break;
+      case 'User':
+        name = r.name;
+        break;
       case 'ServiceAccount':
         name = `${SERVICE_ACCOUNT_PREFIX}${r.namespace}:${r.name}`;
         if (!groupsSpecified) groups = ['system:serviceaccounts', `system:serviceaccounts:${r.namespace}`];
         break;
-      case 'Group': groups.push(r.name); break;
-      case 'UserExtra': (extra[r.key] ??= []).push(r.value); break;
-      case 'UID': uid = r.uid; break;
+      case 'Group':
+        groups.push(r.name);
+        break;
+      case 'UserExtra':
+        (extra[r.key] ??= []).push(r.value);
+        break;
+      case 'UID':
+        uid = r.uid;
+        break;
     }
   }
   if (name !== ANONYMOUS_USER) {
-    if (!groups.includes(SYSTEM_AUTHENTICATED) && !groups.includes(UNAUTHENTICATED_GROUP)) groups.push(SYSTEM_AUTHENTICATED);
+    if (!groups.includes(SYSTEM_AUTHENTICATED) && !groups.includes(UNAUTHENTICATED_GROUP))
+      groups.push(SYSTEM_AUTHENTICATED);
   } else if (!groups.includes(UNAUTHENTICATED_GROUP)) {
     groups.push(UNAUTHENTICATED_GROUP);
   }
@@ -133,8 +167,13 @@ export function impersonatedUser(requests: Request[]): UserInfo {
 }
 
 function isImpersonationHeader(name: string): boolean {
-  return name.startsWith('impersonate-') && (name === IMPERSONATE_USER || name === IMPERSONATE_GROUP || name === IMPERSONATE_UID
-    || name.startsWith(IMPERSONATE_EXTRA_PREFIX));
+  return (
+    name.startsWith('impersonate-') &&
+    (name === IMPERSONATE_USER ||
+      name === IMPERSONATE_GROUP ||
+      name === IMPERSONATE_UID ||
+      name.startsWith(IMPERSONATE_EXTRA_PREFIX))
+  );
 }
 
 export function createImpersonationFilter(authorizer: Authorizer) {

@@ -23,7 +23,9 @@ const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
 const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
 export function isLongRunning(info: RequestInfo): boolean {
-  return LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+  return (
+    LONG_RUNNING_VERBS.has(info.verb) || (info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource))
+  );
 }
 
 export const TOO_MANY_REQUESTS_MESSAGE = 'Too many requests, please try again later.';

@@ -12,8 +12,12 @@ function statusErrorOf(e: unknown, ctx: Context, logger: Logger): StatusError {
   if (isStatusError(e)) return e;
   const httpError = e as { status?: number; expose?: boolean; message?: string };
   // koa's own errors (for example a malformed URL) carry an HTTP status.
-  if (typeof httpError.status === 'number' && httpError.status === 400) return errors.badRequest(httpError.message ?? 'bad request');
-  logger.error({ err: e, verb: ctx.method, URI: ctx.url }, 'internal error: the request is answered 500 without details');
+  if (typeof httpError.status === 'number' && httpError.status === 400)
+    return errors.badRequest(httpError.message ?? 'bad request');
+  logger.error(
+    { err: e, verb: ctx.method, URI: ctx.url },
+    'internal error: the request is answered 500 without details',
+  );
   return errors.internal();
 }
 
@@ -43,7 +47,11 @@ export function createStatusFilter(serializers: Serializer[], logger: Logger, on
       // Errors are indented for curl and browsers too, as every answer kube-apiserver negotiates.
       let pretty = isPrettyPrint(requestQuery(ctx), ctx.get('user-agent'));
       try {
-        const target = negotiateResponse(ctx.get('accept') || undefined, { allowTable: false, encodes: STATUS_KIND, serializers });
+        const target = negotiateResponse(ctx.get('accept') || undefined, {
+          allowTable: false,
+          encodes: STATUS_KIND,
+          serializers,
+        });
         serializer = target.serializer;
         contentType = target.contentType;
         pretty ||= target.pretty === true;

@@ -37,7 +37,11 @@ export function createTimeoutFilter(timeoutMs: number, clock: Clock = realClock)
     for (const request of open) {
       if (request.deadline > now) break;
       open.delete(request);
-      request.reject(errors.timeout('the server was unable to return a response in the time allotted, but may still be processing the request'));
+      request.reject(
+        errors.timeout(
+          'the server was unable to return a response in the time allotted, but may still be processing the request',
+        ),
+      );
     }
     arm();
   }

@@ -10,9 +10,18 @@ import { errors } from '../../api/meta/errors.js';
 import { isObject } from '../../api/meta/types.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import {
-  accessReviewStatus, AUTHORIZATION_GROUP, AUTHORIZATION_GROUP_ALIASES, AUTHORIZATION_VERSION, LOCAL_SUBJECT_ACCESS_REVIEW,
-  SELF_SUBJECT_ACCESS_REVIEW, SELF_SUBJECT_RULES_REVIEW, SUBJECT_ACCESS_REVIEW, validateAccessReviewSpec,
-  validateReviewMetadata, type AccessReviewSpec, type ReviewKind,
+  accessReviewStatus,
+  AUTHORIZATION_GROUP,
+  AUTHORIZATION_GROUP_ALIASES,
+  AUTHORIZATION_VERSION,
+  LOCAL_SUBJECT_ACCESS_REVIEW,
+  SELF_SUBJECT_ACCESS_REVIEW,
+  SELF_SUBJECT_RULES_REVIEW,
+  SUBJECT_ACCESS_REVIEW,
+  validateAccessReviewSpec,
+  validateReviewMetadata,
+  type AccessReviewSpec,
+  type ReviewKind,
 } from '../../api/authorization/v1/access-reviews.js';
 import { ACCESS_REVIEW_SCHEMAS } from '../../api/authorization/v1/review-schemas.js';
 import { isRuleResolver, type Attributes, type Authorizer } from '../../policies/authorizer.js';
@@ -25,14 +34,30 @@ function attributesOf(spec: AccessReviewSpec, user: UserInfo, canonicalGroup: Ca
   const ra = spec.resourceAttributes;
   if (ra) {
     return {
-      user, verb: ra.verb, isResourceRequest: true, path: '', apiGroup: canonicalGroup(ra.group), apiVersion: ra.version,
-      resource: ra.resource, subresource: ra.subresource, namespace: ra.namespace, name: ra.name,
+      user,
+      verb: ra.verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: canonicalGroup(ra.group),
+      apiVersion: ra.version,
+      resource: ra.resource,
+      subresource: ra.subresource,
+      namespace: ra.namespace,
+      name: ra.name,
     };
   }
   const nra = spec.nonResourceAttributes!;
   return {
-    user, verb: nra.verb, isResourceRequest: false, path: nra.path, apiGroup: '', apiVersion: '', resource: '',
-    subresource: '', namespace: '', name: '',
+    user,
+    verb: nra.verb,
+    isResourceRequest: false,
+    path: nra.path,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
   };
 }
 
@@ -41,7 +66,13 @@ function bodyOf(ctx: VirtualCreateContext): Record<string, unknown> {
 }
 
 /** The review as answered: what was sent (spec, metadata without server fields), the apiVersion of the path, status. */
-function answer(apiVersion: string, kind: ReviewKind, body: Record<string, unknown>, status: unknown, namespace = ''): unknown {
+function answer(
+  apiVersion: string,
+  kind: ReviewKind,
+  body: Record<string, unknown>,
+  status: unknown,
+  namespace = '',
+): unknown {
   const metadata: Record<string, unknown> = { creationTimestamp: null };
   if (namespace) metadata.namespace = namespace;
   return { kind: kind.kind, apiVersion, metadata, spec: body.spec ?? {}, status };
@@ -51,11 +82,24 @@ function invalid(kind: ReviewKind, group: string, errs: ReturnType<typeof valida
   return errors.invalid(kind.kind, group, '', errs);
 }
 
-function accessReview(group: string, version: string, aliasOf: string | undefined, kind: ReviewKind, authorizer: Authorizer, canonicalGroup: CanonicalGroup): VirtualResource {
+function accessReview(
+  group: string,
+  version: string,
+  aliasOf: string | undefined,
+  kind: ReviewKind,
+  authorizer: Authorizer,
+  canonicalGroup: CanonicalGroup,
+): VirtualResource {
   const apiVersion = `${group}/${version}`;
   const subject = kind !== SELF_SUBJECT_ACCESS_REVIEW;
   return {
-    group, version, aliasOf, namespaced: kind.namespaced, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    group,
+    version,
+    aliasOf,
+    namespaced: kind.namespaced,
+    resource: kind.resource,
+    singular: kind.singular,
+    kind: kind.kind,
     schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
@@ -63,9 +107,12 @@ function accessReview(group: string, version: string, aliasOf: string | undefine
       const errs = [...specErrors, ...validateReviewMetadata(body.metadata, kind.namespaced)];
       if (errs.length > 0) throw invalid(kind, group, errs);
       if (kind.namespaced) {
-        const metaNamespace = isObject(body.metadata) && typeof body.metadata.namespace === 'string' ? body.metadata.namespace : '';
+        const metaNamespace =
+          isObject(body.metadata) && typeof body.metadata.namespace === 'string' ? body.metadata.namespace : '';
         if (metaNamespace && metaNamespace !== ctx.namespace) {
-          throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+          throw errors.badRequest(
+            'the namespace of the provided object does not match the namespace sent on the request',
+          );
         }
         // A local review is confined to its namespace: the question must be about it.
         if (spec.resourceAttributes) {
@@ -79,16 +126,33 @@ function accessReview(group: string, version: string, aliasOf: string | undefine
         ? { name: spec.user, uid: spec.uid || undefined, groups: spec.groups, extra: spec.extra }
         : ctx.user;
       const result = await authorizer.authorize(attributesOf(spec, who, canonicalGroup), ctx.callerGone);
-      return answer(apiVersion, kind, body, accessReviewStatus(result.decision, result.reason, result.evaluationError), kind.namespaced ? ctx.namespace : '');
+      return answer(
+        apiVersion,
+        kind,
+        body,
+        accessReviewStatus(result.decision, result.reason, result.evaluationError),
+        kind.namespaced ? ctx.namespace : '',
+      );
     },
   };
 }
 
-function selfSubjectRulesReview(group: string, version: string, aliasOf: string | undefined, authorizer: Authorizer): VirtualResource {
+function selfSubjectRulesReview(
+  group: string,
+  version: string,
+  aliasOf: string | undefined,
+  authorizer: Authorizer,
+): VirtualResource {
   const apiVersion = `${group}/${version}`;
   const kind = SELF_SUBJECT_RULES_REVIEW;
   return {
-    group, version, aliasOf, namespaced: false, resource: kind.resource, singular: kind.singular, kind: kind.kind,
+    group,
+    version,
+    aliasOf,
+    namespaced: false,
+    resource: kind.resource,
+    singular: kind.singular,
+    kind: kind.kind,
     schema: ACCESS_REVIEW_SCHEMAS[kind.kind],
     async create(ctx) {
       const body = bodyOf(ctx);
@@ -96,15 +160,19 @@ function selfSubjectRulesReview(group: string, version: string, aliasOf: string 
       if (metaErrs.length > 0) throw invalid(kind, group, metaErrs);
       const spec = isObject(body.spec) ? body.spec : {};
       if (spec.namespace !== undefined && typeof spec.namespace !== 'string') {
-        throw invalid(kind, group, [{ type: 'FieldValueTypeInvalid', field: 'spec.namespace', value: spec.namespace, detail: 'must be a string' }]);
+        throw invalid(kind, group, [
+          { type: 'FieldValueTypeInvalid', field: 'spec.namespace', value: spec.namespace, detail: 'must be a string' },
+        ]);
       }
-      const namespace = (spec.namespace) ?? '';
+      const namespace = spec.namespace ?? '';
       if (namespace === '') throw errors.badRequest('no namespace on request');
       const rules = isRuleResolver(authorizer)
         ? await authorizer.rulesFor(ctx.user, namespace)
         : { resourceRules: [], nonResourceRules: [], incomplete: true };
       const status: Record<string, unknown> = {
-        resourceRules: rules.resourceRules, nonResourceRules: rules.nonResourceRules, incomplete: rules.incomplete,
+        resourceRules: rules.resourceRules,
+        nonResourceRules: rules.nonResourceRules,
+        incomplete: rules.incomplete,
       };
       if (rules.evaluationError) status.evaluationError = rules.evaluationError;
       return answer(apiVersion, kind, body, status);
@@ -113,7 +181,10 @@ function selfSubjectRulesReview(group: string, version: string, aliasOf: string 
 }
 
 /** The four reviews at every group version they are served at. */
-export function accessReviewResources(authorizer: Authorizer, canonicalGroup: CanonicalGroup = (g) => g): VirtualResource[] {
+export function accessReviewResources(
+  authorizer: Authorizer,
+  canonicalGroup: CanonicalGroup = (g) => g,
+): VirtualResource[] {
   const at: { group: string; version: string; aliasOf?: string }[] = [
     { group: AUTHORIZATION_GROUP, version: AUTHORIZATION_VERSION },
     ...AUTHORIZATION_GROUP_ALIASES.map((a) => ({ ...a, aliasOf: AUTHORIZATION_GROUP })),

@@ -9,7 +9,15 @@ import type { UserInfo } from '../../api/meta/user.js';
 import { userOf } from '../request/user.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
-import { addWarnings, decodeRequestBody, parseDryRun, writeResponse, type GroupVersionKind, type HandlerDeps, type ResourceRequest } from './request-scope.js';
+import {
+  addWarnings,
+  decodeRequestBody,
+  parseDryRun,
+  writeResponse,
+  type GroupVersionKind,
+  type HandlerDeps,
+  type ResourceRequest,
+} from './request-scope.js';
 
 export interface CreateSubresourceContext {
   /** The parent object's namespace ('' for cluster-scoped kinds) and name, from the path. */
@@ -53,7 +61,11 @@ export function createSubresourceRegistry(handlers: CreateSubresourceHandler[]):
 }
 
 export async function handleCreateSubresource(
-  ctx: Context, deps: HandlerDeps, req: ResourceRequest, registry: Registry, handlers: CreateSubresources | undefined,
+  ctx: Context,
+  deps: HandlerDeps,
+  req: ResourceRequest,
+  registry: Registry,
+  handlers: CreateSubresources | undefined,
 ): Promise<void> {
   const { info, store, query } = req;
   const def = store.def;
@@ -65,7 +77,14 @@ export async function handleCreateSubresource(
   const body = (await decodeRequestBody(ctx, deps, handler.bodyKind)).value;
   const warnings: string[] = [];
   const result = await handler.create({
-    namespace: def.namespaced ? info.namespace : '', name: info.name, store, registry, body, user: userOf(ctx), dryRun, warnings,
+    namespace: def.namespaced ? info.namespace : '',
+    name: info.name,
+    store,
+    registry,
+    body,
+    user: userOf(ctx),
+    dryRun,
+    warnings,
   });
   addWarnings(ctx, warnings);
   writeResponse(ctx, deps, 201, result);

@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import { updateWriteContext } from './field-manager.js';
 import { canonicalBody } from '../request/group-alias.js';
-import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import {
+  addWarnings,
+  decodeRequestBody,
+  type HandlerDeps,
+  type ResourceRequest,
+  writeResponse,
+} from './request-scope.js';
 
 export async function handleCreate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;

@@ -7,7 +7,11 @@ import { listRead } from './resource-version.js';
 import { type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
 
 /** Lists what matches, then deletes item by item with the same options; items already gone are skipped. */
-export async function handleDeleteCollection(ctx: Context, deps: HandlerDeps & { features?: FeatureGates }, req: ResourceRequest): Promise<void> {
+export async function handleDeleteCollection(
+  ctx: Context,
+  deps: HandlerDeps & { features?: FeatureGates },
+  req: ResourceRequest,
+): Promise<void> {
   const { info, store, query } = req;
   const options = await readDeleteOptions(ctx, deps, deps.features);
   const { read, limit, continue: token } = listRead(query);

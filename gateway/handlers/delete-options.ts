@@ -12,7 +12,11 @@ const POLICIES = ['Orphan', 'Background', 'Foreground'];
 /** What a delete body is read as when its encoding does not say (a protobuf envelope without typeMeta). */
 const DELETE_OPTIONS_KIND = { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' };
 
-export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, features: FeatureGates | undefined): Promise<DeleteOptions> {
+export async function readDeleteOptions(
+  ctx: Context,
+  deps: HandlerDeps,
+  features: FeatureGates | undefined,
+): Promise<DeleteOptions> {
   let options: DeleteOptions = {};
   if (hasRequestBody(ctx.req)) {
     const decoded = await decodeRequestBody(ctx, deps, DELETE_OPTIONS_KIND).catch((e: unknown) => {
@@ -20,14 +24,16 @@ export async function readDeleteOptions(ctx: Context, deps: HandlerDeps, feature
       throw e;
     });
     if (decoded !== undefined) {
-      if (!isObject(decoded.value)) throw errors.badRequest('the body of a delete request must be a DeleteOptions object');
+      if (!isObject(decoded.value))
+        throw errors.badRequest('the body of a delete request must be a DeleteOptions object');
       options = decoded.value;
     }
   }
   const q = requestQuery(ctx);
   const grace = q.get('gracePeriodSeconds');
   if (grace !== null && grace !== '') {
-    if (!/^-?\d+$/.test(grace)) throw errors.badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer`);
+    if (!/^-?\d+$/.test(grace))
+      throw errors.badRequest(`gracePeriodSeconds: Invalid value: ${JSON.stringify(grace)}: must be an integer`);
     options.gracePeriodSeconds = Number(grace);
   }
   const policy = q.get('propagationPolicy');
@@ -48,12 +54,22 @@ function validateDeleteOptions(o: DeleteOptions, features: FeatureGates | undefi
     errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, POLICIES));
   }
   if (o.propagationPolicy !== undefined && o.orphanDependents !== undefined) {
-    errs.push(fieldErrors.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+    errs.push(
+      fieldErrors.invalid(
+        'propagationPolicy',
+        o.propagationPolicy,
+        'orphanDependents and deletionPropagation cannot be both set',
+      ),
+    );
   }
-  if (o.gracePeriodSeconds !== undefined && (typeof o.gracePeriodSeconds !== 'number' || !Number.isInteger(o.gracePeriodSeconds))) {
+  if (
+    o.gracePeriodSeconds !== undefined &&
+    (typeof o.gracePeriodSeconds !== 'number' || !Number.isInteger(o.gracePeriodSeconds))
+  ) {
     errs.push(fieldErrors.invalid('gracePeriodSeconds', o.gracePeriodSeconds, 'must be an integer'));
   }
-  if (o.preconditions !== undefined && !isObject(o.preconditions)) errs.push(fieldErrors.invalid('preconditions', o.preconditions, 'must be an object'));
+  if (o.preconditions !== undefined && !isObject(o.preconditions))
+    errs.push(fieldErrors.invalid('preconditions', o.preconditions, 'must be an object'));
   if (o.dryRun !== undefined) {
     for (const [i, v] of (Array.isArray(o.dryRun) ? o.dryRun : [o.dryRun]).entries()) {
       if (v !== 'All') errs.push(fieldErrors.notSupported(`dryRun[${i}]`, v, ['All']));
@@ -61,10 +77,24 @@ function validateDeleteOptions(o: DeleteOptions, features: FeatureGates | undefi
   }
   if (o.ignoreStoreReadErrorWithClusterBreakingPotential) {
     if (!features?.enabled('AllowUnsafeMalformedObjectDeletion')) {
-      errs.push(fieldErrors.forbidden('ignoreStoreReadErrorWithClusterBreakingPotential', 'not allowed while the feature gate AllowUnsafeMalformedObjectDeletion is disabled'));
+      errs.push(
+        fieldErrors.forbidden(
+          'ignoreStoreReadErrorWithClusterBreakingPotential',
+          'not allowed while the feature gate AllowUnsafeMalformedObjectDeletion is disabled',
+        ),
+      );
     } else {
-      for (const f of ['dryRun', 'gracePeriodSeconds', 'orphanDependents', 'preconditions', 'propagationPolicy'] as const) {
-        if (o[f] !== undefined) errs.push(fieldErrors.forbidden(f, 'must be unset when ignoreStoreReadErrorWithClusterBreakingPotential is true'));
+      for (const f of [
+        'dryRun',
+        'gracePeriodSeconds',
+        'orphanDependents',
+        'preconditions',
+        'propagationPolicy',
+      ] as const) {
+        if (o[f] !== undefined)
+          errs.push(
+            fieldErrors.forbidden(f, 'must be unset when ignoreStoreReadErrorWithClusterBreakingPotential is true'),
+          );
       }
     }
   }

@@ -4,16 +4,28 @@ import { isDryRun, readDeleteOptions } from './delete-options.js';
 import { inRequestedGroup } from '../request/group-alias.js';
 import { type HandlerDeps, type ResourceRequest, successStatus, writeResponse } from './request-scope.js';
 
-export async function handleDelete(ctx: Context, deps: HandlerDeps & { features?: FeatureGates }, req: ResourceRequest): Promise<void> {
+export async function handleDelete(
+  ctx: Context,
+  deps: HandlerDeps & { features?: FeatureGates },
+  req: ResourceRequest,
+): Promise<void> {
   const { info, store } = req;
   const options = await readDeleteOptions(ctx, deps, deps.features);
   const { object, deleted } = await store.delete(info.namespace, info.name, options, {
-    dryRun: isDryRun(options), fieldValidation: 'Ignore', duplicateFields: [], warnings: [],
+    dryRun: isDryRun(options),
+    fieldValidation: 'Ignore',
+    duplicateFields: [],
+    warnings: [],
   });
   // Upstream answers 202 only when deletion is pending and the client asked for cascading (orphanDependents=false).
   const status = !deleted && options.orphanDependents === false ? 202 : 200;
   if (deleted && !store.def.deleteReturnsObject) {
-    writeResponse(ctx, deps, status, inRequestedGroup(info, store.def, successStatus(store.def, info.name, object.metadata.uid)));
+    writeResponse(
+      ctx,
+      deps,
+      status,
+      inRequestedGroup(info, store.def, successStatus(store.def, info.name, object.metadata.uid)),
+    );
     return;
   }
   writeResponse(ctx, deps, status, object, store.def);

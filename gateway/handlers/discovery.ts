@@ -10,7 +10,8 @@ import { aliasedKinds, isAliasedKind } from '../request/group-alias.js';
 import type { VirtualResource } from './virtual-resources.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const itemVerbs = (def: KindDefinition): string[] => (def.noDeleteCollection ? ITEM_VERBS.filter((v) => v !== 'deletecollection') : ITEM_VERBS);
+const itemVerbs = (def: KindDefinition): string[] =>
+  def.noDeleteCollection ? ITEM_VERBS.filter((v) => v !== 'deletecollection') : ITEM_VERBS;
 const STATUS_VERBS = ['get', 'patch', 'update'];
 /** Virtual resources (the review kinds) and create-only subresources (serviceaccounts/token). */
 const VIRTUAL_VERBS = ['create'];
@@ -47,7 +48,7 @@ function groupVersions(kinds: KindDefinition[], virtual: VirtualResource[]): Gro
   const entry = (group: string, version: string): GroupVersion => {
     const key = `${group}/${version}`;
     let gv = byKey.get(key);
-    if (!gv) byKey.set(key, gv = { group, version, kinds: [], virtual: [] });
+    if (!gv) byKey.set(key, (gv = { group, version, kinds: [], virtual: [] }));
     return gv;
   };
   for (const def of kinds) entry(def.group, def.version).kinds.push(def);
@@ -62,50 +63,89 @@ function apiResourceList(gv: GroupVersion): Record<string, unknown> {
   for (const def of gv.kinds) {
     // Upstream's field order (APIResource's): kubectl's own tests match one entry's JSON byte for byte.
     resources.push({
-      ...withOptional({
-        name: def.resource, singularName: def.singular, namespaced: def.namespaced, kind: def.kind, verbs: itemVerbs(def),
-      }, { shortNames: def.shortNames, categories: categoriesOf(def) }),
+      ...withOptional(
+        {
+          name: def.resource,
+          singularName: def.singular,
+          namespaced: def.namespaced,
+          kind: def.kind,
+          verbs: itemVerbs(def),
+        },
+        { shortNames: def.shortNames, categories: categoriesOf(def) },
+      ),
       storageVersionHash: storageVersionHash(def),
     });
     // Subresources in name order, as upstream lists them (`replicasets/scale` before `replicasets/status`).
     const subresources: Record<string, unknown>[] = [];
     if (def.statusSubresource) {
-      subresources.push({ name: `${def.resource}/status`, singularName: '', namespaced: def.namespaced, kind: def.kind, verbs: STATUS_VERBS });
+      subresources.push({
+        name: `${def.resource}/status`,
+        singularName: '',
+        namespaced: def.namespaced,
+        kind: def.kind,
+        verbs: STATUS_VERBS,
+      });
     }
     // A subresource answering another kind names its group and version, as upstream lists serviceaccounts/token.
     for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
       subresources.push({
-        name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
-        group: target.group, version: target.version, kind: target.kind, verbs: VIRTUAL_VERBS,
+        name: `${def.resource}/${sub}`,
+        singularName: '',
+        namespaced: def.namespaced,
+        group: target.group,
+        version: target.version,
+        kind: target.kind,
+        verbs: VIRTUAL_VERBS,
       });
     }
     for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
       subresources.push({
-        name: `${def.resource}/${sub}`, singularName: '', namespaced: def.namespaced,
-        group: target.group, version: target.version, kind: target.kind, verbs: STATUS_VERBS,
+        name: `${def.resource}/${sub}`,
+        singularName: '',
+        namespaced: def.namespaced,
+        group: target.group,
+        version: target.version,
+        kind: target.kind,
+        verbs: STATUS_VERBS,
       });
     }
     resources.push(...subresources.sort((a, b) => String(a.name).localeCompare(String(b.name))));
   }
   for (const r of gv.virtual) {
-    resources.push({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VIRTUAL_VERBS });
+    resources.push({
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: VIRTUAL_VERBS,
+    });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(gv), resources };
 }
 
 function discoveryResource(def: KindDefinition): Record<string, unknown> {
   const responseKind = { group: def.group, version: def.version, kind: def.kind };
-  const entry = withOptional({
-    resource: def.resource, responseKind, scope: def.namespaced ? 'Namespaced' : 'Cluster',
-    singularResource: def.singular, verbs: itemVerbs(def),
-  }, { shortNames: def.shortNames, categories: categoriesOf(def) });
+  const entry = withOptional(
+    {
+      resource: def.resource,
+      responseKind,
+      scope: def.namespaced ? 'Namespaced' : 'Cluster',
+      singularResource: def.singular,
+      verbs: itemVerbs(def),
+    },
+    { shortNames: def.shortNames, categories: categoriesOf(def) },
+  );
   const subresources: Record<string, unknown>[] = [];
   if (def.statusSubresource) subresources.push({ subresource: 'status', responseKind, verbs: STATUS_VERBS });
   for (const [sub, target] of Object.entries(def.createSubresources ?? {})) {
     subresources.push({ subresource: sub, responseKind: { ...target }, verbs: VIRTUAL_VERBS });
   }
   for (const [sub, target] of Object.entries(def.projectionSubresources ?? {})) {
-    subresources.push({ subresource: sub, responseKind: { group: target.group, version: target.version, kind: target.kind }, verbs: STATUS_VERBS });
+    subresources.push({
+      subresource: sub,
+      responseKind: { group: target.group, version: target.version, kind: target.kind },
+      verbs: STATUS_VERBS,
+    });
   }
   subresources.sort((a, b) => String(a.subresource).localeCompare(String(b.subresource)));
   if (subresources.length > 0) (entry as Record<string, unknown>).subresources = subresources;
@@ -114,8 +154,11 @@ function discoveryResource(def: KindDefinition): Record<string, unknown> {
 
 function virtualDiscoveryResource(r: VirtualResource): Record<string, unknown> {
   return {
-    resource: r.resource, responseKind: { group: r.group, version: r.version, kind: r.kind },
-    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: VIRTUAL_VERBS,
+    resource: r.resource,
+    responseKind: { group: r.group, version: r.version, kind: r.kind },
+    scope: r.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: r.singular,
+    verbs: VIRTUAL_VERBS,
   };
 }
 
@@ -123,10 +166,16 @@ function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string,
   const byGroup = new Map<string, GroupVersion[]>();
   for (const gv of gvs) byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), gv]);
   return {
-    kind: 'APIGroupDiscoveryList', apiVersion, metadata: {},
+    kind: 'APIGroupDiscoveryList',
+    apiVersion,
+    metadata: {},
     items: [...byGroup.entries()].map(([group, versions]) => ({
       metadata: { name: group, creationTimestamp: null },
-      versions: versions.map((gv) => ({ version: gv.version, resources: [...gv.kinds.map(discoveryResource), ...gv.virtual.map(virtualDiscoveryResource)], freshness: 'Current' })),
+      versions: versions.map((gv) => ({
+        version: gv.version,
+        resources: [...gv.kinds.map(discoveryResource), ...gv.virtual.map(virtualDiscoveryResource)],
+        freshness: 'Current',
+      })),
     })),
   };
 }
@@ -157,20 +206,29 @@ export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResourc
   const named = gvs.filter((gv) => gv.group !== '');
   const groupNames = [...new Set(named.map((gv) => gv.group))];
   const apiGroup = (name: string): Record<string, unknown> => {
-    const versions = named.filter((gv) => gv.group === name).map((gv) => ({ groupVersion: `${name}/${gv.version}`, version: gv.version }));
+    const versions = named
+      .filter((gv) => gv.group === name)
+      .map((gv) => ({ groupVersion: `${name}/${gv.version}`, version: gv.version }));
     return { name, versions, preferredVersion: versions[0] };
   };
   const documents = new Map<string, unknown>();
-  documents.set('/api', { kind: 'APIVersions', versions: core.map((gv) => gv.version), serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }] });
+  documents.set('/api', {
+    kind: 'APIVersions',
+    versions: core.map((gv) => gv.version),
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }],
+  });
   documents.set('/apis', { kind: 'APIGroupList', apiVersion: 'v1', groups: groupNames.map(apiGroup) });
-  for (const name of groupNames) documents.set(`/apis/${name}`, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name) });
-  for (const gv of gvs) documents.set(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`, apiResourceList(gv));
+  for (const name of groupNames)
+    documents.set(`/apis/${name}`, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name) });
+  for (const gv of gvs)
+    documents.set(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`, apiResourceList(gv));
 
   const aggregatedDocs = new Map<string, unknown>();
   const aggregatedDoc = (path: string, group: string, version: string): unknown => {
     const key = `${path} ${group}/${version}`;
     let doc = aggregatedDocs.get(key);
-    if (doc === undefined) aggregatedDocs.set(key, doc = aggregatedList(path === '/api' ? core : named, `${group}/${version}`));
+    if (doc === undefined)
+      aggregatedDocs.set(key, (doc = aggregatedList(path === '/api' ? core : named, `${group}/${version}`)));
     return doc;
   };
 
@@ -179,11 +237,15 @@ export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResourc
       const path = ctx.path.replace(/\/+$/, '') || '/';
       const doc = documents.get(path);
       if (doc === undefined) return false;
-      const aggregated = (path === '/api' || path === '/apis') ? aggregatedRequest(ctx.get('accept')) : null;
+      const aggregated = path === '/api' || path === '/apis' ? aggregatedRequest(ctx.get('accept')) : null;
       // Clients use the address to reach the server again; it is the one they reached.
-      let body: unknown = path === '/api'
-        ? { ...(doc as Record<string, unknown>), serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: ctx.host }] }
-        : doc;
+      let body: unknown =
+        path === '/api'
+          ? {
+              ...(doc as Record<string, unknown>),
+              serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: ctx.host }],
+            }
+          : doc;
       let contentType = 'application/json';
       if (aggregated) {
         body = aggregatedDoc(path, aggregated.group, aggregated.version);

@@ -38,7 +38,12 @@ export function updateManager(ctx: Context, q: URLSearchParams, kind: OptionsKin
  * The context of a create, update or non-apply patch: the write settings' checks first, then the manager's, set
  * into the context's own field (see writeContext for why it is never spread in).
  */
-export function updateWriteContext(ctx: Context, q: URLSearchParams, kind: OptionsKind, decoded: DecodeResult): WriteContext {
+export function updateWriteContext(
+  ctx: Context,
+  q: URLSearchParams,
+  kind: OptionsKind,
+  decoded: DecodeResult,
+): WriteContext {
   const wctx = writeContext(q, kind, decoded, userOf(ctx));
   wctx.fieldManager = updateManager(ctx, q, kind);
   return wctx;
@@ -56,6 +61,7 @@ export function applyManager(q: URLSearchParams): string {
 export function parseForce(q: URLSearchParams, isApply: boolean): boolean {
   const force = queryBool(q, 'force');
   if (force === undefined) return false;
-  if (!isApply) throw invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
+  if (!isApply)
+    throw invalidOptions('PatchOptions', [fieldErrors.forbidden('force', 'may not be specified for non-apply patch')]);
   return force;
 }

@@ -53,7 +53,9 @@ export function pingCheck(): HealthCheck {
 }
 
 /** Upstream checks that the logger still flushes; here: stdout has not been closed or errored. */
-export function logCheck(stream: NodeJS.WritableStream & { writable?: boolean; destroyed?: boolean } = process.stdout): HealthCheck {
+export function logCheck(
+  stream: NodeJS.WritableStream & { writable?: boolean; destroyed?: boolean } = process.stdout,
+): HealthCheck {
   return {
     name: 'log',
     async check() {
@@ -103,8 +105,12 @@ export function createHealthChecks(opts: HealthChecksOptions = {}): HealthChecks
     });
     const step: BootStep = {
       name,
-      complete: () => { state = { done: true }; },
-      fail: (error) => { state = { done: false, error }; },
+      complete: () => {
+        state = { done: true };
+      },
+      fail: (error) => {
+        state = { done: false, error };
+      },
     };
     bootSteps.set(name, step);
     return step;
@@ -185,16 +191,24 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
       }
 
       const query = new URLSearchParams(ctx.querystring);
-      const excluded = new Set(query.getAll('exclude').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean));
-      const outcomes = await Promise.all(set.map(async (c) => {
-        if (excluded.has(c.name)) return { name: c.name, excluded: true as const };
-        try {
-          await c.check(controller.signal);
-          return { name: c.name, ok: true as const };
-        } catch (e) {
-          return { name: c.name, error: e as Error };
-        }
-      }));
+      const excluded = new Set(
+        query
+          .getAll('exclude')
+          .flatMap((v) => v.split(','))
+          .map((v) => v.trim())
+          .filter(Boolean),
+      );
+      const outcomes = await Promise.all(
+        set.map(async (c) => {
+          if (excluded.has(c.name)) return { name: c.name, excluded: true as const };
+          try {
+            await c.check(controller.signal);
+            return { name: c.name, ok: true as const };
+          } catch (e) {
+            return { name: c.name, error: e as Error };
+          }
+        }),
+      );
 
       const lines: string[] = [];
       const failed: string[] = [];
@@ -211,7 +225,10 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
         }
       }
       if (excluded.size > 0) {
-        const quoted = [...excluded].sort().map((n) => `"${n}"`).join(', ');
+        const quoted = [...excluded]
+          .sort()
+          .map((n) => `"${n}"`)
+          .join(', ');
         lines.push(`warn: some health checks cannot be excluded: no matches for ${quoted}`);
       }
 

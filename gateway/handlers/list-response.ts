@@ -21,11 +21,16 @@ const LIST_STREAM_MIN_ITEMS = 1000;
 /** Pieces of a streamed list are joined up to this size: one write per piece would cost a TLS record each. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
 
-export async function writeListResponse(ctx: Context, deps: HandlerDeps, list: KList, def: KindDefinition): Promise<void> {
+export async function writeListResponse(
+  ctx: Context,
+  deps: HandlerDeps,
+  list: KList,
+  def: KindDefinition,
+): Promise<void> {
   const prepared = prepareAnswer(ctx, deps, 200, list, def);
   const { value, body, target, pretty } = prepared;
   const field = typeof body === 'object' && body !== null ? elementsField(body as Record<string, unknown>) : undefined;
-  const count = field === undefined ? 0 : ((body as Record<string, unknown[]>)[field]).length;
+  const count = field === undefined ? 0 : (body as Record<string, unknown[]>)[field].length;
   if (count <= LIST_CHUNK_MIN_ITEMS) return writeEncoded(ctx, prepared);
   const serializer = target.serializer;
   const stream = count > LIST_STREAM_MIN_ITEMS;

@@ -48,14 +48,21 @@ function notModified(ctx: Context, etag: string): boolean {
  * would have kubectl look for their PATCH operation, find none, and then list CustomResourceDefinitions, which are
  * not served: `kubectl create -f` of a review would fail. Without one, kubectl validates the file against v2.
  */
-export function createOpenAPIHandler(kinds: KindDefinition[], version: string, createOnly: CreateOnlyKind[] = []): OpenAPIHandler {
+export function createOpenAPIHandler(
+  kinds: KindDefinition[],
+  version: string,
+  createOnly: CreateOnlyKind[] = [],
+): OpenAPIHandler {
   const served = [...kinds, ...aliasedKinds(kinds)];
   const index = buildOpenAPIIndex(served);
   const documents = new Map<string, { body: Buffer; etag: string }>();
   for (const path of Object.keys(index.paths)) {
     const gv = path === 'api/v1' ? 'v1' : path.replace(/^apis\//, '');
     const body = Buffer.from(JSON.stringify(buildOpenAPIDocument(served, gv)));
-    documents.set(`/openapi/v3/${path}`, { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"` });
+    documents.set(`/openapi/v3/${path}`, {
+      body,
+      etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`,
+    });
   }
   const indexBody = Buffer.from(JSON.stringify(index));
   // Built on first use: few clients ask for v2, and building it (a quarter second) and its protobuf form (more) would
@@ -66,7 +73,7 @@ export function createOpenAPIHandler(kinds: KindDefinition[], version: string, c
     const doc = buildOpenAPIV2(served, version, createOnly);
     const json = Buffer.from(JSON.stringify(doc));
     // One entity tag for both representations, as upstream: Vary: Accept tells caches they differ.
-    return v2 = { doc, json, etag: etagOf(json) };
+    return (v2 = { doc, json, etag: etagOf(json) });
   };
 
   const serveV2 = (ctx: Context): void => {

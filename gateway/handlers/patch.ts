@@ -10,14 +10,24 @@ import { decodeYamlText } from '../negotiation/yaml.js';
 import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';
 import { decodeCbor } from '../negotiation/cbor-decode.js';
 import { applyManager, parseForce, updateWriteContext } from './field-manager.js';
-import { addWarnings, type HandlerDeps, parseFieldValidation, readBody, type ResourceRequest, writeContext, writeResponse } from './request-scope.js';
+import {
+  addWarnings,
+  type HandlerDeps,
+  parseFieldValidation,
+  readBody,
+  type ResourceRequest,
+  writeContext,
+  writeResponse,
+} from './request-scope.js';
 
 export async function handlePatch(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const mediaType = patchMediaType(ctx.get('content-type') || undefined);
   // apply-patch+cbor exists only with the CBOR codec (the CBORServingAndStorage gate); no other patch type has a CBOR
   // form, so merge-patch+cbor and the like stay 415 either way.
-  const applyTypes = deps.serializers.some((s) => s.mediaType === CBOR_MEDIA_TYPE) ? [APPLY_PATCH_TYPE, APPLY_PATCH_CBOR_TYPE] : [APPLY_PATCH_TYPE];
+  const applyTypes = deps.serializers.some((s) => s.mediaType === CBOR_MEDIA_TYPE)
+    ? [APPLY_PATCH_TYPE, APPLY_PATCH_CBOR_TYPE]
+    : [APPLY_PATCH_TYPE];
   if (applyTypes.includes(mediaType)) return handleApply(ctx, deps, req, mediaType);
   const patchFn = patchFunctionFor(mediaType, applyTypes);
   parseForce(query, false);
@@ -48,23 +58,40 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   const force = parseForce(query, true);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
   const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
-  const decoded = mediaType === APPLY_PATCH_CBOR_TYPE
-    ? decodeCbor(body)
-    : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
+  const decoded =
+    mediaType === APPLY_PATCH_CBOR_TYPE
+      ? decodeCbor(body)
+      : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const config = decoded.value;
   if (!isObject(config)) throw errors.badRequest('an apply patch must be an object (the applied configuration)');
-  if (typeof config.apiVersion !== 'string' || config.apiVersion === '' || typeof config.kind !== 'string' || config.kind === '') {
+  if (
+    typeof config.apiVersion !== 'string' ||
+    config.apiVersion === '' ||
+    typeof config.kind !== 'string' ||
+    config.kind === ''
+  ) {
     throw errors.badRequest('an apply patch must set apiVersion and kind');
   }
   if (config.metadata !== undefined && !isObject(config.metadata)) {
     throw errors.badRequest('metadata of an apply patch must be an object');
   }
-  if (isObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+  if (
+    isObject(config.metadata) &&
+    config.metadata.managedFields !== undefined &&
+    config.metadata.managedFields !== null
+  ) {
     throw errors.badRequest('metadata.managedFields must be nil');
   }
   const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
   wctx.fieldManager = fieldManager;
-  const { object, created } = await store.apply(info.namespace, info.name, canonicalBody(info, store.def, config as KObject), force, wctx, info.subresource as Subresource);
+  const { object, created } = await store.apply(
+    info.namespace,
+    info.name,
+    canonicalBody(info, store.def, config as KObject),
+    force,
+    wctx,
+    info.subresource as Subresource,
+  );
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

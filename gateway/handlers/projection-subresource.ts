@@ -17,7 +17,13 @@ import { updateWriteContext, parseForce } from './field-manager.js';
 import { patchFunctionFor, patchMediaType } from '../patch/patch-types.js';
 import { getRead } from './resource-version.js';
 import {
-  addWarnings, decodeRequestBody, parseFieldValidation, readBody, writeResponse, type HandlerDeps, type ResourceRequest,
+  addWarnings,
+  decodeRequestBody,
+  parseFieldValidation,
+  readBody,
+  writeResponse,
+  type HandlerDeps,
+  type ResourceRequest,
 } from './request-scope.js';
 
 const validators = new WeakMap<ProjectionSubresource, SchemaValidator>();
@@ -26,17 +32,22 @@ const tableKinds = new WeakMap<ProjectionSubresource, KindDefinition>();
 /** The parent's definition with the projection's columns: what Table conversion of a projection reads. */
 function tableKindOf(parent: KindDefinition, projection: ProjectionSubresource): KindDefinition {
   let def = tableKinds.get(projection);
-  if (!def) tableKinds.set(projection, def = { ...parent, tableColumns: projection.tableColumns });
+  if (!def) tableKinds.set(projection, (def = { ...parent, tableColumns: projection.tableColumns }));
   return def;
 }
 
 function validatorOf(projection: ProjectionSubresource): SchemaValidator {
   let validator = validators.get(projection);
-  if (!validator) validators.set(projection, validator = createSchemaValidator(projection.schema));
+  if (!validator) validators.set(projection, (validator = createSchemaValidator(projection.schema)));
   return validator;
 }
 
-export async function handleProjectionSubresource(ctx: Context, deps: HandlerDeps, req: ResourceRequest, projection: ProjectionSubresource): Promise<void> {
+export async function handleProjectionSubresource(
+  ctx: Context,
+  deps: HandlerDeps,
+  req: ResourceRequest,
+  projection: ProjectionSubresource,
+): Promise<void> {
   const { info, store, query } = req;
   const method = ctx.method.toUpperCase();
   if (method === 'GET' || method === 'HEAD') {
@@ -67,30 +78,46 @@ export async function handleProjectionSubresource(ctx: Context, deps: HandlerDep
   const namespace = store.def.namespaced ? info.namespace : '';
   // Unknown and duplicate fields are the projection's, reported once by admitProjection; the parent has none.
   const parentCtx: WriteContext = { ...wctx, duplicateFields: [] };
-  const parent = await store.patch(info.namespace, info.name, (current) => {
-    const accepted = admitProjection(projection, written(current), namespace, info.name, wctx);
-    const uid = accepted.metadata.uid;
-    if (uid && uid !== current.metadata.uid) {
-      throw errors.conflict({ group: store.def.group, resource: `${store.def.resource}/${info.subresource}` }, info.name,
-        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
-    }
-    const next = cloneJson(current);
-    projection.write(accepted, next);
-    // The projection's resourceVersion is the parent's: a stale one makes the store answer 409.
-    const resourceVersion = accepted.metadata.resourceVersion;
-    if (resourceVersion) next.metadata.resourceVersion = resourceVersion;
-    else delete next.metadata.resourceVersion;
-    return next;
-  }, parentCtx, info.subresource as Subresource);
+  const parent = await store.patch(
+    info.namespace,
+    info.name,
+    (current) => {
+      const accepted = admitProjection(projection, written(current), namespace, info.name, wctx);
+      const uid = accepted.metadata.uid;
+      if (uid && uid !== current.metadata.uid) {
+        throw errors.conflict(
+          { group: store.def.group, resource: `${store.def.resource}/${info.subresource}` },
+          info.name,
+          `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`,
+        );
+      }
+      const next = cloneJson(current);
+      projection.write(accepted, next);
+      // The projection's resourceVersion is the parent's: a stale one makes the store answer 409.
+      const resourceVersion = accepted.metadata.resourceVersion;
+      if (resourceVersion) next.metadata.resourceVersion = resourceVersion;
+      else delete next.metadata.resourceVersion;
+      return next;
+    },
+    parentCtx,
+    info.subresource as Subresource,
+  );
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, projection.read(parent), tableKindOf(store.def, projection));
 }
 
 /** A written projection checked as its own kind: type, names, unknown fields, schema and the kind's rules. */
-function admitProjection(projection: ProjectionSubresource, body: unknown, namespace: string, name: string, ctx: WriteContext): KObject {
+function admitProjection(
+  projection: ProjectionSubresource,
+  body: unknown,
+  namespace: string,
+  name: string,
+  ctx: WriteContext,
+): KObject {
   const obj = admitTypeMeta(body, projection);
   const meta = obj.metadata;
-  if (meta.name && meta.name !== name) throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+  if (meta.name && meta.name !== name)
+    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
   if (namespace && meta.namespace && meta.namespace !== namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
@@ -98,13 +125,16 @@ function admitProjection(projection: ProjectionSubresource, body: unknown, names
   if (namespace) meta.namespace = namespace;
   const validator = validatorOf(projection);
   const unknown = validator.prune(obj).map((f) => `unknown field "${f}"`);
-  const problems = ctx.fieldValidation === 'Ignore' ? [] : [...unknown, ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`)];
+  const problems =
+    ctx.fieldValidation === 'Ignore' ? [] : [...unknown, ...ctx.duplicateFields.map((f) => `duplicate field "${f}"`)];
   if (problems.length > 0) {
     if (ctx.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${problems.join(', ')}`);
     ctx.warnings.push(...problems);
   }
   const schemaErrors = validator.validate(obj);
-  const fieldErrs = schemaErrors.some((e) => e.type === 'FieldValueTypeInvalid') ? schemaErrors : [...schemaErrors, ...projection.validate(obj)];
+  const fieldErrs = schemaErrors.some((e) => e.type === 'FieldValueTypeInvalid')
+    ? schemaErrors
+    : [...schemaErrors, ...projection.validate(obj)];
   if (fieldErrs.length > 0) throw errors.invalid(projection.kind, projection.group, name, fieldErrs);
   return obj;
 }

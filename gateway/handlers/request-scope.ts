@@ -102,7 +102,11 @@ export function readBody(ctx: Context, limit: number, timeoutMs = 0): Promise<Bu
       timer = setTimeout(() => {
         cleanup();
         closeAfterAnswer(ctx.req, ctx.res);
-        reject(errors.timeout(`Timeout: request did not complete within requested timeout - the request body did not arrive whole within ${timeoutMs / 1000}s`));
+        reject(
+          errors.timeout(
+            `Timeout: request did not complete within requested timeout - the request body did not arrive whole within ${timeoutMs / 1000}s`,
+          ),
+        );
       }, timeoutMs);
     }
   });
@@ -117,10 +121,21 @@ function prematureClose(): Error {
  * endpoint reads: protobuf bodies need it when their envelope names no kind, and are a 415 for kinds without a
  * protobuf form.
  */
-export async function decodeRequestBody(ctx: Context, deps: HandlerDeps, expected?: GroupVersionKind): Promise<DecodeResult> {
+export async function decodeRequestBody(
+  ctx: Context,
+  deps: HandlerDeps,
+  expected?: GroupVersionKind,
+): Promise<DecodeResult> {
   const serializer = negotiateRequest(ctx.get('content-type') || undefined, deps.serializers);
-  if (serializer.covers && expected && !serializer.covers(expected.group ? `${expected.group}/${expected.version}` : expected.version, expected.kind)) {
-    throw errors.unsupportedMediaType(ctx.get('content-type'), deps.serializers.filter((s) => !s.covers).map((s) => s.mediaType));
+  if (
+    serializer.covers &&
+    expected &&
+    !serializer.covers(expected.group ? `${expected.group}/${expected.version}` : expected.version, expected.kind)
+  ) {
+    throw errors.unsupportedMediaType(
+      ctx.get('content-type'),
+      deps.serializers.filter((s) => !s.covers).map((s) => s.mediaType),
+    );
   }
   const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
@@ -150,15 +165,21 @@ export function parseFieldValidation(q: URLSearchParams, kind: OptionsKind): Fie
   const v = q.get('fieldValidation');
   if (v === null || v === '') return 'Warn';
   // kube-apiserver accepts the values case-insensitively.
-  const normalized = { ignore: 'Ignore', warn: 'Warn', strict: 'Strict' }[v.toLowerCase()] as FieldValidation | undefined;
-  if (!normalized) throw invalidOptions(kind, [fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Strict', 'Warn'])]);
+  const normalized = { ignore: 'Ignore', warn: 'Warn', strict: 'Strict' }[v.toLowerCase()] as
+    FieldValidation | undefined;
+  if (!normalized)
+    throw invalidOptions(kind, [fieldErrors.notSupported('fieldValidation', v, ['Ignore', 'Strict', 'Warn'])]);
   return normalized;
 }
 
 export function parseDryRun(values: string[], kind: OptionsKind): boolean {
   const nonEmpty = values.filter((v) => v !== '');
   const bad = nonEmpty.filter((v) => v !== 'All');
-  if (bad.length > 0) throw invalidOptions(kind, bad.map((v) => fieldErrors.notSupported('dryRun', v, ['All'])));
+  if (bad.length > 0)
+    throw invalidOptions(
+      kind,
+      bad.map((v) => fieldErrors.notSupported('dryRun', v, ['All'])),
+    );
   return nonEmpty.length > 0;
 }
 
@@ -167,7 +188,12 @@ export function parseDryRun(values: string[], kind: OptionsKind): boolean {
  * checks ran): a spread adding it (`{ ...writeContext(), fieldManager }`) gave each request's context a hidden class
  * of its own, and every read of it in the registry went through V8's slow megamorphic lookup.
  */
-export function writeContext(q: URLSearchParams, kind: OptionsKind, decoded?: DecodeResult, user?: UserInfo): WriteContext {
+export function writeContext(
+  q: URLSearchParams,
+  kind: OptionsKind,
+  decoded?: DecodeResult,
+  user?: UserInfo,
+): WriteContext {
   return {
     user,
     dryRun: parseDryRun(q.getAll('dryRun'), kind),
@@ -192,19 +218,31 @@ export interface PreparedAnswer {
  * Negotiates the answer's encoding, sets the status and Content-Type, and turns objects and lists of `def` into a
  * Table when the client asked for one.
  */
-export function prepareAnswer(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): PreparedAnswer {
+export function prepareAnswer(
+  ctx: Context,
+  deps: HandlerDeps,
+  status: number,
+  answer: unknown,
+  def?: KindDefinition,
+): PreparedAnswer {
   const q = requestQuery(ctx);
   // At an alias group (gateway/request/group-alias.ts) the answer carries the group asked in.
   const value = def ? inRequestedGroup(ctx.state.requestInfo as RequestInfo | undefined, def, answer) : answer;
   const isStatusBody = isObject(value) && value.kind === 'Status';
   const target = negotiateResponse(ctx.get('accept') || undefined, {
-    allowTable: Boolean(def) && !isStatusBody, encodes: encodedKindOf(value), serializers: deps.serializers,
+    allowTable: Boolean(def) && !isStatusBody,
+    encodes: encodedKindOf(value),
+    serializers: deps.serializers,
   });
   let body = value;
   if (target.as === 'Table' && def) {
     const include = parseIncludeObject(q.get('includeObject'));
     body = isList(value)
-      ? toTable(def, value.items, { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include, listMeta: value.metadata })
+      ? toTable(def, value.items, {
+          apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1',
+          include,
+          listMeta: value.metadata,
+        })
       : toTable(def, [value as KObject], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include });
   }
   ctx.status = status;
@@ -217,16 +255,23 @@ function isList(value: unknown): value is { items: KObject[]; metadata: Record<s
 }
 
 /** Encodes an object, a list or a Status for the negotiated media type (lists of many items: list-response.ts). */
-export function writeResponse(ctx: Context, deps: HandlerDeps, status: number, answer: unknown, def?: KindDefinition): void {
+export function writeResponse(
+  ctx: Context,
+  deps: HandlerDeps,
+  status: number,
+  answer: unknown,
+  def?: KindDefinition,
+): void {
   writeEncoded(ctx, prepareAnswer(ctx, deps, status, answer, def));
 }
 
 /** The prepared answer encoded in one step, for answers small enough that this is short. */
 export function writeEncoded(ctx: Context, { value, body, target, pretty }: PreparedAnswer): void {
   // Written objects are cached too: the lists and reads that follow a write find their bytes ready.
-  const bytes = !pretty && body === value && isShareable(value)
-    ? encodeShared(target.serializer, value)
-    : target.serializer.encode(body, { pretty });
+  const bytes =
+    !pretty && body === value && isShareable(value)
+      ? encodeShared(target.serializer, value)
+      : target.serializer.encode(body, { pretty });
   if (mayCompress(ctx)) ctx.body = bytes;
   else writeWhole(ctx, bytes);
 }

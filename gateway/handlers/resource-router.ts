@@ -20,7 +20,10 @@ import { handleCreateSubresource, type CreateSubresources } from './create-subre
 import { handleProjectionSubresource } from './projection-subresource.js';
 
 export function createResourceRouter(
-  registry: Registry, deps: HandlerDeps & { features: FeatureGates }, virtual?: VirtualResources, createSubresources?: CreateSubresources,
+  registry: Registry,
+  deps: HandlerDeps & { features: FeatureGates },
+  virtual?: VirtualResources,
+  createSubresources?: CreateSubresources,
 ) {
   return async function resourceRouter(ctx: Context): Promise<void> {
     const info = requestInfoOf(ctx);
@@ -39,10 +42,17 @@ export function createResourceRouter(
     if (info.verb === 'watch' && method !== 'GET' && method !== 'HEAD') throw errors.methodNotAllowed();
     // Own keys only: a path segment named `constructor` must not find what every object inherits.
     if (info.parts.length === 3 && ownValue(def.createSubresources, info.subresource)) {
-      return handleCreateSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, registry, createSubresources);
+      return handleCreateSubresource(
+        ctx,
+        deps,
+        { info, store, query: requestQuery(ctx) },
+        registry,
+        createSubresources,
+      );
     }
     const projection = info.parts.length === 3 ? ownValue(def.projectionSubresources, info.subresource) : undefined;
-    if (projection) return handleProjectionSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, projection);
+    if (projection)
+      return handleProjectionSubresource(ctx, deps, { info, store, query: requestQuery(ctx) }, projection);
     if (info.parts.length > 3 || (info.subresource && !(info.subresource === 'status' && def.statusSubresource))) {
       throw errors.pathNotFound();
     }

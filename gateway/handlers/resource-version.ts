@@ -7,7 +7,10 @@ import type { ReadRevision } from '../../backends/storage.js';
 import { queryBool } from '../request/request-info.js';
 
 export function parseRevision(value: string, param = 'resourceVersion'): bigint {
-  if (!/^\d+$/.test(value) || value.length > 19) throw errors.badRequest(`invalid resource version: ${param}: Invalid value: ${JSON.stringify(value)}: must be a decimal resource version`);
+  if (!/^\d+$/.test(value) || value.length > 19)
+    throw errors.badRequest(
+      `invalid resource version: ${param}: Invalid value: ${JSON.stringify(value)}: must be a decimal resource version`,
+    );
   return BigInt(value);
 }
 
@@ -24,15 +27,37 @@ export function parseLimit(q: URLSearchParams): number {
 }
 
 /** The rules on resourceVersionMatch, continue and sendInitialEvents for a list (and a deletecollection). */
-function listOptionErrors(rv: string, match: string, token: string, sendInitialEvents: boolean | undefined): FieldError[] {
+function listOptionErrors(
+  rv: string,
+  match: string,
+  token: string,
+  sendInitialEvents: boolean | undefined,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (match !== '') {
-    if (rv === '') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-    if (token !== '') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && rv === '0') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (rv === '')
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      );
+    if (token !== '')
+      errs.push(
+        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
+    if (match !== 'Exact' && match !== 'NotOlderThan')
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && rv === '0')
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
   }
-  if (sendInitialEvents !== undefined) errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  if (sendInitialEvents !== undefined)
+    errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   return errs;
 }
 
@@ -40,12 +65,26 @@ function listOptionErrors(rv: string, match: string, token: string, sendInitialE
 function watchOptionErrors(match: string, token: string, sendInitialEvents: boolean | undefined): FieldError[] {
   const errs: FieldError[] = [];
   if (sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    errs.push(
+      fieldErrors.forbidden(
+        'resourceVersionMatch',
+        'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      ),
+    );
   }
   if (match !== '') {
-    if (sendInitialEvents === undefined) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (sendInitialEvents === undefined)
+      errs.push(
+        fieldErrors.forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
     if (match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
-    if (token !== '') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (token !== '')
+      errs.push(
+        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
   }
   return errs;
 }
@@ -71,7 +110,8 @@ export function listRead(q: URLSearchParams): ListRead {
   if (errs.length > 0) throw invalidListOptions(errs);
   const limit = parseLimit(q);
   if (token) {
-    if (rv !== '' && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
+    if (rv !== '' && rv !== '0')
+      throw errors.badRequest('specifying resource version is not allowed when using continue');
     return { read: { match: 'latest' }, limit, continue: token };
   }
   if (rv === '') return { read: { match: 'latest' }, limit };
@@ -106,19 +146,43 @@ export function watchParams(q: URLSearchParams): WatchParams {
   let timeoutSeconds: number | undefined;
   const t = q.get('timeoutSeconds');
   if (t !== null && t !== '') {
-    if (!/^\d+$/.test(t)) throw errors.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(t)}: must be a non-negative integer`);
+    if (!/^\d+$/.test(t))
+      throw errors.badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(t)}: must be a non-negative integer`);
     timeoutSeconds = Number(t);
   }
   if (token) throw errors.badRequest('continue: Forbidden: continue is not supported for watch');
 
   if (sendInitialEvents !== undefined) {
     if (!sendInitialEvents) {
-      return { start: rv === '' || rv === '0' ? { kind: 'now' } : { kind: 'from', revision: parseRevision(rv) }, allowBookmarks, timeoutSeconds };
+      return {
+        start: rv === '' || rv === '0' ? { kind: 'now' } : { kind: 'from', revision: parseRevision(rv) },
+        allowBookmarks,
+        timeoutSeconds,
+      };
     }
-    const read: ReadRevision = rv === '' ? { match: 'latest' } : rv === '0' ? { match: 'any' } : { match: 'notOlderThan', revision: parseRevision(rv) };
-    return { start: { kind: 'initial-state', read, bookmarkAfterInitial: allowBookmarks }, allowBookmarks, timeoutSeconds };
+    const read: ReadRevision =
+      rv === ''
+        ? { match: 'latest' }
+        : rv === '0'
+          ? { match: 'any' }
+          : { match: 'notOlderThan', revision: parseRevision(rv) };
+    return {
+      start: { kind: 'initial-state', read, bookmarkAfterInitial: allowBookmarks },
+      allowBookmarks,
+      timeoutSeconds,
+    };
   }
-  if (rv === '') return { start: { kind: 'initial-state', read: { match: 'latest' }, bookmarkAfterInitial: false }, allowBookmarks, timeoutSeconds };
-  if (rv === '0') return { start: { kind: 'initial-state', read: { match: 'any' }, bookmarkAfterInitial: false }, allowBookmarks, timeoutSeconds };
+  if (rv === '')
+    return {
+      start: { kind: 'initial-state', read: { match: 'latest' }, bookmarkAfterInitial: false },
+      allowBookmarks,
+      timeoutSeconds,
+    };
+  if (rv === '0')
+    return {
+      start: { kind: 'initial-state', read: { match: 'any' }, bookmarkAfterInitial: false },
+      allowBookmarks,
+      timeoutSeconds,
+    };
   return { start: { kind: 'from', revision: parseRevision(rv) }, allowBookmarks, timeoutSeconds };
 }

@@ -9,12 +9,23 @@ import { errors } from '../../api/meta/errors.js';
 import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, ownValue, type KObject } from '../../api/meta/types.js';
 import {
-  DEFAULT_EXPIRATION_SECONDS, TOKEN_REQUEST_GROUP, TOKEN_REQUEST_KIND, TOKEN_REQUEST_PLATFORM_GROUP,
-  TOKEN_REQUEST_SUBRESOURCE, TOKEN_REQUEST_VERSION, groupOf, readTokenRequest, validateExpiration,
+  DEFAULT_EXPIRATION_SECONDS,
+  TOKEN_REQUEST_GROUP,
+  TOKEN_REQUEST_KIND,
+  TOKEN_REQUEST_PLATFORM_GROUP,
+  TOKEN_REQUEST_SUBRESOURCE,
+  TOKEN_REQUEST_VERSION,
+  groupOf,
+  readTokenRequest,
+  validateExpiration,
   type BoundObjectReference,
 } from '../../api/authentication/v1/token-request.js';
 import type { ObjectRefClaim } from '../authn/service-account-claims.js';
-import { createServiceAccountTokenSigner, type ServiceAccountTokenSigner, type TokenSubject } from '../authn/service-account-signer.js';
+import {
+  createServiceAccountTokenSigner,
+  type ServiceAccountTokenSigner,
+  type TokenSubject,
+} from '../authn/service-account-signer.js';
 import type { ServiceAccountKeys } from '../authn/service-account-keys.js';
 import type { ServiceAccountOptions } from '../server/service-account-options.js';
 import type { Registry } from '../registry/registry.js';
@@ -30,7 +41,9 @@ export interface TokenRequestOptions {
   now?: () => number;
 }
 
-const ACCEPTED_API_VERSIONS = [TOKEN_REQUEST_GROUP, TOKEN_REQUEST_PLATFORM_GROUP].map((g) => `${g}/${TOKEN_REQUEST_VERSION}`);
+const ACCEPTED_API_VERSIONS = [TOKEN_REQUEST_GROUP, TOKEN_REQUEST_PLATFORM_GROUP].map(
+  (g) => `${g}/${TOKEN_REQUEST_VERSION}`,
+);
 
 /** The kinds a token may be bound to here: Pod is not served; upstream's webhook configurations are not either. */
 const BINDABLE: Record<string, { namespaced: boolean }> = { Secret: { namespaced: true }, Node: { namespaced: false } };
@@ -40,7 +53,9 @@ function rfc3339(ms: number): string {
 }
 
 async function resolveBoundObject(
-  registry: Registry, namespace: string, ref: BoundObjectReference,
+  registry: Registry,
+  namespace: string,
+  ref: BoundObjectReference,
 ): Promise<{ kind: 'Secret' | 'Node'; claim: ObjectRefClaim }> {
   const group = groupOf(ref.apiVersion);
   const version = ref.apiVersion.slice(ref.apiVersion.indexOf('/') + 1);
@@ -53,8 +68,11 @@ async function resolveBoundObject(
   const obj: KObject = await store.get(bindable.namespaced ? namespace : '', ref.name);
   const uid = obj.metadata.uid ?? '';
   if (ref.uid !== '' && ref.uid !== uid) {
-    throw errors.conflict({ group: '', resource: ref.kind }, ref.name,
-      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    throw errors.conflict(
+      { group: '', resource: ref.kind },
+      ref.name,
+      `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    );
   }
   return { kind: ref.kind as 'Secret' | 'Node', claim: { name: obj.metadata.name ?? ref.name, uid } };
 }
@@ -62,28 +80,44 @@ async function resolveBoundObject(
 export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubresourceHandler {
   const now = opts.now ?? Date.now;
   return {
-    group: '', kind: 'ServiceAccount', subresource: TOKEN_REQUEST_SUBRESOURCE,
+    group: '',
+    kind: 'ServiceAccount',
+    subresource: TOKEN_REQUEST_SUBRESOURCE,
     // Typed clients (kubectl create token) send the body as protobuf in the group they hard-code.
     bodyKind: { group: 'authentication.k8s.io', version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
     async create({ namespace, name, store, registry, body, warnings }) {
       if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${TOKEN_REQUEST_KIND} object`);
-      const apiVersion = body.apiVersion === undefined || body.apiVersion === '' ? ACCEPTED_API_VERSIONS[0] : body.apiVersion;
+      const apiVersion =
+        body.apiVersion === undefined || body.apiVersion === '' ? ACCEPTED_API_VERSIONS[0] : body.apiVersion;
       if (typeof apiVersion !== 'string' || !ACCEPTED_API_VERSIONS.includes(apiVersion)) {
-        throw errors.badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${ACCEPTED_API_VERSIONS[0]})`);
+        throw errors.badRequest(
+          `the API version in the data (${String(apiVersion)}) does not match the expected API version (${ACCEPTED_API_VERSIONS[0]})`,
+        );
       }
       if (body.kind !== undefined && body.kind !== '' && body.kind !== TOKEN_REQUEST_KIND) {
-        throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${TOKEN_REQUEST_KIND})`);
+        throw errors.badRequest(
+          `the kind in the data (${String(body.kind)}) does not match the expected kind (${TOKEN_REQUEST_KIND})`,
+        );
       }
       const group = groupOf(apiVersion);
-      const invalid = (objectName: string, errs: FieldError[]) => errors.invalid(TOKEN_REQUEST_KIND, group, objectName, errs);
+      const invalid = (objectName: string, errs: FieldError[]) =>
+        errors.invalid(TOKEN_REQUEST_KIND, group, objectName, errs);
 
       const { input, errors: typeErrors } = readTokenRequest(body);
       if (typeErrors.length > 0) throw invalid(name, typeErrors);
       if (input.metadata.name !== undefined && input.metadata.name !== name) {
-        throw invalid(name, [fieldErrors.invalid('metadata.name', input.metadata.name, 'must match the service account name if specified')]);
+        throw invalid(name, [
+          fieldErrors.invalid('metadata.name', input.metadata.name, 'must match the service account name if specified'),
+        ]);
       }
       if (input.metadata.namespace !== undefined && input.metadata.namespace !== namespace) {
-        throw invalid(name, [fieldErrors.invalid('metadata.namespace', input.metadata.namespace, 'must match the service account namespace if specified')]);
+        throw invalid(name, [
+          fieldErrors.invalid(
+            'metadata.namespace',
+            input.metadata.namespace,
+            'must match the service account namespace if specified',
+          ),
+        ]);
       }
 
       const account = await store.get(namespace, name);
@@ -109,7 +143,9 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
       const { token } = await opts.signer.issue({ subject, audiences, expirationSeconds, now: nowMs });
       const metadata: Record<string, unknown> = { name, namespace, creationTimestamp: rfc3339(nowMs) };
       return {
-        kind: TOKEN_REQUEST_KIND, apiVersion, metadata,
+        kind: TOKEN_REQUEST_KIND,
+        apiVersion,
+        metadata,
         spec: {
           audiences,
           expirationSeconds,
@@ -123,11 +159,16 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
 }
 
 /** The token subresource when there is a key to sign with; none otherwise (the path then answers 404). */
-export function serviceAccountTokenSubresources(keys: ServiceAccountKeys, options: ServiceAccountOptions): CreateSubresourceHandler[] {
+export function serviceAccountTokenSubresources(
+  keys: ServiceAccountKeys,
+  options: ServiceAccountOptions,
+): CreateSubresourceHandler[] {
   if (!keys.signing) return [];
-  return [createTokenRequestHandler({
-    signer: createServiceAccountTokenSigner(options.issuers[0], keys.signing),
-    apiAudiences: options.apiAudiences,
-    maxExpirationSeconds: options.maxExpirationSeconds,
-  })];
+  return [
+    createTokenRequestHandler({
+      signer: createServiceAccountTokenSigner(options.issuers[0], keys.signing),
+      apiAudiences: options.apiAudiences,
+      maxExpirationSeconds: options.maxExpirationSeconds,
+    }),
+  ];
 }

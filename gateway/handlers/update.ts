@@ -2,13 +2,25 @@ import type { Context } from 'koa';
 import { updateWriteContext } from './field-manager.js';
 import { canonicalBody } from '../request/group-alias.js';
 import type { Subresource } from '../registry/store.js';
-import { addWarnings, decodeRequestBody, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import {
+  addWarnings,
+  decodeRequestBody,
+  type HandlerDeps,
+  type ResourceRequest,
+  writeResponse,
+} from './request-scope.js';
 
 export async function handleUpdate(ctx: Context, deps: HandlerDeps, req: ResourceRequest): Promise<void> {
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = updateWriteContext(ctx, query, 'UpdateOptions', decoded);
-  const { object, created } = await store.update(info.namespace, info.name, canonicalBody(info, store.def, decoded.value), wctx, info.subresource as Subresource);
+  const { object, created } = await store.update(
+    info.namespace,
+    info.name,
+    canonicalBody(info, store.def, decoded.value),
+    wctx,
+    info.subresource as Subresource,
+  );
   addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

@@ -7,8 +7,13 @@ import { errors } from '../../api/meta/errors.js';
 import { isObject } from '../../api/meta/types.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import {
-  SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_GROUP_ALIASES, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEW_RESOURCE,
-  SELF_SUBJECT_REVIEW_SCHEMA, SELF_SUBJECT_REVIEW_SINGULAR, SELF_SUBJECT_REVIEW_VERSION,
+  SELF_SUBJECT_REVIEW_GROUP,
+  SELF_SUBJECT_REVIEW_GROUP_ALIASES,
+  SELF_SUBJECT_REVIEW_KIND,
+  SELF_SUBJECT_REVIEW_RESOURCE,
+  SELF_SUBJECT_REVIEW_SCHEMA,
+  SELF_SUBJECT_REVIEW_SINGULAR,
+  SELF_SUBJECT_REVIEW_VERSION,
 } from '../../api/authentication/v1/self-subject-review.js';
 import type { Authorizer, CallerGone } from '../../policies/authorizer.js';
 import type { JSONSchema } from '../../api/schema.js';
@@ -70,7 +75,20 @@ export function createVirtualResources(resources: VirtualResource[]): VirtualRes
 
 /** The virtual resources with a schema, as the OpenAPI documents describe them. */
 export function documentedVirtualResources(resources: VirtualResource[]): CreateOnlyKind[] {
-  return resources.flatMap((r) => (r.schema ? [{ group: r.group, version: r.version, kind: r.kind, resource: r.resource, namespaced: r.namespaced, schema: r.schema }] : []));
+  return resources.flatMap((r) =>
+    r.schema
+      ? [
+          {
+            group: r.group,
+            version: r.version,
+            kind: r.kind,
+            resource: r.resource,
+            namespaced: r.namespaced,
+            schema: r.schema,
+          },
+        ]
+      : [],
+  );
 }
 
 export function virtualApiVersion(r: Pick<VirtualResource, 'group' | 'version'>): string {
@@ -78,7 +96,12 @@ export function virtualApiVersion(r: Pick<VirtualResource, 'group' | 'version'>)
 }
 
 /** Serves one request whose path names a virtual resource: only POST on the collection, in the resource's scope. */
-export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, info: RequestInfo, r: VirtualResource): Promise<void> {
+export async function handleVirtualResource(
+  ctx: Context,
+  deps: HandlerDeps,
+  info: RequestInfo,
+  r: VirtualResource,
+): Promise<void> {
   // Collection only, in the right scope: a namespace segment on a cluster-scoped kind (or none on a namespaced one)
   // or an item path names nothing served.
   if (Boolean(info.namespace) !== r.namespaced || info.parts.length !== 1) throw errors.pathNotFound();
@@ -90,20 +113,33 @@ export async function handleVirtualResource(ctx: Context, deps: HandlerDeps, inf
   if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${r.kind} object`);
   // As for stored kinds, absent apiVersion/kind default to the path's; present ones must match it.
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
-    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
   }
   if (body.kind !== undefined && body.kind !== r.kind) {
     throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
   }
-  const result = await r.create({ user: userOf(ctx), body, namespace: info.namespace, callerGone: () => clientGoneSignal(ctx.req) });
+  const result = await r.create({
+    user: userOf(ctx),
+    body,
+    namespace: info.namespace,
+    callerGone: () => clientGoneSignal(ctx.req),
+  });
   writeResponse(ctx, deps, 201, result);
 }
 
 /** SelfSubjectReview at one group version: the caller's identity, in the wire form of authentication/v1 UserInfo. */
 function selfSubjectReview(group: string, version: string, aliasOf?: string): VirtualResource {
   return {
-    group, version, aliasOf, namespaced: false, schema: SELF_SUBJECT_REVIEW_SCHEMA,
-    resource: SELF_SUBJECT_REVIEW_RESOURCE, singular: SELF_SUBJECT_REVIEW_SINGULAR, kind: SELF_SUBJECT_REVIEW_KIND,
+    group,
+    version,
+    aliasOf,
+    namespaced: false,
+    schema: SELF_SUBJECT_REVIEW_SCHEMA,
+    resource: SELF_SUBJECT_REVIEW_RESOURCE,
+    singular: SELF_SUBJECT_REVIEW_SINGULAR,
+    kind: SELF_SUBJECT_REVIEW_KIND,
     create({ user }) {
       // kube-apiserver's authentication/v1 (and v1beta1) UserInfo spells the name `username`; it is what kubectl reads.
       // Its uid and extra are omitempty there: absent rather than empty.
@@ -112,7 +148,8 @@ function selfSubjectReview(group: string, version: string, aliasOf?: string): Vi
       userInfo.groups = [...user.groups];
       if (user.extra && Object.keys(user.extra).length > 0) userInfo.extra = user.extra;
       return {
-        apiVersion: `${group}/${version}`, kind: SELF_SUBJECT_REVIEW_KIND,
+        apiVersion: `${group}/${version}`,
+        kind: SELF_SUBJECT_REVIEW_KIND,
         metadata: { creationTimestamp: null },
         status: { userInfo },
       };
@@ -121,7 +158,9 @@ function selfSubjectReview(group: string, version: string, aliasOf?: string): Vi
 }
 
 /** The virtual resources Gatehouse serves; the access reviews need the authorizer chain they ask. */
-export function builtinVirtualResources(deps: { authorizer?: Authorizer; canonicalGroup?: CanonicalGroup } = {}): VirtualResource[] {
+export function builtinVirtualResources(
+  deps: { authorizer?: Authorizer; canonicalGroup?: CanonicalGroup } = {},
+): VirtualResource[] {
   return [
     selfSubjectReview(SELF_SUBJECT_REVIEW_GROUP, SELF_SUBJECT_REVIEW_VERSION),
     ...SELF_SUBJECT_REVIEW_GROUP_ALIASES.map((a) => selfSubjectReview(a.group, a.version, SELF_SUBJECT_REVIEW_GROUP)),

@@ -49,7 +49,8 @@ export function directChunkWriter(res: ServerResponse): DirectChunkWriter | unde
   if (!res.headersSent) return undefined;
   res.flushHeaders();
   const socket = res.socket;
-  if (!socket || !res.chunkedEncoding || !res.headersSent || res.writableLength !== socket.writableLength) return undefined;
+  if (!socket || !res.chunkedEncoding || !res.headersSent || res.writableLength !== socket.writableLength)
+    return undefined;
   return (chunk) => {
     // A socket the client closed is not writable: Node would report the write as an error on a later tick.
     if (socket.destroyed) return undefined;

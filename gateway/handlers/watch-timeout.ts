@@ -5,9 +5,12 @@
 // (gateway/server/long-timeout.ts).
 
 /** Milliseconds a watch stays open; Infinity for never. */
-export function watchDurationMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number, random: () => number = Math.random): number {
+export function watchDurationMs(
+  timeoutSeconds: number | undefined,
+  minRequestTimeoutSeconds: number,
+  random: () => number = Math.random,
+): number {
   if (timeoutSeconds !== undefined && timeoutSeconds > 0) return timeoutSeconds * 1000;
   if (minRequestTimeoutSeconds <= 0) return Infinity;
   return minRequestTimeoutSeconds * 1000 * (1 + random());
 }
-

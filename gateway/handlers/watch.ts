@@ -62,9 +62,13 @@ function onShutdown(shutdown: AbortSignal, stop: () => void): () => void {
     const registered = new Set<() => void>();
     stops = registered;
     openWatches.set(shutdown, registered);
-    shutdown.addEventListener('abort', () => {
-      for (const each of [...registered]) each();
-    }, { once: true });
+    shutdown.addEventListener(
+      'abort',
+      () => {
+        for (const each of [...registered]) each();
+      },
+      { once: true },
+    );
   }
   // As with addEventListener, a watch that starts after the shutdown began is not ended by it.
   if (shutdown.aborted) return () => undefined;
@@ -74,7 +78,10 @@ function onShutdown(shutdown: AbortSignal, stop: () => void): () => void {
 }
 
 /** Maps a storage event through the selector: objects entering the selection are ADDED, leaving it DELETED. */
-export function selectEvent(ev: StorageEvent, predicate: SelectionPredicate): { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KObject } | null {
+export function selectEvent(
+  ev: StorageEvent,
+  predicate: SelectionPredicate,
+): { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: KObject } | null {
   const obj = ev.object;
   if (!obj) return null;
   switch (ev.type) {
@@ -106,19 +113,29 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const params = watchParams(query);
   const predicate = selectionPredicate(store.def, query);
   const target = negotiateResponse(ctx.get('accept') || undefined, {
-    allowTable: true, streaming: true, encodes: { apiVersion: apiVersionOf(store.def), kind: store.def.kind }, serializers: deps.serializers,
+    allowTable: true,
+    streaming: true,
+    encodes: { apiVersion: apiVersionOf(store.def), kind: store.def.kind },
+    serializers: deps.serializers,
   });
-  if (!target.serializer.streamMediaType) throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
+  if (!target.serializer.streamMediaType)
+    throw errors.notAcceptable(deps.serializers.filter((s) => s.streamMediaType).map((s) => s.mediaType));
   const include = parseIncludeObject(query.get('includeObject'));
   // At an alias group, events carry the group asked in (gateway/request/group-alias.ts).
   const asked = (object: KObject): KObject => inRequestedGroup(info, store.def, object) as KObject;
-  const render = (object: KObject): unknown => target.as === 'Table'
-    ? toTable(store.def, [asked(object)], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })
-    : asked(object);
+  const render = (object: KObject): unknown =>
+    target.as === 'Table'
+      ? toTable(store.def, [asked(object)], { apiVersion: target.tableApiVersion ?? 'meta.k8s.io/v1', include })
+      : asked(object);
   // Everything besides the event that decides the bytes of a frame.
   const settings = `${target.serializer.mediaType}|${target.as === 'Table' ? `Table|${target.tableApiVersion ?? ''}|${include}` : ''}|${info.requestedGroup ?? ''}`;
   // Cache keys per event type after selection, made once per watch rather than per event.
-  const variants = new Map(['ADDED', 'MODIFIED', 'DELETED'].map((type) => [type, { frame: `${type}|${settings}`, chunk: `${type}|${settings}|chunk` }]));
+  const variants = new Map(
+    ['ADDED', 'MODIFIED', 'DELETED'].map((type) => [
+      type,
+      { frame: `${type}|${settings}`, chunk: `${type}|${settings}|chunk` },
+    ]),
+  );
   let initial: KObject[] = [];
   let startRevision: bigint;
   let expired: StatusError | undefined;
@@ -131,7 +148,8 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
     } else if (start.kind === 'from') {
       startRevision = start.revision;
       const compacted = await store.storage.compactedRevision();
-      if (startRevision < compacted) expired = errors.resourceExpired(`too old resource version: ${startRevision} (${compacted})`);
+      if (startRevision < compacted)
+        expired = errors.resourceExpired(`too old resource version: ${startRevision} (${compacted})`);
     } else {
       startRevision = await store.storage.currentRevision();
     }
@@ -140,7 +158,10 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   }
 
   const abort = new AbortController();
-  const cancelTimeout = (deps.clock ?? realClock).setTimeout(() => abort.abort(), watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800));
+  const cancelTimeout = (deps.clock ?? realClock).setTimeout(
+    () => abort.abort(),
+    watchDurationMs(params.timeoutSeconds, deps.minRequestTimeoutSeconds ?? 1800),
+  );
   const unregister = onShutdown(deps.shutdownSignal, () => abort.abort());
   const cleanup = (): void => {
     cancelTimeout();
@@ -156,15 +177,20 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   const http2Stream = isHttp2(ctx.req) ? ctx.req.stream : undefined;
   const http2 = http2Stream !== undefined;
   // HTTP/2 frames the body itself and forbids the HTTP/1.1 framing header.
-  res.writeHead(200, http2
-    ? { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private' }
-    : { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(
+    200,
+    http2
+      ? { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private' }
+      : { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' },
+  );
   res.flushHeaders();
   const socket = ctx.req.socket;
   // Under HTTP/2 the socket is the whole connection's; its timeout is not this stream's to change.
   if (!http2) socket.setTimeout(0);
   // The compatibility response of HTTP/2 has no `destroyed`: its stream tells whether anything can still be written.
-  const closed = http2Stream ? () => http2Stream.destroyed || res.writableEnded : () => res.destroyed || res.writableEnded;
+  const closed = http2Stream
+    ? () => http2Stream.destroyed || res.writableEnded
+    : () => res.destroyed || res.writableEnded;
   // Shared frames of live events go to the connection pre-chunked, a thousand watchers' worth of HTTP-layer work
   // saved per event.
   const direct = http2 || res.socket !== socket ? undefined : directChunkWriter(res);
@@ -176,7 +202,11 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
     if (closed()) return undefined;
     return sink.write(frame) ? undefined : drained(sink, res);
   };
-  const sendShared = (event: StorageEvent, variant: { frame: string; chunk: string }, encode: () => Buffer): Promise<void> | undefined => {
+  const sendShared = (
+    event: StorageEvent,
+    variant: { frame: string; chunk: string },
+    encode: () => Buffer,
+  ): Promise<void> | undefined => {
     if (!direct) return send(sharedFrame(event, variant.frame, encode));
     if (closed()) return undefined;
     return direct(sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode))));
@@ -193,20 +223,33 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
       if (start.kind === 'initial-state' && start.bookmarkAfterInitial) {
         await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });
       }
-      const events = store.storage.watch(store.prefix(info.namespace), { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks }, abort.signal);
+      const events = store.storage.watch(
+        store.prefix(info.namespace),
+        { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks },
+        abort.signal,
+      );
       // A flag instead of the signal's getter, which validates its receiver on every access: a thousand watchers
       // times per event.
       let aborted = abort.signal.aborted;
-      abort.signal.addEventListener('abort', () => { aborted = true; }, { once: true });
+      abort.signal.addEventListener(
+        'abort',
+        () => {
+          aborted = true;
+        },
+        { once: true },
+      );
       for await (const ev of events) {
         if (aborted) break;
         if (ev.type === 'BOOKMARK') {
-          if (params.allowBookmarks) await write({ type: 'BOOKMARK', object: asked(bookmark(store, ev.revision, false)) });
+          if (params.allowBookmarks)
+            await write({ type: 'BOOKMARK', object: asked(bookmark(store, ev.revision, false)) });
           continue;
         }
         const selected = selectEvent(ev, predicate);
         if (!selected) continue;
-        const pending = sendShared(ev, variants.get(selected.type)!, () => target.serializer.encodeWatchEvent({ type: selected.type, object: render(selected.object) }));
+        const pending = sendShared(ev, variants.get(selected.type)!, () =>
+          target.serializer.encodeWatchEvent({ type: selected.type, object: render(selected.object) }),
+        );
         if (pending) await pending;
       }
     } catch (e) {

@@ -123,22 +123,34 @@ class CheckingTokenizer {
     }
     const tag = this.tag;
     this.tag = undefined;
-    if (tag === TAG_DATE_TIME && !(Type.equals(type, Type.string) && RFC3339.test(token.value as string) && !Number.isNaN(Date.parse(token.value as string)))) {
+    if (
+      tag === TAG_DATE_TIME &&
+      !(
+        Type.equals(type, Type.string) &&
+        RFC3339.test(token.value as string) &&
+        !Number.isNaN(Date.parse(token.value as string))
+      )
+    ) {
       throw bad(`tag 0 must enclose an RFC 3339 date/time text string${this.at(top)}`);
     }
-    if (tag === TAG_EPOCH && !(Type.equals(type, Type.uint) || Type.equals(type, Type.negint) || Type.equals(type, Type.float))) {
+    if (
+      tag === TAG_EPOCH &&
+      !(Type.equals(type, Type.uint) || Type.equals(type, Type.negint) || Type.equals(type, Type.float))
+    ) {
       throw bad(`tag 1 must enclose a number of seconds${this.at(top)}`);
     }
     if (Type.equals(type, Type.break)) {
       // Only an indefinite-length container may end here, and a map only between pairs (cborg would store the
       // break as a value).
-      if (!top || top.remaining !== Infinity || (top.isMap && !top.awaitingKey)) throw bad(`unexpected break${this.at(top)}`);
+      if (!top || top.remaining !== Infinity || (top.isMap && !top.awaitingKey))
+        throw bad(`unexpected break${this.at(top)}`);
       this.frames.pop();
       this.completed();
       return token;
     }
     if (top?.isMap && top.awaitingKey) {
-      if (!Type.equals(type, Type.string)) throw bad(`map keys must be text strings, found ${this.describe(type)}${this.at(top)}`);
+      if (!Type.equals(type, Type.string))
+        throw bad(`map keys must be text strings, found ${this.describe(type)}${this.at(top)}`);
       this.checkText(token, start);
       const key = token.value as string;
       if (top.keys.has(key)) this.duplicates.push(joinPath(top, key));
@@ -167,11 +179,14 @@ class CheckingTokenizer {
   private open(token: Token, parent: Frame | undefined): Token {
     const isMap = Type.equals(token.type, Type.map);
     const remaining = token.value as number;
-    if (this.frames.length >= MAX_NESTED_LEVELS) throw bad(`exceeded max nested level ${MAX_NESTED_LEVELS}${this.at(parent)}`);
+    if (this.frames.length >= MAX_NESTED_LEVELS)
+      throw bad(`exceeded max nested level ${MAX_NESTED_LEVELS}${this.at(parent)}`);
     const path = parent ? (parent.isMap ? joinPath(parent, parent.key) : joinPath(parent, parent.count)) : '';
     const frame: Frame = { isMap, remaining, path, count: 0, awaitingKey: isMap, key: '', keys: new Set() };
     if (remaining !== Infinity && remaining > MAX_CONTAINER_ELEMENTS) {
-      throw bad(`exceeded max number of elements ${MAX_CONTAINER_ELEMENTS} for CBOR ${isMap ? 'map' : 'array'}${path ? ` at ${path}` : ''}`);
+      throw bad(
+        `exceeded max number of elements ${MAX_CONTAINER_ELEMENTS} for CBOR ${isMap ? 'map' : 'array'}${path ? ` at ${path}` : ''}`,
+      );
     }
     this.frames.push(frame);
     if (remaining === 0) {
@@ -193,7 +208,10 @@ class CheckingTokenizer {
       top.count++;
       if (top.isMap) top.awaitingKey = true;
       if (top.remaining === Infinity) {
-        if (top.count > MAX_CONTAINER_ELEMENTS) throw bad(`exceeded max number of elements ${MAX_CONTAINER_ELEMENTS} for CBOR ${top.isMap ? 'map' : 'array'}${top.path ? ` at ${top.path}` : ''}`);
+        if (top.count > MAX_CONTAINER_ELEMENTS)
+          throw bad(
+            `exceeded max number of elements ${MAX_CONTAINER_ELEMENTS} for CBOR ${top.isMap ? 'map' : 'array'}${top.path ? ` at ${top.path}` : ''}`,
+          );
         return;
       }
       if (top.count < top.remaining) return;
@@ -211,12 +229,28 @@ class CheckingTokenizer {
 
   private at(frame: Frame | undefined): string {
     if (!frame) return '';
-    const path = frame.isMap ? (frame.awaitingKey ? frame.path : joinPath(frame, frame.key)) : joinPath(frame, frame.count);
+    const path = frame.isMap
+      ? frame.awaitingKey
+        ? frame.path
+        : joinPath(frame, frame.key)
+      : joinPath(frame, frame.count);
     return path ? ` at ${path}` : '';
   }
 
   private describe(type: Type): string {
-    return { uint: 'an integer', negint: 'an integer', bytes: 'a byte string', array: 'an array', map: 'a map', float: 'a float', true: 'a boolean', false: 'a boolean', null: 'null' }[type.name] ?? type.name;
+    return (
+      {
+        uint: 'an integer',
+        negint: 'an integer',
+        bytes: 'a byte string',
+        array: 'an array',
+        map: 'a map',
+        float: 'a float',
+        true: 'a boolean',
+        false: 'a boolean',
+        null: 'null',
+      }[type.name] ?? type.name
+    );
   }
 }
 
@@ -237,6 +271,7 @@ export function decodeCbor(body: Uint8Array): DecodeResult {
     const message = e instanceof Error ? e.message.replace(/^CBOR decode error:\s*/, '') : String(e);
     throw bad(message);
   }
-  if (rest.length > 0) throw bad(`${rest.length} bytes of extraneous data starting at index ${body.length - rest.length}`);
+  if (rest.length > 0)
+    throw bad(`${rest.length} bytes of extraneous data starting at index ${body.length - rest.length}`);
   return { value, duplicateFields: tokenizer.duplicates };
 }

@@ -43,7 +43,10 @@ function childPath(parent: Container | undefined, key: string | number): string 
  * Scans JSON text for keys repeated within one object, in document order. Syntax problems are reported through
  * `onSyntaxError` with the first one's position; the visitor keeps going, so callers stop after the first.
  */
-export function scanJson(text: string, onSyntaxError?: (problem: string, line: number, column: number, offset: number) => void): string[] {
+export function scanJson(
+  text: string,
+  onSyntaxError?: (problem: string, line: number, column: number, offset: number) => void,
+): string[] {
   const duplicates: string[] = [];
   const stack: Container[] = [];
   let pendingKey: string | undefined;
@@ -60,24 +63,28 @@ export function scanJson(text: string, onSyntaxError?: (problem: string, line: n
     stack.push({ path: valuePath(), isArray, keys: new Set(), nextIndex: 0 });
   };
 
-  visit(text, {
-    onObjectBegin: () => open(false),
-    onArrayBegin: () => open(true),
-    onObjectEnd: () => void stack.pop(),
-    onArrayEnd: () => void stack.pop(),
-    onObjectProperty: (property) => {
-      const top = stack[stack.length - 1];
-      if (top.keys.has(property)) duplicates.push(childPath(top, property));
-      top.keys.add(property);
-      pendingKey = property;
+  visit(
+    text,
+    {
+      onObjectBegin: () => open(false),
+      onArrayBegin: () => open(true),
+      onObjectEnd: () => void stack.pop(),
+      onArrayEnd: () => void stack.pop(),
+      onObjectProperty: (property) => {
+        const top = stack[stack.length - 1];
+        if (top.keys.has(property)) duplicates.push(childPath(top, property));
+        top.keys.add(property);
+        pendingKey = property;
+      },
+      onLiteralValue: () => void valuePath(),
+      onError: (code, offset, _length, line, column) => {
+        if (reported || !onSyntaxError) return;
+        reported = true;
+        onSyntaxError(SYNTAX_PROBLEMS[code] ?? 'malformed JSON', line + 1, column + 1, offset);
+      },
     },
-    onLiteralValue: () => void valuePath(),
-    onError: (code, offset, _length, line, column) => {
-      if (reported || !onSyntaxError) return;
-      reported = true;
-      onSyntaxError(SYNTAX_PROBLEMS[code] ?? 'malformed JSON', line + 1, column + 1, offset);
-    },
-  }, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+  );
   return duplicates;
 }
 
@@ -136,7 +143,9 @@ function tooDeep(text: string, offset: number, limit: number): Error {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');
-  const error = errors.badRequest(`error decoding JSON body: exceeded max depth of ${limit} at line ${line} column ${column}`);
+  const error = errors.badRequest(
+    `error decoding JSON body: exceeded max depth of ${limit} at line ${line} column ${column}`,
+  );
   return Object.assign(error, { nestingTooDeep: true });
 }
 
@@ -218,7 +227,11 @@ function encodeJson(value: unknown, pretty?: boolean): string {
  * one piece at a time: a 20 MB list streamed from this never exists as one string (nor one Buffer), and no chunk's
  * string is large. Only for answers whose elements field is last (list-chunks.ts); otherwise undefined.
  */
-function encodeJsonList(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined, opts?: { pretty?: boolean }): Iterable<Buffer> | undefined {
+function encodeJsonList(
+  list: ListValue,
+  encodedItem?: (item: unknown) => Buffer | undefined,
+  opts?: { pretty?: boolean },
+): Iterable<Buffer> | undefined {
   const field = elementsField(list);
   if (field === undefined) return undefined;
   if (opts?.pretty) return encodePrettyJsonList(list, field);

@@ -112,8 +112,15 @@ function coversKind(s: Serializer, encodes: EncodedKind | undefined): boolean {
 }
 
 /** Serializers the range names, each with the name it matched (so that an alias is echoed back as the client spelled it). */
-function candidates(range: MediaRange, serializers: Serializer[], streaming: boolean, encodes: EncodedKind | undefined): { s: Serializer; name: string }[] {
-  const usable = serializers.filter((s) => s.streamMediaType !== '' || !streaming).filter((s) => coversKind(s, encodes));
+function candidates(
+  range: MediaRange,
+  serializers: Serializer[],
+  streaming: boolean,
+  encodes: EncodedKind | undefined,
+): { s: Serializer; name: string }[] {
+  const usable = serializers
+    .filter((s) => s.streamMediaType !== '' || !streaming)
+    .filter((s) => coversKind(s, encodes));
   if (range.type === '*') return usable.map((s) => ({ s, name: s.mediaType }));
   const out: { s: Serializer; name: string }[] = [];
   for (const s of usable) {
@@ -173,22 +180,36 @@ function chooseResponse(accept: string | undefined, opts: ResponseOptions): Resp
     const { s: serializer } = match;
     const base = mediaTypeOf(serializer, streaming, match.name);
     // The media-type parameter asks for indented output as the `pretty` query parameter does; only "1" counts.
-    if (as === undefined) return range.params.pretty === '1' ? { serializer, contentType: base, pretty: true } : { serializer, contentType: base };
+    if (as === undefined)
+      return range.params.pretty === '1'
+        ? { serializer, contentType: base, pretty: true }
+        : { serializer, contentType: base };
     if (!g || !v || !META_VERSIONS.has(v)) continue;
     if (as === 'Table' && opts.allowTable && TABLE_GROUPS.has(g) && serializer.tables !== false) {
       const apiVersion = `${g}/${v}`;
-      const target: ResponseTarget = { serializer, as, tableApiVersion: apiVersion, asApiVersion: apiVersion, contentType: `${base};as=Table;v=${v};g=${g}` };
+      const target: ResponseTarget = {
+        serializer,
+        as,
+        tableApiVersion: apiVersion,
+        asApiVersion: apiVersion,
+        contentType: `${base};as=Table;v=${v};g=${g}`,
+      };
       if (range.params.pretty === '1') target.pretty = true;
       return target;
     }
     if (PARTIAL_KINDS.has(as) && opts.allowPartialObjectMetadata && g === 'meta.k8s.io') {
       return {
-        serializer, as: as as 'PartialObjectMetadata' | 'PartialObjectMetadataList', asApiVersion: `${g}/${v}`,
+        serializer,
+        as: as as 'PartialObjectMetadata' | 'PartialObjectMetadataList',
+        asApiVersion: `${g}/${v}`,
         contentType: `${base};as=${as};v=${v};g=${g}`,
       };
     }
   }
-  const supported = opts.serializers.filter((s) => coversKind(s, opts.encodes)).map((s) => mediaTypeOf(s, streaming)).filter((t) => t !== '');
+  const supported = opts.serializers
+    .filter((s) => coversKind(s, opts.encodes))
+    .map((s) => mediaTypeOf(s, streaming))
+    .filter((t) => t !== '');
   throw errors.notAcceptable([...new Set(supported)]);
 }
 
@@ -216,7 +237,10 @@ const requestCache = new WeakMap<Serializer[], Map<string, Serializer>>();
 export function negotiateRequest(contentType: string | undefined, serializers: Serializer[]): Serializer {
   if (contentType === undefined || contentType.trim() === '') {
     if (serializers.length > 0) return serializers[0];
-    throw errors.unsupportedMediaType(contentType ?? '', serializers.map((s) => s.mediaType));
+    throw errors.unsupportedMediaType(
+      contentType ?? '',
+      serializers.map((s) => s.mediaType),
+    );
   }
   // Kept per header value as the response choices are, for the same reason: every write parses the same few.
   let cache = requestCache.get(serializers);
@@ -231,7 +255,11 @@ export function negotiateRequest(contentType: string | undefined, serializers: S
       const name = `${mt.type}/${mt.subtype}`;
       found = serializers.find((s) => s.mediaType === name || s.aliases.includes(name));
     }
-    if (!found) throw errors.unsupportedMediaType(contentType, serializers.map((s) => s.mediaType));
+    if (!found)
+      throw errors.unsupportedMediaType(
+        contentType,
+        serializers.map((s) => s.mediaType),
+      );
     if (cache.size >= RESPONSE_CACHE_LIMIT) cache.clear();
     cache.set(contentType, found);
   }

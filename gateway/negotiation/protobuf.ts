@@ -4,7 +4,11 @@
 // protobuf are a 415. Watch streams are length-prefixed WatchEvent frames (`;stream=watch`), as upstream.
 import { errors } from '../../api/meta/errors.js';
 import {
-  decodeProtobufObject, encodeProtobufListInBatches, encodeProtobufObject, encodeProtobufWatchFrame, protobufCovers,
+  decodeProtobufObject,
+  encodeProtobufListInBatches,
+  encodeProtobufObject,
+  encodeProtobufWatchFrame,
+  protobufCovers,
 } from '../../api/proto/object-codec.js';
 import type { Serializer } from './serializer.js';
 

@@ -38,7 +38,11 @@ export interface Serializer {
    * then use encode. `encodedItem` offers an item's ready-made encoding (as encode(item) gives it), when one exists,
    * to copy instead of encoding again.
    */
-  encodeList?(list: ListValue, encodedItem?: (item: unknown) => Buffer | undefined, opts?: { pretty?: boolean }): Iterable<Buffer> | undefined;
+  encodeList?(
+    list: ListValue,
+    encodedItem?: (item: unknown) => Buffer | undefined,
+    opts?: { pretty?: boolean },
+  ): Iterable<Buffer> | undefined;
   /**
    * Optional, for encodings that must know a list's whole length before its first byte (protobuf's length-prefixed
    * envelope): the pieces of encode(list), made in batches with the event loop let through between them.

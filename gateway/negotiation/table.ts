@@ -10,17 +10,25 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '') return 'Metadata';
   if (value === 'None' || value === 'Metadata' || value === 'Object') return value;
-  throw errors.badRequest(`includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`);
+  throw errors.badRequest(
+    `includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "None", "Metadata", "Object"`,
+  );
 }
 
 const NAME_COLUMN: TableColumn = {
-  name: 'Name', type: 'string', format: 'name', priority: 0,
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  priority: 0,
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.',
   cell: (obj) => obj.metadata.name ?? '',
 };
 
 const CREATED_AT_COLUMN: TableColumn = {
-  name: 'Created At', type: 'date', priority: 0,
+  name: 'Created At',
+  type: 'date',
+  priority: 0,
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
   cell: (obj) => obj.metadata.creationTimestamp ?? null,
 };
@@ -51,7 +59,13 @@ export function toTable(def: KindDefinition, objects: KObject[], opts: TableOpti
     kind: 'Table',
     apiVersion: opts.apiVersion,
     metadata: opts.listMeta ?? {},
-    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({ name, type, format: format ?? '', description, priority })),
+    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({
+      name,
+      type,
+      format: format ?? '',
+      description,
+      priority,
+    })),
     rows: objects.map((obj) => {
       const row: Record<string, unknown> = { cells: columns.map((c) => c.cell(obj) ?? null) };
       const object = rowObject(obj, opts.include, metaGroupVersion);

@@ -57,8 +57,10 @@ function duplicateTracker() {
     if (parent) parent.push(node);
     else root = node;
   };
-  const paths = () => (root?.duplicates ?? []).map((segments) =>
-    segments.reduce<string>((path, s) => (typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s), ''));
+  const paths = () =>
+    (root?.duplicates ?? []).map((segments) =>
+      segments.reduce<string>((path, s) => (typeof s === 'number' ? `${path}[${s}]` : path ? `${path}.${s}` : s), ''),
+    );
   return { listener, paths };
 }
 
@@ -74,14 +76,17 @@ function assertBounded(value: unknown): void {
   const pending: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 0 }];
   while (pending.length > 0) {
     const { node, depth } = pending.pop()!;
-    if (++count > MAX_EXPANDED_NODES) throw errors.badRequest('error decoding YAML body: the document expands to too many nodes through aliases');
+    if (++count > MAX_EXPANDED_NODES)
+      throw errors.badRequest('error decoding YAML body: the document expands to too many nodes through aliases');
     if (typeof node !== 'object' || node === null) continue;
     while (path.length > depth) onPath.delete(path.pop()!);
-    if (onPath.has(node)) throw errors.badRequest('error decoding YAML body: an alias refers to a node that contains it');
+    if (onPath.has(node))
+      throw errors.badRequest('error decoding YAML body: an alias refers to a node that contains it');
     if (depth >= MAX_NESTING_DEPTH) throw tooDeep();
     path.push(node);
     onPath.add(node);
-    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push({ node: child, depth: depth + 1 });
+    for (const child of Array.isArray(node) ? node : Object.values(node))
+      pending.push({ node: child, depth: depth + 1 });
   }
 }
 
@@ -119,7 +124,8 @@ export function decodeYamlText(text: string, opts: DecodeOptions = {}): DecodeRe
     throw yamlError(e);
   }
   if (documents.length === 0) throw errors.badRequest('error decoding YAML body: the body is empty');
-  if (documents.length > 1) throw errors.badRequest(`error decoding YAML body: expected one document, found ${documents.length}`);
+  if (documents.length > 1)
+    throw errors.badRequest(`error decoding YAML body: expected one document, found ${documents.length}`);
   // Without aliases a document has at most one node per character: only longer text can be too deep.
   if (text.includes('*') || text.length > MAX_NESTING_DEPTH) assertBounded(documents[0]);
   return { value: documents[0], duplicateFields: tracker?.paths() ?? [] };

@@ -16,7 +16,9 @@ const PROTOTYPE_POINTER = /(^|\/)(__proto__|constructor\/prototype)(\/|$)/;
 
 /** How kube-apiserver answers a patch that fails while it is applied: 422, its one fixed message. */
 export function patchApplyFailed(why: string): StatusError {
-  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', { causes: [{ message: why }] });
+  return new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {
+    causes: [{ message: why }],
+  });
 }
 
 /**
@@ -30,8 +32,11 @@ export const MAX_JSON_PATCH_SHIFTED_ELEMENTS = 100_000_000;
 export function applyJsonPatch(current: KObject, patch: unknown): unknown {
   if (!Array.isArray(patch)) throw errors.badRequest('a JSON patch must be a JSON array of operations');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new StatusError(413, 'RequestEntityTooLarge',
-      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
+    throw new StatusError(
+      413,
+      'RequestEntityTooLarge',
+      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
+    );
   }
   let document: unknown = cloneJson(current);
   let copied = 0;
@@ -41,12 +46,16 @@ export function applyJsonPatch(current: KObject, patch: unknown): unknown {
     checkPointers(operation, index);
     shifted += shiftedElements(document, operation);
     if (shifted > MAX_JSON_PATCH_SHIFTED_ELEMENTS) {
-      throw patchApplyFailed(`Unable to complete the patch, its operations shift more than ${MAX_JSON_PATCH_SHIFTED_ELEMENTS} array elements`);
+      throw patchApplyFailed(
+        `Unable to complete the patch, its operations shift more than ${MAX_JSON_PATCH_SHIFTED_ELEMENTS} array elements`,
+      );
     }
     if (operation?.op === 'copy' && typeof operation.from === 'string') {
       copied += encodedSize(valueAt(document, operation.from));
       if (copied > MAX_JSON_PATCH_COPY_BYTES) {
-        throw patchApplyFailed(`Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}`);
+        throw patchApplyFailed(
+          `Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}`,
+        );
       }
     }
     document = applyOne(document, operation, index, current);
@@ -60,7 +69,14 @@ function applyOne(document: unknown, operation: jsonpatch.Operation, index: numb
   } catch (e) {
     if (!(e instanceof jsonpatch.JsonPatchError)) throw patchApplyFailed(`operation ${index}: ${(e as Error).message}`);
     if (e.name === 'TEST_OPERATION_FAILED') {
-      throw errors.invalid(String(current.kind), '', current.metadata.name ?? '', [{ type: 'FieldValueInvalid', field: String(e.operation?.path ?? ''), value: (e.operation as { value?: unknown } | undefined)?.value, detail: 'json patch test operation failed' }]);
+      throw errors.invalid(String(current.kind), '', current.metadata.name ?? '', [
+        {
+          type: 'FieldValueInvalid',
+          field: String(e.operation?.path ?? ''),
+          value: (e.operation as { value?: unknown } | undefined)?.value,
+          detail: 'json patch test operation failed',
+        },
+      ]);
     }
     throw errors.badRequest(`the JSON patch is invalid: ${e.message.split('\n')[0]} (operation ${e.index ?? index})`);
   }
@@ -75,7 +91,9 @@ function checkPointers(operation: { op?: unknown; path?: unknown; from?: unknown
   }
   const { op, path, from } = operation ?? {};
   if (op === 'move' && typeof path === 'string' && typeof from === 'string' && path.startsWith(`${from}/`)) {
-    throw patchApplyFailed(`operation ${index}: cannot move ${JSON.stringify(from)} into its own child ${JSON.stringify(path)}`);
+    throw patchApplyFailed(
+      `operation ${index}: cannot move ${JSON.stringify(from)} into its own child ${JSON.stringify(path)}`,
+    );
   }
 }
 
@@ -83,7 +101,8 @@ function checkPointers(operation: { op?: unknown; path?: unknown; from?: unknown
 function shiftedElements(document: unknown, operation: { op?: unknown; path?: unknown; from?: unknown }): number {
   const { op, path, from } = operation ?? {};
   let count = 0;
-  if ((op === 'add' || op === 'copy' || op === 'move') && typeof path === 'string') count += elementsAfter(document, path);
+  if ((op === 'add' || op === 'copy' || op === 'move') && typeof path === 'string')
+    count += elementsAfter(document, path);
   if (op === 'remove' && typeof path === 'string') count += elementsAfter(document, path);
   if (op === 'move' && typeof from === 'string') count += elementsAfter(document, from);
   return count;

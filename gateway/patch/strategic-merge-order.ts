@@ -69,7 +69,7 @@ export function withoutIdentities(list: unknown[], doomed: Set<IdentityKey>, id:
 
 function positionOf(positions: Map<IdentityKey, number>, item: unknown, id: Identity): number {
   const key = id(item);
-  return key === undefined ? -1 : positions.get(key) ?? -1;
+  return key === undefined ? -1 : (positions.get(key) ?? -1);
 }
 
 /**
@@ -110,16 +110,31 @@ function mergeSorted(left: unknown[], right: unknown[], serverOrder: unknown[], 
  * order, then the two interleaved by the stored order.
  */
 export function normalizeElementOrder(
-  patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], id: Identity,
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: unknown[],
+  serverOrder: unknown[],
+  id: Identity,
 ): unknown[] {
-  return mergeSorted(sortByOrder(serverOnly, serverOrder, id), sortByOrder(patchItems, patchOrder, id), serverOrder, id);
+  return mergeSorted(
+    sortByOrder(serverOnly, serverOrder, id),
+    sortByOrder(patchItems, patchOrder, id),
+    serverOrder,
+    id,
+  );
 }
 
 /**
  * A $setElementOrder list must name every element the patch list adds or changes, in the same relative order
  * (deletions and other directive elements aside); anything else is a malformed patch.
  */
-export function validateOrderAgainstPatch(patchList: unknown[], order: unknown[], id: Identity, path: string, field: string): void {
+export function validateOrderAgainstPatch(
+  patchList: unknown[],
+  order: unknown[],
+  id: Identity,
+  path: string,
+  field: string,
+): void {
   const elements = patchList.filter((e) => !(isMap(e) && PATCH_DIRECTIVE in e));
   if (elements.length === 0 || order.length === 0) return;
   let p = 0;
@@ -127,6 +142,9 @@ export function validateOrderAgainstPatch(patchList: unknown[], order: unknown[]
     if (id(elements[p]) === id(order[o])) p++;
   }
   if (p < elements.length) {
-    throw badPatch(path, `the patch list ${show(patchList)} does not match the order in $setElementOrder/${field}: ${show(order)}`);
+    throw badPatch(
+      path,
+      `the patch list ${show(patchList)} does not match the order in $setElementOrder/${field}: ${show(order)}`,
+    );
   }
 }

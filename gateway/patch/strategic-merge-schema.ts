@@ -17,8 +17,12 @@ export const isMap = isObject;
 
 /** Keys that steer the merge and never reach the stored object. */
 export function isDirectiveKey(key: string): boolean {
-  return key === PATCH_DIRECTIVE || key === RETAIN_KEYS
-    || key.startsWith(SET_ELEMENT_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE_LIST);
+  return (
+    key === PATCH_DIRECTIVE ||
+    key === RETAIN_KEYS ||
+    key.startsWith(SET_ELEMENT_ORDER) ||
+    key.startsWith(DELETE_FROM_PRIMITIVE_LIST)
+  );
 }
 
 /** A schema and its allOf parts: a property may be declared by any of them. */
@@ -48,8 +52,13 @@ export function itemSchema(schema: JSONSchema | undefined): JSONSchema | undefin
 }
 
 function strategies(schema: JSONSchema | undefined): string[] {
-  const declared = parts(schema).find((s) => s['x-kubernetes-patch-strategy'] !== undefined)?.['x-kubernetes-patch-strategy'];
-  return (declared ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const declared = parts(schema).find((s) => s['x-kubernetes-patch-strategy'] !== undefined)?.[
+    'x-kubernetes-patch-strategy'
+  ];
+  return (declared ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export interface ListStrategy {
@@ -71,7 +80,7 @@ export function replacesMap(schema: JSONSchema | undefined): boolean {
 }
 
 export function isPrimitive(v: unknown): boolean {
-  return v === null || (typeof v !== 'object');
+  return v === null || typeof v !== 'object';
 }
 
 export function childPath(path: string, key: string): string {

@@ -13,12 +13,33 @@
 import type { JSONSchema } from '../../api/schema.js';
 import { errors } from '../../api/meta/errors.js';
 import {
-  badPatch, childPath, DELETE_FROM_PRIMITIVE_LIST, directiveField, elementPath, fieldSchema, isDirectiveKey, isMap,
-  isPrimitive, itemSchema, type JsonMap, listStrategy, type ListStrategy, PATCH_DIRECTIVE, replacesMap, RETAIN_KEYS,
-  SET_ELEMENT_ORDER, show,
+  badPatch,
+  childPath,
+  DELETE_FROM_PRIMITIVE_LIST,
+  directiveField,
+  elementPath,
+  fieldSchema,
+  isDirectiveKey,
+  isMap,
+  isPrimitive,
+  itemSchema,
+  type JsonMap,
+  listStrategy,
+  type ListStrategy,
+  PATCH_DIRECTIVE,
+  replacesMap,
+  RETAIN_KEYS,
+  SET_ELEMENT_ORDER,
+  show,
 } from './strategic-merge-schema.js';
 import {
-  identitiesOf, identityOf, type IdentityKey, normalizeElementOrder, partitionByPresence, positionsOf, validateOrderAgainstPatch,
+  identitiesOf,
+  identityOf,
+  type IdentityKey,
+  normalizeElementOrder,
+  partitionByPresence,
+  positionsOf,
+  validateOrderAgainstPatch,
   withoutIdentities,
 } from './strategic-merge-order.js';
 import { cloneJson, setOwn, shallowCopy } from '../../api/meta/clone.js';
@@ -36,7 +57,12 @@ export function strategicMergePatch(original: unknown, patch: unknown, schema: J
 }
 
 /** Merges a patch map that may carry `$patch`; undefined means the map is deleted. */
-function mergeMap(original: JsonMap, patch: JsonMap, schema: JSONSchema | undefined, path: string): JsonMap | undefined {
+function mergeMap(
+  original: JsonMap,
+  patch: JsonMap,
+  schema: JSONSchema | undefined,
+  path: string,
+): JsonMap | undefined {
   if (!(PATCH_DIRECTIVE in patch)) return mergeFields(original, patch, schema, path);
   const directive = patch[PATCH_DIRECTIVE];
   const rest = withoutKey(patch, PATCH_DIRECTIVE);
@@ -70,7 +96,11 @@ function mergeFields(original: JsonMap, patch: JsonMap, schema: JSONSchema | und
     // Replaced lists keep the order of the patch's own list: kubectl sends $setElementOrder only for merged lists.
     if (!strategy.merge) continue;
     ordered.add(field);
-    setField(result, field, orderedList(ownValue(result, field), ownValue(patch, field), order, field, strategy, fs, childPath(path, field)));
+    setField(
+      result,
+      field,
+      orderedList(ownValue(result, field), ownValue(patch, field), order, field, strategy, fs, childPath(path, field)),
+    );
   }
 
   for (const [key, value] of Object.entries(patch)) {
@@ -121,7 +151,10 @@ function mergeList(current: unknown[], patch: unknown[], schema: JSONSchema | un
 function requirePrimitives(list: unknown[], path: string, what: string): void {
   list.forEach((e, i) => {
     if (!isPrimitive(e)) {
-      throw badPatch(elementPath(path, i), `${what} may hold only primitive values (the list has no merge key), got ${show(e)}`);
+      throw badPatch(
+        elementPath(path, i),
+        `${what} may hold only primitive values (the list has no merge key), got ${show(e)}`,
+      );
     }
   });
 }
@@ -146,14 +179,21 @@ function mergePrimitiveList(current: unknown[], patch: unknown[], path: string):
 }
 
 /** Element-wise merge by `mergeKey`, with `$patch: delete` and `$patch: replace` elements. */
-function mergeKeyedList(current: unknown[], patch: unknown[], mergeKey: string, items: JSONSchema | undefined, path: string): unknown[] {
+function mergeKeyedList(
+  current: unknown[],
+  patch: unknown[],
+  mergeKey: string,
+  items: JSONSchema | undefined,
+  path: string,
+): unknown[] {
   const id = identityOf(mergeKey);
   const deleted = new Set<IdentityKey>();
   let replace = false;
   const updates: JsonMap[] = [];
   patch.forEach((element, i) => {
     const at = elementPath(path, i);
-    if (!isMap(element)) throw badPatch(at, `elements of a list merged by "${mergeKey}" must be objects, got ${show(element)}`);
+    if (!isMap(element))
+      throw badPatch(at, `elements of a list merged by "${mergeKey}" must be objects, got ${show(element)}`);
     const directive = element[PATCH_DIRECTIVE];
     const hasKey = mergeKey in element && element[mergeKey] !== null;
     if (directive === 'replace') {
@@ -161,7 +201,10 @@ function mergeKeyedList(current: unknown[], patch: unknown[], mergeKey: string, 
       return;
     }
     if (directive !== undefined && directive !== 'delete' && directive !== 'merge') {
-      throw badPatch(at, `unknown patch type ${show(directive)} in list element; expected "delete", "replace" or "merge"`);
+      throw badPatch(
+        at,
+        `unknown patch type ${show(directive)} in list element; expected "delete", "replace" or "merge"`,
+      );
     }
     // An explicit `$patch: merge` element without a key says nothing; upstream rejects it, accepting is harmless.
     if (directive === 'merge' && !hasKey) return;
@@ -191,7 +234,12 @@ function mergeKeyedList(current: unknown[], patch: unknown[], mergeKey: string, 
 
 /** A merged list put in the order of its `$setElementOrder` directive; a stored value that is no list stays as is. */
 function orderedList(
-  current: unknown, patchList: unknown, order: unknown[], field: string, strategy: ListStrategy, schema: JSONSchema | undefined,
+  current: unknown,
+  patchList: unknown,
+  order: unknown[],
+  field: string,
+  strategy: ListStrategy,
+  schema: JSONSchema | undefined,
   path: string,
 ): unknown {
   if (patchList !== undefined && !Array.isArray(patchList)) {
@@ -201,7 +249,11 @@ function orderedList(
   if (strategy.mergeKey) {
     const key = strategy.mergeKey;
     order.forEach((e) => {
-      if (!isMap(e) || !(key in e)) throw badPatch(path, `every $setElementOrder/${field} element must be an object with the merge key "${key}", got ${show(e)}`);
+      if (!isMap(e) || !(key in e))
+        throw badPatch(
+          path,
+          `every $setElementOrder/${field} element must be an object with the merge key "${key}", got ${show(e)}`,
+        );
     });
   } else {
     requirePrimitives(order, path, `$setElementOrder/${field}`);
@@ -209,7 +261,7 @@ function orderedList(
   const base = Array.isArray(current) ? current : undefined;
   if (base === undefined && patchList === undefined) return current;
   // Merging first reports a patch element without its merge key as such, not as an order mismatch.
-  const merged = patchList === undefined ? base ?? [] : mergeList(base ?? [], patchList, schema, path);
+  const merged = patchList === undefined ? (base ?? []) : mergeList(base ?? [], patchList, schema, path);
   validateOrderAgainstPatch(patchList ?? [], order, id, path, field);
   const [named, serverOnly] = partitionByPresence(merged, order, id);
   return normalizeElementOrder(named, serverOnly, order, base ?? [], id);

@@ -19,7 +19,12 @@ import { cloneJson } from '../../api/meta/clone.js';
 /** Charge attempts per quota before the conflict is handed to the client (upstream retries a few times too). */
 const MAX_ATTEMPTS = 10;
 
-const internalWrite = (): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] });
+const internalWrite = (): WriteContext => ({
+  dryRun: false,
+  fieldValidation: 'Ignore',
+  duplicateFields: [],
+  warnings: [],
+});
 
 /**
  * Runs one namespace's evaluations one at a time in this process (upstream queues them per namespace), so
@@ -46,7 +51,10 @@ export function createResourceQuotaAdmission(registry: Registry): AdmissionPlugi
   const quotas = (): ResourceStore | undefined => registry.byKind('', 'ResourceQuota');
 
   /** The new status.used for every quota that constrains the object; QuotaDenied when one refuses it. */
-  function evaluate(items: readonly KObject[], names: readonly string[]): Map<string, { quota: KObject; used: ResourceList }> {
+  function evaluate(
+    items: readonly KObject[],
+    names: readonly string[],
+  ): Map<string, { quota: KObject; used: ResourceList }> {
     const charges = new Map<string, { quota: KObject; used: ResourceList }>();
     for (const quota of items) {
       const used = chargeCreate(quota, names);
@@ -65,7 +73,10 @@ export function createResourceQuotaAdmission(registry: Registry): AdmissionPlugi
   async function exists(req: AdmissionRequest): Promise<boolean> {
     const store = registry.byKind(req.def.group, req.def.kind);
     if (!store) return false;
-    return store.storage.get(store.key(req.namespace, req.name)).then(() => true, () => false);
+    return store.storage.get(store.key(req.namespace, req.name)).then(
+      () => true,
+      () => false,
+    );
   }
 
   async function admitCreate(req: AdmissionRequest, store: ResourceStore): Promise<void> {
@@ -86,7 +97,7 @@ export function createResourceQuotaAdmission(registry: Registry): AdmissionPlugi
       if (req.dryRun || charges.size === 0) return;
       // A name already taken fails in storage right after admission: charging it would hold quota for nothing
       // until the next full recount.
-      if (pending === undefined && await exists(req)) return;
+      if (pending === undefined && (await exists(req))) return;
       pending ??= new Set(charges.keys());
       let conflict: StatusError | undefined;
       for (const [name, { quota, used }] of charges) {
@@ -111,7 +122,8 @@ export function createResourceQuotaAdmission(registry: Registry): AdmissionPlugi
     name: 'ResourceQuota',
     handles: (def) => def.namespaced,
     async validate(req) {
-      if (req.operation !== 'CREATE' || req.subresource !== '' || req.namespace === '' || req.user === undefined) return;
+      if (req.operation !== 'CREATE' || req.subresource !== '' || req.namespace === '' || req.user === undefined)
+        return;
       const store = quotas();
       if (!store) return;
       // Most namespaces hold no quota: their creates skip the per-namespace queue, and this look is served from the

@@ -3,7 +3,14 @@
 import type { KObject } from '../../api/meta/types.js';
 import { asStrMap, specOf, statusOf } from '../../api/common/validation-helpers.js';
 import { hasScopes } from './resource-names.js';
-import { addQuantities, canonicalQuantity, compareQuantityStrings, countQuantity, prettyPrint, type ResourceList } from './quantities.js';
+import {
+  addQuantities,
+  canonicalQuantity,
+  compareQuantityStrings,
+  countQuantity,
+  prettyPrint,
+  type ResourceList,
+} from './quantities.js';
 
 export interface QuotaStatus {
   hard: ResourceList;
@@ -64,7 +71,8 @@ export function chargeCreate(quota: KObject, names: readonly string[]): Resource
   const quotaName = quota.metadata.name ?? '';
   // hasUsageStats: the controller has not measured this quota yet, so nothing can be decided.
   const unknown = restricted.filter((n) => !(n in used));
-  if (unknown.length > 0) throw new QuotaDenied(`status unknown for quota: ${quotaName}, resources: ${[...restricted].sort().join(',')}`);
+  if (unknown.length > 0)
+    throw new QuotaDenied(`status unknown for quota: ${quotaName}, resources: ${[...restricted].sort().join(',')}`);
   const next: ResourceList = { ...used };
   const exceeded: string[] = [];
   for (const name of restricted) {
@@ -74,7 +82,9 @@ export function chargeCreate(quota: KObject, names: readonly string[]): Resource
   if (exceeded.length > 0) {
     const pick = (list: ResourceList): ResourceList => Object.fromEntries(exceeded.map((n) => [n, list[n]]));
     const requested = Object.fromEntries(exceeded.map((n) => [n, countQuantity(1)]));
-    throw new QuotaDenied(`exceeded quota: ${quotaName}, requested: ${prettyPrint(requested)}, used: ${prettyPrint(pick(used))}, limited: ${prettyPrint(pick(hard))}`);
+    throw new QuotaDenied(
+      `exceeded quota: ${quotaName}, requested: ${prettyPrint(requested)}, used: ${prettyPrint(pick(used))}, limited: ${prettyPrint(pick(hard))}`,
+    );
   }
   return sortedList(Object.entries(next));
 }

@@ -32,7 +32,9 @@ export function addQuantities(a: string, b: string): string {
   const x = parsed(a);
   const y = parsed(b);
   const scale = Math.min(x.scale, y.scale);
-  let sum = BigInt(x.sign) * x.digits * 10n ** BigInt(x.scale - scale) + BigInt(y.sign) * y.digits * 10n ** BigInt(y.scale - scale);
+  let sum =
+    BigInt(x.sign) * x.digits * 10n ** BigInt(x.scale - scale) +
+    BigInt(y.sign) * y.digits * 10n ** BigInt(y.scale - scale);
   const sign: 1 | -1 = sum < 0n ? -1 : 1;
   if (sum < 0n) sum = -sum;
   let s = scale;
@@ -57,5 +59,8 @@ export function sameResourceList(a: ResourceList, b: ResourceList): boolean {
 
 /** `a=1,b=2`, names sorted: how upstream prints a resource list in quota errors. */
 export function prettyPrint(list: ResourceList): string {
-  return Object.keys(list).sort().map((k) => `${k}=${canonicalQuantity(list[k])}`).join(',');
+  return Object.keys(list)
+    .sort()
+    .map((k) => `${k}=${canonicalQuantity(list[k])}`)
+    .join(',');
 }

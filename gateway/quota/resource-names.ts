@@ -28,18 +28,36 @@ export function countedNames(group: string, resource: string): string[] {
 
 /** Names upstream's pod evaluator owns (podResources). */
 const POD_NAMES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'pods', 'count/pods',
-  'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'pods',
+  'count/pods',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
 ]);
 /** Names of the service and PVC evaluators, and of replication controllers (a legacy alias, never served here). */
 const OTHER_UNSERVED_NAMES = new Set([
-  'services', 'services.nodeports', 'services.loadbalancers', 'count/services',
-  'persistentvolumeclaims', 'requests.storage', 'count/persistentvolumeclaims',
-  'replicationcontrollers', 'count/replicationcontrollers',
+  'services',
+  'services.nodeports',
+  'services.loadbalancers',
+  'count/services',
+  'persistentvolumeclaims',
+  'requests.storage',
+  'count/persistentvolumeclaims',
+  'replicationcontrollers',
+  'count/replicationcontrollers',
 ]);
-const STORAGE_CLASS_SUFFIXES = ['.storageclass.storage.k8s.io/persistentvolumeclaims', '.storageclass.storage.k8s.io/requests.storage'];
-const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const STORAGE_CLASS_SUFFIXES = [
+  '.storageclass.storage.k8s.io/persistentvolumeclaims',
+  '.storageclass.storage.k8s.io/requests.storage',
+];
+const QUALIFIED_NAME =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 /** `requests.example.com/gpu`: an extended resource, quota-able only with the requests prefix (as upstream). */
 function isExtendedRequest(name: string): boolean {
@@ -52,12 +70,14 @@ function isExtendedRequest(name: string): boolean {
 
 /** Whether upstream would report 0 for this name in a namespace that holds no pods, services or PVCs. */
 export function isUnservedEvaluatorName(name: string): boolean {
-  return POD_NAMES.has(name)
-    || OTHER_UNSERVED_NAMES.has(name)
-    || name.startsWith('hugepages-')
-    || name.startsWith('requests.hugepages-')
-    || isExtendedRequest(name)
-    || STORAGE_CLASS_SUFFIXES.some((s) => name.endsWith(s) && name.length > s.length);
+  return (
+    POD_NAMES.has(name) ||
+    OTHER_UNSERVED_NAMES.has(name) ||
+    name.startsWith('hugepages-') ||
+    name.startsWith('requests.hugepages-') ||
+    isExtendedRequest(name) ||
+    STORAGE_CLASS_SUFFIXES.some((s) => name.endsWith(s) && name.length > s.length)
+  );
 }
 
 /**

@@ -9,20 +9,26 @@ import type { AdmissionPlugin } from '../admission/plugin.js';
 
 const KINDS = new Set<string>(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
-export function createRbacEscalationAdmission(deps: { authorizer: Authorizer; resolver: RbacRuleResolver }): AdmissionPlugin {
+export function createRbacEscalationAdmission(deps: {
+  authorizer: Authorizer;
+  resolver: RbacRuleResolver;
+}): AdmissionPlugin {
   return {
     name: 'RBACEscalation',
     handles: (def) => def.group === RBAC_GROUP && KINDS.has(def.kind),
     async validate(req) {
       if (!req.user || req.subresource !== '') return;
-      await checkRbacWrite({
-        kind: req.def.kind as RbacKind,
-        namespace: req.namespace,
-        name: req.name,
-        object: req.object,
-        oldObject: req.oldObject,
-        user: req.user,
-      }, deps);
+      await checkRbacWrite(
+        {
+          kind: req.def.kind as RbacKind,
+          namespace: req.namespace,
+          name: req.name,
+          object: req.object,
+          oldObject: req.oldObject,
+          user: req.user,
+        },
+        deps,
+      );
     },
   };
 }

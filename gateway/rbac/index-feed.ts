@@ -19,26 +19,50 @@ export interface RbacIndexFeed {
 
 type RbacObject = RoleObject | BindingObject;
 
-export function startRbacIndexFeed(registry: Registry, opts: { log: (line: string) => void; retryMs?: number }): RbacIndexFeed {
+export function startRbacIndexFeed(
+  registry: Registry,
+  opts: { log: (line: string) => void; retryMs?: number },
+): RbacIndexFeed {
   const index = createRbacIndex();
   const informers: Informer[] = [];
   const waiters = new Set<() => void>();
-  const changed = () => { for (const w of waiters) w(); };
+  const changed = () => {
+    for (const w of waiters) w();
+  };
   for (const kind of RBAC_KINDS) {
     const store = registry.byKind(RBAC_GROUP, kind);
     if (!store) continue;
-    informers.push(startInformer(store, {
-      replace: (objects: KObject[]) => { index.replace(kind, objects as RbacObject[]); changed(); },
-      put: (obj) => { index.put(kind, obj); changed(); },
-      removed: (obj) => { index.remove(kind, obj); changed(); },
-    }, opts));
+    informers.push(
+      startInformer(
+        store,
+        {
+          replace: (objects: KObject[]) => {
+            index.replace(kind, objects as RbacObject[]);
+            changed();
+          },
+          put: (obj) => {
+            index.put(kind, obj);
+            changed();
+          },
+          removed: (obj) => {
+            index.remove(kind, obj);
+            changed();
+          },
+        },
+        opts,
+      ),
+    );
   }
   const synced = Promise.all(informers.map((i) => i.synced)).then(() => {});
-  const servesClusterKinds = Boolean(registry.byKind(RBAC_GROUP, 'ClusterRole') && registry.byKind(RBAC_GROUP, 'ClusterRoleBinding'));
+  const servesClusterKinds = Boolean(
+    registry.byKind(RBAC_GROUP, 'ClusterRole') && registry.byKind(RBAC_GROUP, 'ClusterRoleBinding'),
+  );
   const roleNames = bootstrapClusterRoles().map((r) => r.metadata.name as string);
   const bindingNames = bootstrapClusterRoleBindings().map((b) => b.metadata.name as string);
-  const bootstrapPresent = (): boolean => !servesClusterKinds || (roleNames.every((n) => index.getClusterRole(n))
-    && bindingNames.every((n) => [...index.clusterRoleBindings()].some((b) => b.metadata.name === n)));
+  const bootstrapPresent = (): boolean =>
+    !servesClusterKinds ||
+    (roleNames.every((n) => index.getClusterRole(n)) &&
+      bindingNames.every((n) => [...index.clusterRoleBindings()].some((b) => b.metadata.name === n)));
   return {
     index,
     synced,

@@ -13,7 +13,11 @@ export function createNodeRestrictionAdmission(enabled: () => boolean = () => tr
       if (!enabled()) return;
       const node = req.user && nodeIdentity(req.user);
       if (node === undefined || node === '' || req.name === node) return;
-      throw errors.forbidden({ group: '', resource: 'nodes' }, req.name, `node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(req.name)}`);
+      throw errors.forbidden(
+        { group: '', resource: 'nodes' },
+        req.name,
+        `node ${JSON.stringify(node)} is not allowed to modify node ${JSON.stringify(req.name)}`,
+      );
     },
   };
 }

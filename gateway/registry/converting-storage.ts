@@ -23,12 +23,21 @@ export function convertingStorage(inner: Storage, representation: StoredRepresen
       return { ...result, items: result.items.map(out) };
     },
     create: async (key, obj) => out(await inner.create(key, into(obj))),
-    guaranteedUpdate: async (key, tryUpdate, opts) => out(await inner.guaranteedUpdate(
-      key,
-      async (current) => into(await tryUpdate(out(current))),
-      opts && { ...opts, createFrom: opts.createFrom && (() => into(opts.createFrom!())) },
-    )),
-    delete: async (key, opts) => out(await inner.delete(key, opts && { ...opts, validate: opts.validate && ((current) => opts.validate!(out(current))) })),
+    guaranteedUpdate: async (key, tryUpdate, opts) =>
+      out(
+        await inner.guaranteedUpdate(
+          key,
+          async (current) => into(await tryUpdate(out(current))),
+          opts && { ...opts, createFrom: opts.createFrom && (() => into(opts.createFrom!())) },
+        ),
+      ),
+    delete: async (key, opts) =>
+      out(
+        await inner.delete(
+          key,
+          opts && { ...opts, validate: opts.validate && ((current) => opts.validate!(out(current))) },
+        ),
+      ),
     async *watch(key, opts, signal) {
       for await (const ev of inner.watch(key, opts, signal)) yield outEvent(ev);
     },

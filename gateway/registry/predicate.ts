@@ -36,6 +36,8 @@ export function selectionPredicate(def: KindDefinition, q: URLSearchParams): Sel
   if (labels.empty && fields.empty) return { empty: true, matches: () => true };
   return {
     empty: false,
-    matches: (obj) => labels.matches(obj.metadata.labels ?? {}) && fields.matches({ 'metadata.namespace': '', ...objectFields(def, obj) }),
+    matches: (obj) =>
+      labels.matches(obj.metadata.labels ?? {}) &&
+      fields.matches({ 'metadata.namespace': '', ...objectFields(def, obj) }),
   };
 }

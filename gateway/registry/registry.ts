@@ -17,7 +17,11 @@ export interface Registry {
   setAdmission(plugins: readonly AdmissionPlugin[]): void;
 }
 
-export function createRegistry(kinds: KindDefinition[], storage: Storage, validatorFor: (def: KindDefinition) => KindValidator): Registry {
+export function createRegistry(
+  kinds: KindDefinition[],
+  storage: Storage,
+  validatorFor: (def: KindDefinition) => KindValidator,
+): Registry {
   const stores: ResourceStore[] = [];
   const byPath = new Map<string, ResourceStore>();
   // The gate reads namespaces through the registry itself, once it exists.
@@ -38,7 +42,9 @@ export function createRegistry(kinds: KindDefinition[], storage: Storage, valida
     lookup: (group, version, resource) => byPath.get(`${group}/${version}/${resource}`),
     byKind: (group, kind) => stores.find((s) => s.def.group === group && s.def.kind === kind),
     namespaces: gate,
-    setAdmission: (plugins) => { chain = admissionChain(plugins); },
+    setAdmission: (plugins) => {
+      chain = admissionChain(plugins);
+    },
   };
   return registry;
 }

@@ -6,16 +6,24 @@ import { isStorageError } from '../../backends/storage.js';
 export function toStatusError(e: unknown, gr: GroupResource, name: string): unknown {
   if (!isStorageError(e)) return e;
   switch (e.code) {
-    case 'NotFound': return errors.notFound(gr, name);
-    case 'KeyExists': return errors.alreadyExists(gr, name);
-    case 'Conflict': return errors.staleObject(gr, name);
-    case 'PreconditionUid': return errors.conflict(gr, name, e.message);
-    case 'Expired': return errors.resourceExpired(e.message);
+    case 'NotFound':
+      return errors.notFound(gr, name);
+    case 'KeyExists':
+      return errors.alreadyExists(gr, name);
+    case 'Conflict':
+      return errors.staleObject(gr, name);
+    case 'PreconditionUid':
+      return errors.conflict(gr, name, e.message);
+    case 'Expired':
+      return errors.resourceExpired(e.message);
     case 'TooLargeRevision':
       return errors.tooLargeResourceVersion(e.revision ?? 0n, e.current ?? 0n);
-    case 'InvalidContinue': return errors.badRequest(e.message);
-    case 'Unavailable': return errors.serviceUnavailable(e.message);
-    default: return errors.internal();
+    case 'InvalidContinue':
+      return errors.badRequest(e.message);
+    case 'Unavailable':
+      return errors.serviceUnavailable(e.message);
+    default:
+      return errors.internal();
   }
 }
 

@@ -11,7 +11,13 @@ import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
 import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
-import { applyConfiguration, placeManagedFieldsLast, recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
+import {
+  applyConfiguration,
+  placeManagedFieldsLast,
+  recordUpdate,
+  type ManagerRef,
+  type TrackingScope,
+} from './managed-fields/managers.js';
 import { generateName, nowRFC3339, prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.js';
 import { cloneJson } from '../../api/meta/clone.js';
 import { admitTypeMeta } from './type-meta.js';
@@ -35,11 +41,30 @@ export interface ResourceStore {
   list(namespace: string, opts: ListOptions): Promise<KList>;
   create(namespace: string, body: unknown, ctx: WriteContext): Promise<KObject>;
   /** PUT: replaces the object (or the status); creates it where the kind allows create-on-update. */
-  update(namespace: string, name: string, body: unknown, ctx: WriteContext, subresource: Subresource): Promise<{ object: KObject; created: boolean }>;
+  update(
+    namespace: string,
+    name: string,
+    body: unknown,
+    ctx: WriteContext,
+    subresource: Subresource,
+  ): Promise<{ object: KObject; created: boolean }>;
   /** PATCH: `applyPatch` turns the stored object into the new body; retried on conflicts with a fresh object. */
-  patch(namespace: string, name: string, applyPatch: (current: KObject) => unknown, ctx: WriteContext, subresource: Subresource): Promise<KObject>;
+  patch(
+    namespace: string,
+    name: string,
+    applyPatch: (current: KObject) => unknown,
+    ctx: WriteContext,
+    subresource: Subresource,
+  ): Promise<KObject>;
   /** Server-side apply by ctx.fieldManager; creates a missing object (not through a subresource). */
-  apply(namespace: string, name: string, config: KObject, force: boolean, ctx: WriteContext, subresource: Subresource): Promise<{ object: KObject; created: boolean }>;
+  apply(
+    namespace: string,
+    name: string,
+    config: KObject,
+    force: boolean,
+    ctx: WriteContext,
+    subresource: Subresource,
+  ): Promise<{ object: KObject; created: boolean }>;
   delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult>;
 }
 
@@ -68,7 +93,13 @@ export type AdmitWrite = (req: AdmissionRequest) => Promise<void>;
 
 const NO_ADMISSION: AdmitWrite = async () => {};
 
-export function createResourceStore(def: KindDefinition, storage: Storage, validator: KindValidator, namespaces: NamespaceGate, admit: AdmitWrite = NO_ADMISSION): ResourceStore {
+export function createResourceStore(
+  def: KindDefinition,
+  storage: Storage,
+  validator: KindValidator,
+  namespaces: NamespaceGate,
+  admit: AdmitWrite = NO_ADMISSION,
+): ResourceStore {
   const gr: GroupResource = { group: def.group, resource: def.resource };
   const apiVersion = apiVersionOf(def);
   /** Every key of this resource starts with this (collectionPrefix's rule, computed once rather than per request). */
@@ -79,8 +110,14 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     apiVersions: [apiVersion, ...(def.groupAliases ?? []).map((group) => `${group}/${def.version}`)],
   };
 
-  function managerOf(ctx: WriteContext, operation: ManagerRef['operation'], subresource: Subresource): ManagerRef | undefined {
-    return ctx.fieldManager === undefined ? undefined : { manager: ctx.fieldManager, operation, apiVersion, subresource };
+  function managerOf(
+    ctx: WriteContext,
+    operation: ManagerRef['operation'],
+    subresource: Subresource,
+  ): ManagerRef | undefined {
+    return ctx.fieldManager === undefined
+      ? undefined
+      : { manager: ctx.fieldManager, operation, apiVersion, subresource };
   }
 
   /** Records an Update's ownership when the write came from a manager. */
@@ -94,7 +131,10 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
   function admitBody(body: unknown, ctx: WriteContext): KObject {
     const obj = admitTypeMeta(body, def);
     const undecodable = def.decodeProblem?.(obj);
-    if (undecodable) throw errors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`);
+    if (undecodable)
+      throw errors.badRequest(
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${undecodable}`,
+      );
     applyFieldValidation(validator.prune(obj), ctx);
     def.defaults?.(obj);
     return obj;
@@ -149,7 +189,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     groupResource: gr,
     storage,
     prefix: (namespace) => collectionPrefix(def, namespaceOf(def, namespace)),
-    key: (namespace, name) => (def.namespaced && namespace ? `${basePrefix}${namespace}/${name}` : `${basePrefix}${name}`),
+    key: (namespace, name) =>
+      def.namespaced && namespace ? `${basePrefix}${namespace}/${name}` : `${basePrefix}${name}`,
 
     get(namespace, name, read) {
       // The hottest read: the failure translation without translated()'s extra async frame and closure.
@@ -162,7 +203,8 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       const result = await translated(gr, '', () => storage.getList(store.prefix(namespace), opts));
       const metadata: KList['metadata'] = { resourceVersion: String(result.revision) };
       if (result.continue) metadata.continue = result.continue;
-      if (result.remainingItemCount !== undefined && result.remainingItemCount > 0) metadata.remainingItemCount = result.remainingItemCount;
+      if (result.remainingItemCount !== undefined && result.remainingItemCount > 0)
+        metadata.remainingItemCount = result.remainingItemCount;
       return { kind: listKindOf(def), apiVersion, metadata, items: result.items };
     },
 
@@ -170,12 +212,16 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       const obj = admitBody(body, ctx);
       checkNamespaceMatches(obj, namespace);
       const meta = obj.metadata;
-      if (!meta.name && meta.generateName && typeof meta.generateName === 'string') meta.name = generateName(meta.generateName);
+      if (!meta.name && meta.generateName && typeof meta.generateName === 'string')
+        meta.name = generateName(meta.generateName);
       const name = meta.name as string;
       await completeCreate(obj, namespace, ctx, (o) => track(undefined, o, ctx, ''));
       if (ctx.dryRun) {
         // Storage would refuse an existing name; a dry run must fail the same way.
-        const exists = await storage.get(store.key(namespace, name)).then(() => true, () => false);
+        const exists = await storage.get(store.key(namespace, name)).then(
+          () => true,
+          () => false,
+        );
         if (exists) throw errors.alreadyExists(gr, name);
         return obj;
       }
@@ -188,27 +234,54 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       checkNamespaceMatches(obj, namespace);
       const key = store.key(namespace, name);
       const expectedVersion = requiredVersion(obj);
-      const create = def.allowCreateOnUpdate && subresource === ''
-        ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
-        : undefined;
-      return updateOrCreate(key, name, ctx, async (current) => {
-        if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
-          throw errors.staleObject(gr, name);
-        }
-        return admitUpdate(track(current, buildUpdate(cloneJson(obj), current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
-      }, create);
+      const create =
+        def.allowCreateOnUpdate && subresource === ''
+          ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(undefined, o, ctx, ''))
+          : undefined;
+      return updateOrCreate(
+        key,
+        name,
+        ctx,
+        async (current) => {
+          if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
+            throw errors.staleObject(gr, name);
+          }
+          return admitUpdate(
+            track(current, buildUpdate(cloneJson(obj), current, subresource), ctx, subresource),
+            current,
+            namespace,
+            name,
+            subresource,
+            ctx,
+          );
+        },
+        create,
+      );
     },
 
     async patch(namespace, name, applyPatch, ctx, subresource) {
       const key = store.key(namespace, name);
-      const next = await writeThrough(key, name, async (current) => {
-        const obj = admitBody(applyPatch(cloneJson(current)), ctx);
-        checkNameMatches(obj, name);
-        checkNamespaceMatches(obj, namespace);
-        const expectedVersion = requiredVersion(obj);
-        if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        return admitUpdate(track(current, buildUpdate(obj, current, subresource), ctx, subresource), current, namespace, name, subresource, ctx);
-      }, ctx);
+      const next = await writeThrough(
+        key,
+        name,
+        async (current) => {
+          const obj = admitBody(applyPatch(cloneJson(current)), ctx);
+          checkNameMatches(obj, name);
+          checkNamespaceMatches(obj, namespace);
+          const expectedVersion = requiredVersion(obj);
+          if (expectedVersion && expectedVersion !== current.metadata.resourceVersion)
+            throw errors.staleObject(gr, name);
+          return admitUpdate(
+            track(current, buildUpdate(obj, current, subresource), ctx, subresource),
+            current,
+            namespace,
+            name,
+            subresource,
+            ctx,
+          );
+        },
+        ctx,
+      );
       return ctx.dryRun ? next : removeIfFinalized(key, next);
     },
 
@@ -216,25 +289,35 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       const ref = managerOf(ctx, 'Apply', subresource);
       if (!ref) throw new Error('apply needs a field manager');
       const key = store.key(namespace, name);
-      const create = subresource === '' ? async () => {
-        const fresh = admitBody(applyConfiguration(undefined, cloneJson(config), ref, force, tracking), ctx);
-        checkNameMatches(fresh, name);
-        checkNamespaceMatches(fresh, namespace);
-        return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
-      } : undefined;
-      return updateOrCreate(key, name, ctx, async (current) => {
-        const obj = admitBody(applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
-        checkNameMatches(obj, name);
-        checkNamespaceMatches(obj, namespace);
-        const expectedVersion = requiredVersion(config);
-        if (expectedVersion && expectedVersion !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
-        const ownership = obj.metadata.managedFields;
-        const next = buildUpdate(obj, current, subresource);
-        // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.
-        delete next.metadata.managedFields;
-        if (ownership !== undefined) next.metadata.managedFields = ownership;
-        return admitUpdate(next, current, namespace, name, subresource, ctx);
-      }, create);
+      const create =
+        subresource === ''
+          ? async () => {
+              const fresh = admitBody(applyConfiguration(undefined, cloneJson(config), ref, force, tracking), ctx);
+              checkNameMatches(fresh, name);
+              checkNamespaceMatches(fresh, namespace);
+              return completeCreate(fresh, namespace, ctx, placeManagedFieldsLast);
+            }
+          : undefined;
+      return updateOrCreate(
+        key,
+        name,
+        ctx,
+        async (current) => {
+          const obj = admitBody(applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
+          checkNameMatches(obj, name);
+          checkNamespaceMatches(obj, namespace);
+          const expectedVersion = requiredVersion(config);
+          if (expectedVersion && expectedVersion !== current.metadata.resourceVersion)
+            throw errors.staleObject(gr, name);
+          const ownership = obj.metadata.managedFields;
+          const next = buildUpdate(obj, current, subresource);
+          // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.
+          delete next.metadata.managedFields;
+          if (ownership !== undefined) next.metadata.managedFields = ownership;
+          return admitUpdate(next, current, namespace, name, subresource, ctx);
+        },
+        create,
+      );
     },
 
     async delete(namespace, name, options, ctx) {
@@ -271,12 +354,26 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
    * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation and
    * admission (the namespace rules among it). `recordOwnership` runs once the server-set fields exist.
    */
-  async function completeCreate(obj: KObject, namespace: string, ctx: WriteContext, recordOwnership: (obj: KObject) => void): Promise<KObject> {
+  async function completeCreate(
+    obj: KObject,
+    namespace: string,
+    ctx: WriteContext,
+    recordOwnership: (obj: KObject) => void,
+  ): Promise<KObject> {
     prepareForCreate(def, obj);
     recordOwnership(obj);
     invalid(obj, validator.validate(obj));
     const name = obj.metadata.name ?? '';
-    await admit({ operation: 'CREATE', def, namespace: namespaceOf(def, namespace), name, subresource: '', object: obj, user: ctx.user, dryRun: ctx.dryRun });
+    await admit({
+      operation: 'CREATE',
+      def,
+      namespace: namespaceOf(def, namespace),
+      name,
+      subresource: '',
+      object: obj,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+    });
     return obj;
   }
 
@@ -284,22 +381,42 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
    * guaranteedUpdate that creates a missing object when `create` is given (PUT-create, apply-create). Storage calls
    * createFrom right before tryUpdate sees the placeholder; a retry after a conflict sees the stored object instead.
    */
-  async function updateOrCreate(key: string, name: string, ctx: WriteContext, update: (current: KObject) => Promise<KObject>, create?: () => Promise<KObject>): Promise<{ object: KObject; created: boolean }> {
+  async function updateOrCreate(
+    key: string,
+    name: string,
+    ctx: WriteContext,
+    update: (current: KObject) => Promise<KObject>,
+    create?: () => Promise<KObject>,
+  ): Promise<{ object: KObject; created: boolean }> {
     let pendingCreate = false;
     let created = false;
-    const next = await writeThrough(key, name, async (current) => {
-      created = pendingCreate;
-      pendingCreate = false;
-      return created && create ? create() : update(current);
-    }, ctx, create ? () => {
-      pendingCreate = true;
-      return { apiVersion, kind: def.kind, metadata: { name } };
-    } : undefined);
+    const next = await writeThrough(
+      key,
+      name,
+      async (current) => {
+        created = pendingCreate;
+        pendingCreate = false;
+        return created && create ? create() : update(current);
+      },
+      ctx,
+      create
+        ? () => {
+            pendingCreate = true;
+            return { apiVersion, kind: def.kind, metadata: { name } };
+          }
+        : undefined,
+    );
     return { object: ctx.dryRun ? next : await removeIfFinalized(key, next), created };
   }
 
   /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
-  async function writeThrough(key: string, name: string, tryUpdate: (current: KObject) => Promise<KObject>, ctx: WriteContext, createFrom?: () => KObject): Promise<KObject> {
+  async function writeThrough(
+    key: string,
+    name: string,
+    tryUpdate: (current: KObject) => Promise<KObject>,
+    ctx: WriteContext,
+    createFrom?: () => KObject,
+  ): Promise<KObject> {
     if (!ctx.dryRun) return translated(gr, name, () => storage.guaranteedUpdate(key, tryUpdate, { createFrom }));
     let current: KObject;
     try {
@@ -312,8 +429,25 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     return tryUpdate(current);
   }
 
-  async function admitUpdate(next: KObject, current: KObject, namespace: string, name: string, subresource: Subresource, ctx: WriteContext): Promise<KObject> {
-    await admit({ operation: 'UPDATE', def, namespace: namespaceOf(def, namespace), name, subresource, object: next, oldObject: current, user: ctx.user, dryRun: ctx.dryRun });
+  async function admitUpdate(
+    next: KObject,
+    current: KObject,
+    namespace: string,
+    name: string,
+    subresource: Subresource,
+    ctx: WriteContext,
+  ): Promise<KObject> {
+    await admit({
+      operation: 'UPDATE',
+      def,
+      namespace: namespaceOf(def, namespace),
+      name,
+      subresource,
+      object: next,
+      oldObject: current,
+      user: ctx.user,
+      dryRun: ctx.dryRun,
+    });
     return next;
   }
 
@@ -331,7 +465,12 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
     return obj;
   }
 
-  async function markDeleting(key: string, current: KObject, options: DeleteOptions, ctx: WriteContext): Promise<KObject> {
+  async function markDeleting(
+    key: string,
+    current: KObject,
+    options: DeleteOptions,
+    ctx: WriteContext,
+  ): Promise<KObject> {
     const mark = (obj: KObject): KObject => {
       if (finalizersOf(def, obj).length === 0) throw new RetryDeletion();
       if (!obj.metadata.deletionTimestamp) {
@@ -343,9 +482,10 @@ export function createResourceStore(def: KindDefinition, storage: Storage, valid
       return obj;
     };
     if (ctx.dryRun) return mark(cloneJson(current));
-    return storage.guaranteedUpdate(key, mark, { preconditions: { uid: options.preconditions?.uid, resourceVersion: options.preconditions?.resourceVersion } });
+    return storage.guaranteedUpdate(key, mark, {
+      preconditions: { uid: options.preconditions?.uid, resourceVersion: options.preconditions?.resourceVersion },
+    });
   }
 
   return store;
 }
-

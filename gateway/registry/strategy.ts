@@ -64,7 +64,8 @@ export function prepareForUpdate(def: KindDefinition, obj: KObject, old: KObject
   meta.resourceVersion = oldMeta.resourceVersion;
   if (oldMeta.deletionTimestamp) {
     meta.deletionTimestamp = oldMeta.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined)
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   } else {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;

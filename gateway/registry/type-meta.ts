@@ -14,7 +14,9 @@ export function admitTypeMeta(body: unknown, kind: CreateSubresourceKind): KObje
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   // Everything after this reads and sets metadata fields, so a metadata of another type is refused first.
   if (!isObject(obj.metadata)) {
-    throw errors.invalid(kind.kind, kind.group, '', [fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object')]);
+    throw errors.invalid(kind.kind, kind.group, '', [
+      fieldErrors.typeInvalid('metadata', obj.metadata, 'must be of type object'),
+    ]);
   }
   obj.apiVersion = apiVersionOf(kind);
   obj.kind = kind.kind;

@@ -19,7 +19,8 @@ export function groupAliasTable(kinds: KindDefinition[]): GroupAliasTable {
   for (const def of kinds) {
     for (const alias of def.groupAliases ?? []) {
       const known = table.get(alias);
-      if (known !== undefined && known.canonical !== def.group) throw new Error(`group alias ${alias} names both ${known.canonical} and ${def.group}`);
+      if (known !== undefined && known.canonical !== def.group)
+        throw new Error(`group alias ${alias} names both ${known.canonical} and ${def.group}`);
       if (known) known.versions.add(def.version);
       else table.set(alias, { canonical: def.group, versions: new Set([def.version]) });
     }
@@ -41,7 +42,9 @@ export function isAliasedKind(def: KindDefinition): def is AliasedKind {
  * scope, schema and rules unchanged). Discovery and OpenAPI list these after the kinds themselves.
  */
 export function aliasedKinds(kinds: KindDefinition[]): AliasedKind[] {
-  return kinds.flatMap((def) => (def.groupAliases ?? []).map((alias) => ({ ...def, group: alias, groupAliases: undefined, aliasOf: def.group })));
+  return kinds.flatMap((def) =>
+    (def.groupAliases ?? []).map((alias) => ({ ...def, group: alias, groupAliases: undefined, aliasOf: def.group })),
+  );
 }
 
 /**
@@ -94,7 +97,11 @@ export function canonicalBody<T>(info: RequestInfo, def: KindDefinition, body: T
   if (!info.requestedGroup || !isObject(body)) return body;
   const alias = info.requestedGroup;
   const renamed = body.apiVersion === servedApiVersion(info, def) ? { ...body, apiVersion: apiVersionOf(def) } : body;
-  return (def.mapReferencedGroups ? def.mapReferencedGroups(renamed as unknown as KObject, (g) => (g === alias ? def.group : g)) : renamed) as T;
+  return (
+    def.mapReferencedGroups
+      ? def.mapReferencedGroups(renamed as unknown as KObject, (g) => (g === alias ? def.group : g))
+      : renamed
+  ) as T;
 }
 
 /**
@@ -119,7 +126,11 @@ export function inRequestedGroup(info: RequestInfo | undefined, def: KindDefinit
     return def.mapReferencedGroups ? def.mapReferencedGroups(renamed as KObject, mapGroup) : renamed;
   };
   if (!Array.isArray(value.items)) return object(value);
-  return { ...value, apiVersion: theirs, items: value.items.map((item: unknown) => (isObject(item) && item.apiVersion === ours ? object(item) : item)) };
+  return {
+    ...value,
+    apiVersion: theirs,
+    items: value.items.map((item: unknown) => (isObject(item) && item.apiVersion === ours ? object(item) : item)),
+  };
 }
 
 /**

@@ -38,8 +38,17 @@ export function queryBool(q: URLSearchParams, name: string): boolean | undefined
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const info: RequestInfo = {
-    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', parts: [],
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
   };
   // Segments between the leading slash (at most two are skipped) and any trailing slashes; empty segments in
   // between are kept, so that `/api/v1//x` stays a path nothing serves.
@@ -74,12 +83,24 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     rest = rest.slice(1);
   } else {
     switch (method.toUpperCase()) {
-      case 'POST': info.verb = 'create'; break;
-      case 'GET': case 'HEAD': info.verb = 'get'; break;
-      case 'PUT': info.verb = 'update'; break;
-      case 'PATCH': info.verb = 'patch'; break;
-      case 'DELETE': info.verb = 'delete'; break;
-      default: info.verb = method.toLowerCase();
+      case 'POST':
+        info.verb = 'create';
+        break;
+      case 'GET':
+      case 'HEAD':
+        info.verb = 'get';
+        break;
+      case 'PUT':
+        info.verb = 'update';
+        break;
+      case 'PATCH':
+        info.verb = 'patch';
+        break;
+      case 'DELETE':
+        info.verb = 'delete';
+        break;
+      default:
+        info.verb = method.toLowerCase();
     }
   }
 

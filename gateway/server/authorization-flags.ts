@@ -3,10 +3,33 @@
 import type { FlagSpec } from './flag-primitives.js';
 
 export const AUTHORIZATION_FLAGS: Record<string, FlagSpec> = {
-  'authorization-config': { kind: 'string', usage: 'AuthorizationConfiguration file (apiserver.config.platform.io/v1, YAML or JSON), reloaded on change; excludes --authorization-mode and --authorization-webhook-*.' },
-  'authorization-webhook-config-file': { kind: 'string', usage: 'Client configuration file (kubeconfig format) of the authorization webhook, for --authorization-mode=Webhook.' },
-  'authorization-webhook-version': { kind: 'string', default: 'v1beta1', usage: 'SubjectAccessReview version sent to and expected from the webhook: v1 or v1beta1.' },
-  'authorization-webhook-cache-authorized-ttl': { kind: 'duration', default: '5m0s', usage: "How long to cache 'authorized' answers of the webhook." },
-  'authorization-webhook-cache-unauthorized-ttl': { kind: 'duration', default: '30s', usage: "How long to cache 'unauthorized' answers of the webhook." },
-  'authorization-policy-file': { kind: 'string', usage: 'ABAC policy file, one JSON Policy per line, for --authorization-mode=ABAC.' },
+  'authorization-config': {
+    kind: 'string',
+    usage:
+      'AuthorizationConfiguration file (apiserver.config.platform.io/v1, YAML or JSON), reloaded on change; excludes --authorization-mode and --authorization-webhook-*.',
+  },
+  'authorization-webhook-config-file': {
+    kind: 'string',
+    usage:
+      'Client configuration file (kubeconfig format) of the authorization webhook, for --authorization-mode=Webhook.',
+  },
+  'authorization-webhook-version': {
+    kind: 'string',
+    default: 'v1beta1',
+    usage: 'SubjectAccessReview version sent to and expected from the webhook: v1 or v1beta1.',
+  },
+  'authorization-webhook-cache-authorized-ttl': {
+    kind: 'duration',
+    default: '5m0s',
+    usage: "How long to cache 'authorized' answers of the webhook.",
+  },
+  'authorization-webhook-cache-unauthorized-ttl': {
+    kind: 'duration',
+    default: '30s',
+    usage: "How long to cache 'unauthorized' answers of the webhook.",
+  },
+  'authorization-policy-file': {
+    kind: 'string',
+    usage: 'ABAC policy file, one JSON Policy per line, for --authorization-mode=ABAC.',
+  },
 };

@@ -115,7 +115,10 @@ async function generateCa(now: Date): Promise<{ certPem: string; keyPem: string 
     signingAlgorithm: SIGNING,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -155,7 +158,13 @@ function normalizeIp(ip: string): string {
 }
 
 /** Whether an existing serving certificate is still good: signed by the CA, matches its key, fresh, names all. */
-function servingStillValid(certPem: string, keyPem: string, caPem: string, names: { dns: string[]; ips: string[] }, now: Date): boolean {
+function servingStillValid(
+  certPem: string,
+  keyPem: string,
+  caPem: string,
+  names: { dns: string[]; ips: string[] },
+  now: Date,
+): boolean {
   try {
     const cert = new NodeX509(certPem);
     const ca = new NodeX509(caPem);
@@ -174,13 +183,25 @@ function servingStillValid(certPem: string, keyPem: string, caPem: string, names
 export async function loadOrCreateCertificates(opts: CertificateOptions): Promise<ServingCertificates> {
   const now = (opts.now ?? (() => new Date()))();
   if (opts.tlsCertFile && opts.tlsPrivateKeyFile) {
-    const [certPem, keyPem] = await Promise.all([readFile(opts.tlsCertFile, 'utf8'), readFile(opts.tlsPrivateKeyFile, 'utf8')]);
+    const [certPem, keyPem] = await Promise.all([
+      readFile(opts.tlsCertFile, 'utf8'),
+      readFile(opts.tlsPrivateKeyFile, 'utf8'),
+    ]);
     const leaf = new NodeX509(certPem);
     if (!leaf.checkPrivateKey(createPrivateKey(keyPem))) {
-      throw new Error(`--tls-private-key-file ${opts.tlsPrivateKeyFile} does not match --tls-cert-file ${opts.tlsCertFile}`);
+      throw new Error(
+        `--tls-private-key-file ${opts.tlsPrivateKeyFile} does not match --tls-cert-file ${opts.tlsCertFile}`,
+      );
     }
     // With operator-supplied certificates the file itself (leaf plus any chain) is what clients are told to trust.
-    return { certPem, keyPem, caPem: certPem, certFile: opts.tlsCertFile, keyFile: opts.tlsPrivateKeyFile, action: 'provided' };
+    return {
+      certPem,
+      keyPem,
+      caPem: certPem,
+      certFile: opts.tlsCertFile,
+      keyFile: opts.tlsPrivateKeyFile,
+      action: 'provided',
+    };
   }
 
   const dir = opts.certDir;
@@ -208,8 +229,12 @@ export async function loadOrCreateCertificates(opts: CertificateOptions): Promis
   }
 
   return {
-    certPem, keyPem, caPem,
-    certFile: file(SERVING_CERT_FILE), keyFile: file(SERVING_KEY_FILE), caFile: file(CA_CERT_FILE),
+    certPem,
+    keyPem,
+    caPem,
+    certFile: file(SERVING_CERT_FILE),
+    keyFile: file(SERVING_KEY_FILE),
+    caFile: file(CA_CERT_FILE),
     action,
   };
 }

@@ -62,29 +62,40 @@ function peer(socket: Pick<Socket, 'remoteAddress' | 'remotePort'>): string {
 
 export function guardConnections(server: Http2SecureServer, opts: ConnectionGuardOptions): ConnectionGuards {
   const summary = (line: string): void => opts.logger.info(line);
-  const refused = createSummaryLog(summary, (count, first) => first
-    ? `refusing new connections: ${opts.maxConnections} are open, the limit set by --max-connections (further refusals are summed up once a minute)`
-    : `refused ${count} connections in the last minute: ${opts.maxConnections} were open, the limit set by --max-connections`);
+  const refused = createSummaryLog(summary, (count, first) =>
+    first
+      ? `refusing new connections: ${opts.maxConnections} are open, the limit set by --max-connections (further refusals are summed up once a minute)`
+      : `refused ${count} connections in the last minute: ${opts.maxConnections} were open, the limit set by --max-connections`,
+  );
   if (opts.maxConnections > 0) {
     // Node closes a connection past the limit right after accepting it, before any TLS work.
     server.maxConnections = opts.maxConnections;
     server.on('drop', (dropped?: { remoteAddress?: string; remotePort?: number }) => {
-      opts.logger.debug({ srcIP: `${dropped?.remoteAddress}:${dropped?.remotePort}` }, 'refused a connection: --max-connections are open');
+      opts.logger.debug(
+        { srcIP: `${dropped?.remoteAddress}:${dropped?.remotePort}` },
+        'refused a connection: --max-connections are open',
+      );
       refused.note();
     });
   }
   if (opts.headerTimeoutMs <= 0) return { close: () => refused.close() };
 
   const seconds = opts.headerTimeoutMs / 1000;
-  const slow = createSummaryLog(summary, (count) =>
-    `closed ${count} connection${count === 1 ? '' : 's'} that sent no complete request head within ${seconds}s (--read-header-timeout)`);
+  const slow = createSummaryLog(
+    summary,
+    (count) =>
+      `closed ${count} connection${count === 1 ? '' : 's'} that sent no complete request head within ${seconds}s (--read-header-timeout)`,
+  );
   // The TLS socket and the HTTP/2 session do not expose the TCP socket they wrap; both report its peer address.
   const accepted = new Map<string, Guard>();
   const http1Guards = new WeakMap<object, Guard>();
 
   function expire(guard: Guard): void {
     if (guard.answering > 0) return;
-    opts.logger.debug({ srcIP: `${guard.raw.remoteAddress}:${guard.raw.remotePort}` }, 'closing a connection that sent no complete request head in time (--read-header-timeout)');
+    opts.logger.debug(
+      { srcIP: `${guard.raw.remoteAddress}:${guard.raw.remotePort}` },
+      'closing a connection that sent no complete request head in time (--read-header-timeout)',
+    );
     slow.note();
     guard.raw.destroy();
   }

@@ -16,7 +16,7 @@ export function isHttp2(req: AnyRequest): req is Http2ServerRequest {
  * (getPeerCertificate, authorized): the socket itself for HTTP/1.1, the session's socket for HTTP/2.
  */
 export function connectionOf(req: AnyRequest): Socket {
-  return isHttp2(req) ? (req.stream.session?.socket) ?? req.socket : req.socket;
+  return isHttp2(req) ? (req.stream.session?.socket ?? req.socket) : req.socket;
 }
 
 /**
@@ -42,7 +42,10 @@ export function clientGoneSignal(req: AnyRequest): AbortSignal {
     signal = controller.signal;
     if (channel.destroyed) controller.abort();
     // A reset (the client cancelled) also ends the stream's writable side, so only a clean close means answered.
-    else if (stream) stream.once('close', () => { if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) controller.abort(); });
+    else if (stream)
+      stream.once('close', () => {
+        if (stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR || !stream.writableFinished) controller.abort();
+      });
     else channel.once('close', () => controller.abort());
     connectionSignals.set(channel, signal);
   }
@@ -82,8 +85,15 @@ export function closeAfterAnswer(req: AnyRequest, res: ServerResponse | Http2Ser
 // HTTP/2 stream or session the client reset or refused (a cancelled request, a client-go timeout): not faults of
 // the server, to be counted rather than logged one by one.
 const CLIENT_ENDINGS = new Set([
-  'ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED',
-  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_STREAM', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_STREAM_DESTROYED',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_INVALID_STREAM',
+  'ERR_HTTP2_SESSION_ERROR',
+  'ERR_HTTP2_GOAWAY_SESSION',
 ]);
 
 export function isClientEnding(err: unknown): boolean {

@@ -53,7 +53,9 @@ function parseBool(name: string, raw: string): boolean {
   // Go's strconv.ParseBool spellings, since kube-apiserver accepts exactly those.
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
-  throw new FeatureGateError(`invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`);
+  throw new FeatureGateError(
+    `invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`,
+  );
 }
 
 /**

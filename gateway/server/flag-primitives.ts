@@ -18,7 +18,14 @@ export interface FlagSpec {
 }
 
 const DURATION_UNITS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000,
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
 };
 
 /** Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. Negative values are refused. */
@@ -50,7 +57,8 @@ export function parseIntFlag(flag: string, raw: string, min: number, max: number
 }
 
 export function parseFloatFlag(flag: string, raw: string): number {
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw)) throw invalid(flag, raw, `strconv.ParseFloat: parsing "${raw}": invalid syntax`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw))
+    throw invalid(flag, raw, `strconv.ParseFloat: parsing "${raw}": invalid syntax`);
   return Number(raw);
 }
 

@@ -27,7 +27,10 @@ export function klogHeader(severity: string, epochSeconds: number, pid: number):
 }
 
 function multiLine(text: string): string {
-  return `<\n${text.split('\n').map((line) => `\t${line}`).join('\n')}\n >`;
+  return `<\n${text
+    .split('\n')
+    .map((line) => `\t${line}`)
+    .join('\n')}\n >`;
 }
 
 function renderValue(value: unknown): string {

@@ -28,13 +28,15 @@ export function renderKubeconfig(opts: Omit<AdminKubeconfigOptions, 'dataDir'>):
     apiVersion: 'v1',
     kind: 'Config',
     preferences: {},
-    clusters: [{
-      name: KUBECONFIG_CONTEXT,
-      cluster: {
-        server: opts.server,
-        'certificate-authority-data': Buffer.from(opts.caPem, 'utf8').toString('base64'),
+    clusters: [
+      {
+        name: KUBECONFIG_CONTEXT,
+        cluster: {
+          server: opts.server,
+          'certificate-authority-data': Buffer.from(opts.caPem, 'utf8').toString('base64'),
+        },
       },
-    }],
+    ],
     users: [{ name: 'admin', user: { token: opts.token } }],
     contexts: [{ name: KUBECONFIG_CONTEXT, context: { cluster: KUBECONFIG_CONTEXT, user: 'admin' } }],
     'current-context': KUBECONFIG_CONTEXT,

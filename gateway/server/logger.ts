@@ -32,10 +32,14 @@ export function pinoLevelForVerbosity(verbosity: number): PinoLevel {
 /** The lowest -v at which a record of this pino level is written; undefined for warnings and errors (always). */
 export function verbosityOfLevel(label: string): number | undefined {
   switch (label) {
-    case 'trace': return 5;
-    case 'debug': return 2;
-    case 'info': return 0;
-    default: return undefined;
+    case 'trace':
+      return 5;
+    case 'debug':
+      return 2;
+    case 'info':
+      return 0;
+    default:
+      return undefined;
   }
 }
 
@@ -43,7 +47,19 @@ export function verbosityOfLevel(label: string): number | undefined {
  * Keys whose values are credentials, at the top of a record or one level down (`headers.authorization`). Messages
  * themselves are not scanned: callers put credentials neither in messages nor in values under other keys.
  */
-const SECRET_KEYS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'token', 'password', 'secret', 'key', 'privateKey', 'clientKey', 'bearerToken'];
+const SECRET_KEYS = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'token',
+  'password',
+  'secret',
+  'key',
+  'privateKey',
+  'clientKey',
+  'bearerToken',
+];
 export const REDACTED_PATHS: string[] = SECRET_KEYS.flatMap((key) => {
   const member = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
   return member.startsWith('[') ? [member, `*${member}`] : [member, `*.${member}`];
@@ -71,19 +87,22 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       sink(text ? formatKlogText(JSON.parse(record) as Record<string, unknown>) : record);
     },
   };
-  return pino({
-    level: pinoLevelForVerbosity(opts.verbosity ?? 0),
-    // klog's JSON keys: no pid or hostname, `ts` in seconds, `v` for the verbosity of Info lines.
-    base: null,
-    timestamp: () => `,"ts":${epochSeconds().toFixed(6)}`,
-    formatters: {
-      level: (label) => {
-        const v = verbosityOfLevel(label);
-        return v === undefined ? { level: label } : { level: label, v };
+  return pino(
+    {
+      level: pinoLevelForVerbosity(opts.verbosity ?? 0),
+      // klog's JSON keys: no pid or hostname, `ts` in seconds, `v` for the verbosity of Info lines.
+      base: null,
+      timestamp: () => `,"ts":${epochSeconds().toFixed(6)}`,
+      formatters: {
+        level: (label) => {
+          const v = verbosityOfLevel(label);
+          return v === undefined ? { level: label } : { level: label, v };
+        },
       },
+      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     },
-    redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
-  }, destination);
+    destination,
+  );
 }
 
 /**

@@ -4,8 +4,17 @@ import type { FlagSpec, OptionsError } from './flag-primitives.js';
 import { LOGGING_FORMATS, type LoggingFormat } from './logger.js';
 
 export const LOGGING_FLAGS: Record<string, FlagSpec> = {
-  v: { kind: 'int', default: '0', usage: 'Log verbosity, also -v N: 0 and 1 info, 2 to 4 debug (one line per request, clients ending their requests), 5 and above trace (request headers, credentials redacted). Errors and warnings are always written.' },
-  'logging-format': { kind: 'string', default: 'text', usage: `Log format: ${LOGGING_FORMATS.join(' or ')} (klog's text lines, or one JSON object per line).` },
+  v: {
+    kind: 'int',
+    default: '0',
+    usage:
+      'Log verbosity, also -v N: 0 and 1 info, 2 to 4 debug (one line per request, clients ending their requests), 5 and above trace (request headers, credentials redacted). Errors and warnings are always written.',
+  },
+  'logging-format': {
+    kind: 'string',
+    default: 'text',
+    usage: `Log format: ${LOGGING_FORMATS.join(' or ')} (klog's text lines, or one JSON object per line).`,
+  },
 };
 
 export interface LoggingOptions {

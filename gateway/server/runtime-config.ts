@@ -45,17 +45,27 @@ export function parseRuntimeConfig(spec: string | string[] = []): RuntimeConfig 
     const eq = entry.indexOf('=');
     const key = eq < 0 ? entry : entry.slice(0, eq);
     const value = eq < 0 ? true : parseBool(key, entry.slice(eq + 1));
-    if (key === 'api/all') { all = value; continue; }
+    if (key === 'api/all') {
+      all = value;
+      continue;
+    }
     if (key === 'api/ga' || key === 'api/beta' || key === 'api/alpha') {
       stages.set(key.slice(4) as 'ga' | 'beta' | 'alpha', value);
       continue;
     }
-    if (key === 'api/legacy') { groupVersions.set('/v1', value); continue; }
+    if (key === 'api/legacy') {
+      groupVersions.set('/v1', value);
+      continue;
+    }
     // The core group has no name: `v1`, `api/v1` and `v1/<resource>` all address it.
     const parts = key.split('/');
     const normalized = parts[0] === 'api' ? ['', ...parts.slice(1)] : /^v\d/.test(parts[0]) ? ['', ...parts] : parts;
-    if (normalized.length < 2 || normalized.length > 3 || normalized.slice(1).some((p) => !SEGMENT.test(p))
-        || (normalized[0] !== '' && !SEGMENT.test(normalized[0]))) {
+    if (
+      normalized.length < 2 ||
+      normalized.length > 3 ||
+      normalized.slice(1).some((p) => !SEGMENT.test(p)) ||
+      (normalized[0] !== '' && !SEGMENT.test(normalized[0]))
+    ) {
       throw new Error(`invalid key "${key}": expected api/all, <group>/<version> or <group>/<version>/<resource>`);
     }
     if (!/^v\d+((alpha|beta)\d+)?$/.test(normalized[1])) {
@@ -65,7 +75,10 @@ export function parseRuntimeConfig(spec: string | string[] = []): RuntimeConfig 
   }
 
   return {
-    all, groupVersions, resources, stages,
+    all,
+    groupVersions,
+    resources,
+    stages,
     enabled(group, version, resource, defaultEnabled = true) {
       const gv = `${group}/${version}`;
       if (resource !== undefined) {

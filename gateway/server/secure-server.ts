@@ -56,19 +56,25 @@ export interface SecureServer extends ServingConnections {
   readonly server: Http2SecureServer;
 }
 
-type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+type Handler = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
 
 export function createSecureServer(opts: SecureServerOptions, handler: Handler): SecureServer {
   const settings = opts.maxStreamsPerConnection > 0 ? { maxConcurrentStreams: opts.maxStreamsPerConnection } : {};
   const goawayChance = opts.goawayChance ?? 0;
   const random = opts.random ?? Math.random;
-  const serve: Handler = goawayChance <= 0 ? handler : (req, res) => {
-    if (isHttp2(req) && random() < goawayChance) {
-      const session = req.stream.session;
-      if (session && !session.closed) session.close();
-    }
-    handler(req, res);
-  };
+  const serve: Handler =
+    goawayChance <= 0
+      ? handler
+      : (req, res) => {
+          if (isHttp2(req) && random() < goawayChance) {
+            const session = req.stream.session;
+            if (session && !session.closed) session.close();
+          }
+          handler(req, res);
+        };
   const server = http2.createSecureServer({ ...opts.tls, allowHTTP1: true, settings }, serve);
   // The HTTP/1.1 side is Node's http.Server machinery bound to this server (typed apart, the same at run time).
   const http1 = server as unknown as http.Server;
@@ -86,7 +92,10 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   // Failed handshakes and broken sessions are the clients' doing (a scanner, an untrusted certificate, a closed
   // laptop); Node ends the connection either way, and a line each is worth having only while debugging.
   server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: { remoteAddress?: string; remotePort?: number }) => {
-    logger.debug({ srcIP: `${socket.remoteAddress}:${socket.remotePort}`, code: err.code, reason: err.message }, 'TLS handshake error');
+    logger.debug(
+      { srcIP: `${socket.remoteAddress}:${socket.remotePort}`, code: err.code, reason: err.message },
+      'TLS handshake error',
+    );
   });
   server.on('sessionError', (err: NodeJS.ErrnoException) => {
     logger.debug({ code: err.code, reason: err.message }, 'HTTP/2 session error');

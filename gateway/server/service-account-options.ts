@@ -35,7 +35,7 @@ function parseIssuers(values: string[]): string[] {
   for (const issuer of values) {
     if (issuer === '') throw invalid('service-account-issuer', issuer, 'should not be an empty string');
     if (issuer.includes(':') && !URL.canParse(issuer)) {
-      throw invalid('service-account-issuer', issuer, 'contained a \':\' but was not a valid URL');
+      throw invalid('service-account-issuer', issuer, "contained a ':' but was not a valid URL");
     }
     if (seen.has(issuer)) throw invalid('service-account-issuer', issuer, 'is already specified');
     seen.add(issuer);
@@ -45,7 +45,10 @@ function parseIssuers(values: string[]): string[] {
 
 function parseAudiences(values: string[], issuers: string[]): string[] {
   // A string slice flag: comma-separated, repeatable; an explicitly empty value means "unset".
-  const audiences = values.flatMap((v) => v.split(',')).map((a) => a.trim()).filter((a) => a !== '');
+  const audiences = values
+    .flatMap((v) => v.split(','))
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
   return audiences.length > 0 ? [...new Set(audiences)] : [...issuers];
 }
 

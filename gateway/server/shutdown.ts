@@ -81,10 +81,13 @@ export function installSignalHandlers(shutdown: Shutdown, log: (line: string) =>
       log(`received ${signal} again: exiting immediately`);
       process.exit(1);
     }
-    shutdown.run(signal).then(() => process.exit(0), (e) => {
-      log(`error: shutdown failed: ${(e as Error).message}`);
-      process.exit(1);
-    });
+    shutdown.run(signal).then(
+      () => process.exit(0),
+      (e) => {
+        log(`error: shutdown failed: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);

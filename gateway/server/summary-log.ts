@@ -11,7 +11,11 @@ export interface SummaryLog {
 }
 
 /** `describe(count, first)`: the line for the first event (count 1, first true) or for `count` later ones. */
-export function createSummaryLog(log: (line: string) => void, describe: (count: number, first: boolean) => string, intervalMs = 60_000): SummaryLog {
+export function createSummaryLog(
+  log: (line: string) => void,
+  describe: (count: number, first: boolean) => string,
+  intervalMs = 60_000,
+): SummaryLog {
   let counted = 0;
   let quietUntil = -Infinity;
   let timer: NodeJS.Timeout | undefined;

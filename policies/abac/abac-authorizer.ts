@@ -40,10 +40,12 @@ function parseLine(line: string): PolicySpec {
   const policy = obj as Record<string, unknown>;
   // Unversioned lines and v0 are the original flat format, converted as upstream converts them.
   if (policy.apiVersion === undefined || policy.apiVersion === '' || policy.apiVersion === ABAC_V0_API_VERSION) {
-    if (policy.kind !== undefined && policy.kind !== '' && policy.kind !== 'Policy') throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind)}`);
+    if (policy.kind !== undefined && policy.kind !== '' && policy.kind !== 'Policy')
+      throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind)}`);
     return fromV0(policy);
   }
-  if (policy.apiVersion !== ABAC_API_VERSION) throw new Error(`unsupported apiVersion ${JSON.stringify(policy.apiVersion)} (expected ${ABAC_API_VERSION})`);
+  if (policy.apiVersion !== ABAC_API_VERSION)
+    throw new Error(`unsupported apiVersion ${JSON.stringify(policy.apiVersion)} (expected ${ABAC_API_VERSION})`);
   if (policy.kind !== 'Policy') throw new Error(`kind must be "Policy", got ${JSON.stringify(policy.kind ?? '')}`);
   return specOf(policy.spec ?? {});
 }
@@ -68,7 +70,15 @@ function fromV0(policy: Record<string, unknown>): PolicySpec {
 function specOf(spec: unknown): PolicySpec {
   if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) throw new Error('spec must be an object');
   const s = spec as Record<string, unknown>;
-  const out: PolicySpec = { user: '', group: '', readonly: false, apiGroup: '', resource: '', namespace: '', nonResourcePath: '' };
+  const out: PolicySpec = {
+    user: '',
+    group: '',
+    readonly: false,
+    apiGroup: '',
+    resource: '',
+    namespace: '',
+    nonResourcePath: '',
+  };
   for (const key of STRING_FIELDS) {
     if (s[key] === undefined || s[key] === null) continue;
     if (typeof s[key] !== 'string') throw new Error(`spec.${key} must be a string`);
@@ -101,7 +111,9 @@ export function loadPolicyFile(file: string): PolicySpec[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new PolicyFileError(`error reading policy file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new PolicyFileError(
+      `error reading policy file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   return parsePolicyFile(text, file);
 }
@@ -126,10 +138,12 @@ function verbMatches(p: PolicySpec, attrs: Attributes): boolean {
 }
 
 function resourceMatches(p: PolicySpec, attrs: Attributes): boolean {
-  return attrs.isResourceRequest
-    && (p.namespace === '*' || p.namespace === attrs.namespace)
-    && (p.resource === '*' || p.resource === attrs.resource)
-    && (p.apiGroup === '*' || p.apiGroup === attrs.apiGroup);
+  return (
+    attrs.isResourceRequest &&
+    (p.namespace === '*' || p.namespace === attrs.namespace) &&
+    (p.resource === '*' || p.resource === attrs.resource) &&
+    (p.apiGroup === '*' || p.apiGroup === attrs.apiGroup)
+  );
 }
 
 function nonResourceMatches(p: PolicySpec, attrs: Attributes): boolean {
@@ -139,7 +153,11 @@ function nonResourceMatches(p: PolicySpec, attrs: Attributes): boolean {
 }
 
 export function matchesPolicy(p: PolicySpec, attrs: Attributes): boolean {
-  return subjectMatches(p, attrs.user) && verbMatches(p, attrs) && (resourceMatches(p, attrs) || nonResourceMatches(p, attrs));
+  return (
+    subjectMatches(p, attrs.user) &&
+    verbMatches(p, attrs) &&
+    (resourceMatches(p, attrs) || nonResourceMatches(p, attrs))
+  );
 }
 
 export function createAbacAuthorizer(policies: PolicySpec[]): Authorizer & RuleResolver {
@@ -147,7 +165,9 @@ export function createAbacAuthorizer(policies: PolicySpec[]): Authorizer & RuleR
     name: 'ABAC',
     type: 'ABAC',
     async authorize(attrs) {
-      return policies.some((p) => matchesPolicy(p, attrs)) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: 'No policy matched.' };
+      return policies.some((p) => matchesPolicy(p, attrs))
+        ? { decision: 'Allow', reason: '' }
+        : { decision: 'NoOpinion', reason: 'No policy matched.' };
     },
     async rulesFor(user, namespace): Promise<RulesResult> {
       const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };

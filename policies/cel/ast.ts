@@ -44,11 +44,17 @@ export function childNodes(node: CelNode): CelNode[] {
   }
   const a = node.args;
   switch (node.op) {
-    case 'value': case 'id': case 'accuValue': case 'accuInc':
+    case 'value':
+    case 'id':
+    case 'accuValue':
+    case 'accuInc':
       return [];
-    case '.': case '.?':
+    case '.':
+    case '.?':
       return [a[0]];
-    case '!_': case '-_': case 'accuPush':
+    case '!_':
+    case '-_':
+    case 'accuPush':
       return [a];
     case 'call':
       return [...a[1]];

@@ -54,11 +54,17 @@ export class CelAuthorizer {
 }
 
 export class CelPathCheck {
-  constructor(readonly authorizer: CelAuthorizer, readonly path: string) {}
+  constructor(
+    readonly authorizer: CelAuthorizer,
+    readonly path: string,
+  ) {}
 }
 
 export class CelGroupCheck {
-  constructor(readonly authorizer: CelAuthorizer, readonly group: string) {}
+  constructor(
+    readonly authorizer: CelAuthorizer,
+    readonly group: string,
+  ) {}
 }
 
 interface ResourceCheckParts {
@@ -85,10 +91,17 @@ export class CelResourceCheck {
   check(verb: string): CelDecision {
     const p = this.#parts;
     return this.#authorizer.decide({
-      user: this.#authorizer.user, verb, isResourceRequest: true, path: '',
+      user: this.#authorizer.user,
+      verb,
+      isResourceRequest: true,
+      path: '',
       // Kubernetes' library asks about every version of the group.
-      apiGroup: p.group, apiVersion: '*', resource: p.resource, subresource: p.subresource,
-      namespace: p.namespace, name: p.name,
+      apiGroup: p.group,
+      apiVersion: '*',
+      resource: p.resource,
+      subresource: p.subresource,
+      namespace: p.namespace,
+      name: p.name,
     });
   }
 }
@@ -104,9 +117,15 @@ export class CelDecision {
     this.#error = error;
   }
 
-  get allowed(): boolean { return this.#allowed; }
-  get reason(): string { return this.#reason; }
-  get error(): string { return this.#error; }
+  get allowed(): boolean {
+    return this.#allowed;
+  }
+  get reason(): string {
+    return this.#reason;
+  }
+  get error(): string {
+    return this.#error;
+  }
 
   toPlain(): { allowed: boolean; reason: string } {
     return { allowed: this.#allowed, reason: this.#reason };
@@ -126,8 +145,19 @@ export function createCelAuthorizer(user: UserInfo, decide: CelDecisionFunction)
 }
 
 function attributesKey(a: Attributes): string {
-  return JSON.stringify([a.user.name, a.user.groups, a.verb, a.isResourceRequest, a.path, a.apiGroup, a.apiVersion,
-    a.resource, a.subresource, a.namespace, a.name]);
+  return JSON.stringify([
+    a.user.name,
+    a.user.groups,
+    a.verb,
+    a.isResourceRequest,
+    a.path,
+    a.apiGroup,
+    a.apiVersion,
+    a.resource,
+    a.subresource,
+    a.namespace,
+    a.name,
+  ]);
 }
 
 /** Rounds of pre-resolution; each round answers every check the previous evaluation could not. */
@@ -149,27 +179,31 @@ export async function evaluateWithAuthorizer<T>(
     const pending = new Map<string, Attributes>();
     let value: T;
     try {
-      value = evaluate(createCelAuthorizer(user, (attributes) => {
-        const key = attributesKey(attributes);
-        const result = known.get(key);
-        if (result instanceof Error) throw result;
-        if (result) return result;
-        pending.set(key, attributes);
-        return { decision: 'NoOpinion', reason: '' };
-      }));
+      value = evaluate(
+        createCelAuthorizer(user, (attributes) => {
+          const key = attributesKey(attributes);
+          const result = known.get(key);
+          if (result instanceof Error) throw result;
+          if (result) return result;
+          pending.set(key, attributes);
+          return { decision: 'NoOpinion', reason: '' };
+        }),
+      );
     } catch (error) {
       // A placeholder answer may have led the expression into an error; only a fully answered run decides.
       if (pending.size === 0 || round >= MAX_ROUNDS) throw error;
       value = undefined as T;
     }
     if (pending.size === 0 || round >= MAX_ROUNDS) return value;
-    const answers = await Promise.all([...pending].map(async ([key, attributes]) => {
-      try {
-        return [key, await authorizer.authorize(attributes, callerGone)] as const;
-      } catch (error) {
-        return [key, error instanceof Error ? error : new Error('authorization check failed')] as const;
-      }
-    }));
+    const answers = await Promise.all(
+      [...pending].map(async ([key, attributes]) => {
+        try {
+          return [key, await authorizer.authorize(attributes, callerGone)] as const;
+        } catch (error) {
+          return [key, error instanceof Error ? error : new Error('authorization check failed')] as const;
+        }
+      }),
+    );
     for (const [key, result] of answers) known.set(key, result);
   }
 }
@@ -185,18 +219,32 @@ export function registerAuthorizerLibrary(env: Environment): void {
   define(env, `${A}.path(string): ${PATH_CHECK_TYPE}`, (a: CelAuthorizer, p: string) => new CelPathCheck(a, p));
   define(env, `${A}.group(string): ${GROUP_CHECK_TYPE}`, (a: CelAuthorizer, g: string) => new CelGroupCheck(a, g));
   define(env, `${A}.serviceAccount(string, string): ${A}`, (a: CelAuthorizer, ns: string, name: string) =>
-    a.as(serviceAccountUser(ns, name)));
-  define(env, `${GROUP_CHECK_TYPE}.resource(string): ${R}`, (g: CelGroupCheck, resource: string) =>
-    new CelResourceCheck(g.authorizer, { group: g.group, resource, subresource: '', namespace: '', name: '' }));
+    a.as(serviceAccountUser(ns, name)),
+  );
+  define(
+    env,
+    `${GROUP_CHECK_TYPE}.resource(string): ${R}`,
+    (g: CelGroupCheck, resource: string) =>
+      new CelResourceCheck(g.authorizer, { group: g.group, resource, subresource: '', namespace: '', name: '' }),
+  );
   define(env, `${R}.subresource(string): ${R}`, (r: CelResourceCheck, subresource: string) => r.with({ subresource }));
   define(env, `${R}.namespace(string): ${R}`, (r: CelResourceCheck, namespace: string) => r.with({ namespace }));
   define(env, `${R}.name(string): ${R}`, (r: CelResourceCheck, name: string) => r.with({ name }));
   define(env, `${R}.check(string): ${DECISION_TYPE}`, (r: CelResourceCheck, verb: string) => r.check(verb));
   define(env, `${PATH_CHECK_TYPE}.check(string): ${DECISION_TYPE}`, (p: CelPathCheck, verb: string) =>
     p.authorizer.decide({
-      user: p.authorizer.user, verb, isResourceRequest: false, path: p.path,
-      apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '',
-    }));
+      user: p.authorizer.user,
+      verb,
+      isResourceRequest: false,
+      path: p.path,
+      apiGroup: '',
+      apiVersion: '',
+      resource: '',
+      subresource: '',
+      namespace: '',
+      name: '',
+    }),
+  );
   define(env, `${DECISION_TYPE}.allowed(): bool`, (d: CelDecision) => d.allowed);
   define(env, `${DECISION_TYPE}.reason(): string`, (d: CelDecision) => d.reason);
   define(env, `${DECISION_TYPE}.errored(): bool`, (d: CelDecision) => d.error !== '');

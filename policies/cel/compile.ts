@@ -102,14 +102,15 @@ export function compileCel(expression: string, options: CelCompileOptions): CelC
   const estimatedCost = estimateCost(parsed.ast, options.maxValueSize ?? DEFAULT_MAX_VALUE_SIZE);
   if (options.maxEstimatedCost !== undefined && estimatedCost > options.maxEstimatedCost) {
     throw new CelCompileError(
-      `compilation failed: estimated cost ${estimatedCost} exceeds the limit of ${options.maxEstimatedCost} `
-      + '(try simplifying the expression, or bounding the size of the lists and strings it ranges over)',
+      `compilation failed: estimated cost ${estimatedCost} exceeds the limit of ${options.maxEstimatedCost} ` +
+        '(try simplifying the expression, or bounding the size of the lists and strings it ranges over)',
     );
   }
 
   instrumentRuntimeCost(parsed.ast);
   const budget = options.runtimeCostBudget ?? DEFAULT_RUNTIME_COST_BUDGET;
-  const exact = options.checkResultAtRuntime === false || (resultType !== 'dyn' && options.resultTypes.includes(resultType));
+  const exact =
+    options.checkResultAtRuntime === false || (resultType !== 'dyn' && options.resultTypes.includes(resultType));
 
   function evaluateWithCost(activation: Record<string, unknown>): { value: unknown; cost: number } {
     let outcome: { value: unknown; cost: number };

@@ -6,7 +6,12 @@
 import type { CelNode } from './ast.js';
 import { childNodes } from './ast.js';
 import {
-  AUTHORIZER_CHECK_COST, BASE_COST, LIST_CREATION_COST, LIST_LITERAL_COST, MAP_CREATION_COST, regexCost,
+  AUTHORIZER_CHECK_COST,
+  BASE_COST,
+  LIST_CREATION_COST,
+  LIST_LITERAL_COST,
+  MAP_CREATION_COST,
+  regexCost,
   traversalCost,
 } from './cost-constants.js';
 import { internalName } from './internal-names.js';
@@ -19,19 +24,37 @@ interface Estimate {
 }
 
 const CAP = Number.MAX_SAFE_INTEGER;
-const add = (...xs: number[]) => Math.min(CAP, xs.reduce((a, b) => a + b, 0));
+const add = (...xs: number[]) =>
+  Math.min(
+    CAP,
+    xs.reduce((a, b) => a + b, 0),
+  );
 const mul = (a: number, b: number) => Math.min(CAP, a * b);
 
 const SCALAR_TYPES = new Set(['bool', 'int', 'uint', 'double', 'null_type', 'type']);
 const REGEX_FUNCTIONS = new Set([internalName('matches'), 'find', 'findAll']);
 // Functions that walk their string receiver and arguments once.
 const STRING_TRAVERSALS = new Set([
-  'contains', 'startsWith', 'endsWith', 'charAt', 'replace', 'url', 'isURL', 'quantity', 'isQuantity',
+  'contains',
+  'startsWith',
+  'endsWith',
+  'charAt',
+  'replace',
+  'url',
+  'isURL',
+  'quantity',
+  'isQuantity',
   ...['lowerAscii', 'upperAscii', 'indexOf', 'lastIndexOf', 'split', 'substring', 'trim'].map(internalName),
 ]);
 // Functions that walk their list receiver once.
 const LIST_TRAVERSALS = new Set([
-  'sum', 'min', 'max', 'isSorted', internalName('indexOf'), internalName('lastIndexOf'), internalName('join'),
+  'sum',
+  'min',
+  'max',
+  'isSorted',
+  internalName('indexOf'),
+  internalName('lastIndexOf'),
+  internalName('join'),
 ]);
 
 class Estimator {
@@ -53,11 +76,13 @@ class Estimator {
         return { cost: 0, size: typeof a === 'string' || a instanceof Uint8Array ? a.length : 1 };
       case 'id':
         return { cost: BASE_COST, size: scalarSize };
-      case 'accuValue': case 'accuInc':
+      case 'accuValue':
+      case 'accuInc':
         return { cost: 0, size: this.unknownSize };
       case 'accuPush':
         return { cost: this.estimate(a).cost, size: this.unknownSize };
-      case '.': case '.?':
+      case '.':
+      case '.?':
         return { cost: add(BASE_COST, this.estimate(a[0]).cost), size: scalarSize };
       case 'list': {
         const items = (a as CelNode[]).map((n) => this.estimate(n));
@@ -67,7 +92,8 @@ class Estimator {
         const items = (a as CelNode[][]).flat().map((n) => this.estimate(n));
         return { cost: add(MAP_CREATION_COST, ...items.map((i) => i.cost)), size: (a as unknown[]).length };
       }
-      case '&&': case '||': {
+      case '&&':
+      case '||': {
         const [l, r] = [this.estimate(a[0]), this.estimate(a[1])];
         return { cost: add(l.cost, r.cost), size: 1 };
       }
@@ -77,7 +103,8 @@ class Estimator {
       }
       case 'comprehension':
         return this.comprehension(a);
-      case 'call': case 'rcall':
+      case 'call':
+      case 'rcall':
         return this.call(node);
       default: {
         const parts = childNodes(node).map((n) => this.estimate(n));
@@ -111,7 +138,10 @@ class Estimator {
     let own = BASE_COST;
     if (REGEX_FUNCTIONS.has(name) && inputs.length === 2) {
       own = add(BASE_COST, regexCost(inputs[1].size, inputs[0].size));
-    } else if (name === 'check' && [RESOURCE_CHECK_TYPE, PATH_CHECK_TYPE, 'dyn'].includes(receiverNode?.checkedType?.name ?? '')) {
+    } else if (
+      name === 'check' &&
+      [RESOURCE_CHECK_TYPE, PATH_CHECK_TYPE, 'dyn'].includes(receiverNode?.checkedType?.name ?? '')
+    ) {
       own = add(BASE_COST, AUTHORIZER_CHECK_COST);
     } else if (STRING_TRAVERSALS.has(name) && receiverNode?.checkedType?.kind !== 'list') {
       own = add(BASE_COST, traversalCost(add(...inputs.map((i) => i.size))));

@@ -41,9 +41,20 @@ export class CostLimitError extends Error {
 
 // Library error codes whose summaries only name types, variables or operators from the expression, never values.
 const TYPE_ONLY_CODES = new Set([
-  'no_such_overload', 'no_matching_overload', 'unknown_variable', 'variable_type_mismatch', 'invalid_logical_operand',
-  'invalid_condition_type', 'division_by_zero', 'modulo_by_zero', 'invalid_comprehension_range', 'unsupported_type',
-  'heterogeneous_list_element', 'heterogeneous_map_key', 'heterogeneous_map_value', 'incompatible_ternary_branches',
+  'no_such_overload',
+  'no_matching_overload',
+  'unknown_variable',
+  'variable_type_mismatch',
+  'invalid_logical_operand',
+  'invalid_condition_type',
+  'division_by_zero',
+  'modulo_by_zero',
+  'invalid_comprehension_range',
+  'unsupported_type',
+  'heterogeneous_list_element',
+  'heterogeneous_map_key',
+  'heterogeneous_map_value',
+  'incompatible_ternary_branches',
 ]);
 
 interface LocatedError {

@@ -7,12 +7,31 @@ import { walk } from './ast.js';
 
 /** CEL's reserved words: the language keywords plus the words reserved for future use. */
 export const CEL_RESERVED_KEYWORDS: ReadonlySet<string> = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let',
-  'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 const ESCAPABLE = /^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/;
-const ESCAPES: Record<string, string> = { '__': '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
+const ESCAPES: Record<string, string> = { __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' };
 const UNESCAPES: Record<string, string> = { underscores: '__', dot: '.', dash: '-', slash: '/' };
 
 /** The identifier an expression uses for `name`, or null when the name cannot be reached by field selection. */

@@ -8,7 +8,15 @@ export const INTERNAL_PREFIX = 'gh__';
 
 /** Method and global function names whose calls are routed to our own implementations. */
 export const REROUTED_FUNCTIONS = new Set([
-  'matches', 'lowerAscii', 'upperAscii', 'indexOf', 'lastIndexOf', 'substring', 'split', 'join', 'trim',
+  'matches',
+  'lowerAscii',
+  'upperAscii',
+  'indexOf',
+  'lastIndexOf',
+  'substring',
+  'split',
+  'join',
+  'trim',
 ]);
 
 export function internalName(name: string): string {

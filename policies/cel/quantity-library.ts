@@ -2,7 +2,12 @@
 // Parsing and the canonical form come from api/meta/quantity.ts; arithmetic is exact (digits × 10^scale as bigint).
 import type { Environment } from '@marcbachmann/cel-js';
 import {
-  canonicalize, compareQuantities, isQuantity, parseQuantity, type Quantity, QUANTITY_FORMAT_MESSAGE,
+  canonicalize,
+  compareQuantities,
+  isQuantity,
+  parseQuantity,
+  type Quantity,
+  QUANTITY_FORMAT_MESSAGE,
 } from '../../api/meta/quantity.js';
 import { traversalCost } from './cost-constants.js';
 import { define, defineOpaqueType } from './define.js';
@@ -45,8 +50,12 @@ function fromExact(value: bigint, scale: number, format: Quantity['format']): Qu
   }
   if (digits === 0n) scale = 0;
   return {
-    value: sign * Number(`${digits}e${scale}`), canonical: canonicalize(sign, digits, scale, format),
-    format, sign, digits, scale,
+    value: sign * Number(`${digits}e${scale}`),
+    canonical: canonicalize(sign, digits, scale, format),
+    format,
+    sign,
+    digits,
+    scale,
   };
 }
 

@@ -20,7 +20,8 @@ export function literalPatterns(root: CelNode): { pattern: string; node: CelNode
     if ((node.op !== 'call' && node.op !== 'rcall') || !names.has(node.args[0])) return;
     const args: CelNode[] = node.op === 'rcall' ? node.args[2] : node.args[1].slice(1);
     const pattern = args[0];
-    if (pattern?.op === 'value' && typeof pattern.args === 'string') found.push({ pattern: pattern.args, node: pattern });
+    if (pattern?.op === 'value' && typeof pattern.args === 'string')
+      found.push({ pattern: pattern.args, node: pattern });
   });
   return found;
 }

@@ -50,8 +50,14 @@ export function runMetered<T>(budget: number, fn: () => T): { value: T; cost: nu
 
 function nodeCost(node: CelNode, macroLists: Set<CelNode>): number {
   switch (node.op) {
-    case 'value': case 'accuValue': case 'accuInc': case 'accuPush': case 'comprehension':
-    case '?:': case '||': case '&&':
+    case 'value':
+    case 'accuValue':
+    case 'accuInc':
+    case 'accuPush':
+    case 'comprehension':
+    case '?:':
+    case '||':
+    case '&&':
       return 0;
     case 'list':
       return macroLists.has(node) ? LIST_CREATION_COST : LIST_LITERAL_COST;
@@ -79,11 +85,12 @@ export function instrumentRuntimeCost(root: CelNode): void {
         ? (ev, _ast, ctx) => macro.evaluate.call(macro as unknown as CelNode, ev, macro as unknown as CelNode, ctx)
         : meta.evaluate;
     const cost = alternate ? 0 : nodeCost(node, macroLists);
-    node.evaluate = cost === 0
-      ? inner
-      : function meteredEvaluate(this: CelNode, ev, ast, ctx) {
-        active?.charge(cost);
-        return inner.call(this, ev, ast, ctx);
-      };
+    node.evaluate =
+      cost === 0
+        ? inner
+        : function meteredEvaluate(this: CelNode, ev, ast, ctx) {
+            active?.charge(cost);
+            return inner.call(this, ev, ast, ctx);
+          };
   });
 }

@@ -141,17 +141,37 @@ function metered<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) =>
 
 export function registerStringsLibrary(env: Environment): void {
   define(env, 'string.charAt(int): string', metered(charAt));
-  define(env, 'string.replace(string, string): string', metered((s: string, o: string, r: string) => replace(s, o, r)));
+  define(
+    env,
+    'string.replace(string, string): string',
+    metered((s: string, o: string, r: string) => replace(s, o, r)),
+  );
   define(env, 'string.replace(string, string, int): string', metered(replace));
-  defineRerouted(env, 'string.indexOf(string): int', metered((s: string, sub: string) => indexOf(s, sub)));
+  defineRerouted(
+    env,
+    'string.indexOf(string): int',
+    metered((s: string, sub: string) => indexOf(s, sub)),
+  );
   defineRerouted(env, 'string.indexOf(string, int): int', metered(indexOf));
-  defineRerouted(env, 'string.lastIndexOf(string): int', metered((s: string, sub: string) => lastIndexOf(s, sub)));
+  defineRerouted(
+    env,
+    'string.lastIndexOf(string): int',
+    metered((s: string, sub: string) => lastIndexOf(s, sub)),
+  );
   defineRerouted(env, 'string.lastIndexOf(string, int): int', metered(lastIndexOf));
   defineRerouted(env, 'string.lowerAscii(): string', metered(lowerAscii));
   defineRerouted(env, 'string.upperAscii(): string', metered(upperAscii));
-  defineRerouted(env, 'string.split(string): list<string>', metered((s: string, sep: string) => split(s, sep)));
+  defineRerouted(
+    env,
+    'string.split(string): list<string>',
+    metered((s: string, sep: string) => split(s, sep)),
+  );
   defineRerouted(env, 'string.split(string, int): list<string>', metered(split));
-  defineRerouted(env, 'string.substring(int): string', metered((s: string, b: bigint) => substring(s, b)));
+  defineRerouted(
+    env,
+    'string.substring(int): string',
+    metered((s: string, b: bigint) => substring(s, b)),
+  );
   defineRerouted(env, 'string.substring(int, int): string', metered(substring));
   defineRerouted(env, 'string.trim(): string', metered(trim));
   const joinMetered = (list: unknown[], sep = '') => {

@@ -31,7 +31,13 @@ function parseType(text: string): TypeTerm {
   // The library reports list<dyn> and map<dyn, dyn> as bare `list` and `map`.
   if (t.name === 'list' && t.params.length === 0) return { name: 'list', params: [{ name: 'dyn', params: [] }] };
   if (t.name === 'map' && t.params.length === 0) {
-    return { name: 'map', params: [{ name: 'dyn', params: [] }, { name: 'dyn', params: [] }] };
+    return {
+      name: 'map',
+      params: [
+        { name: 'dyn', params: [] },
+        { name: 'dyn', params: [] },
+      ],
+    };
   }
   return t;
 }
@@ -56,24 +62,42 @@ export function normalizeTypeName(name: string): string {
 
 function valueMatches(value: unknown, t: TypeTerm): boolean {
   switch (t.name) {
-    case 'dyn': return true;
-    case 'bool': return typeof value === 'boolean';
-    case 'string': return typeof value === 'string';
-    case 'int': return typeof value === 'bigint';
-    case 'uint': return value instanceof UnsignedInt;
-    case 'double': return typeof value === 'number';
-    case 'bytes': return value instanceof Uint8Array;
-    case 'null_type': return value === null;
-    case 'google.protobuf.Timestamp': return value instanceof Date;
-    case 'google.protobuf.Duration': return value instanceof Duration;
-    case 'optional_type': return value instanceof Optional;
+    case 'dyn':
+      return true;
+    case 'bool':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string';
+    case 'int':
+      return typeof value === 'bigint';
+    case 'uint':
+      return value instanceof UnsignedInt;
+    case 'double':
+      return typeof value === 'number';
+    case 'bytes':
+      return value instanceof Uint8Array;
+    case 'null_type':
+      return value === null;
+    case 'google.protobuf.Timestamp':
+      return value instanceof Date;
+    case 'google.protobuf.Duration':
+      return value instanceof Duration;
+    case 'optional_type':
+      return value instanceof Optional;
     case 'list':
       return Array.isArray(value) && value.every((v) => valueMatches(v, t.params[0] ?? { name: 'dyn', params: [] }));
     case 'map':
-      return typeof value === 'object' && value !== null && !Array.isArray(value)
-        && (value instanceof Map || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)
-        && Object.values(value instanceof Map ? Object.fromEntries(value) : value)
-          .every((v) => valueMatches(v, t.params[1] ?? { name: 'dyn', params: [] }));
+      return (
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        (value instanceof Map ||
+          Object.getPrototypeOf(value) === Object.prototype ||
+          Object.getPrototypeOf(value) === null) &&
+        Object.values(value instanceof Map ? Object.fromEntries(value) : value).every((v) =>
+          valueMatches(v, t.params[1] ?? { name: 'dyn', params: [] }),
+        )
+      );
     default:
       // Object types of our libraries: compare by the registered name is not possible here; accept.
       return typeof value === 'object' && value !== null;

@@ -27,12 +27,24 @@ export class CelUrl {
     this.#parts = parts;
   }
 
-  get href(): string { return this.#parts.href; }
-  get scheme(): string { return this.#parts.scheme; }
-  get host(): string { return this.#parts.host; }
-  get path(): string { return this.#parts.path; }
-  get rawPath(): string { return this.#parts.rawPath; }
-  get rawQuery(): string { return this.#parts.rawQuery; }
+  get href(): string {
+    return this.#parts.href;
+  }
+  get scheme(): string {
+    return this.#parts.scheme;
+  }
+  get host(): string {
+    return this.#parts.host;
+  }
+  get path(): string {
+    return this.#parts.path;
+  }
+  get rawPath(): string {
+    return this.#parts.rawPath;
+  }
+  get rawQuery(): string {
+    return this.#parts.rawQuery;
+  }
 
   toPlain(): string {
     return this.#parts.href;
@@ -149,7 +161,9 @@ export function getEscapedPath(u: CelUrl): string {
   if (/^(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@/]|%[0-9a-fA-F]{2})*$/.test(u.rawPath)) return u.rawPath;
   let out = '';
   for (const ch of u.path) {
-    out += PATH_SAFE.test(ch) ? ch : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    out += PATH_SAFE.test(ch)
+      ? ch
+      : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   }
   return out;
 }

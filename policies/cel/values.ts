@@ -42,7 +42,9 @@ export function toCelValue(value: unknown): unknown {
       if (!isPlainObject(value)) return value;
       // fromEntries defines own properties, so a key like `__proto__` stays an ordinary key.
       return Object.fromEntries(
-        Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, toCelValue(v)]),
+        Object.entries(value)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, toCelValue(v)]),
       );
     }
     default:
@@ -72,7 +74,9 @@ function isPlainConvertible(value: object): value is PlainConvertible {
  */
 export function toPlain(value: unknown): unknown {
   if (typeof value === 'bigint') {
-    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= -BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value;
   }
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(toPlain);
@@ -83,7 +87,8 @@ export function toPlain(value: unknown): unknown {
   if (value instanceof Optional) return value.hasValue() ? toPlain(value.value()) : undefined;
   if (value instanceof Uint8Array) return value;
   if (isPlainConvertible(value)) return value.toPlain();
-  if (typeof (value as { valueOf(): unknown }).valueOf() === 'bigint') return toPlain((value as { valueOf(): unknown }).valueOf());
+  if (typeof (value as { valueOf(): unknown }).valueOf() === 'bigint')
+    return toPlain((value as { valueOf(): unknown }).valueOf());
   if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
   return value;
 }

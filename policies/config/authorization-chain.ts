@@ -10,7 +10,11 @@ import { createPrivilegedGroupsAuthorizer } from '../privileged-groups.js';
 import type { AuthorizationMetrics } from '../metrics.js';
 import { loadWebhookClientConfig } from '../webhook/client-config.js';
 import { createWebhookAuthorizer, type RetryBackoff, type WebhookAuthorizer } from '../webhook/webhook-authorizer.js';
-import { parseAuthorizationConfig, type AuthorizationConfig, type AuthorizerConfig } from './authorization-configuration.js';
+import {
+  parseAuthorizationConfig,
+  type AuthorizationConfig,
+  type AuthorizerConfig,
+} from './authorization-configuration.js';
 
 /** The legacy webhook flags. */
 export interface WebhookFlags {
@@ -60,11 +64,16 @@ export function configFromModes(modes: readonly string[], webhook?: WebhookFlags
       if (mode !== 'Webhook') return { type: mode as AuthorizerConfig['type'], name: nameForMode(mode) };
       if (!webhook) throw new Error("authorization-mode Webhook's authorization config file not passed");
       return {
-        type: 'Webhook', name: nameForMode(mode),
+        type: 'Webhook',
+        name: nameForMode(mode),
         webhook: {
-          authorizedTtlMs: webhook.authorizedTtlMs, unauthorizedTtlMs: webhook.unauthorizedTtlMs, timeoutMs: 30_000,
-          subjectAccessReviewVersion: webhook.version, matchConditionSubjectAccessReviewVersion: 'v1',
-          failurePolicy: 'NoOpinion', matchConditions: [],
+          authorizedTtlMs: webhook.authorizedTtlMs,
+          unauthorizedTtlMs: webhook.unauthorizedTtlMs,
+          timeoutMs: 30_000,
+          subjectAccessReviewVersion: webhook.version,
+          matchConditionSubjectAccessReviewVersion: 'v1',
+          failurePolicy: 'NoOpinion',
+          matchConditions: [],
           connectionInfo: { type: 'PlatformConfigFile', platformConfigFile: webhook.configFile },
         },
       };
@@ -74,13 +83,22 @@ export function configFromModes(modes: readonly string[], webhook?: WebhookFlags
 
 /** A member under its configured name and type, keeping its rule resolution when it has one. */
 function named(member: Authorizer, type: string, name: string): Authorizer {
-  const wrapped: Authorizer & Partial<RuleResolver> = { name, type, authorize: (attrs, callerGone) => member.authorize(attrs, callerGone) };
+  const wrapped: Authorizer & Partial<RuleResolver> = {
+    name,
+    type,
+    authorize: (attrs, callerGone) => member.authorize(attrs, callerGone),
+  };
   if (isRuleResolver(member)) wrapped.rulesFor = (user, namespace) => member.rulesFor(user, namespace);
   return wrapped;
 }
 
 /** Builds every member of a configuration; throws (naming the entry) when one cannot be built. */
-export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factories: MemberFactory, factoryDeps: unknown = deps): AuthorizationChain {
+export function buildChain(
+  config: AuthorizationConfig,
+  deps: ChainDeps,
+  factories: MemberFactory,
+  factoryDeps: unknown = deps,
+): AuthorizationChain {
   const webhooks: WebhookAuthorizer[] = [];
   const members: Authorizer[] = [createPrivilegedGroupsAuthorizer()];
   try {
@@ -93,7 +111,10 @@ export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factori
         } catch (e) {
           throw new Error(`authorizers[${i}] (webhook "${entry.name}"): ${(e as Error).message}`, { cause: e });
         }
-        const webhook = createWebhookAuthorizer({ ...entry.webhook, name: entry.name, client }, { log: deps.log, metrics: deps.metrics, retryBackoff: deps.webhookRetryBackoff });
+        const webhook = createWebhookAuthorizer(
+          { ...entry.webhook, name: entry.name, client },
+          { log: deps.log, metrics: deps.metrics, retryBackoff: deps.webhookRetryBackoff },
+        );
         webhooks.push(webhook);
         members.push(webhook);
         return;
@@ -108,7 +129,8 @@ export function buildChain(config: AuthorizationConfig, deps: ChainDeps, factori
   }
   const metrics = deps.metrics;
   const observe = metrics
-    ? (member: Authorizer, decision: string) => metrics.decision(member.type ?? member.name, member.name, decision === 'Allow' ? 'allowed' : 'denied')
+    ? (member: Authorizer, decision: string) =>
+        metrics.decision(member.type ?? member.name, member.name, decision === 'Allow' ? 'allowed' : 'denied')
     : undefined;
   return {
     authorizer: createAuthorizerUnion(members, observe),
@@ -121,12 +143,20 @@ export const RELOAD_INTERVAL_MS = 60_000;
 const WATCH_SETTLE_MS = 100;
 
 /** Loads, validates and builds from the file; throws with the file named. */
-function loadChain(file: string, deps: ChainDeps, factories: MemberFactory, factoryDeps: unknown): { chain: AuthorizationChain; text: string } {
+function loadChain(
+  file: string,
+  deps: ChainDeps,
+  factories: MemberFactory,
+  factoryDeps: unknown,
+): { chain: AuthorizationChain; text: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`unable to read authorization configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    throw new Error(
+      `unable to read authorization configuration ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { cause: e },
+    );
   }
   const config = parseAuthorizationConfig(text, file);
   return { chain: buildChain(config, deps, factories, factoryDeps), text };
@@ -142,7 +172,13 @@ export interface ReloadOptions {
  * The chain behind --authorization-config. Start-up with an invalid file throws; later changes are picked up by an
  * fs.watch on the file's directory (editors and config-map mounts replace files by rename) and by a periodic poll.
  */
-export function startReloadingChain(file: string, deps: ChainDeps, factories: MemberFactory, factoryDeps: unknown = deps, opts: ReloadOptions = {}): AuthorizationChain & { reload(): void } {
+export function startReloadingChain(
+  file: string,
+  deps: ChainDeps,
+  factories: MemberFactory,
+  factoryDeps: unknown = deps,
+  opts: ReloadOptions = {},
+): AuthorizationChain & { reload(): void } {
   const log = deps.log ?? (() => {});
   const first = loadChain(file, deps, factories, factoryDeps);
   let current = first.chain;
@@ -199,9 +235,13 @@ export function startReloadingChain(file: string, deps: ChainDeps, factories: Me
       settle = setTimeout(reload, WATCH_SETTLE_MS);
       settle.unref();
     });
-    watcher.on('error', (e) => log(`warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${e.message}`));
+    watcher.on('error', (e) =>
+      log(`warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${e.message}`),
+    );
   } catch (e) {
-    log(`warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${(e as Error).message}`);
+    log(
+      `warning: watching authorization configuration ${file} failed, relying on the periodic reload: ${(e as Error).message}`,
+    );
   }
   const timer = setInterval(reload, opts.intervalMs ?? RELOAD_INTERVAL_MS);
   timer.unref();

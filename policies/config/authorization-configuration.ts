@@ -62,7 +62,10 @@ export interface AuthorizationConfig {
 }
 
 export class AuthorizationConfigError extends Error {
-  constructor(message: string, readonly fieldErrors: FieldError[] = []) {
+  constructor(
+    message: string,
+    readonly fieldErrors: FieldError[] = [],
+  ) {
     super(message);
     this.name = 'AuthorizationConfigError';
   }
@@ -75,8 +78,15 @@ const KNOWN_FIELDS = {
   root: ['apiVersion', 'kind', 'authorizers'],
   authorizer: ['type', 'name', 'webhook'],
   webhook: [
-    'authorizedTTL', 'unauthorizedTTL', 'cacheAuthorizedRequests', 'cacheUnauthorizedRequests', 'timeout',
-    'subjectAccessReviewVersion', 'matchConditionSubjectAccessReviewVersion', 'failurePolicy', 'connectionInfo',
+    'authorizedTTL',
+    'unauthorizedTTL',
+    'cacheAuthorizedRequests',
+    'cacheUnauthorizedRequests',
+    'timeout',
+    'subjectAccessReviewVersion',
+    'matchConditionSubjectAccessReviewVersion',
+    'failurePolicy',
+    'connectionInfo',
     'matchConditions',
   ],
   connectionInfo: ['type', 'platformConfigFile'],
@@ -99,7 +109,9 @@ function unknownFields(doc: Obj): string[] {
       check(a.webhook, KNOWN_FIELDS.webhook, `${at}.webhook`);
       check(a.webhook.connectionInfo, KNOWN_FIELDS.connectionInfo, `${at}.webhook.connectionInfo`);
       if (Array.isArray(a.webhook.matchConditions)) {
-        a.webhook.matchConditions.forEach((m, j) => check(m, KNOWN_FIELDS.matchCondition, `${at}.webhook.matchConditions[${j}]`));
+        a.webhook.matchConditions.forEach((m, j) =>
+          check(m, KNOWN_FIELDS.matchCondition, `${at}.webhook.matchConditions[${j}]`),
+        );
       }
     });
   }
@@ -162,11 +174,15 @@ function compileMatchConditions(raw: unknown, at: FieldPath, errs: FieldError[])
     }
     seen.add(expression);
     try {
-      programs.push(compileCel(expression, {
-        variables: { request: 'map<string, dyn>' }, resultTypes: ['bool'],
-        maxEstimatedCost: MATCH_CONDITION_COST_LIMIT, runtimeCostBudget: MATCH_CONDITION_COST_LIMIT,
-        maxValueSize: MATCH_CONDITION_MAX_VALUE_SIZE,
-      }));
+      programs.push(
+        compileCel(expression, {
+          variables: { request: 'map<string, dyn>' },
+          resultTypes: ['bool'],
+          maxEstimatedCost: MATCH_CONDITION_COST_LIMIT,
+          runtimeCostBudget: MATCH_CONDITION_COST_LIMIT,
+          maxValueSize: MATCH_CONDITION_MAX_VALUE_SIZE,
+        }),
+      );
     } catch (e) {
       if (!(e instanceof CelCompileError)) throw e;
       errs.push(fieldErrors.invalid(exprAt, expression, e.message));
@@ -186,8 +202,15 @@ function validateConnectionInfo(raw: unknown, at: FieldPath, errs: FieldError[])
       break;
     case 'InClusterConfig':
       // The configuration format allows it; the API server does not call its own review API through it.
-      errs.push(fieldErrors.invalid(at.child('type'), type, 'InClusterConfig is not supported by the API server for its own authorization webhooks; use PlatformConfigFile'));
-      if (file !== undefined) errs.push(fieldErrors.invalid(fileAt, file, 'can only be set when type=PlatformConfigFile'));
+      errs.push(
+        fieldErrors.invalid(
+          at.child('type'),
+          type,
+          'InClusterConfig is not supported by the API server for its own authorization webhooks; use PlatformConfigFile',
+        ),
+      );
+      if (file !== undefined)
+        errs.push(fieldErrors.invalid(fileAt, file, 'can only be set when type=PlatformConfigFile'));
       break;
     case 'PlatformConfigFile':
       if (file === undefined || file === null || file === '') {
@@ -201,7 +224,12 @@ function validateConnectionInfo(raw: unknown, at: FieldPath, errs: FieldError[])
           if (!statSync(file).isFile()) errs.push(fieldErrors.invalid(fileAt, file, 'must be a regular file'));
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;
-          const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
+          const why =
+            code === 'ENOENT'
+              ? 'no such file or directory'
+              : code === 'EACCES'
+                ? 'permission denied'
+                : (code ?? 'error');
           errs.push(fieldErrors.invalid(fileAt, file, `error loading file: stat ${file}: ${why}`));
         }
       }
@@ -232,21 +260,29 @@ function validateWebhook(raw: Obj, at: FieldPath, errs: FieldError[]): WebhookCo
 
   const sarVersion = str(raw, 'subjectAccessReviewVersion', at, errs);
   if (sarVersion === '') errs.push(fieldErrors.required(at.child('subjectAccessReviewVersion')));
-  else if (sarVersion !== 'v1' && sarVersion !== 'v1beta1') errs.push(fieldErrors.notSupported(at.child('subjectAccessReviewVersion'), sarVersion, ['v1', 'v1beta1']));
+  else if (sarVersion !== 'v1' && sarVersion !== 'v1beta1')
+    errs.push(fieldErrors.notSupported(at.child('subjectAccessReviewVersion'), sarVersion, ['v1', 'v1beta1']));
 
   const matchConditionsAt = at.child('matchConditions');
   const matchConditions = compileMatchConditions(raw.matchConditions, matchConditionsAt, errs);
   const mcVersion = str(raw, 'matchConditionSubjectAccessReviewVersion', at, errs);
   if (mcVersion === '') {
     const given = Array.isArray(raw.matchConditions) && raw.matchConditions.length > 0;
-    if (given) errs.push(fieldErrors.required(at.child('matchConditionSubjectAccessReviewVersion'), 'required if match conditions are specified'));
+    if (given)
+      errs.push(
+        fieldErrors.required(
+          at.child('matchConditionSubjectAccessReviewVersion'),
+          'required if match conditions are specified',
+        ),
+      );
   } else if (mcVersion !== 'v1') {
     errs.push(fieldErrors.notSupported(at.child('matchConditionSubjectAccessReviewVersion'), mcVersion, ['v1']));
   }
 
   const failurePolicy = str(raw, 'failurePolicy', at, errs);
   if (failurePolicy === '') errs.push(fieldErrors.required(at.child('failurePolicy')));
-  else if (failurePolicy !== 'NoOpinion' && failurePolicy !== 'Deny') errs.push(fieldErrors.notSupported(at.child('failurePolicy'), failurePolicy, ['NoOpinion', 'Deny']));
+  else if (failurePolicy !== 'NoOpinion' && failurePolicy !== 'Deny')
+    errs.push(fieldErrors.notSupported(at.child('failurePolicy'), failurePolicy, ['NoOpinion', 'Deny']));
 
   const connectionInfo = validateConnectionInfo(raw.connectionInfo, at.child('connectionInfo'), errs);
   return {
@@ -266,22 +302,30 @@ export function validateAuthorizationConfig(doc: unknown): AuthorizationConfig {
   if (!isObj(doc)) throw new AuthorizationConfigError('the authorization configuration must be an object');
   const apiVersions = AUTHORIZATION_CONFIG_VERSIONS.map((v) => `${AUTHORIZATION_CONFIG_GROUP}/${v}`);
   if (!apiVersions.includes(String(doc.apiVersion))) {
-    throw new AuthorizationConfigError(doc.apiVersion === undefined
-      ? `Object 'apiVersion' is missing (expected one of ${apiVersions.join(', ')})`
-      : `no kind "${String(doc.kind)}" is registered for version "${String(doc.apiVersion)}" (supported: ${apiVersions.join(', ')})`);
+    throw new AuthorizationConfigError(
+      doc.apiVersion === undefined
+        ? `Object 'apiVersion' is missing (expected one of ${apiVersions.join(', ')})`
+        : `no kind "${String(doc.kind)}" is registered for version "${String(doc.apiVersion)}" (supported: ${apiVersions.join(', ')})`,
+    );
   }
   if (doc.kind !== AUTHORIZATION_CONFIG_KIND) {
-    throw new AuthorizationConfigError(doc.kind === undefined
-      ? "Object 'Kind' is missing"
-      : `no kind "${String(doc.kind)}" is registered for version "${String(doc.apiVersion)}" (expected ${AUTHORIZATION_CONFIG_KIND})`);
+    throw new AuthorizationConfigError(
+      doc.kind === undefined
+        ? "Object 'Kind' is missing"
+        : `no kind "${String(doc.kind)}" is registered for version "${String(doc.apiVersion)}" (expected ${AUTHORIZATION_CONFIG_KIND})`,
+    );
   }
   const unknown = unknownFields(doc);
-  if (unknown.length > 0) throw new AuthorizationConfigError(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  if (unknown.length > 0)
+    throw new AuthorizationConfigError(
+      `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+    );
 
   const errs: FieldError[] = [];
   const root = FieldPath.root('authorizers');
   const list = doc.authorizers;
-  if (list !== undefined && list !== null && !Array.isArray(list)) errs.push(fieldErrors.typeInvalid(root, list, 'must be a list'));
+  if (list !== undefined && list !== null && !Array.isArray(list))
+    errs.push(fieldErrors.typeInvalid(root, list, 'must be a list'));
   const raw = Array.isArray(list) ? list : [];
   if (raw.length === 0) errs.push(fieldErrors.required(root, 'at least one authorization mode must be defined'));
 
@@ -293,8 +337,10 @@ export function validateAuthorizationConfig(doc: unknown): AuthorizationConfig {
     const a = isObj(entry) ? entry : {};
     const type = str(a, 'type', at, errs);
     if (type === '') return void errs.push(fieldErrors.required(at.child('type')));
-    if (!(AUTHORIZER_TYPES as readonly string[]).includes(type)) return void errs.push(fieldErrors.notSupported(at.child('type'), type, [...AUTHORIZER_TYPES]));
-    if (seenTypes.has(type) && !REPEATABLE_TYPES.has(type)) return void errs.push(fieldErrors.duplicate(at.child('type'), type));
+    if (!(AUTHORIZER_TYPES as readonly string[]).includes(type))
+      return void errs.push(fieldErrors.notSupported(at.child('type'), type, [...AUTHORIZER_TYPES]));
+    if (seenTypes.has(type) && !REPEATABLE_TYPES.has(type))
+      return void errs.push(fieldErrors.duplicate(at.child('type'), type));
     seenTypes.add(type);
 
     const name = str(a, 'name', at, errs);
@@ -302,13 +348,15 @@ export function validateAuthorizationConfig(doc: unknown): AuthorizationConfig {
     else if (seenNames.has(name)) errs.push(fieldErrors.duplicate(at.child('name'), name));
     else {
       const problems = dns1123Subdomain(name);
-      if (problems.length > 0) errs.push(fieldErrors.invalid(at.child('name'), name, `authorizer name is invalid: ${problems.join(', ')}`));
+      if (problems.length > 0)
+        errs.push(fieldErrors.invalid(at.child('name'), name, `authorizer name is invalid: ${problems.join(', ')}`));
     }
     seenNames.add(name);
 
     const config: AuthorizerConfig = { type: type as AuthorizerType, name };
     if (type === 'Webhook') {
-      if (!isObj(a.webhook)) return void errs.push(fieldErrors.required(at.child('webhook'), 'required when type=Webhook'));
+      if (!isObj(a.webhook))
+        return void errs.push(fieldErrors.required(at.child('webhook'), 'required when type=Webhook'));
       config.webhook = validateWebhook(a.webhook, at.child('webhook'), errs);
     } else if (a.webhook !== undefined && a.webhook !== null) {
       errs.push(fieldErrors.invalid(at.child('webhook'), 'non-null', 'may only be specified when type=Webhook'));

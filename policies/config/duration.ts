@@ -1,6 +1,15 @@
 // Go's time.Duration text form, which configuration files use (`5m`, `30s`, `1m30s`, `-1s`): parsing to
 // milliseconds, and printing back the way Duration.String() does, so that messages quote values as upstream does.
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Milliseconds; throws `time: invalid duration "x"`. */
 export function parseGoDuration(raw: string): number {

@@ -24,7 +24,11 @@ export function nodeIdentity(user: { name: string; groups: string[] }): string |
 const ALLOW: AuthorizationResult = { decision: 'Allow', reason: '' };
 const READ = new Set(['get', 'list', 'watch']);
 const WRITE_OWN = new Set(['create', 'update', 'patch']);
-const REVIEWS = new Set(['authentication.platform.io/tokenreviews', 'authorization.platform.io/subjectaccessreviews', 'authorization.platform.io/localsubjectaccessreviews']);
+const REVIEWS = new Set([
+  'authentication.platform.io/tokenreviews',
+  'authorization.platform.io/subjectaccessreviews',
+  'authorization.platform.io/localsubjectaccessreviews',
+]);
 
 function authorizeNodeObject(node: string, attrs: Attributes): AuthorizationResult {
   if (attrs.subresource === '') {
@@ -32,13 +36,19 @@ function authorizeNodeObject(node: string, attrs: Attributes): AuthorizationResu
     if (WRITE_OWN.has(attrs.verb)) {
       // A create names its object in the body only; the gateway's node-restriction check holds it to its own name.
       if (attrs.name === node || (attrs.verb === 'create' && attrs.name === '')) return ALLOW;
-      return { decision: 'NoOpinion', reason: `node '${node}' cannot modify node '${attrs.name}', only its own Node object` };
+      return {
+        decision: 'NoOpinion',
+        reason: `node '${node}' cannot modify node '${attrs.name}', only its own Node object`,
+      };
     }
     return NO_OPINION;
   }
   if (attrs.subresource === 'status' && (attrs.verb === 'update' || attrs.verb === 'patch')) {
     if (attrs.name === node) return ALLOW;
-    return { decision: 'NoOpinion', reason: `node '${node}' cannot modify the status of node '${attrs.name}', only its own` };
+    return {
+      decision: 'NoOpinion',
+      reason: `node '${node}' cannot modify the status of node '${attrs.name}', only its own`,
+    };
   }
   return NO_OPINION;
 }
@@ -49,10 +59,12 @@ export function createNodeAuthorizer(): Authorizer {
     async authorize(attrs) {
       const node = nodeIdentity(attrs.user);
       if (node === undefined) return NO_OPINION;
-      if (node === '') return { decision: 'NoOpinion', reason: `unknown node for user ${JSON.stringify(attrs.user.name)}` };
+      if (node === '')
+        return { decision: 'NoOpinion', reason: `unknown node for user ${JSON.stringify(attrs.user.name)}` };
       if (!attrs.isResourceRequest) return NO_OPINION;
       if (attrs.apiGroup === '' && attrs.resource === 'nodes') return authorizeNodeObject(node, attrs);
-      if (attrs.verb === 'create' && attrs.subresource === '' && REVIEWS.has(`${attrs.apiGroup}/${attrs.resource}`)) return ALLOW;
+      if (attrs.verb === 'create' && attrs.subresource === '' && REVIEWS.has(`${attrs.apiGroup}/${attrs.resource}`))
+        return ALLOW;
       return NO_OPINION;
     },
   };

@@ -1,7 +1,14 @@
 // The RBAC authorizer: allows when some rule reachable from a binding that names the user matches the request;
 // otherwise no opinion (RBAC never denies), with the problems met on the way (unresolvable roleRefs, bad subjects)
 // as the reason. Decisions come from the in-memory RbacSource; nothing here touches storage.
-import type { Authorizer, AuthorizationResult, NonResourceRule, ResourceRule, RuleResolver, RulesResult } from '../authorizer.js';
+import type {
+  Authorizer,
+  AuthorizationResult,
+  NonResourceRule,
+  ResourceRule,
+  RuleResolver,
+  RulesResult,
+} from '../authorizer.js';
 import { NO_OPINION } from '../authorizer.js';
 import { ruleAllows } from './rule-matching.js';
 import { createRuleResolver } from './rule-resolver.js';

@@ -13,13 +13,27 @@ const READ = ['get', 'list', 'watch'];
 const WRITE = ['create', 'delete', 'deletecollection', 'patch', 'update'];
 const READ_WRITE = [...READ, ...WRITE];
 
-const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ apiGroups, resources, verbs });
+const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+});
 const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ nonResourceURLs, verbs });
 
-function clusterRole(name: string, rules: PolicyRule[], labels: Record<string, string> = {}, aggregateFrom?: string): RoleObject {
+function clusterRole(
+  name: string,
+  rules: PolicyRule[],
+  labels: Record<string, string> = {},
+  aggregateFrom?: string,
+): RoleObject {
   const role: RoleObject = {
-    apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRole',
-    metadata: { name, labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults', ...labels }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRole',
+    metadata: {
+      name,
+      labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults', ...labels },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
     rules,
   };
   if (aggregateFrom) role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [aggregateFrom]: 'true' } }] };
@@ -28,8 +42,13 @@ function clusterRole(name: string, rules: PolicyRule[], labels: Record<string, s
 
 function clusterRoleBinding(name: string, role: string, groups: string[]): BindingObject {
   return {
-    apiVersion: `${RBAC_GROUP}/v1`, kind: 'ClusterRoleBinding',
-    metadata: { name, labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults' }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: {
+      name,
+      labels: { [BOOTSTRAPPING_LABEL]: 'rbac-defaults' },
+      annotations: { [AUTOUPDATE_ANNOTATION]: 'true' },
+    },
     roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
     subjects: groups.map((g) => ({ kind: 'Group', apiGroup: RBAC_GROUP, name: g })),
   };
@@ -51,28 +70,49 @@ export function bootstrapClusterRoles(): RoleObject[] {
     clusterRole('admin', [], {}, AGGREGATE_TO('admin')),
     clusterRole('edit', [], { [AGGREGATE_TO('admin')]: 'true' }, AGGREGATE_TO('edit')),
     clusterRole('view', [], { [AGGREGATE_TO('edit')]: 'true' }, AGGREGATE_TO('view')),
-    clusterRole('system:aggregate-to-admin', [
-      rule(READ_WRITE, RBAC, ['roles', 'rolebindings']),
-      rule(['create'], AUTHZ, ['localsubjectaccessreviews']),
-    ], { [AGGREGATE_TO('admin')]: 'true' }),
-    clusterRole('system:aggregate-to-edit', [
-      rule(['impersonate'], [''], ['serviceaccounts']),
-      rule(WRITE, [''], ['configmaps', 'secrets', 'serviceaccounts']),
-      rule(['create'], [''], ['serviceaccounts/token']),
-      rule(READ, [''], ['secrets']),
-      rule(WRITE, ['apps'], ['replicasets', 'replicasets/scale']),
-      rule(WRITE, ['batch'], ['cronjobs']),
-      rule(WRITE, [NETWORKING], ['networkpolicies']),
-    ], { [AGGREGATE_TO('edit')]: 'true' }),
+    clusterRole(
+      'system:aggregate-to-admin',
+      [rule(READ_WRITE, RBAC, ['roles', 'rolebindings']), rule(['create'], AUTHZ, ['localsubjectaccessreviews'])],
+      { [AGGREGATE_TO('admin')]: 'true' },
+    ),
+    clusterRole(
+      'system:aggregate-to-edit',
+      [
+        rule(['impersonate'], [''], ['serviceaccounts']),
+        rule(WRITE, [''], ['configmaps', 'secrets', 'serviceaccounts']),
+        rule(['create'], [''], ['serviceaccounts/token']),
+        rule(READ, [''], ['secrets']),
+        rule(WRITE, ['apps'], ['replicasets', 'replicasets/scale']),
+        rule(WRITE, ['batch'], ['cronjobs']),
+        rule(WRITE, [NETWORKING], ['networkpolicies']),
+      ],
+      { [AGGREGATE_TO('edit')]: 'true' },
+    ),
     // View reads everything of a namespace except Secrets (their content is credentials) and RBAC objects.
-    clusterRole('system:aggregate-to-view', [
-      rule(READ, [''], ['configmaps', 'events', 'serviceaccounts', 'resourcequotas', 'resourcequotas/status', 'namespaces', 'namespaces/status']),
-      rule(READ, ['apps'], ['replicasets', 'replicasets/scale', 'replicasets/status']),
-      rule(READ, ['batch'], ['cronjobs', 'cronjobs/status']),
-      rule(READ, [NETWORKING], ['networkpolicies']),
-      // The same Events as the core group's, in their newer form.
-      rule(READ, EVENTS, ['events']),
-    ], { [AGGREGATE_TO('view')]: 'true' }),
+    clusterRole(
+      'system:aggregate-to-view',
+      [
+        rule(
+          READ,
+          [''],
+          [
+            'configmaps',
+            'events',
+            'serviceaccounts',
+            'resourcequotas',
+            'resourcequotas/status',
+            'namespaces',
+            'namespaces/status',
+          ],
+        ),
+        rule(READ, ['apps'], ['replicasets', 'replicasets/scale', 'replicasets/status']),
+        rule(READ, ['batch'], ['cronjobs', 'cronjobs/status']),
+        rule(READ, [NETWORKING], ['networkpolicies']),
+        // The same Events as the core group's, in their newer form.
+        rule(READ, EVENTS, ['events']),
+      ],
+      { [AGGREGATE_TO('view')]: 'true' },
+    ),
     clusterRole('system:basic-user', [
       rule(['create'], AUTHN, ['selfsubjectreviews']),
       rule(['create'], AUTHZ, ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
@@ -80,7 +120,12 @@ export function bootstrapClusterRoles(): RoleObject[] {
     clusterRole('system:discovery', [urls(['get'], DISCOVERY_URLS)]),
     clusterRole('system:public-info-viewer', [urls(['get'], PUBLIC_INFO_URLS)]),
     // Scrapers and probes that want the per-check health endpoints and metrics join the group system:monitoring.
-    clusterRole('system:monitoring', [urls(['get'], ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'])]),
+    clusterRole('system:monitoring', [
+      urls(
+        ['get'],
+        ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'],
+      ),
+    ]),
     // What a node agent needs of the resources served here; bound to nobody (the Node authorizer grants it).
     clusterRole('system:node', [
       rule(READ, [''], ['nodes']),
@@ -97,7 +142,10 @@ export function bootstrapClusterRoleBindings(): BindingObject[] {
     clusterRoleBinding('cluster-admin', 'cluster-admin', ['system:masters']),
     clusterRoleBinding('system:basic-user', 'system:basic-user', ['system:authenticated']),
     clusterRoleBinding('system:discovery', 'system:discovery', ['system:authenticated']),
-    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', [
+      'system:authenticated',
+      'system:unauthenticated',
+    ]),
     clusterRoleBinding('system:monitoring', 'system:monitoring', ['system:monitoring']),
   ];
 }

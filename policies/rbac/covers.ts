@@ -11,7 +11,9 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
     for (const resource of rule.resources ?? []) {
       for (const verb of rule.verbs ?? []) {
         const names = rule.resourceNames ?? [];
-        if (names.length > 0) for (const n of names) out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [n] });
+        if (names.length > 0)
+          for (const n of names)
+            out.push({ apiGroups: [group], resources: [resource], verbs: [verb], resourceNames: [n] });
         else out.push({ apiGroups: [group], resources: [resource], verbs: [verb] });
       }
     }
@@ -23,7 +25,8 @@ export function breakdownRule(rule: PolicyRule): PolicyRule[] {
 }
 
 const has = (set: readonly string[] | undefined, v: string): boolean => (set ?? []).includes(v);
-const hasAll = (set: readonly string[] | undefined, values: readonly string[] | undefined): boolean => (values ?? []).every((v) => has(set, v));
+const hasAll = (set: readonly string[] | undefined, values: readonly string[] | undefined): boolean =>
+  (values ?? []).every((v) => has(set, v));
 
 function resourcesCover(owner: readonly string[] | undefined, wanted: readonly string[] | undefined): boolean {
   if (has(owner, ALL) || hasAll(owner, wanted)) return true;
@@ -47,8 +50,17 @@ export function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = has(owner.verbs, ALL) || hasAll(owner.verbs, sub.verbs);
   const groups = has(owner.apiGroups, ALL) || hasAll(owner.apiGroups, sub.apiGroups);
   const ownerNames = owner.resourceNames ?? [];
-  const names = (sub.resourceNames ?? []).length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, sub.resourceNames);
-  return verbs && groups && resourcesCover(owner.resources, sub.resources) && names && urlsCover(owner.nonResourceURLs, sub.nonResourceURLs);
+  const names =
+    (sub.resourceNames ?? []).length === 0
+      ? ownerNames.length === 0
+      : ownerNames.length === 0 || hasAll(ownerNames, sub.resourceNames);
+  return (
+    verbs &&
+    groups &&
+    resourcesCover(owner.resources, sub.resources) &&
+    names &&
+    urlsCover(owner.nonResourceURLs, sub.nonResourceURLs)
+  );
 }
 
 /** The pieces of `wanted` that no rule of `held` covers (empty: covered). */

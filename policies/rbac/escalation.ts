@@ -33,16 +33,39 @@ const FULL_AUTHORITY: PolicyRule[] = [
   { verbs: ['*'], nonResourceURLs: ['*'] },
 ];
 
-const RESOURCES: Record<RbacKind, string> = { Role: 'roles', ClusterRole: 'clusterroles', RoleBinding: 'rolebindings', ClusterRoleBinding: 'clusterrolebindings' };
+const RESOURCES: Record<RbacKind, string> = {
+  Role: 'roles',
+  ClusterRole: 'clusterroles',
+  RoleBinding: 'rolebindings',
+  ClusterRoleBinding: 'clusterrolebindings',
+};
 
 function attributes(user: UserInfo, verb: string, resource: string, namespace: string, name: string): Attributes {
-  return { user, verb, isResourceRequest: true, path: '', apiGroup: RBAC_GROUP, apiVersion: 'v1', resource, subresource: '', namespace, name };
+  return {
+    user,
+    verb,
+    isResourceRequest: true,
+    path: '',
+    apiGroup: RBAC_GROUP,
+    apiVersion: 'v1',
+    resource,
+    subresource: '',
+    namespace,
+    name,
+  };
 }
 
 /** Every field but the garbage collector's (ownerReferences, finalizers) and the server-maintained ones unchanged. */
 function onlyGarbageCollectorFields(next: RoleObject | BindingObject, old: RoleObject | BindingObject): boolean {
   const strip = (o: RoleObject | BindingObject) => {
-    const { ownerReferences: _o, finalizers: _f, resourceVersion: _r, managedFields: _m, generation: _g, ...meta } = o.metadata as Record<string, unknown>;
+    const {
+      ownerReferences: _o,
+      finalizers: _f,
+      resourceVersion: _r,
+      managedFields: _m,
+      generation: _g,
+      ...meta
+    } = o.metadata as Record<string, unknown>;
     return canonical({ ...o, metadata: meta });
   };
   return strip(next) === strip(old);
@@ -68,15 +91,19 @@ export async function checkRbacWrite(write: RbacWrite, deps: EscalationDeps): Pr
   if (write.user.groups.includes(SYSTEM_PRIVILEGED_GROUP)) return;
   if (write.oldObject && onlyGarbageCollectorFields(write.object, write.oldObject)) return;
   const allowed = async (verb: string, resource: string, name: string): Promise<boolean> =>
-    (await deps.authorizer.authorize(attributes(write.user, verb, resource, write.namespace, name))).decision === 'Allow';
+    (await deps.authorizer.authorize(attributes(write.user, verb, resource, write.namespace, name))).decision ===
+    'Allow';
 
   if (write.kind === 'Role' || write.kind === 'ClusterRole') {
     if (await allowed('escalate', RESOURCES[write.kind], write.name)) return;
     const role = write.object as RoleObject;
     confirmNoEscalation(write, role.rules ?? [], deps);
     // An aggregationRule can gather anything, so using one takes full authority.
-    if (write.kind === 'ClusterRole' && role.aggregationRule
-      && uncovered(deps.resolver.rulesFor(write.user, '').rules, FULL_AUTHORITY).length > 0) {
+    if (
+      write.kind === 'ClusterRole' &&
+      role.aggregationRule &&
+      uncovered(deps.resolver.rulesFor(write.user, '').rules, FULL_AUTHORITY).length > 0
+    ) {
       throw forbidden(write, 'must have cluster-admin privileges to use the aggregationRule');
     }
     return;
@@ -87,7 +114,7 @@ export async function checkRbacWrite(write: RbacWrite, deps: EscalationDeps): Pr
   const refResource = ref.kind === 'ClusterRole' ? 'clusterroles' : ref.kind === 'Role' ? 'roles' : '';
   // `bind` is checked where the binding lives ('' for a ClusterRoleBinding), so bind on a ClusterRole may be
   // delegated per namespace.
-  if (refResource && await allowed('bind', refResource, ref.name)) return;
+  if (refResource && (await allowed('bind', refResource, ref.name))) return;
   const { rules, err } = deps.resolver.roleRefRules(ref, write.namespace);
   if (err) throw forbidden(write, err);
   confirmNoEscalation(write, rules, deps);

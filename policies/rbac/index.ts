@@ -21,10 +21,16 @@ function valuesOf<T>(m: Map<string, unknown> | undefined): Iterable<T> {
 
 export function createRbacIndex(): RbacIndex {
   const tables: Record<RbacKind, Table<RoleObject | BindingObject>> = {
-    Role: new Map(), ClusterRole: new Map(), RoleBinding: new Map(), ClusterRoleBinding: new Map(),
+    Role: new Map(),
+    ClusterRole: new Map(),
+    RoleBinding: new Map(),
+    ClusterRoleBinding: new Map(),
   };
 
-  const keyOf = (obj: RoleObject | BindingObject): [string, string] => [obj.metadata.namespace ?? '', obj.metadata.name ?? ''];
+  const keyOf = (obj: RoleObject | BindingObject): [string, string] => [
+    obj.metadata.namespace ?? '',
+    obj.metadata.name ?? '',
+  ];
 
   function put(kind: RbacKind, obj: RoleObject | BindingObject): void {
     const [ns, name] = keyOf(obj);

@@ -27,7 +27,8 @@ export function apiGroupMatches(rule: PolicyRule, group: string): boolean {
 export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
   for (const r of rule.resources ?? []) {
     if (r === ALL || r === combined) return true;
-    if (subresource && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)) return true;
+    if (subresource && r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource))
+      return true;
   }
   return false;
 }
@@ -46,15 +47,20 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
-export type RequestAttributes = Pick<Attributes, 'verb' | 'isResourceRequest' | 'path' | 'apiGroup' | 'resource' | 'subresource' | 'name'>;
+export type RequestAttributes = Pick<
+  Attributes,
+  'verb' | 'isResourceRequest' | 'path' | 'apiGroup' | 'resource' | 'subresource' | 'name'
+>;
 
 export function ruleAllows(attrs: RequestAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (!attrs.isResourceRequest) return nonResourceURLMatches(rule, attrs.path);
   const combined = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  return apiGroupMatches(rule, attrs.apiGroup)
-    && resourceMatches(rule, combined, attrs.subresource)
-    && resourceNameMatches(rule, attrs.name);
+  return (
+    apiGroupMatches(rule, attrs.apiGroup) &&
+    resourceMatches(rule, combined, attrs.subresource) &&
+    resourceNameMatches(rule, attrs.name)
+  );
 }
 
 export const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';

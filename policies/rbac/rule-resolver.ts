@@ -11,7 +11,11 @@ export interface RuleSource {
 }
 
 /** Return false to stop the walk. `err` reports a binding that contributes nothing (unresolvable roleRef...). */
-export type RuleVisitor = (source: RuleSource | undefined, rule: PolicyRule | undefined, err: string | undefined) => boolean;
+export type RuleVisitor = (
+  source: RuleSource | undefined,
+  rule: PolicyRule | undefined,
+  err: string | undefined,
+) => boolean;
 
 export interface RuleResolution {
   rules: PolicyRule[];
@@ -54,8 +58,10 @@ export function createRuleResolver(source: RbacSource) {
     const { rules, err } = roleRefRules(binding.roleRef, bindingNamespace);
     if (err) return visit(undefined, undefined, err);
     const describe = bindingNamespace
-      ? () => `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, bindingNamespace)}`
-      : () => `ClusterRoleBinding ${JSON.stringify(binding.metadata.name)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, '')}`;
+      ? () =>
+          `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${bindingNamespace}`)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, bindingNamespace)}`
+      : () =>
+          `ClusterRoleBinding ${JSON.stringify(binding.metadata.name)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, '')}`;
     const from: RuleSource = { describe };
     for (const rule of rules) if (!visit(from, rule, undefined)) return false;
     return true;

@@ -9,7 +9,12 @@ export interface DecisionCache {
   set(key: string, status: SarStatus): void;
 }
 
-export function createDecisionCache(authorizedTtlMs: number, unauthorizedTtlMs: number, maxEntries = 8192, now = Date.now): DecisionCache {
+export function createDecisionCache(
+  authorizedTtlMs: number,
+  unauthorizedTtlMs: number,
+  maxEntries = 8192,
+  now = Date.now,
+): DecisionCache {
   const entries = new Map<string, { status: SarStatus; expires: number }>();
   return {
     get(key) {

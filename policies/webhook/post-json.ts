@@ -22,9 +22,13 @@ export function createJsonPoster(config: WebhookClientConfig): JsonPoster {
   const secure = config.server.protocol === 'https:';
   const agent = secure
     ? new https.Agent({
-      keepAlive: true, ca: config.ca, cert: config.cert, key: config.key,
-      rejectUnauthorized: !config.insecureSkipTlsVerify, minVersion: 'TLSv1.2',
-    })
+        keepAlive: true,
+        ca: config.ca,
+        cert: config.cert,
+        key: config.key,
+        rejectUnauthorized: !config.insecureSkipTlsVerify,
+        minVersion: 'TLSv1.2',
+      })
     : new http.Agent({ keepAlive: true });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.token) headers.authorization = `Bearer ${config.token}`;
@@ -33,20 +37,28 @@ export function createJsonPoster(config: WebhookClientConfig): JsonPoster {
       const payload = Buffer.from(JSON.stringify(body));
       return new Promise((resolve, reject) => {
         if (signal.aborted) return reject(signal.reason);
-        const request = (secure ? https.request : http.request)(config.server, {
-          method: 'POST', agent, headers: { ...headers, 'content-length': String(payload.length) }, signal,
-        }, (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (c: Buffer) => {
-            size += c.length;
-            if (size > MAX_RESPONSE_BYTES) request.destroy(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
-            else chunks.push(c);
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-          res.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
-        });
+        const request = (secure ? https.request : http.request)(
+          config.server,
+          {
+            method: 'POST',
+            agent,
+            headers: { ...headers, 'content-length': String(payload.length) },
+            signal,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (c: Buffer) => {
+              size += c.length;
+              if (size > MAX_RESPONSE_BYTES)
+                request.destroy(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+              else chunks.push(c);
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', reject);
+            res.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
+          },
+        );
         request.on('error', reject);
         request.end(payload);
       });

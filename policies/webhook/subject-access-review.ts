@@ -27,8 +27,13 @@ function compact(obj: Record<string, unknown>): Record<string, unknown> {
 
 function resourceAttributes(attrs: Attributes): Record<string, string> {
   return {
-    namespace: attrs.namespace, verb: attrs.verb, group: attrs.apiGroup, version: attrs.apiVersion,
-    resource: attrs.resource, subresource: attrs.subresource, name: attrs.name,
+    namespace: attrs.namespace,
+    verb: attrs.verb,
+    group: attrs.apiGroup,
+    version: attrs.apiVersion,
+    resource: attrs.resource,
+    subresource: attrs.subresource,
+    name: attrs.name,
   };
 }
 
@@ -56,7 +61,10 @@ export function sarBody(spec: SarSpec, version: SarVersion): Record<string, unkn
 /** The `request` variable of matchConditions: the v1 spec, every field present. */
 export function matchConditionRequest(attrs: Attributes): Record<string, unknown> {
   const request: Record<string, unknown> = {
-    user: attrs.user.name, uid: attrs.user.uid ?? '', groups: [...attrs.user.groups], extra: { ...(attrs.user.extra ?? {}) },
+    user: attrs.user.name,
+    uid: attrs.user.uid ?? '',
+    groups: [...attrs.user.groups],
+    extra: { ...(attrs.user.extra ?? {}) },
   };
   if (attrs.isResourceRequest) request.resourceAttributes = resourceAttributes(attrs);
   else request.nonResourceAttributes = { path: attrs.path, verb: attrs.verb };
@@ -85,26 +93,36 @@ export function parseSarResponse(text: string, version: SarVersion): SarStatus {
   } catch {
     throw new MalformedReviewError('the webhook answered with a body that is not JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new MalformedReviewError('the webhook answer is not an object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new MalformedReviewError('the webhook answer is not an object');
   const review = body as Record<string, unknown>;
   const accepted = [`${SAR_GROUP}/${version}`, `${UPSTREAM_SAR_GROUP}/${version}`];
   if (review.apiVersion !== undefined && !accepted.includes(String(review.apiVersion))) {
-    throw new MalformedReviewError(`the webhook answered with apiVersion ${JSON.stringify(review.apiVersion)}, expected ${accepted[0]}`);
+    throw new MalformedReviewError(
+      `the webhook answered with apiVersion ${JSON.stringify(review.apiVersion)}, expected ${accepted[0]}`,
+    );
   }
   if (review.kind !== undefined && review.kind !== 'SubjectAccessReview') {
-    throw new MalformedReviewError(`the webhook answered with kind ${JSON.stringify(review.kind)}, expected SubjectAccessReview`);
+    throw new MalformedReviewError(
+      `the webhook answered with kind ${JSON.stringify(review.kind)}, expected SubjectAccessReview`,
+    );
   }
   const status = review.status ?? {};
-  if (typeof status !== 'object' || status === null || Array.isArray(status)) throw new MalformedReviewError('the webhook answer has a status that is not an object');
+  if (typeof status !== 'object' || status === null || Array.isArray(status))
+    throw new MalformedReviewError('the webhook answer has a status that is not an object');
   const s = status as Record<string, unknown>;
   for (const key of ['allowed', 'denied'] as const) {
-    if (s[key] !== undefined && typeof s[key] !== 'boolean') throw new MalformedReviewError(`the webhook answer has a status.${key} that is not a boolean`);
+    if (s[key] !== undefined && typeof s[key] !== 'boolean')
+      throw new MalformedReviewError(`the webhook answer has a status.${key} that is not a boolean`);
   }
   for (const key of ['reason', 'evaluationError'] as const) {
-    if (s[key] !== undefined && typeof s[key] !== 'string') throw new MalformedReviewError(`the webhook answer has a status.${key} that is not a string`);
+    if (s[key] !== undefined && typeof s[key] !== 'string')
+      throw new MalformedReviewError(`the webhook answer has a status.${key} that is not a string`);
   }
   return {
-    allowed: s.allowed === true, denied: s.denied === true,
-    reason: (s.reason as string | undefined) ?? '', evaluationError: (s.evaluationError as string | undefined) ?? '',
+    allowed: s.allowed === true,
+    denied: s.denied === true,
+    reason: (s.reason as string | undefined) ?? '',
+    evaluationError: (s.evaluationError as string | undefined) ?? '',
   };
 }

@@ -11,7 +11,13 @@ import type { WebhookClientConfig } from './client-config.js';
 import { createDecisionCache } from './decision-cache.js';
 import { createJsonPoster } from './post-json.js';
 import {
-  MalformedReviewError, matchConditionRequest, parseSarResponse, sarBody, sarSpec, type SarStatus, type SarVersion,
+  MalformedReviewError,
+  matchConditionRequest,
+  parseSarResponse,
+  sarBody,
+  sarSpec,
+  type SarStatus,
+  type SarVersion,
 } from './subject-access-review.js';
 
 export type FailurePolicy = 'NoOpinion' | 'Deny';
@@ -110,7 +116,9 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     metrics?.webhookMatchConditionError(name);
     log(`error: authorization webhook "${name}" match condition error: ${error}; failure policy ${failurePolicy}`);
     const evaluationError = `authorization webhook "${name}" match condition evaluation failed`;
-    return failurePolicy === 'Deny' ? { decision: 'Deny', reason: '', evaluationError } : { decision: 'NoOpinion', reason: '', evaluationError };
+    return failurePolicy === 'Deny'
+      ? { decision: 'Deny', reason: '', evaluationError }
+      : { decision: 'NoOpinion', reason: '', evaluationError };
   };
 
   const decide = (status: SarStatus): AuthorizationResult => {
@@ -120,7 +128,12 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     return { decision: 'NoOpinion', reason: status.reason, ...extra };
   };
 
-  const call = async (key: string, body: unknown, bounded: AbortSignal, timedOut: () => boolean): Promise<AuthorizationResult> => {
+  const call = async (
+    key: string,
+    body: unknown,
+    bounded: AbortSignal,
+    timedOut: () => boolean,
+  ): Promise<AuthorizationResult> => {
     const version = settings.subjectAccessReviewVersion;
     const gaveUp = (started: number): AuthorizationResult => {
       const seconds = (performance.now() - started) / 1000;
@@ -206,7 +219,12 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     },
     async rulesFor(): Promise<RulesResult> {
       // A webhook answers yes/no questions; it cannot list what a user may do.
-      return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
+      return {
+        resourceRules: [],
+        nonResourceRules: [],
+        incomplete: true,
+        evaluationError: 'webhook authorizer does not support user rule resolution',
+      };
     },
     close: () => poster.close(),
   };

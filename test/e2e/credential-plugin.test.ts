@@ -28,18 +28,25 @@ function kubeconfig(gh: TestGatehouse, user: ExecUser): string {
   return yaml.dump({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'gatehouse', cluster: { server: gh.url, 'certificate-authority-data': Buffer.from(gh.ca).toString('base64') } }],
-    users: [{
-      name: 'plugin',
-      user: {
-        exec: {
-          apiVersion: user.apiVersion,
-          command: process.execPath,
-          args: ['--import', TSX, MAIN, 'credential', ...user.args],
-          interactiveMode: 'Never',
+    clusters: [
+      {
+        name: 'gatehouse',
+        cluster: { server: gh.url, 'certificate-authority-data': Buffer.from(gh.ca).toString('base64') },
+      },
+    ],
+    users: [
+      {
+        name: 'plugin',
+        user: {
+          exec: {
+            apiVersion: user.apiVersion,
+            command: process.execPath,
+            args: ['--import', TSX, MAIN, 'credential', ...user.args],
+            interactiveMode: 'Never',
+          },
         },
       },
-    }],
+    ],
     contexts: [{ name: 'plugin', context: { cluster: 'gatehouse', user: 'plugin' } }],
     'current-context': 'plugin',
   });
@@ -59,7 +66,8 @@ describe('gatehouse credential as kubectl exec plugin', function () {
     return k;
   };
 
-  const whoami = async (k: Kubectl) => JSON.parse(await k.ok(['auth', 'whoami', '-o', 'json'], { timeoutMs: 60_000 })).status.userInfo;
+  const whoami = async (k: Kubectl) =>
+    JSON.parse(await k.ok(['auth', 'whoami', '-o', 'json'], { timeoutMs: 60_000 })).status.userInfo;
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-credential-'));
@@ -72,7 +80,12 @@ describe('gatehouse credential as kubectl exec plugin', function () {
       writeFile(path.join(dir, 'tls.crt'), client.certPem),
       writeFile(path.join(dir, 'tls.key'), client.keyPem, { mode: 0o600 }),
     ]);
-    gh = await startTestGatehouse(['--token-auth-file', path.join(dir, 'tokens.csv'), '--client-ca-file', path.join(dir, 'client-ca.crt')]);
+    gh = await startTestGatehouse([
+      '--token-auth-file',
+      path.join(dir, 'tokens.csv'),
+      '--client-ca-file',
+      path.join(dir, 'client-ca.crt'),
+    ]);
   });
 
   after(async () => {
@@ -83,10 +96,15 @@ describe('gatehouse credential as kubectl exec plugin', function () {
 
   it('token credential (client.authentication.k8s.io/v1): kubectl get ns and auth whoami', async () => {
     const k = await kubectlFor('token', {
-      apiVersion: 'client.authentication.k8s.io/v1', args: ['token', '--token-file', path.join(dir, 'token'), '--expiration', '1h'],
+      apiVersion: 'client.authentication.k8s.io/v1',
+      args: ['token', '--token-file', path.join(dir, 'token'), '--expiration', '1h'],
     });
     expect(await k.ok(['get', 'ns', '-o', 'name'], { timeoutMs: 60_000 })).to.match(/^namespace\/default$/m);
-    expect(await whoami(k)).to.deep.equal({ username: 'token-plugin-user', uid: 'tp-uid', groups: ['plugin-group', 'system:authenticated'] });
+    expect(await whoami(k)).to.deep.equal({
+      username: 'token-plugin-user',
+      uid: 'tp-uid',
+      groups: ['plugin-group', 'system:authenticated'],
+    });
   });
 
   it('client-certificate credential (client.authentication.k8s.io/v1beta1): kubectl get ns and auth whoami', async () => {
@@ -95,23 +113,43 @@ describe('gatehouse credential as kubectl exec plugin', function () {
       args: ['client-cert', '--cert', path.join(dir, 'tls.crt'), '--key', path.join(dir, 'tls.key')],
     });
     expect(await k.ok(['get', 'ns', '-o', 'name'], { timeoutMs: 60_000 })).to.match(/^namespace\/default$/m);
-    expect(await whoami(k)).to.deep.equal({ username: 'cert-plugin-user', groups: ['plugin-group', 'system:authenticated'] });
+    expect(await whoami(k)).to.deep.equal({
+      username: 'cert-plugin-user',
+      groups: ['plugin-group', 'system:authenticated'],
+    });
   });
 
   it('bin/gatehouse.js dispatches `credential` to the plugin (without starting a server)', async () => {
     const { execFile } = await import('node:child_process');
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [path.join(REPO, 'bin', 'gatehouse.js'), 'credential', 'token', '--token', 'abc'], {
-        env: { ...process.env, KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', spec: { interactive: false } }) },
-        timeout: 60_000,
-      }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+      execFile(
+        process.execPath,
+        [path.join(REPO, 'bin', 'gatehouse.js'), 'credential', 'token', '--token', 'abc'],
+        {
+          env: {
+            ...process.env,
+            KUBERNETES_EXEC_INFO: JSON.stringify({
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              kind: 'ExecCredential',
+              spec: { interactive: false },
+            }),
+          },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+      );
     });
-    expect(JSON.parse(out)).to.deep.equal({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'abc' } });
+    expect(JSON.parse(out)).to.deep.equal({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: 'abc' },
+    });
   });
 
   it('a plugin that fails makes kubectl fail with its message, not fall back to anonymous', async () => {
     const k = await kubectlFor('broken', {
-      apiVersion: 'client.authentication.k8s.io/v1', args: ['token', '--token-file', path.join(dir, 'missing-token')],
+      apiVersion: 'client.authentication.k8s.io/v1',
+      args: ['token', '--token-file', path.join(dir, 'missing-token')],
     });
     const r = await k.run(['auth', 'whoami', '-o', 'json'], { timeoutMs: 60_000 });
     expect(r.code).to.not.equal(0);

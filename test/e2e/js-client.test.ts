@@ -35,13 +35,14 @@ describe('@kubernetes/client-node informer', function () {
     let lists = 0;
     const listWaiters: (() => void)[] = [];
     /** Resolves when the informer lists again. */
-    const nextList = () => new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the informer did not list again within 15 s')), 15_000);
-      listWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
+    const nextList = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the informer did not list again within 15 s')), 15_000);
+        listWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
-    });
     const seen = new Map<string, string | undefined>();
     const deleted = new Set<string>();
     const errors: unknown[] = [];
@@ -57,13 +58,17 @@ describe('@kubernetes/client-node informer', function () {
     informer.on('error', (e) => errors.push(e));
     await informer.start();
 
-    expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'a' }, data: { v: '1' } } })).status).to.equal(201);
+    expect(
+      (await gh.request('POST', cms(ns), { body: { metadata: { name: 'a' }, data: { v: '1' } } })).status,
+    ).to.equal(201);
     await eventually('the informer to add a', async () => seen.get('a') === '1');
 
     // A write elsewhere moves the history past the informer's last resourceVersion. Moving the clock past both the
     // history window and the watch timeout ends the informer's watch; its next watch, from that resourceVersion,
     // finds it compacted (compaction is lazy, at the next storage call), answers 410, and the informer must relist.
-    expect((await gh.request('POST', cms(`${ns}-noise`), { body: { metadata: { name: 'n-0' } } })).status).to.equal(201);
+    expect((await gh.request('POST', cms(`${ns}-noise`), { body: { metadata: { name: 'n-0' } } })).status).to.equal(
+      201,
+    );
     // The watch's timer is the one within --min-request-timeout's [1 s, 2 s); the request timeout's sweep may be armed too.
     const watchTimers = clock.pending().filter((t) => t.ms >= 1_000 && t.ms < 2_000);
     expect(watchTimers, "the informer's watch timer").to.have.length(1);
@@ -74,11 +79,23 @@ describe('@kubernetes/client-node informer', function () {
     await relisted;
     expect(lists).to.equal(listsBefore + 1);
 
-    expect((await gh.request('PATCH', `${cms(ns)}/a`, { body: { data: { v: '2' } }, headers: { 'content-type': 'application/merge-patch+json' } })).status).to.equal(200);
-    expect((await gh.request('POST', cms(ns), { body: { metadata: { name: 'b' }, data: { v: '3' } } })).status).to.equal(201);
+    expect(
+      (
+        await gh.request('PATCH', `${cms(ns)}/a`, {
+          body: { data: { v: '2' } },
+          headers: { 'content-type': 'application/merge-patch+json' },
+        })
+      ).status,
+    ).to.equal(200);
+    expect(
+      (await gh.request('POST', cms(ns), { body: { metadata: { name: 'b' }, data: { v: '3' } } })).status,
+    ).to.equal(201);
     expect((await gh.request('DELETE', `${cms(ns)}/a`)).status).to.equal(200);
-    await eventually('the informer to see the update, the add and the delete', async () =>
-      seen.get('a') === '2' && seen.get('b') === '3' && deleted.has('a'), 15_000);
+    await eventually(
+      'the informer to see the update, the add and the delete',
+      async () => seen.get('a') === '2' && seen.get('b') === '3' && deleted.has('a'),
+      15_000,
+    );
     expect(informer.list().map((cm) => cm.metadata!.name)).to.deep.equal(['b']);
     // The informer handles 410 by relisting on its own; an error event would mean it stopped.
     expect(errors).to.deep.equal([]);

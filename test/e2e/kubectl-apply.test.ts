@@ -11,18 +11,28 @@ describe('kubectl apply', function () {
   const ns = 'e2e-ssa';
 
   before(async () => {
-    const res = await env.gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    const res = await env.gh.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
     expect(res.status).to.equal(201);
   });
 
   const configMap = (data: Record<string, string>) =>
     yaml.dump({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns }, data });
-  const stored = async (): Promise<any> => (await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/settings`)).json();
-  const applyArgs = async (data: Record<string, string>, ...flags: string[]) =>
-    ['apply', '--server-side', ...flags, '-f', await env.kubectl.manifest(`cm-${Object.keys(data).join('-')}-${flags.length}.yaml`, configMap(data))];
+  const stored = async (): Promise<any> =>
+    (await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/settings`)).json();
+  const applyArgs = async (data: Record<string, string>, ...flags: string[]) => [
+    'apply',
+    '--server-side',
+    ...flags,
+    '-f',
+    await env.kubectl.manifest(`cm-${Object.keys(data).join('-')}-${flags.length}.yaml`, configMap(data)),
+  ];
 
   it('creates, changes and prunes with kubectl as the Apply manager', async () => {
-    expect(await env.kubectl.ok(await applyArgs({ mode: 'fast', retries: '3' }))).to.equal('configmap/settings serverside-applied\n');
+    expect(await env.kubectl.ok(await applyArgs({ mode: 'fast', retries: '3' }))).to.equal(
+      'configmap/settings serverside-applied\n',
+    );
     let obj = await stored();
     expect(obj.data).to.deep.equal({ mode: 'fast', retries: '3' });
     const entry = obj.metadata.managedFields.find((e: any) => e.manager === 'kubectl');
@@ -40,8 +50,9 @@ describe('kubectl apply', function () {
     expect(conflict.stderr).to.contain('Apply failed with 1 conflict: conflict with "kubectl": .data.mode');
     expect((await stored()).data).to.deep.equal({ mode: 'safe' });
 
-    expect(await env.kubectl.ok(await applyArgs({ mode: 'other' }, '--field-manager=ops', '--force-conflicts')))
-      .to.equal('configmap/settings serverside-applied\n');
+    expect(
+      await env.kubectl.ok(await applyArgs({ mode: 'other' }, '--field-manager=ops', '--force-conflicts')),
+    ).to.equal('configmap/settings serverside-applied\n');
     const obj = await stored();
     expect(obj.data).to.deep.equal({ mode: 'other' });
     const owners = Object.fromEntries(obj.metadata.managedFields.map((e: any) => [e.manager, e.fieldsV1]));
@@ -49,8 +60,10 @@ describe('kubectl apply', function () {
     expect(owners.kubectl).to.equal(undefined);
   });
   /** Each served kind with a label added, for the change-and-remove rounds. */
-  const labelled = (obj: any, labels: Record<string, string> | undefined) =>
-    ({ ...obj, metadata: { ...obj.metadata, labels: labels ? { ...(obj.metadata.labels ?? {}), ...labels } : obj.metadata.labels } });
+  const labelled = (obj: any, labels: Record<string, string> | undefined) => ({
+    ...obj,
+    metadata: { ...obj.metadata, labels: labels ? { ...(obj.metadata.labels ?? {}), ...labels } : obj.metadata.labels },
+  });
 
   for (const mode of ['client-side', 'server-side'] as const) {
     it(`${mode}: creates every kind, adds a label and removes it again`, async () => {

@@ -7,16 +7,35 @@ import { createNamespace } from '../helpers/api.js';
 import { parseColumns } from '../helpers/kubectl.js';
 import { gatehouseWithKubectl, yamlManifest as manifest } from '../helpers/kubectl-suite.js';
 
-const configMap = (ns: string, name: string, labels?: Record<string, string>) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { name } });
+const configMap = (ns: string, name: string, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns, labels },
+  data: { name },
+});
 
-const replicaSet = (ns: string, name: string, opts: { labels?: Record<string, string>; container?: string; memory?: string } = {}) => ({
-  apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: ns, labels: opts.labels },
+const replicaSet = (
+  ns: string,
+  name: string,
+  opts: { labels?: Record<string, string>; container?: string; memory?: string } = {},
+) => ({
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  metadata: { name, namespace: ns, labels: opts.labels },
   spec: {
     selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{
-      name: opts.container ?? 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { memory: opts.memory ?? '64Mi' } },
-    }] } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: {
+        containers: [
+          {
+            name: opts.container ?? 'c',
+            image: 'registry.k8s.io/pause:3.10',
+            resources: { requests: { memory: opts.memory ?? '64Mi' } },
+          },
+        ],
+      },
+    },
   },
 });
 
@@ -44,12 +63,22 @@ describe('kubectl test/cmd: get', function () {
 
   it('an empty list says "No resources found" for human-readable output only, and an unknown type is an error', async () => {
     const ns = await createNamespace(env.gh, 'get-empty');
-    for (const format of ['json', 'yaml', 'name', 'jsonpath={.items}', 'go-template={{.items}}', 'custom-columns=NAME:.metadata.name']) {
+    for (const format of [
+      'json',
+      'yaml',
+      'name',
+      'jsonpath={.items}',
+      'go-template={{.items}}',
+      'custom-columns=NAME:.metadata.name',
+    ]) {
       const r = await kubectl('get', 'configmaps', '-n', ns, '-o', format);
       expect(r.code, format).to.equal(0);
       expect(r.stdout + r.stderr, format).to.not.contain('No resources found');
     }
-    expect(JSON.parse(await ok('get', 'configmaps', '-n', ns, '-o', 'json'))).to.deep.include({ kind: 'List', items: [] });
+    expect(JSON.parse(await ok('get', 'configmaps', '-n', ns, '-o', 'json'))).to.deep.include({
+      kind: 'List',
+      items: [],
+    });
     for (const wide of [[], ['-o', 'wide']]) {
       const r = await kubectl('get', 'secrets', '-n', ns, ...wide);
       expect(r.code).to.equal(0);
@@ -59,27 +88,38 @@ describe('kubectl test/cmd: get', function () {
     expect([ignored.code, ignored.stdout, ignored.stderr]).to.deep.equal([0, '', '']);
     const unknown = await kubectl('get', 'foobar', '-n', ns);
     expect(unknown.code).to.equal(1);
-    expect(unknown.stderr).to.contain('the server doesn\'t have a resource type "foobar"').and.not.contain('No resources found');
+    expect(unknown.stderr)
+      .to.contain('the server doesn\'t have a resource type "foobar"')
+      .and.not.contain('No resources found');
   });
 
   it('pages with --chunk-size (limit, then continue), asks limit=500 by default, and prints every page', async () => {
     const chunked = await kubectl('get', 'clusterroles', '--chunk-size=10', '-v=6');
     expect(chunked.code, chunked.stderr).to.equal(0);
     // The helper's --request-timeout adds a timeout parameter to every URL.
-    expect(chunked.stderr).to.match(/\/clusterroles\?limit=10&timeout=10s 200 OK/).and.match(/\/v1\/clusterroles\?continue=\S+&limit=10&timeout=10s 200 OK/);
+    expect(chunked.stderr)
+      .to.match(/\/clusterroles\?limit=10&timeout=10s 200 OK/)
+      .and.match(/\/v1\/clusterroles\?continue=\S+&limit=10&timeout=10s 200 OK/);
     const defaults = await kubectl('get', 'clusterroles', '-v=6');
     expect(defaults.stderr).to.match(/\/clusterroles\?limit=500&timeout=10s 200 OK/);
-    const names = (await ok('get', 'namespaces', '--chunk-size=1', '--no-headers')).split('\n').map((l) => l.split(/\s+/)[0]);
+    const names = (await ok('get', 'namespaces', '--chunk-size=1', '--no-headers'))
+      .split('\n')
+      .map((l) => l.split(/\s+/)[0]);
     expect(names).to.include.members(['default', 'platform-public', 'platform-system']);
   });
 
   it('watches a list read in chunks with --watch and --watch-only', async () => {
     const ns = await createNamespace(env.gh, 'get-chunk-watch');
-    for (const name of ['one', 'two', 'three']) expect(await ok('create', 'cm', name, '-n', ns)).to.equal(`configmap/${name} created\n`);
-    const watched = await env.kubectl.run(['get', 'configmap', '-n', ns, '--chunk-size=1', '--watch'], { requestTimeout: '1s' });
+    for (const name of ['one', 'two', 'three'])
+      expect(await ok('create', 'cm', name, '-n', ns)).to.equal(`configmap/${name} created\n`);
+    const watched = await env.kubectl.run(['get', 'configmap', '-n', ns, '--chunk-size=1', '--watch'], {
+      requestTimeout: '1s',
+    });
     expect(watched.stderr).to.not.contain('watch is only supported on individual resources');
     expect(parseColumns(watched.stdout).map((r) => r.NAME)).to.have.members(['one', 'three', 'two']);
-    const watchOnly = await env.kubectl.run(['get', 'configmap', '-n', ns, '--chunk-size=1', '--watch-only'], { requestTimeout: '1s' });
+    const watchOnly = await env.kubectl.run(['get', 'configmap', '-n', ns, '--chunk-size=1', '--watch-only'], {
+      requestTimeout: '1s',
+    });
     expect(watchOnly.stderr).to.not.contain('watch is only supported on individual resources');
     expect(watchOnly.stdout).to.equal('');
   });
@@ -94,7 +134,13 @@ describe('kubectl test/cmd: get', function () {
     const jsonpath = await kubectl('get', ...cm, '--allow-missing-template-keys=false', '-o', 'jsonpath={.missing}');
     expect(jsonpath.code).to.equal(1);
     expect(jsonpath.stderr).to.contain('missing is not found');
-    const goTemplate = await kubectl('get', ...cm, '--allow-missing-template-keys=false', '-o', 'go-template={{.missing}}');
+    const goTemplate = await kubectl(
+      'get',
+      ...cm,
+      '--allow-missing-template-keys=false',
+      '-o',
+      'go-template={{.missing}}',
+    );
     expect(goTemplate.code).to.equal(1);
     expect(goTemplate.stderr).to.contain('map has no entry for key "missing"');
   });
@@ -114,7 +160,9 @@ describe('kubectl test/cmd: get', function () {
     await postConfigMap(ns, 'watched');
     const watch = (...args: string[]) => env.kubectl.run(['get', ...args, '-n', ns, '-w'], { requestTimeout: '1s' });
     const table = await watch('configmaps');
-    expect(table.stdout).to.match(/^NAME\s+DATA\s+AGE\n/).and.match(/^watched\s+1\s/m);
+    expect(table.stdout)
+      .to.match(/^NAME\s+DATA\s+AGE\n/)
+      .and.match(/^watched\s+1\s/m);
     const name = await watch('configmaps/watched', '-o', 'name');
     expect(name.stdout).to.equal('configmap/watched\n');
     const asYaml = await watch('configmaps/watched', '-o', 'yaml');
@@ -127,15 +175,40 @@ describe('kubectl test/cmd: get', function () {
 
   it('get -f prints every object of the file, and one command gets objects of several kinds', async () => {
     const ns = await createNamespace(env.gh, 'get-file');
-    const file = await env.kubectl.manifest('get-file.yaml', manifest(configMap(ns, 'from-file'), replicaSet(ns, 'also-from-file')));
+    const file = await env.kubectl.manifest(
+      'get-file.yaml',
+      manifest(configMap(ns, 'from-file'), replicaSet(ns, 'also-from-file')),
+    );
     await ok('create', '-f', file);
     expect(await ok('get', '-f', file, '-o', 'jsonpath={..metadata.name}')).to.equal('from-file also-from-file');
-    expect(await ok('get', 'configmaps/from-file', 'replicasets/also-from-file', '-n', ns, '-o', 'go-template={{range.items}}{{.metadata.name}}:{{end}}'))
-      .to.equal('from-file:also-from-file:');
+    expect(
+      await ok(
+        'get',
+        'configmaps/from-file',
+        'replicasets/also-from-file',
+        '-n',
+        ns,
+        '-o',
+        'go-template={{range.items}}{{.metadata.name}}:{{end}}',
+      ),
+    ).to.equal('from-file:also-from-file:');
     const kinds = await ok('get', 'cm,rs', '-n', ns, '--show-kind');
-    expect(kinds).to.match(/^configmap\/from-file\s/m).and.match(/^replicaset\.apps\/also-from-file\s/m);
-    expect(await ok('get', 'cm,rs', '-n', ns, '-o', 'name')).to.equal('configmap/from-file\nreplicaset.apps/also-from-file\n');
-    const columns = parseColumns(await ok('get', 'configmaps', '-n', ns, '-o', 'custom-columns=NAME:.metadata.name,RSRC:.metadata.resourceVersion'));
+    expect(kinds)
+      .to.match(/^configmap\/from-file\s/m)
+      .and.match(/^replicaset\.apps\/also-from-file\s/m);
+    expect(await ok('get', 'cm,rs', '-n', ns, '-o', 'name')).to.equal(
+      'configmap/from-file\nreplicaset.apps/also-from-file\n',
+    );
+    const columns = parseColumns(
+      await ok(
+        'get',
+        'configmaps',
+        '-n',
+        ns,
+        '-o',
+        'custom-columns=NAME:.metadata.name,RSRC:.metadata.resourceVersion',
+      ),
+    );
     expect(columns).to.have.length(1);
     expect(columns[0]).to.include({ NAME: 'from-file' }).and.have.property('RSRC').that.matches(/^\d+$/);
   });
@@ -143,11 +216,22 @@ describe('kubectl test/cmd: get', function () {
   it('--sort-by orders server-printed Tables by any field of the object (includeObject=Object), also without server printing', async () => {
     const ns = await createNamespace(env.gh, 'get-sort');
     // name order 1 2 3; label order 3 2 1; container name order 2 1 3; memory order 3 1 2.
-    await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'sorted-rs1', { labels: { name: 'c' }, container: 'b', memory: '200Mi' }));
-    await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'sorted-rs2', { labels: { name: 'b' }, container: 'a', memory: '300Mi' }));
-    await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'sorted-rs3', { labels: { name: 'a' }, container: 'c', memory: '100Mi' }));
+    await post(
+      `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      replicaSet(ns, 'sorted-rs1', { labels: { name: 'c' }, container: 'b', memory: '200Mi' }),
+    );
+    await post(
+      `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      replicaSet(ns, 'sorted-rs2', { labels: { name: 'b' }, container: 'a', memory: '300Mi' }),
+    );
+    await post(
+      `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      replicaSet(ns, 'sorted-rs3', { labels: { name: 'a' }, container: 'c', memory: '100Mi' }),
+    );
     const order = async (key: string, ...extra: string[]) =>
-      parseColumns(await ok('get', 'rs', '-n', ns, `--sort-by=${key}`, ...extra)).map((r) => r.NAME.replace('sorted-rs', '')).join('');
+      parseColumns(await ok('get', 'rs', '-n', ns, `--sort-by=${key}`, ...extra))
+        .map((r) => r.NAME.replace('sorted-rs', ''))
+        .join('');
     expect(await order('{metadata.name}')).to.equal('123');
     expect(await order('{metadata.labels.name}')).to.equal('321');
     expect(await order('{spec.template.spec.containers[0].name}')).to.equal('213');
@@ -155,13 +239,22 @@ describe('kubectl test/cmd: get', function () {
     expect(await order('{spec.template.spec.containers[0].name}', '--server-print=false')).to.equal('213');
     const traced = await kubectl('get', 'rs', '-n', ns, '--sort-by={metadata.name}', '-v=8');
     expect(traced.stderr).to.contain('as=Table').and.contain('includeObject=Object');
-    const clientPrinted = await kubectl('get', 'rs', '-n', ns, '--sort-by={metadata.name}', '--server-print=false', '-v=8');
+    const clientPrinted = await kubectl(
+      'get',
+      'rs',
+      '-n',
+      ns,
+      '--sort-by={metadata.name}',
+      '--server-print=false',
+      '-v=8',
+    );
     expect(clientPrinted.stdout + clientPrinted.stderr).to.not.contain('Table');
   });
 
   it('--all-namespaces adds the NAMESPACE column to namespaced kinds only, and refuses a name', async () => {
     const [ns1, ns2] = [await createNamespace(env.gh, 'all-ns-1'), await createNamespace(env.gh, 'all-ns-2')];
-    for (const ns of [ns1, ns2]) expect(await ok('create', 'serviceaccount', 'test', '-n', ns)).to.equal('serviceaccount/test created\n');
+    for (const ns of [ns1, ns2])
+      expect(await ok('create', 'serviceaccount', 'test', '-n', ns)).to.equal('serviceaccount/test created\n');
     for (const flag of ['--all-namespaces', '-A']) {
       const rows = parseColumns(await ok('get', 'serviceaccounts', flag, '--namespace=default'));
       expect(rows.filter((r) => r.NAME === 'test').map((r) => r.NAMESPACE)).to.include.members([ns1, ns2]);
@@ -176,16 +269,26 @@ describe('kubectl test/cmd: get', function () {
   it('get all lists the kinds discovery puts in category "all": ReplicaSets and CronJobs', async () => {
     const ns = await createNamespace(env.gh, 'get-all');
     await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet(ns, 'member'));
-    expect(await ok('create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *', '-n', ns)).to.equal('cronjob.batch/nightly created\n');
+    expect(await ok('create', 'cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *', '-n', ns)).to.equal(
+      'cronjob.batch/nightly created\n',
+    );
     await postConfigMap(ns, 'not-a-member');
     const r = await kubectl('get', 'all', '-n', ns, '--chunk-size=0', '-v=6');
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stderr).to.contain(`/apis/apps/v1/namespaces/${ns}/replicasets?timeout=10s 200 OK`)
+    expect(r.stderr)
+      .to.contain(`/apis/apps/v1/namespaces/${ns}/replicasets?timeout=10s 200 OK`)
       .and.contain(`/apis/batch/v1/namespaces/${ns}/cronjobs?timeout=10s 200 OK`);
-    expect(r.stdout).to.match(/^replicaset\.apps\/member\s/m).and.match(/^cronjob\.batch\/nightly\s/m);
+    expect(r.stdout)
+      .to.match(/^replicaset\.apps\/member\s/m)
+      .and.match(/^cronjob\.batch\/nightly\s/m);
     expect(r.stdout).to.not.contain('not-a-member');
-    for (const [path, resource] of [['/apis/apps/v1', 'replicasets'], ['/apis/batch/v1', 'cronjobs']]) {
-      const listed = JSON.parse(await ok('get', '--raw', path)).resources.find((x: { name: string }) => x.name === resource);
+    for (const [path, resource] of [
+      ['/apis/apps/v1', 'replicasets'],
+      ['/apis/batch/v1', 'cronjobs'],
+    ]) {
+      const listed = JSON.parse(await ok('get', '--raw', path)).resources.find(
+        (x: { name: string }) => x.name === resource,
+      );
       expect(listed.categories, resource).to.deep.equal(['all']);
     }
   });
@@ -196,21 +299,31 @@ describe('kubectl test/cmd: get', function () {
     for (const resource of ['replicasets.apps', 'rs.apps', 'rs.ap', 'replicasets.v1.apps']) {
       expect(await ok('get', resource, '-n', ns, '-o=jsonpath={.items[0].apiVersion}'), resource).to.equal('apps/v1');
     }
-    expect(await ok('get', 'clusterroles.rbac', '-o=jsonpath={.items[0].apiVersion}')).to.equal('rbac.authorization.platform.io/v1');
+    expect(await ok('get', 'clusterroles.rbac', '-o=jsonpath={.items[0].apiVersion}')).to.equal(
+      'rbac.authorization.platform.io/v1',
+    );
   });
 
   it('api-resources lists the verbs of each resource: namespaces cannot be deleted as a collection', async () => {
     const rows = parseColumns(await ok('api-resources', '-o', 'wide'));
     expect(rows.find((r) => r.NAME === 'namespaces')!.VERBS).to.equal('create,delete,get,list,patch,update,watch');
-    expect(rows.find((r) => r.NAME === 'configmaps')!.VERBS).to.equal('create,delete,deletecollection,get,list,patch,update,watch');
-    expect(await ok('api-resources', '--verbs=deletecollection', '--api-group=', '-o', 'name')).to.not.match(/^namespaces$/m);
+    expect(rows.find((r) => r.NAME === 'configmaps')!.VERBS).to.equal(
+      'create,delete,deletecollection,get,list,patch,update,watch',
+    );
+    expect(await ok('api-resources', '--verbs=deletecollection', '--api-group=', '-o', 'name')).to.not.match(
+      /^namespaces$/m,
+    );
     const refused = await kubectl('delete', '--raw', '/api/v1/namespaces');
     expect(refused.code).to.equal(1);
-    expect(refused.stderr).to.contain('Error from server (MethodNotAllowed): the server does not allow this method on the requested resource');
+    expect(refused.stderr).to.contain(
+      'Error from server (MethodNotAllowed): the server does not allow this method on the requested resource',
+    );
   });
 
   it('explain works by short name and field path', async () => {
-    expect(await ok('explain', 'rs')).to.match(/^GROUP:\s+apps$/m).and.match(/^KIND:\s+ReplicaSet$/m);
+    expect(await ok('explain', 'rs'))
+      .to.match(/^GROUP:\s+apps$/m)
+      .and.match(/^KIND:\s+ReplicaSet$/m);
     expect(await ok('explain', 'cronjob')).to.match(/^KIND:\s+CronJob$/m);
     expect(await ok('explain', 'cm.data')).to.match(/^FIELD:\s+data\s+<map\[string\]string>$/m);
     expect(await ok('explain', 'ns.status.phase')).to.match(/^ENUM:\n\s+Active\n\s+Terminating$/m);

@@ -40,29 +40,66 @@ describe('kubectl create over protobuf', function () {
   });
 
   it('create configmap --from-literal', async () => {
-    expect(await env.kubectl.ok(['create', 'configmap', 'settings', '-n', ns, '--from-literal=a=b', '--from-literal=empty='])).to.include('configmap/settings created');
+    expect(
+      await env.kubectl.ok([
+        'create',
+        'configmap',
+        'settings',
+        '-n',
+        ns,
+        '--from-literal=a=b',
+        '--from-literal=empty=',
+      ]),
+    ).to.include('configmap/settings created');
     expect((await get(`/api/v1/namespaces/${ns}/configmaps/settings`)).data).to.deep.equal({ a: 'b', empty: '' });
   });
 
   it('create secret generic', async () => {
-    expect(await env.kubectl.ok(['create', 'secret', 'generic', 'creds', '-n', ns, '--from-literal=password=s3cr3t'])).to.include('secret/creds created');
+    expect(
+      await env.kubectl.ok(['create', 'secret', 'generic', 'creds', '-n', ns, '--from-literal=password=s3cr3t']),
+    ).to.include('secret/creds created');
     const secret = await get(`/api/v1/namespaces/${ns}/secrets/creds`);
     expect(secret.type).to.equal('Opaque');
     expect(Buffer.from(secret.data.password, 'base64').toString()).to.equal('s3cr3t');
   });
 
   it('create serviceaccount', async () => {
-    expect(await env.kubectl.ok(['create', 'serviceaccount', 'builder', '-n', ns])).to.include('serviceaccount/builder created');
+    expect(await env.kubectl.ok(['create', 'serviceaccount', 'builder', '-n', ns])).to.include(
+      'serviceaccount/builder created',
+    );
     expect((await get(`/api/v1/namespaces/${ns}/serviceaccounts/builder`)).metadata.name).to.equal('builder');
   });
 
   it('create quota', async () => {
-    expect(await env.kubectl.ok(['create', 'quota', 'compute', '-n', ns, '--hard=pods=10,requests.cpu=2,requests.memory=1Gi'])).to.include('resourcequota/compute created');
-    expect((await get(`/api/v1/namespaces/${ns}/resourcequotas/compute`)).spec.hard).to.deep.equal({ pods: '10', 'requests.cpu': '2', 'requests.memory': '1Gi' });
+    expect(
+      await env.kubectl.ok([
+        'create',
+        'quota',
+        'compute',
+        '-n',
+        ns,
+        '--hard=pods=10,requests.cpu=2,requests.memory=1Gi',
+      ]),
+    ).to.include('resourcequota/compute created');
+    expect((await get(`/api/v1/namespaces/${ns}/resourcequotas/compute`)).spec.hard).to.deep.equal({
+      pods: '10',
+      'requests.cpu': '2',
+      'requests.memory': '1Gi',
+    });
   });
 
   it('create cronjob', async () => {
-    const out = await env.kubectl.ok(['create', 'cronjob', 'nightly', '-n', ns, '--image=busybox:1.36', '--schedule=*/5 * * * *', '--', 'date']);
+    const out = await env.kubectl.ok([
+      'create',
+      'cronjob',
+      'nightly',
+      '-n',
+      ns,
+      '--image=busybox:1.36',
+      '--schedule=*/5 * * * *',
+      '--',
+      'date',
+    ]);
     expect(out).to.include('cronjob.batch/nightly created');
     const cj = await get(`/apis/batch/v1/namespaces/${ns}/cronjobs/nightly`);
     expect(cj.spec.schedule).to.equal('*/5 * * * *');
@@ -104,33 +141,73 @@ describe('bytes the stock kubectl sends', function () {
           res.end(JSON.stringify({ major: '1', minor: '32', gitVersion: 'v1.32.0', platform: 'linux/amd64' }));
           return;
         }
-        captured.push({ method: req.method ?? '', url: req.url ?? '', contentType: String(req.headers['content-type']), accept: String(req.headers.accept), body });
+        captured.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          contentType: String(req.headers['content-type']),
+          accept: String(req.headers.accept),
+          body,
+        });
         if (req.method === 'POST') {
           // Answer in protobuf, as Gatehouse does: kubectl must read it back.
           const obj = decodeProtobufObject(body) as any;
-          obj.metadata = { ...obj.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' };
-          if (obj.kind === 'TokenRequest') obj.status = { token: 'header.payload.signature', expirationTimestamp: '2030-01-01T00:00:00Z' };
-          if (obj.kind === 'SelfSubjectAccessReview') obj.status = { allowed: obj.spec?.nonResourceAttributes?.path === '/healthz' };
+          obj.metadata = {
+            ...obj.metadata,
+            uid: 'u-1',
+            resourceVersion: '1',
+            creationTimestamp: '2024-05-01T10:00:00Z',
+          };
+          if (obj.kind === 'TokenRequest')
+            obj.status = { token: 'header.payload.signature', expirationTimestamp: '2030-01-01T00:00:00Z' };
+          if (obj.kind === 'SelfSubjectAccessReview')
+            obj.status = { allowed: obj.spec?.nonResourceAttributes?.path === '/healthz' };
           if (obj.kind === 'SelfSubjectRulesReview') {
-            obj.status = { resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], incomplete: false };
+            obj.status = {
+              resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }],
+              nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+              incomplete: false,
+            };
           }
           res.writeHead(201, { 'content-type': PROTOBUF });
           res.end(encodeProtobufObject(obj));
           return;
         }
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }));
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            reason: 'NotFound',
+            code: 404,
+            message: 'not found',
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const kubeconfig = path.join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'capture',
-      clusters: [{ name: 'capture', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': Buffer.from(certs.caPem).toString('base64') } }],
-      users: [{ name: 'capture', user: { token: 'capture-token' } }],
-      contexts: [{ name: 'capture', context: { cluster: 'capture', user: 'capture', namespace: 'default' } }],
-    }));
+    await writeFile(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'capture',
+        clusters: [
+          {
+            name: 'capture',
+            cluster: {
+              server: `https://127.0.0.1:${port}`,
+              'certificate-authority-data': Buffer.from(certs.caPem).toString('base64'),
+            },
+          },
+        ],
+        users: [{ name: 'capture', user: { token: 'capture-token' } }],
+        contexts: [{ name: 'capture', context: { cluster: 'capture', user: 'capture', namespace: 'default' } }],
+      }),
+    );
     kubectl = await createKubectl(kubeconfig);
   });
   after(async () => {
@@ -140,7 +217,14 @@ describe('bytes the stock kubectl sends', function () {
   });
 
   it('decodes the protobuf body of kubectl create configmap --dry-run=server', async () => {
-    const out = await kubectl.ok(['create', 'configmap', 'captured', '--from-literal=a=b', '--from-literal=multi=line1\nline2', '--dry-run=server']);
+    const out = await kubectl.ok([
+      'create',
+      'configmap',
+      'captured',
+      '--from-literal=a=b',
+      '--from-literal=multi=line1\nline2',
+      '--dry-run=server',
+    ]);
     expect(out).to.include('configmap/captured created (server dry run)');
     const post = captured.find((c) => c.method === 'POST');
     expect(post, JSON.stringify(captured.map((c) => `${c.method} ${c.url}`))).to.not.equal(undefined);
@@ -149,7 +233,8 @@ describe('bytes the stock kubectl sends', function () {
     expect(post!.accept).to.equal(`${PROTOBUF},application/json`);
     expect(post!.body.subarray(0, 4)).to.deep.equal(Buffer.from('k8s\0', 'latin1'));
     expect(decodeProtobufObject(post!.body)).to.deep.equal({
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: 'captured', creationTimestamp: null },
       data: { a: 'b', multi: 'line1\nline2' },
     });
@@ -162,11 +247,36 @@ describe('bytes the stock kubectl sends', function () {
   const commands: [string, string[]][] = [
     ['configmap', ['create', 'configmap', 'cm2', '--from-literal=a=b', '--from-file=f.txt=/etc/hostname']],
     ['secret', ['create', 'secret', 'generic', 's1', '--from-literal=password=p@ss', '--type=example.com/custom']],
-    ['secret tls-like', ['create', 'secret', 'docker-registry', 'reg', '--docker-server=r.example.com', '--docker-username=u', '--docker-password=p']],
+    [
+      'secret tls-like',
+      [
+        'create',
+        'secret',
+        'docker-registry',
+        'reg',
+        '--docker-server=r.example.com',
+        '--docker-username=u',
+        '--docker-password=p',
+      ],
+    ],
     ['serviceaccount', ['create', 'serviceaccount', 'sa1']],
     ['quota', ['create', 'quota', 'q1', '--hard=pods=10,requests.cpu=500m', '--scopes=NotTerminating,BestEffort']],
     ['namespace', ['create', 'namespace', 'ns1']],
-    ['cronjob', ['create', 'cronjob', 'cj', '--image=busybox:1.36', '--schedule=*/5 * * * *', '--restart=Never', '--', 'sh', '-c', 'date']],
+    [
+      'cronjob',
+      [
+        'create',
+        'cronjob',
+        'cj',
+        '--image=busybox:1.36',
+        '--schedule=*/5 * * * *',
+        '--restart=Never',
+        '--',
+        'sh',
+        '-c',
+        'date',
+      ],
+    ],
   ];
   /** Flags go before `--`, after which everything is the container's command. */
   const withFlags = (args: string[], ...flags: string[]): string[] => {
@@ -183,21 +293,34 @@ describe('bytes the stock kubectl sends', function () {
       expect(post!.contentType).to.equal(PROTOBUF);
       expect(decodeProtobufObject(post!.body)).to.deep.equal(expected);
       expect(answered).to.deep.equal({
-        ...expected, metadata: { ...expected.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' },
+        ...expected,
+        metadata: { ...expected.metadata, uid: 'u-1', resourceVersion: '1', creationTimestamp: '2024-05-01T10:00:00Z' },
       });
     });
   }
 
   it('reads the TokenRequest kubectl create token sends and answers one it prints', async () => {
     captured.length = 0;
-    const out = await kubectl.ok(['create', 'token', 'builder', '--duration=10m', '--audience=api', '--audience=vault', '-o', 'json']);
+    const out = await kubectl.ok([
+      'create',
+      'token',
+      'builder',
+      '--duration=10m',
+      '--audience=api',
+      '--audience=vault',
+      '-o',
+      'json',
+    ]);
     const post = captured.find((c) => c.method === 'POST');
     expect(post!.url).to.match(/^\/api\/v1\/namespaces\/default\/serviceaccounts\/builder\/token/);
     const sent = decodeProtobufObject(post!.body) as any;
     expect(sent).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' });
     expect(sent.spec).to.deep.equal({ audiences: ['api', 'vault'], expirationSeconds: 600 });
     const printed = JSON.parse(out);
-    expect(printed.status).to.deep.equal({ token: 'header.payload.signature', expirationTimestamp: '2030-01-01T00:00:00Z' });
+    expect(printed.status).to.deep.equal({
+      token: 'header.payload.signature',
+      expirationTimestamp: '2030-01-01T00:00:00Z',
+    });
   });
 
   it('speaks SelfSubjectAccessReview and SelfSubjectRulesReview in protobuf with kubectl auth can-i', async () => {

@@ -27,7 +27,12 @@ describe('kubectl against two replicas on one PostgreSQL database', function () 
   it('applies through A, lists through B in pages, watches on B what A writes, and deletes through B', async () => {
     const ns = 'kubectl-replicas';
     await viaA.ok(['create', 'namespace', ns]);
-    const configMaps = Array.from({ length: 5 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: ns }, data: { i: String(i) } }));
+    const configMaps = Array.from({ length: 5 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `cm-${i}`, namespace: ns },
+      data: { i: String(i) },
+    }));
     const file = await viaA.manifest('cms.yaml', configMaps.map((o) => yaml.dump(o)).join('---\n'));
     expect(await viaA.ok(['apply', '-f', file])).to.match(/configmap\/cm-4 created/);
 
@@ -35,7 +40,11 @@ describe('kubectl against two replicas on one PostgreSQL database', function () 
     // request it sends).
     const paged = await viaB.run(['get', 'configmaps', '-n', ns, '--chunk-size=2', '-v=6']);
     expect(paged.code, paged.stderr).to.equal(0);
-    expect(parseColumns(paged.stdout).map((r) => r.NAME).filter((n) => n.startsWith('cm-'))).to.deep.equal(['cm-0', 'cm-1', 'cm-2', 'cm-3', 'cm-4']);
+    expect(
+      parseColumns(paged.stdout)
+        .map((r) => r.NAME)
+        .filter((n) => n.startsWith('cm-')),
+    ).to.deep.equal(['cm-0', 'cm-1', 'cm-2', 'cm-3', 'cm-4']);
     expect(paged.stderr.match(/GET \S+\/configmaps\?continue=\S+ 200 OK/g) ?? []).to.have.length.of.at.least(2);
 
     const watch = viaB.stream(['get', 'configmaps', '-n', ns, '--watch', '--output-watch-events']);
@@ -54,6 +63,8 @@ describe('kubectl against two replicas on one PostgreSQL database', function () 
     const gone = await viaA.run(['get', 'configmap', 'late', '-n', ns]);
     expect(gone.code).to.not.equal(0);
     expect(gone.stderr).to.match(/configmaps "late" not found/);
-    expect(JSON.parse(await viaA.ok(['get', 'configmap', 'cm-2', '-n', ns, '-o', 'json'])).data).to.deep.equal({ i: '2' });
+    expect(JSON.parse(await viaA.ok(['get', 'configmap', 'cm-2', '-n', ns, '-o', 'json'])).data).to.deep.equal({
+      i: '2',
+    });
   });
 });

@@ -16,24 +16,32 @@ describe('kubectl scale', function () {
     ns = uniqueName('scale');
     await env.kubectl.ok(['create', 'namespace', ns]);
     const rs = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'x', namespace: ns },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'x', namespace: ns },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     };
     await env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('rs.yaml', yaml.dump(rs))]);
   });
 
-  const replicas = async (): Promise<number> => (await env.gh.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/x`)).json().spec.replicas;
+  const replicas = async (): Promise<number> =>
+    (await env.gh.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/x`)).json().spec.replicas;
 
   it('kubectl scale rs x --replicas=3 sets spec.replicas', async () => {
     expect(await env.kubectl.ok(['scale', 'rs', 'x', '--replicas=3', '-n', ns])).to.equal('replicaset.apps/x scaled\n');
     expect(await replicas()).to.equal(3);
   });
 
-  it('kubectl scale with --resource-version compares it with the Scale\'s and then PUTs the Scale', async () => {
+  it("kubectl scale with --resource-version compares it with the Scale's and then PUTs the Scale", async () => {
     const stale = await env.kubectl.run(['scale', 'rs', 'x', '--replicas=4', '--resource-version=1', '-n', ns]);
     expect(stale.code).to.not.equal(0);
     expect(stale.stderr).to.match(/Expected resource version to be 1, was \d+/);
-    const current = (await env.gh.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/x`)).json().metadata.resourceVersion;
+    const current = (await env.gh.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/x`)).json().metadata
+      .resourceVersion;
     await env.kubectl.ok(['scale', 'rs', 'x', '--replicas=4', `--resource-version=${current}`, '-n', ns]);
     expect(await replicas()).to.equal(4);
   });

@@ -29,7 +29,13 @@ describe('kubectl typed clients and printers', function () {
     expect(res.status, `GET ${urlPath}: ${res.body}`).to.equal(200);
     return res.json();
   };
-  const send = async (method: string, urlPath: string, body: unknown, code = 200, headers?: Record<string, string>): Promise<any> => {
+  const send = async (
+    method: string,
+    urlPath: string,
+    body: unknown,
+    code = 200,
+    headers?: Record<string, string>,
+  ): Promise<any> => {
     const res = await env.gh.request(method, urlPath, { body, headers });
     expect(res.status, `${method} ${urlPath}: ${res.body}`).to.equal(code);
     return res.json();
@@ -38,17 +44,57 @@ describe('kubectl typed clients and printers', function () {
 
   describe('create role, clusterrole, rolebinding, clusterrolebinding', () => {
     it('POST protobuf to rbac.authorization.k8s.io and print that group', async () => {
-      const r = await env.kubectl.run(['create', 'role', 'cm-reader', '--verb=get,list', '--resource=configmaps', '-n', ns, '-v=8']);
+      const r = await env.kubectl.run([
+        'create',
+        'role',
+        'cm-reader',
+        '--verb=get,list',
+        '--resource=configmaps',
+        '-n',
+        ns,
+        '-v=8',
+      ]);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout.trim()).to.equal('role.rbac.authorization.k8s.io/cm-reader created');
       expect(r.stderr).to.include(`POST ${env.gh.url}/apis/${K8S}/v1/namespaces/${ns}/roles`);
       expect(r.stderr).to.include(`Content-Type: ${PROTOBUF}`);
-      expect((await env.kubectl.ok(['create', 'clusterrole', `${ns}-node-reader`, '--verb=get,list,watch', '--resource=nodes'])).trim())
-        .to.equal(`clusterrole.rbac.authorization.k8s.io/${ns}-node-reader created`);
-      expect((await env.kubectl.ok(['create', 'rolebinding', 'bob-reads', '--role=cm-reader', '--user=bob', '--group=devs', `--serviceaccount=${ns}:robot`, '-n', ns])).trim())
-        .to.equal('rolebinding.rbac.authorization.k8s.io/bob-reads created');
-      expect((await env.kubectl.ok(['create', 'clusterrolebinding', `${ns}-bob-nodes`, `--clusterrole=${ns}-node-reader`, '--user=bob'])).trim())
-        .to.equal(`clusterrolebinding.rbac.authorization.k8s.io/${ns}-bob-nodes created`);
+      expect(
+        (
+          await env.kubectl.ok([
+            'create',
+            'clusterrole',
+            `${ns}-node-reader`,
+            '--verb=get,list,watch',
+            '--resource=nodes',
+          ])
+        ).trim(),
+      ).to.equal(`clusterrole.rbac.authorization.k8s.io/${ns}-node-reader created`);
+      expect(
+        (
+          await env.kubectl.ok([
+            'create',
+            'rolebinding',
+            'bob-reads',
+            '--role=cm-reader',
+            '--user=bob',
+            '--group=devs',
+            `--serviceaccount=${ns}:robot`,
+            '-n',
+            ns,
+          ])
+        ).trim(),
+      ).to.equal('rolebinding.rbac.authorization.k8s.io/bob-reads created');
+      expect(
+        (
+          await env.kubectl.ok([
+            'create',
+            'clusterrolebinding',
+            `${ns}-bob-nodes`,
+            `--clusterrole=${ns}-node-reader`,
+            '--user=bob',
+          ])
+        ).trim(),
+      ).to.equal(`clusterrolebinding.rbac.authorization.k8s.io/${ns}-bob-nodes created`);
     });
 
     it('stored the objects in our group, roleRef and subjects included', async () => {
@@ -56,7 +102,9 @@ describe('kubectl typed clients and printers', function () {
       expect(role.apiVersion).to.equal(`${RBAC}/v1`);
       expect(role.rules).to.deep.equal([{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]);
       const clusterRole = await get(`${RBAC_V1}/clusterroles/${ns}-node-reader`);
-      expect(clusterRole.rules).to.deep.equal([{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['nodes'] }]);
+      expect(clusterRole.rules).to.deep.equal([
+        { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['nodes'] },
+      ]);
       const binding = await get(`${RBAC_V1}/namespaces/${ns}/rolebindings/bob-reads`);
       expect(binding.roleRef).to.deep.equal({ apiGroup: RBAC, kind: 'Role', name: 'cm-reader' });
       expect(binding.subjects).to.deep.equal([
@@ -69,12 +117,21 @@ describe('kubectl typed clients and printers', function () {
       expect(clusterBinding.subjects).to.deep.equal([{ kind: 'User', apiGroup: RBAC, name: 'bob' }]);
     });
 
-    it('reports an existing name and an escalation with the server\'s message', async () => {
+    it("reports an existing name and an escalation with the server's message", async () => {
       const dup = await env.kubectl.run(['create', 'role', 'cm-reader', '--verb=get', '--resource=secrets', '-n', ns]);
       expect(dup.code).to.equal(1);
       expect(dup.stderr).to.contain(`roles.${K8S} "cm-reader" already exists`);
       // bob may read configmaps only: granting delete on secrets is an escalation.
-      const escalate = await env.kubectl.run(['create', 'role', 'secret-deleter', '--verb=delete', '--resource=secrets', '-n', ns, ...asBob]);
+      const escalate = await env.kubectl.run([
+        'create',
+        'role',
+        'secret-deleter',
+        '--verb=delete',
+        '--resource=secrets',
+        '-n',
+        ns,
+        ...asBob,
+      ]);
       expect(escalate.code).to.equal(1);
       expect(escalate.stderr).to.contain('is forbidden');
     });
@@ -103,10 +160,19 @@ describe('kubectl typed clients and printers', function () {
       const out = await env.kubectl.ok(['auth', 'can-i', '--list', '-n', ns, ...asBob]);
       const rows = parseColumns(out);
       const byResource = new Map(rows.map((r) => [r.Resources, r]));
-      expect(byResource.get('configmaps'), out).to.include({ 'Non-Resource URLs': '[]', 'Resource Names': '[]', Verbs: '[get list]' });
+      expect(byResource.get('configmaps'), out).to.include({
+        'Non-Resource URLs': '[]',
+        'Resource Names': '[]',
+        Verbs: '[get list]',
+      });
       expect(byResource.get('nodes'), out).to.include({ Verbs: '[get list watch]' });
-      expect(byResource.get('selfsubjectaccessreviews.authorization.platform.io'), out).to.include({ Verbs: '[create]' });
-      expect(rows.some((r) => r['Non-Resource URLs'] === '[/healthz]' && r.Verbs === '[get]'), out).to.equal(true);
+      expect(byResource.get('selfsubjectaccessreviews.authorization.platform.io'), out).to.include({
+        Verbs: '[create]',
+      });
+      expect(
+        rows.some((r) => r['Non-Resource URLs'] === '[/healthz]' && r.Verbs === '[get]'),
+        out,
+      ).to.equal(true);
       expect(byResource.has('secrets')).to.equal(false);
     });
   });
@@ -118,22 +184,54 @@ describe('kubectl typed clients and printers', function () {
       for (const o of everyType(wideNs)) {
         const collection = o.path.slice(0, o.path.lastIndexOf('/'));
         if (o.resource === 'nodes') {
-          await send('POST', collection, {
-            ...o.obj, metadata: { ...o.obj.metadata, labels: { 'node-role.platform.io/control-plane': '' } },
-            status: {
-              conditions: [{ type: 'Ready', status: 'True', reason: 'NodeagentReady', message: 'ready', lastHeartbeatTime: '2025-01-01T00:00:00Z', lastTransitionTime: '2025-01-01T00:00:00Z' }],
-              addresses: [{ type: 'InternalIP', address: '10.0.0.7' }, { type: 'Hostname', address: 'n7' }],
-              nodeInfo: {
-                architecture: 'amd64', bootID: 'b', containerRuntimeVersion: 'containerd://1.7.22', kernelVersion: '6.8.0-45-generic',
-                platformProxyVersion: 'v1.32.0', nodeagentVersion: 'v1.32.0', operatingSystem: 'linux', osImage: 'Ubuntu 24.04.1 LTS', machineID: 'm', systemUUID: 's',
+          await send(
+            'POST',
+            collection,
+            {
+              ...o.obj,
+              metadata: { ...o.obj.metadata, labels: { 'node-role.platform.io/control-plane': '' } },
+              status: {
+                conditions: [
+                  {
+                    type: 'Ready',
+                    status: 'True',
+                    reason: 'NodeagentReady',
+                    message: 'ready',
+                    lastHeartbeatTime: '2025-01-01T00:00:00Z',
+                    lastTransitionTime: '2025-01-01T00:00:00Z',
+                  },
+                ],
+                addresses: [
+                  { type: 'InternalIP', address: '10.0.0.7' },
+                  { type: 'Hostname', address: 'n7' },
+                ],
+                nodeInfo: {
+                  architecture: 'amd64',
+                  bootID: 'b',
+                  containerRuntimeVersion: 'containerd://1.7.22',
+                  kernelVersion: '6.8.0-45-generic',
+                  platformProxyVersion: 'v1.32.0',
+                  nodeagentVersion: 'v1.32.0',
+                  operatingSystem: 'linux',
+                  osImage: 'Ubuntu 24.04.1 LTS',
+                  machineID: 'm',
+                  systemUUID: 's',
+                },
               },
             },
-          }, 201);
+            201,
+          );
         } else if (o.resource === 'resourcequotas') {
           const quota = { ...o.obj, spec: { hard: { ...(o.obj as any).spec.hard, 'limits.cpu': '4' } } };
           const made = await send('POST', collection, quota, 201);
           // No quota controller runs here: status is written as kube-controller-manager would.
-          await send('PUT', `${o.path}/status`, { ...made, status: { hard: quota.spec.hard, used: { pods: '3', 'requests.cpu': '500m', 'requests.memory': '0', 'limits.cpu': '1' } } });
+          await send('PUT', `${o.path}/status`, {
+            ...made,
+            status: {
+              hard: quota.spec.hard,
+              used: { pods: '3', 'requests.cpu': '500m', 'requests.memory': '0', 'limits.cpu': '1' },
+            },
+          });
         } else {
           await send('POST', collection, o.obj, 201);
         }
@@ -142,7 +240,10 @@ describe('kubectl typed clients and printers', function () {
 
     const wide = async (resource: string, namespaced: boolean, name: string) => {
       const out = await env.kubectl.ok(['get', resource, '-o', 'wide', ...(namespaced ? ['-n', wideNs] : [])]);
-      const header = out.split('\n')[0].trim().split(/\s{2,}/);
+      const header = out
+        .split('\n')[0]
+        .trim()
+        .split(/\s{2,}/);
       const row = parseColumns(out).find((r) => r.NAME === name);
       expect(row, out).to.not.equal(undefined);
       return { header, row: row!, out };
@@ -157,17 +258,37 @@ describe('kubectl typed clients and printers', function () {
 
     it('nodes: STATUS, ROLES, AGE, VERSION and the wide address and system columns', async () => {
       const { header, row } = await wide('nodes', false, `${wideNs}-node`);
-      expect(header).to.deep.equal(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']);
+      expect(header).to.deep.equal([
+        'NAME',
+        'STATUS',
+        'ROLES',
+        'AGE',
+        'VERSION',
+        'INTERNAL-IP',
+        'EXTERNAL-IP',
+        'OS-IMAGE',
+        'KERNEL-VERSION',
+        'CONTAINER-RUNTIME',
+      ]);
       expect(row).to.include({
-        STATUS: 'Ready', ROLES: 'control-plane', VERSION: 'v1.32.0', 'INTERNAL-IP': '10.0.0.7', 'EXTERNAL-IP': '<none>',
-        'OS-IMAGE': 'Ubuntu 24.04.1 LTS', 'KERNEL-VERSION': '6.8.0-45-generic', 'CONTAINER-RUNTIME': 'containerd://1.7.22',
+        STATUS: 'Ready',
+        ROLES: 'control-plane',
+        VERSION: 'v1.32.0',
+        'INTERNAL-IP': '10.0.0.7',
+        'EXTERNAL-IP': '<none>',
+        'OS-IMAGE': 'Ubuntu 24.04.1 LTS',
+        'KERNEL-VERSION': '6.8.0-45-generic',
+        'CONTAINER-RUNTIME': 'containerd://1.7.22',
       });
     });
 
     it('resourcequotas: AGE, REQUEST and LIMIT as used/hard summaries', async () => {
       const { header, row } = await wide('resourcequotas', true, 'compute');
       expect(header).to.deep.equal(['NAME', 'AGE', 'REQUEST', 'LIMIT']);
-      expect(row).to.include({ REQUEST: 'pods: 3/10, requests.cpu: 500m/2, requests.memory: 0/4Gi', LIMIT: 'limits.cpu: 1/4' });
+      expect(row).to.include({
+        REQUEST: 'pods: 3/10, requests.cpu: 500m/2, requests.memory: 0/4Gi',
+        LIMIT: 'limits.cpu: 1/4',
+      });
     });
 
     it('networkpolicies: POD-SELECTOR', async () => {
@@ -179,15 +300,39 @@ describe('kubectl typed clients and printers', function () {
     it('replicasets: DESIRED, CURRENT, READY and the wide CONTAINERS, IMAGES, SELECTOR', async () => {
       const { header, row } = await wide('replicasets', true, 'web');
       expect(header).to.deep.equal(['NAME', 'DESIRED', 'CURRENT', 'READY', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
-      expect(row).to.include({ DESIRED: '2', CURRENT: '0', READY: '0', CONTAINERS: 'web', IMAGES: 'nginx:1.27', SELECTOR: 'app=web' });
+      expect(row).to.include({
+        DESIRED: '2',
+        CURRENT: '0',
+        READY: '0',
+        CONTAINERS: 'web',
+        IMAGES: 'nginx:1.27',
+        SELECTOR: 'app=web',
+      });
     });
 
     it('cronjobs: SCHEDULE, TIMEZONE, SUSPEND, ACTIVE, LAST SCHEDULE and the wide template columns', async () => {
       const { header, row } = await wide('cronjobs', true, 'nightly');
-      expect(header).to.deep.equal(['NAME', 'SCHEDULE', 'TIMEZONE', 'SUSPEND', 'ACTIVE', 'LAST SCHEDULE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      expect(header).to.deep.equal([
+        'NAME',
+        'SCHEDULE',
+        'TIMEZONE',
+        'SUSPEND',
+        'ACTIVE',
+        'LAST SCHEDULE',
+        'AGE',
+        'CONTAINERS',
+        'IMAGES',
+        'SELECTOR',
+      ]);
       expect(row).to.include({
-        SCHEDULE: '30 2 * * *', TIMEZONE: '<none>', SUSPEND: 'False', ACTIVE: '0', 'LAST SCHEDULE': '<none>',
-        CONTAINERS: 'report', IMAGES: 'busybox:1.36', SELECTOR: '<none>',
+        SCHEDULE: '30 2 * * *',
+        TIMEZONE: '<none>',
+        SUSPEND: 'False',
+        ACTIVE: '0',
+        'LAST SCHEDULE': '<none>',
+        CONTAINERS: 'report',
+        IMAGES: 'busybox:1.36',
+        SELECTOR: '<none>',
       });
     });
 
@@ -215,15 +360,27 @@ describe('kubectl typed clients and printers', function () {
     it('rolebindings and clusterrolebindings: ROLE, AGE and the wide USERS, GROUPS, SERVICEACCOUNTS', async () => {
       const rb = await wide('rolebindings', true, 'builder-reads-cm');
       expect(rb.header).to.deep.equal(['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
-      expect(rb.row).to.include({ ROLE: 'Role/cm-reader', USERS: 'alice', GROUPS: '', SERVICEACCOUNTS: `${wideNs}/builder` });
+      expect(rb.row).to.include({
+        ROLE: 'Role/cm-reader',
+        USERS: 'alice',
+        GROUPS: '',
+        SERVICEACCOUNTS: `${wideNs}/builder`,
+      });
       const crb = await wide('clusterrolebindings', false, `${wideNs}-ops-view-nodes`);
       expect(crb.header).to.deep.equal(['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
-      expect(crb.row).to.include({ ROLE: `ClusterRole/${wideNs}-node-viewer`, USERS: '', GROUPS: 'ops', SERVICEACCOUNTS: '' });
+      expect(crb.row).to.include({
+        ROLE: `ClusterRole/${wideNs}-node-viewer`,
+        USERS: '',
+        GROUPS: 'ops',
+        SERVICEACCOUNTS: '',
+      });
     });
 
     it('Tables over HTTPS carry PartialObjectMetadata, the whole object, or nothing, by includeObject', async () => {
-      const table = (include: string) => send('GET', `${RBAC_V1}/namespaces/${wideNs}/rolebindings?includeObject=${include}`, undefined, 200,
-        { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+      const table = (include: string) =>
+        send('GET', `${RBAC_V1}/namespaces/${wideNs}/rolebindings?includeObject=${include}`, undefined, 200, {
+          accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+        });
       const metadata = await table('Metadata');
       expect(metadata.rows[0].object).to.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
       expect(metadata.rows[0].object.metadata.name).to.equal('builder-reads-cm');
@@ -247,7 +404,10 @@ describe('kubectl typed clients and printers', function () {
       const header = await watch.waitForLine(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE$/);
       const listed = await watch.waitForLine(/^web\s+2\s+0\s+0\s+\d+s$/, { from: header + 1 });
       const current = await get(`/apis/apps/v1/namespaces/${watchNs}/replicasets/web`);
-      await send('PUT', `/apis/apps/v1/namespaces/${watchNs}/replicasets/web/status`, { ...current, status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 } });
+      await send('PUT', `/apis/apps/v1/namespaces/${watchNs}/replicasets/web/status`, {
+        ...current,
+        status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 },
+      });
       await watch.waitForLine(/^web\s+2\s+2\s+1\s+\d+s$/, { from: listed + 1 });
       await send('DELETE', `/apis/apps/v1/namespaces/${watchNs}/replicasets/web`, undefined);
       expect(watch.running()).to.equal(true);
@@ -263,11 +423,24 @@ describe('kubectl typed clients and printers', function () {
     // -v=6 logs each request: kubectl prints nothing for an empty list, so its log says when the watch is open.
     const watch = env.kubectl.stream(['get', 'rolebindings', '-A', '-w', '-v=6']);
     try {
-      await eventually('the watch request to be answered', async () => /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()));
-      await env.kubectl.ok(['create', 'rolebinding', 'carol-views', '--clusterrole=view', '--user=carol', '-n', watchNs]);
+      await eventually('the watch request to be answered', async () =>
+        /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()),
+      );
+      await env.kubectl.ok([
+        'create',
+        'rolebinding',
+        'carol-views',
+        '--clusterrole=view',
+        '--user=carol',
+        '-n',
+        watchNs,
+      ]);
       const at = await watch.waitForLine(new RegExp(`^${watchNs}\\s+carol-views\\s`));
       const row = watch.lines[at];
-      expect(watch.lines.slice(0, at).some((l) => /^NAMESPACE\s+NAME\s+ROLE\s+AGE$/.test(l)), watch.lines.join('\n')).to.equal(true);
+      expect(
+        watch.lines.slice(0, at).some((l) => /^NAMESPACE\s+NAME\s+ROLE\s+AGE$/.test(l)),
+        watch.lines.join('\n'),
+      ).to.equal(true);
       expect(row.split(/\s{2,}/).slice(0, 3)).to.deep.equal([watchNs, 'carol-views', 'ClusterRole/view']);
       expect(watch.running()).to.equal(true);
     } finally {
@@ -297,7 +470,13 @@ describe('kubectl typed clients and printers', function () {
 
     it('/openapi/v3 lists every group version of ours and of the aliases', async () => {
       const index = JSON.parse(await raw('/openapi/v3'));
-      expect(Object.keys(index.paths)).to.include.members(['api/v1', `apis/${RBAC}/v1`, 'apis/apps/v1', 'apis/batch/v1', `apis/${K8S}/v1`]);
+      expect(Object.keys(index.paths)).to.include.members([
+        'api/v1',
+        `apis/${RBAC}/v1`,
+        'apis/apps/v1',
+        'apis/batch/v1',
+        `apis/${K8S}/v1`,
+      ]);
       const doc = JSON.parse(await raw(index.paths[`apis/${RBAC}/v1`].serverRelativeURL));
       expect(doc.openapi).to.match(/^3\./);
     });

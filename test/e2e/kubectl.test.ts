@@ -26,9 +26,15 @@ describe('kubectl end to end', function () {
     expect(res.status, `POST ${path}: ${res.body}`).to.equal(201);
     return res.json();
   };
-  const createNamespace = (name: string) => post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const createNamespace = (name: string) =>
+    post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   const createConfigMap = (ns: string, name: string, data: Record<string, string>, labels?: Record<string, string>) =>
-    post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+    post(`/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, labels },
+      data,
+    });
   const configMapNames = async (ns: string): Promise<string[]> =>
     (await get(`/api/v1/namespaces/${ns}/configmaps`)).items.map((i: any) => i.metadata.name).sort();
 
@@ -48,13 +54,21 @@ describe('kubectl end to end', function () {
   it('api-resources and api-versions list every served resource and group version', async () => {
     const rows = parseColumns(await env.kubectl.ok(['api-resources']));
     const expected: [string, string, string, string][] = [
-      ['configmaps', 'v1', 'true', 'ConfigMap'], ['namespaces', 'v1', 'false', 'Namespace'], ['nodes', 'v1', 'false', 'Node'],
-      ['resourcequotas', 'v1', 'true', 'ResourceQuota'], ['secrets', 'v1', 'true', 'Secret'], ['serviceaccounts', 'v1', 'true', 'ServiceAccount'],
-      ['events', 'v1', 'true', 'Event'], ['events', 'events.platform.io/v1', 'true', 'Event'],
-      ['replicasets', 'apps/v1', 'true', 'ReplicaSet'], ['cronjobs', 'batch/v1', 'true', 'CronJob'],
+      ['configmaps', 'v1', 'true', 'ConfigMap'],
+      ['namespaces', 'v1', 'false', 'Namespace'],
+      ['nodes', 'v1', 'false', 'Node'],
+      ['resourcequotas', 'v1', 'true', 'ResourceQuota'],
+      ['secrets', 'v1', 'true', 'Secret'],
+      ['serviceaccounts', 'v1', 'true', 'ServiceAccount'],
+      ['events', 'v1', 'true', 'Event'],
+      ['events', 'events.platform.io/v1', 'true', 'Event'],
+      ['replicasets', 'apps/v1', 'true', 'ReplicaSet'],
+      ['cronjobs', 'batch/v1', 'true', 'CronJob'],
       ['networkpolicies', 'networking.platform.io/v1', 'true', 'NetworkPolicy'],
-      ['roles', `${RBAC}/v1`, 'true', 'Role'], ['clusterroles', `${RBAC}/v1`, 'false', 'ClusterRole'],
-      ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'], ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
+      ['roles', `${RBAC}/v1`, 'true', 'Role'],
+      ['clusterroles', `${RBAC}/v1`, 'false', 'ClusterRole'],
+      ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'],
+      ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
       // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
       // The access reviews.
@@ -63,8 +77,10 @@ describe('kubectl end to end', function () {
       ['localsubjectaccessreviews', 'authorization.platform.io/v1', 'true', 'LocalSubjectAccessReview'],
       ['selfsubjectrulesreviews', 'authorization.platform.io/v1', 'false', 'SelfSubjectRulesReview'],
       // The *.k8s.io aliases existing manifests name, listed too (kubectl shows each group's preferred version).
-      ['roles', `${K8S}/v1`, 'true', 'Role'], ['clusterroles', `${K8S}/v1`, 'false', 'ClusterRole'],
-      ['rolebindings', `${K8S}/v1`, 'true', 'RoleBinding'], ['clusterrolebindings', `${K8S}/v1`, 'false', 'ClusterRoleBinding'],
+      ['roles', `${K8S}/v1`, 'true', 'Role'],
+      ['clusterroles', `${K8S}/v1`, 'false', 'ClusterRole'],
+      ['rolebindings', `${K8S}/v1`, 'true', 'RoleBinding'],
+      ['clusterrolebindings', `${K8S}/v1`, 'false', 'ClusterRoleBinding'],
       ['selfsubjectreviews', 'authentication.k8s.io/v1', 'false', 'SelfSubjectReview'],
       ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview'],
       ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview'],
@@ -79,8 +95,20 @@ describe('kubectl end to end', function () {
 
     const versions = (await env.kubectl.ok(['api-versions'])).trim().split('\n');
     expect(versions).to.have.members([
-      'v1', 'apps/v1', 'batch/v1', 'events.platform.io/v1', 'networking.platform.io/v1', `${RBAC}/v1`, 'authentication.platform.io/v1', 'authorization.platform.io/v1',
-      `${K8S}/v1`, 'authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1', 'authorization.k8s.io/v1', 'events.k8s.io/v1', 'networking.k8s.io/v1',
+      'v1',
+      'apps/v1',
+      'batch/v1',
+      'events.platform.io/v1',
+      'networking.platform.io/v1',
+      `${RBAC}/v1`,
+      'authentication.platform.io/v1',
+      'authorization.platform.io/v1',
+      `${K8S}/v1`,
+      'authentication.k8s.io/v1',
+      'authentication.k8s.io/v1beta1',
+      'authorization.k8s.io/v1',
+      'events.k8s.io/v1',
+      'networking.k8s.io/v1',
     ]);
   });
 
@@ -124,7 +152,8 @@ describe('kubectl end to end', function () {
       await createConfigMap(ns, 'arrived', { a: '1' });
       const added = await watch.waitForLine(/^arrived\s/, { from: listed + 1 });
       const res = await env.gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/arrived`, {
-        body: { data: { b: '2' } }, headers: { 'content-type': 'application/merge-patch+json' },
+        body: { data: { b: '2' } },
+        headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(res.status, res.body).to.equal(200);
       // Without --output-watch-events a modification is printed as the object's row again.
@@ -148,7 +177,8 @@ describe('kubectl end to end', function () {
       await createConfigMap(ns, 'short-lived', { a: '1' });
       const added = await watch.waitForLine(/^ADDED\s+short-lived\s/, { from: listed + 1 });
       const patched = await env.gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/short-lived`, {
-        body: { metadata: { labels: { touched: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' },
+        body: { metadata: { labels: { touched: 'yes' } } },
+        headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(patched.status, patched.body).to.equal(200);
       const modified = await watch.waitForLine(/^MODIFIED\s+short-lived\s/, { from: added + 1 });
@@ -167,8 +197,16 @@ describe('kubectl end to end', function () {
     for (const n of names) await createConfigMap(ns, n, { n });
     const r = await env.kubectl.run(['get', 'cm', '-n', ns, '--chunk-size=2', '-v=6']);
     expect(r.code, r.stderr).to.equal(0);
-    expect(parseColumns(r.stdout).map((row) => row.NAME).sort()).to.deep.equal(await configMapNames(ns)).and.include.members(names);
-    const pageRequests = r.stderr.split('\n').filter((l) => l.includes(`/namespaces/${ns}/configmaps?`) && l.includes('limit=2'));
+    expect(
+      parseColumns(r.stdout)
+        .map((row) => row.NAME)
+        .sort(),
+    )
+      .to.deep.equal(await configMapNames(ns))
+      .and.include.members(names);
+    const pageRequests = r.stderr
+      .split('\n')
+      .filter((l) => l.includes(`/namespaces/${ns}/configmaps?`) && l.includes('limit=2'));
     expect(pageRequests.filter((l) => l.includes('continue='))).to.have.length.at.least(3);
   });
 
@@ -186,7 +224,9 @@ describe('kubectl end to end', function () {
     expect(refused.stderr).to.contain("'tier' already has a value (web), and --overwrite is false");
     await env.kubectl.ok(['label', ...cm, 'tier=db', '--overwrite']);
     expect((await meta()).labels).to.deep.equal({ tier: 'db' });
-    expect(parseColumns(await env.kubectl.ok(['get', 'cm', '-n', ns, '-l', 'tier=db'])).map((r) => r.NAME)).to.deep.equal(['tagged']);
+    expect(
+      parseColumns(await env.kubectl.ok(['get', 'cm', '-n', ns, '-l', 'tier=db'])).map((r) => r.NAME),
+    ).to.deep.equal(['tagged']);
     expect(await env.kubectl.ok(['label', ...cm, 'tier-'])).to.equal('configmap/tagged unlabeled\n');
     expect((await meta()).labels ?? {}).to.deep.equal({});
 
@@ -211,7 +251,11 @@ describe('kubectl end to end', function () {
     expect(await env.kubectl.ok(['delete', 'cm', 'single', '-n', ns])).to.equal('configmap "single" deleted\n');
     expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/single`)).status).to.equal(404);
     const out = await env.kubectl.ok(['delete', 'cm', '-l', 'app=x', '-n', ns]);
-    expect(out.trim().split('\n').sort()).to.deep.equal(['configmap "x-1" deleted', 'configmap "x-2" deleted', 'configmap "x-3" deleted']);
+    expect(out.trim().split('\n').sort()).to.deep.equal([
+      'configmap "x-1" deleted',
+      'configmap "x-2" deleted',
+      'configmap "x-3" deleted',
+    ]);
     expect(await configMapNames(ns)).to.deep.equal(['keep']);
   });
 
@@ -220,7 +264,9 @@ describe('kubectl end to end', function () {
     const objects = everyType(ns).filter((o) => o.path.includes(`/namespaces/${ns}/`));
     await createNamespace(ns);
     for (const o of objects) await post(o.path.slice(0, o.path.lastIndexOf('/')), o.obj);
-    expect(await env.kubectl.ok(['delete', 'ns', ns], { timeoutMs: 30_000, requestTimeout: '30s' })).to.equal(`namespace "${ns}" deleted\n`);
+    expect(await env.kubectl.ok(['delete', 'ns', ns], { timeoutMs: 30_000, requestTimeout: '30s' })).to.equal(
+      `namespace "${ns}" deleted\n`,
+    );
     expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}`)).status).to.equal(404);
     for (const o of objects) expect((await env.gh.request('GET', o.path)).status, o.path).to.equal(404);
   });
@@ -228,14 +274,22 @@ describe('kubectl end to end', function () {
   it('apply -f creates, changes, leaves alone and prunes removed fields of a ConfigMap', async () => {
     const ns = 'e2e-apply-cm';
     await createNamespace(ns);
-    const cm = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config', namespace: ns }, data });
-    const apply = async (obj: unknown) => env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('app-config.yaml', manifest(obj))]);
+    const cm = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'app-config', namespace: ns },
+      data,
+    });
+    const apply = async (obj: unknown) =>
+      env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('app-config.yaml', manifest(obj))]);
     const stored = () => get(`/api/v1/namespaces/${ns}/configmaps/app-config`);
 
     expect(await apply(cm({ mode: 'fast', retries: '3' }))).to.equal('configmap/app-config created\n');
     const created = await stored();
     expect(created.data).to.deep.equal({ mode: 'fast', retries: '3' });
-    expect(JSON.parse(created.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).data).to.deep.equal({ mode: 'fast', retries: '3' });
+    expect(
+      JSON.parse(created.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).data,
+    ).to.deep.equal({ mode: 'fast', retries: '3' });
     expect(await apply(cm({ mode: 'safe', retries: '3' }))).to.equal('configmap/app-config configured\n');
     expect((await stored()).data).to.deep.equal({ mode: 'safe', retries: '3' });
     const before = (await stored()).metadata.resourceVersion;
@@ -249,11 +303,20 @@ describe('kubectl end to end', function () {
     const ns = 'e2e-apply-rs';
     await createNamespace(ns);
     const rs = (replicas: number, env: { name: string; value: string }[]) => ({
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'api', namespace: ns, labels: { app: 'api' } },
-      spec: { replicas, selector: { matchLabels: { app: 'api' } },
-        template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'ghcr.io/acme/api:2.1', env }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'api', namespace: ns, labels: { app: 'api' } },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: 'api' } },
+        template: {
+          metadata: { labels: { app: 'api' } },
+          spec: { containers: [{ name: 'api', image: 'ghcr.io/acme/api:2.1', env }] },
+        },
+      },
     });
-    const apply = async (obj: unknown) => env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('api-rs.yaml', manifest(obj))]);
+    const apply = async (obj: unknown) =>
+      env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('api-rs.yaml', manifest(obj))]);
     const stored = () => get(`/apis/apps/v1/namespaces/${ns}/replicasets/api`);
     const envA = { name: 'LOG_LEVEL', value: 'info' };
     const envB = { name: 'FEATURE_X', value: 'on' };
@@ -272,8 +335,16 @@ describe('kubectl end to end', function () {
 
   it('explain nodes.spec.taints describes the field from the OpenAPI schema', async () => {
     const out = await env.kubectl.ok(['explain', 'nodes.spec.taints']);
-    expect(out).to.match(/^KIND:\s+Node$/m).and.match(/^VERSION:\s+v1$/m).and.match(/^FIELD:\s+taints\s+<\[\]Taint>$/m);
-    for (const field of [/^\s+effect\s+<string> -required-$/m, /^\s+key\s+<string> -required-$/m, /^\s+timeAdded\s+<string>$/m, /^\s+value\s+<string>$/m]) {
+    expect(out)
+      .to.match(/^KIND:\s+Node$/m)
+      .and.match(/^VERSION:\s+v1$/m)
+      .and.match(/^FIELD:\s+taints\s+<\[\]Taint>$/m);
+    for (const field of [
+      /^\s+effect\s+<string> -required-$/m,
+      /^\s+key\s+<string> -required-$/m,
+      /^\s+timeAdded\s+<string>$/m,
+      /^\s+value\s+<string>$/m,
+    ]) {
       expect(out).to.match(field);
     }
   });
@@ -294,21 +365,49 @@ describe('kubectl end to end', function () {
     const out = await env.kubectl.ok(['get', 'rs', '-o', 'wide', '-n', ns]);
     const wide = parseColumns(out);
     expect(wide, out).to.have.length(1);
-    expect(wide[0], out).to.include({ NAME: 'web', DESIRED: '2', CONTAINERS: 'web', IMAGES: 'nginx:1.27', SELECTOR: 'app=web' });
+    expect(wide[0], out).to.include({
+      NAME: 'web',
+      DESIRED: '2',
+      CONTAINERS: 'web',
+      IMAGES: 'nginx:1.27',
+      SELECTOR: 'app=web',
+    });
   });
 
-  it('create -f of an invalid object shows the server\'s field errors and stores nothing', async () => {
+  it("create -f of an invalid object shows the server's field errors and stores nothing", async () => {
     const ns = 'e2e-invalid';
     await createNamespace(ns);
-    const badSchedule = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'bad-schedule', namespace: ns },
-      spec: { schedule: 'every minute', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } } } };
-    const r = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('bad-schedule.yaml', manifest(badSchedule))]);
+    const badSchedule = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'bad-schedule', namespace: ns },
+      spec: {
+        schedule: 'every minute',
+        jobTemplate: {
+          spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+        },
+      },
+    };
+    const r = await env.kubectl.run([
+      'create',
+      '-f',
+      await env.kubectl.manifest('bad-schedule.yaml', manifest(badSchedule)),
+    ]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/The CronJob "bad-schedule" is invalid: spec\.schedule: Invalid value: "every minute"/);
     expect((await env.gh.request('GET', `/apis/batch/v1/namespaces/${ns}/cronjobs/bad-schedule`)).status).to.equal(404);
 
-    const unknownField = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typo', namespace: ns }, dta: { a: '1' } };
-    const strict = await env.kubectl.run(['create', '-f', await env.kubectl.manifest('typo.yaml', manifest(unknownField))]);
+    const unknownField = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'typo', namespace: ns },
+      dta: { a: '1' },
+    };
+    const strict = await env.kubectl.run([
+      'create',
+      '-f',
+      await env.kubectl.manifest('typo.yaml', manifest(unknownField)),
+    ]);
     expect(strict.code).to.equal(1);
     expect(strict.stderr).to.contain('Error from server (BadRequest)').and.contain('unknown field "dta"');
     expect((await env.gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/typo`)).status).to.equal(404);

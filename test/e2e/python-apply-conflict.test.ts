@@ -35,7 +35,9 @@ except ApiException as e:
 describe('python client: server-side apply conflicts', function () {
   this.timeout(60_000);
   let gh: TestGatehouse;
-  before(async () => { gh = await startTestGatehouse(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
   after(async () => gh.close());
 
   it("reads each cause's reason, message and field from the 409", async () => {

@@ -27,7 +27,9 @@ describe('Kubernetes Python client', function () {
   after(async () => gh?.close());
 
   it('watches with allow_watch_bookmarks=True: events and bookmarks arrive', async () => {
-    const out = await pythonOk(gh.kubeconfigPath, `${PRELUDE}
+    const out = await pythonOk(
+      gh.kubeconfigPath,
+      `${PRELUDE}
 ns = ${JSON.stringify(ns)}
 rv = v1.list_namespaced_config_map(ns).metadata.resource_version
 # Made after the version the watch starts from, so it arrives whenever the watch opens.
@@ -40,7 +42,8 @@ for event in w.stream(v1.list_namespaced_config_map, ns, resource_version=rv, al
     if any(s[0] == "BOOKMARK" for s in seen) and any(s[0] == "ADDED" for s in seen):
         w.stop()
 print(json.dumps(seen))
-`);
+`,
+    );
     const seen = JSON.parse(out) as [string, string | null, string][];
     expect(seen.filter((s) => s[0] !== 'BOOKMARK').map((s) => s.slice(0, 2))).to.deep.equal([['ADDED', 'watched']]);
     const bookmark = seen.find((s) => s[0] === 'BOOKMARK');
@@ -49,7 +52,9 @@ print(json.dumps(seen))
   });
 
   it('takes force_conflicts=True on a server-side apply (dynamic client), taking over a field', async () => {
-    const out = await pythonOk(gh.kubeconfigPath, `${PRELUDE}
+    const out = await pythonOk(
+      gh.kubeconfigPath,
+      `${PRELUDE}
 ns = ${JSON.stringify(ns)}
 dyn = dynamic.DynamicClient(client.ApiClient())
 cms = dyn.resources.get(api_version="v1", kind="ConfigMap")
@@ -66,12 +71,15 @@ except ApiException as e:
 result = apply("second", "second", force_conflicts=True)
 managers = sorted(m["manager"] for m in result.metadata.managedFields)
 print(json.dumps({"conflict": conflict, "a": result.data.a, "managers": managers}))
-`);
+`,
+    );
     expect(JSON.parse(out)).to.deep.equal({ conflict: 409, a: 'second', managers: ['second'] });
   });
 
   it('deletes with orphan_dependents=True as an orphaning delete (200 while finalizers hold the object)', async () => {
-    const out = await pythonOk(gh.kubeconfigPath, `${PRELUDE}
+    const out = await pythonOk(
+      gh.kubeconfigPath,
+      `${PRELUDE}
 ns = ${JSON.stringify(ns)}
 codes = {}
 for name, orphan in (("orphaned", True), ("cascaded", False)):
@@ -79,7 +87,8 @@ for name, orphan in (("orphaned", True), ("cascaded", False)):
     _, status, _ = v1.delete_namespaced_config_map_with_http_info(name, ns, orphan_dependents=orphan)
     codes[name] = status
 print(json.dumps(codes))
-`);
+`,
+    );
     expect(JSON.parse(out)).to.deep.equal({ orphaned: 200, cascaded: 202 });
   });
 
@@ -87,12 +96,16 @@ print(json.dumps(codes))
     const clock = new ManualClock();
     const small = await startTestGatehouse(['--history-window=1s'], { clock });
     try {
-      const first = (await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'a' } } })).json();
+      const first = (
+        await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'a' } } })
+      ).json();
       // The history window is time-based: the next write after it has passed compacts the first one away.
       clock.advance(1200);
       await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'b' } } });
       const old = Number(first.metadata.resourceVersion) - 1;
-      const out = await pythonOk(small.kubeconfigPath, `${PRELUDE}
+      const out = await pythonOk(
+        small.kubeconfigPath,
+        `${PRELUDE}
 try:
     for event in watch.Watch().stream(v1.list_namespaced_config_map, "default", resource_version="${old}", timeout_seconds=10):
         print(json.dumps({"unexpected": event["type"]}))
@@ -107,7 +120,8 @@ for event in w.stream(v1.list_namespaced_config_map, "default", resource_version
     resumed = [event["type"], event["object"].metadata.name]
     w.stop()
 print(json.dumps({"expired": expired, "resumed": resumed}))
-`);
+`,
+      );
       const result = JSON.parse(out.trim().split('\n').pop()!);
       // The client raises the stream's ERROR event with its reason and message; a bare HTTP 410 would read "Gone".
       expect(result.expired.status).to.equal(410);

@@ -14,10 +14,14 @@ describe('the Python client and events', function () {
     gh = await startTestGatehouse();
     ns = await createNamespace(gh, 'pyevents');
   });
-  after(async () => { await gh?.close(); });
+  after(async () => {
+    await gh?.close();
+  });
 
   it('creates a new-style event with EventsV1Api and lists it with CoreV1Api, and the other way round', async () => {
-    const result = await runPython(gh.kubeconfigPath, `
+    const result = await runPython(
+      gh.kubeconfigPath,
+      `
 import datetime
 from kubernetes import client, config
 config.load_kube_config()
@@ -43,7 +47,8 @@ print("bare", bare.reason, bare.involved_object.to_dict() == client.V1ObjectRefe
 core.delete_namespaced_event(ns + "-bare", "default")
 new = events.read_namespaced_event("py-new", ns)
 print("v1", new.metadata.name, new.note, new.reporting_controller, new.regarding.kind or "-")
-`);
+`,
+    );
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout.trim().split('\n')).to.deep.equal([
       'core py-new from python example.com/py Secret',

@@ -19,12 +19,17 @@ describe('kubectl create token', function () {
 
   before(async () => {
     ns = await createNamespace(env.gh, 'kct');
-    const res = await env.gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } } });
+    const res = await env.gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } },
+    });
     expect(res.status, res.body).to.equal(201);
   });
 
   const whoami = async (token: string): Promise<any> => {
-    const res = await env.gh.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', { body: {}, token });
+    const res = await env.gh.request('POST', '/apis/authentication.platform.io/v1/selfsubjectreviews', {
+      body: {},
+      token,
+    });
     expect(res.status, res.body).to.equal(201);
     return res.json().status.userInfo;
   };
@@ -33,17 +38,36 @@ describe('kubectl create token', function () {
     const token = (await env.kubectl.ok(['create', 'token', 'bot', '-n', ns])).trim();
     const user = await whoami(token);
     expect(user.username).to.equal(`system:serviceaccount:${ns}:bot`);
-    expect(user.groups).to.deep.equal(['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated']);
+    expect(user.groups).to.deep.equal([
+      'system:serviceaccounts',
+      `system:serviceaccounts:${ns}`,
+      'system:authenticated',
+    ]);
     expect(claimsOf(token).exp - claimsOf(token).iat).to.equal(3600);
   });
 
   it('honours --duration, --audience and --bound-object-kind/name', async () => {
     const secret = uniqueName('kbound');
     // Through the API: `kubectl create secret` POSTs protobuf, which only the token subresource reads so far.
-    const created = await env.gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } } });
+    const created = await env.gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } },
+    });
     expect(created.status, created.body).to.equal(201);
-    const token = (await env.kubectl.ok(['create', 'token', 'bot', '-n', ns, '--duration=20m', '--audience=vault', '--audience', ISSUER,
-      '--bound-object-kind=Secret', `--bound-object-name=${secret}`])).trim();
+    const token = (
+      await env.kubectl.ok([
+        'create',
+        'token',
+        'bot',
+        '-n',
+        ns,
+        '--duration=20m',
+        '--audience=vault',
+        '--audience',
+        ISSUER,
+        '--bound-object-kind=Secret',
+        `--bound-object-name=${secret}`,
+      ])
+    ).trim();
     const claims = claimsOf(token);
     expect(claims.exp - claims.iat).to.equal(1200);
     expect(claims.aud).to.deep.equal(['vault', ISSUER]);
@@ -51,7 +75,7 @@ describe('kubectl create token', function () {
     expect((await whoami(token)).username).to.equal(`system:serviceaccount:${ns}:bot`);
   });
 
-  it('reports the server\'s refusals: too short a duration, a missing account', async () => {
+  it("reports the server's refusals: too short a duration, a missing account", async () => {
     const short = await env.kubectl.run(['create', 'token', 'bot', '-n', ns, '--duration=5m']);
     expect(short.code).to.not.equal(0);
     expect(short.stderr).to.contain('may not specify a duration less than 10 minutes');

@@ -9,7 +9,9 @@ export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-
 
 export async function createNamespace(gh: Pick<TestGatehouse, 'request'>, prefix: string): Promise<string> {
   const name = uniqueName(prefix);
-  const res = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  const res = await gh.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
   expect(res.status, res.body).to.equal(201);
   return name;
 }
@@ -34,7 +36,11 @@ export function expectFailure(res: { status: number; body: string; json(): any }
  * state that changes asynchronously where no event can be awaited (another replica's process, a controller or an
  * index fed by a watch inside the server, which exposes no hook). Anything a test can await, it awaits instead.
  */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  deadlineMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await probe();

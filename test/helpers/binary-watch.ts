@@ -18,7 +18,11 @@ export interface BinaryWatch {
 /** Cuts the whole events off the front of `pending`; throws for bytes that can never become one. */
 export type SplitEvents = (pending: Buffer) => { events: WatchEvent[]; rest: Buffer };
 
-export function openBinaryWatch(baseUrl: string, urlPath: string, opts: { ca: string; token: string; accept: string; split: SplitEvents }): Promise<BinaryWatch> {
+export function openBinaryWatch(
+  baseUrl: string,
+  urlPath: string,
+  opts: { ca: string; token: string; accept: string; split: SplitEvents },
+): Promise<BinaryWatch> {
   return new Promise((resolve, reject) => {
     const headers = { authorization: `Bearer ${opts.token}`, accept: opts.accept };
     const req = https.request(new URL(urlPath, baseUrl), { method: 'GET', ca: opts.ca, headers }, (res) => {
@@ -50,7 +54,10 @@ export function openBinaryWatch(baseUrl: string, urlPath: string, opts: { ca: st
           if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
           await new Promise<void>((r) => {
             const timer = setTimeout(r, left);
-            waiter = () => { clearTimeout(timer); r(); };
+            waiter = () => {
+              clearTimeout(timer);
+              r();
+            };
           });
           waiter = undefined;
         }

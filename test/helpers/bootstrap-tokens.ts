@@ -23,11 +23,17 @@ export function newToken(): TestToken {
 }
 
 /** Creates the token's Secret (default: platform-system, type bootstrap.platform.io/token); returns it as stored. */
-export async function createTokenSecret(gh: TestGatehouse, t: TestToken, data: Record<string, string>, opts: { namespace?: string; type?: string } = {}): Promise<any> {
+export async function createTokenSecret(
+  gh: TestGatehouse,
+  t: TestToken,
+  data: Record<string, string>,
+  opts: { namespace?: string; type?: string } = {},
+): Promise<any> {
   const namespace = opts.namespace ?? 'platform-system';
   const res = await gh.request('POST', `/api/v1/namespaces/${namespace}/secrets`, {
     body: {
-      apiVersion: 'v1', kind: 'Secret',
+      apiVersion: 'v1',
+      kind: 'Secret',
       metadata: { name: `bootstrap-token-${t.id}` },
       type: opts.type ?? 'bootstrap.platform.io/token',
       stringData: { 'token-id': t.id, 'token-secret': t.secret, ...data },

@@ -16,7 +16,11 @@ export function cborBody(value: unknown, tagged = true): Buffer {
 }
 
 /** Asserts a CBOR answer with this status: Content-Type, the self-described tag first, one data item. */
-export function readCbor(res: { status: number; headers: Record<string, unknown>; raw: Buffer; body: string }, status: number, contentType = CBOR): any {
+export function readCbor(
+  res: { status: number; headers: Record<string, unknown>; raw: Buffer; body: string },
+  status: number,
+  contentType = CBOR,
+): any {
   expect(res.status, res.raw.subarray(0, 1).toString() === '{' ? res.body : res.raw.toString('hex')).to.equal(status);
   expect(String(res.headers['content-type'])).to.equal(contentType);
   expect(res.raw.subarray(0, 3)).to.deep.equal(SELF_DESCRIBED);
@@ -24,7 +28,11 @@ export function readCbor(res: { status: number; headers: Record<string, unknown>
 }
 
 /** Asserts a failure Status answered in CBOR with this code and reason, and returns it. */
-export function expectCborFailure(res: { status: number; headers: Record<string, unknown>; raw: Buffer; body: string }, code: number, reason: string): any {
+export function expectCborFailure(
+  res: { status: number; headers: Record<string, unknown>; raw: Buffer; body: string },
+  code: number,
+  reason: string,
+): any {
   const status = readCbor(res, code);
   expect(status).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
   return status;
@@ -36,7 +44,11 @@ export type CborWatch = BinaryWatch;
  * Opens a watch accepting only CBOR and splits the `application/cbor-seq` stream into its data items as they
  * arrive: each event must be one whole self-described item; a partial one waits for more bytes.
  */
-export function openCborWatch(baseUrl: string, urlPath: string, opts: { ca: string; token: string }): Promise<CborWatch> {
+export function openCborWatch(
+  baseUrl: string,
+  urlPath: string,
+  opts: { ca: string; token: string },
+): Promise<CborWatch> {
   return openBinaryWatch(baseUrl, urlPath, { ...opts, accept: CBOR, split: splitCborSequence });
 }
 

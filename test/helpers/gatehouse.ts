@@ -41,14 +41,24 @@ export interface TestGatehouse {
   close(): Promise<void>;
 }
 
-export function httpsRequest(url: string, ca: string, method: string, urlPath: string, opts: RequestOptions & { defaultToken?: string } = {}): Promise<GatehouseResponse> {
+export function httpsRequest(
+  url: string,
+  ca: string,
+  method: string,
+  urlPath: string,
+  opts: RequestOptions & { defaultToken?: string } = {},
+): Promise<GatehouseResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   const token = opts.token === undefined ? opts.defaultToken : opts.token;
-  if (token && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = `Bearer ${token}`;
+  if (token && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
+    headers.authorization = `Bearer ${token}`;
   let payload: Buffer | undefined;
   if (opts.body !== undefined) {
-    payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    payload = Buffer.isBuffer(opts.body)
+      ? opts.body
+      : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     // Node frames a DELETE body only with an explicit length.
     headers['content-length'] = String(payload.length);
   }
@@ -65,7 +75,13 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
       });
       res.on('error', reject);
     });
-    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => req.destroy(new Error(`${method} ${urlPath}: no response within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timer =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => req.destroy(new Error(`${method} ${urlPath}: no response within ${opts.timeoutMs} ms`)),
+            opts.timeoutMs,
+          );
     req.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -80,25 +96,33 @@ export function httpsRequest(url: string, ca: string, method: string, urlPath: s
  * puts there: lists, watches and quota counts stay the test's own.
  */
 export function withTestControllers(args: readonly string[]): string[] {
-  return args.some((a) => a.startsWith('--controllers')) ? [...args] : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher', ...args];
+  return args.some((a) => a.startsWith('--controllers'))
+    ? [...args]
+    : ['--controllers=*,-serviceaccount,-root-ca-cert-publisher', ...args];
 }
 
 /**
  * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
  * kinds served. `clock` replaces the real one (history window, watch timeouts): test/helpers/manual-clock.ts.
  */
-export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataDir?: string; kinds?: KindDefinition[]; clock?: Clock } = {}): Promise<TestGatehouse> {
+export async function startTestGatehouse(
+  extraArgs: string[] = [],
+  opts: { dataDir?: string; kinds?: KindDefinition[]; clock?: Clock } = {},
+): Promise<TestGatehouse> {
   const owned = opts.dataDir === undefined;
-  const dataDir = opts.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-'));
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-')));
   const logs: string[] = [];
   let running: RunningGatehouse;
   try {
-    running = await startGatehouse(['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...withTestControllers(extraArgs)], {
-      log: (l) => logs.push(l),
-      out: (l) => logs.push(l),
-      kinds: opts.kinds,
-      clock: opts.clock,
-    });
+    running = await startGatehouse(
+      ['--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1', ...withTestControllers(extraArgs)],
+      {
+        log: (l) => logs.push(l),
+        out: (l) => logs.push(l),
+        kinds: opts.kinds,
+        clock: opts.clock,
+      },
+    );
   } catch (e) {
     if (owned) await rm(dataDir, { recursive: true, force: true });
     throw e;
@@ -111,7 +135,8 @@ export async function startTestGatehouse(extraArgs: string[] = [], opts: { dataD
     dataDir,
     running,
     logs,
-    request: (method, urlPath, reqOpts = {}) => httpsRequest(running.url, running.caPem, method, urlPath, { ...reqOpts, defaultToken: running.adminToken }),
+    request: (method, urlPath, reqOpts = {}) =>
+      httpsRequest(running.url, running.caPem, method, urlPath, { ...reqOpts, defaultToken: running.adminToken }),
     async close() {
       await running.close();
       if (owned) await rm(dataDir, { recursive: true, force: true });

@@ -46,7 +46,13 @@ export async function serveKoa(app: Koa): Promise<TestServer> {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const body = Buffer.concat(chunks);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8'), json: () => JSON.parse(body.toString('utf8')) });
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body,
+              text: body.toString('utf8'),
+              json: () => JSON.parse(body.toString('utf8')),
+            });
           });
           res.on('error', reject);
         });

@@ -9,7 +9,9 @@ export interface GatehouseWithKubectl {
   kubectl: Kubectl;
 }
 
-export function gatehouseWithKubectl(start: () => Promise<TestGatehouse> = () => startTestGatehouse()): GatehouseWithKubectl {
+export function gatehouseWithKubectl(
+  start: () => Promise<TestGatehouse> = () => startTestGatehouse(),
+): GatehouseWithKubectl {
   const env = {} as GatehouseWithKubectl;
   before(async () => {
     env.gh = await start();

@@ -67,9 +67,14 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
   const children = new Set<ChildProcess>();
 
   const start = (args: string[], requestTimeout: string, extraEnv: Record<string, string> = {}): ChildProcess => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, `--request-timeout=${requestTimeout}`, ...args], {
-      env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      KUBECTL,
+      ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, `--request-timeout=${requestTimeout}`, ...args],
+      {
+        env: { ...env, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.add(child);
     child.on('exit', () => children.delete(child));
     child.stdout.setEncoding('utf8');
@@ -77,21 +82,34 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
     return child;
   };
 
-  const run = (args: string[], opts: RunOptions = {}): Promise<KubectlResult> => new Promise((resolve, reject) => {
-    const child = start(args, opts.requestTimeout ?? '10s', opts.env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: string) => { stdout += d; });
-    child.stderr!.on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
-  });
+  const run = (args: string[], opts: RunOptions = {}): Promise<KubectlResult> =>
+    new Promise((resolve, reject) => {
+      const child = start(args, opts.requestTimeout ?? '10s', opts.env);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: string) => {
+        stdout += d;
+      });
+      child.stderr!.on('data', (d: string) => {
+        stderr += d;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
+    });
 
   const ok = async (args: string[], opts?: RunOptions): Promise<string> => {
     const r = await run(args, opts);
     if (r.code !== 0) {
-      throw new Error(`kubectl ${args.join(' ')} exited ${r.code ?? r.signal}\n--- stderr\n${r.stderr}--- stdout\n${r.stdout}`);
+      throw new Error(
+        `kubectl ${args.join(' ')} exited ${r.code ?? r.signal}\n--- stderr\n${r.stderr}--- stdout\n${r.stdout}`,
+      );
     }
     return r.stdout;
   };
@@ -103,7 +121,9 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
     let stderr = '';
     let exited = false;
     const listeners = new Set<() => void>();
-    const notify = (): void => { for (const l of [...listeners]) l(); };
+    const notify = (): void => {
+      for (const l of [...listeners]) l();
+    };
     child.stdout!.on('data', (d: string) => {
       partial += d;
       const parts = partial.split('\n');
@@ -111,7 +131,9 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
       lines.push(...parts);
       notify();
     });
-    child.stderr!.on('data', (d: string) => { stderr += d; });
+    child.stderr!.on('data', (d: string) => {
+      stderr += d;
+    });
     const closed = new Promise<KubectlResult>((resolve) => {
       child.on('close', (code, signal) => {
         exited = true;
@@ -121,19 +143,40 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
       });
     });
 
-    const waitForLine = (match: RegExp, o: { from?: number; timeoutMs?: number } = {}): Promise<number> => new Promise((resolve, reject) => {
-      const from = o.from ?? 0;
-      const check = (): void => {
-        const i = lines.findIndex((l, idx) => idx >= from && match.test(l));
-        if (i >= 0) return done(() => resolve(i));
-        if (exited) done(() => reject(new Error(`kubectl ${args.join(' ')} exited before printing ${match}\n--- stdout\n${lines.join('\n')}\n--- stderr\n${stderr}`)));
-      };
-      const timer = setTimeout(() => done(() => reject(new Error(
-        `no line matching ${match} within ${o.timeoutMs ?? 10_000}ms\n--- stdout\n${lines.join('\n')}\n--- stderr\n${stderr}`))), o.timeoutMs ?? 10_000);
-      const done = (settle: () => void): void => { clearTimeout(timer); listeners.delete(check); settle(); };
-      listeners.add(check);
-      check();
-    });
+    const waitForLine = (match: RegExp, o: { from?: number; timeoutMs?: number } = {}): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const from = o.from ?? 0;
+        const check = (): void => {
+          const i = lines.findIndex((l, idx) => idx >= from && match.test(l));
+          if (i >= 0) return done(() => resolve(i));
+          if (exited)
+            done(() =>
+              reject(
+                new Error(
+                  `kubectl ${args.join(' ')} exited before printing ${match}\n--- stdout\n${lines.join('\n')}\n--- stderr\n${stderr}`,
+                ),
+              ),
+            );
+        };
+        const timer = setTimeout(
+          () =>
+            done(() =>
+              reject(
+                new Error(
+                  `no line matching ${match} within ${o.timeoutMs ?? 10_000}ms\n--- stdout\n${lines.join('\n')}\n--- stderr\n${stderr}`,
+                ),
+              ),
+            ),
+          o.timeoutMs ?? 10_000,
+        );
+        const done = (settle: () => void): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          settle();
+        };
+        listeners.add(check);
+        check();
+      });
 
     const stop = async (): Promise<KubectlResult> => {
       if (!exited) {
@@ -177,8 +220,12 @@ export function parseColumns(stdout: string): Record<string, string>[] {
   const starts: { name: string; at: number }[] = [];
   const re = /\S+(?: \S+)*/g;
   for (let m = re.exec(header); m; m = re.exec(header)) starts.push({ name: m[0], at: m.index });
-  return rows.map((row) => Object.fromEntries(starts.map(({ name, at }, i) => {
-    const end = i + 1 < starts.length ? starts[i + 1].at : undefined;
-    return [name, row.slice(at, end).trim()];
-  })));
+  return rows.map((row) =>
+    Object.fromEntries(
+      starts.map(({ name, at }, i) => {
+        const end = i + 1 < starts.length ? starts[i + 1].at : undefined;
+        return [name, row.slice(at, end).trim()];
+      }),
+    ),
+  );
 }

@@ -29,7 +29,8 @@ interface Traced {
 const traced = new Map<number, Traced>();
 const tracedByResource = new WeakMap<object, Traced>();
 // Promises and ticks are no resources a process can leak, and recording them would make a run many times slower.
-const TRACED_TYPES = /^(Timeout|TCPWRAP|TCPSERVERWRAP|PIPEWRAP|PIPESERVERWRAP|PROCESSWRAP|FSEVENTWRAP|STATWATCHER|UDPWRAP|SIGNALWRAP|HTTP2SESSION|WORKER|MESSAGEPORT|FILEHANDLE)$/;
+const TRACED_TYPES =
+  /^(Timeout|TCPWRAP|TCPSERVERWRAP|PIPEWRAP|PIPESERVERWRAP|PROCESSWRAP|FSEVENTWRAP|STATWATCHER|UDPWRAP|SIGNALWRAP|HTTP2SESSION|WORKER|MESSAGEPORT|FILEHANDLE)$/;
 
 /** Stacks of the calls that opened a socket or server: their handles are created a tick later, past any caller. */
 const openedAt = new WeakMap<object, string>();
@@ -44,7 +45,10 @@ function captureStack(): string {
 }
 
 if (TRACE) {
-  for (const [proto, method] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']] as const) {
+  for (const [proto, method] of [
+    [net.Server.prototype, 'listen'],
+    [net.Socket.prototype, 'connect'],
+  ] as const) {
     const methods = proto as unknown as Record<string, (...args: unknown[]) => unknown>;
     const original = methods[method];
     methods[method] = function (this: object, ...args: unknown[]) {
@@ -110,7 +114,8 @@ function describeHandle(h: object): string {
     const origin = owner.server ? `, accepted by the server on ${address(owner.server.address?.())}` : '';
     return `${name} ${local} -> ${remote}${origin}${h.destroyed ? ' (destroyed)' : ''}`;
   }
-  if (typeof owner.pid === 'number' && owner.spawnargs) return `${name} pid ${owner.pid}: ${owner.spawnargs.join(' ').slice(0, 200)}`;
+  if (typeof owner.pid === 'number' && owner.spawnargs)
+    return `${name} pid ${owner.pid}: ${owner.spawnargs.join(' ').slice(0, 200)}`;
   return name;
 }
 
@@ -141,13 +146,23 @@ const pending = (t: PendingTimer | undefined): t is PendingTimer => t !== undefi
 function snapshot(ownTimer: PendingTimer | undefined, endOfRun: boolean): Snapshot {
   const counts = new Map<string, number>();
   for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
-  if (pending(ownTimer) && ownTimer.hasRef?.() && counts.get('Timeout')) counts.set('Timeout', counts.get('Timeout')! - 1);
+  if (pending(ownTimer) && ownTimer.hasRef?.() && counts.get('Timeout'))
+    counts.set('Timeout', counts.get('Timeout')! - 1);
   const timers = new Set<object>();
   for (const t of traced.values()) {
     const timer = t.resource.deref() as PendingTimer | undefined;
     if (t.type === 'Timeout' && timer !== ownTimer && pending(timer) && timer.hasRef?.()) timers.add(timer);
   }
-  return { counts, handles: new Set(activeHandles().filter((h) => !isStdio(h))), timers, postgres: new Set(runningPostgres().filter((pg) => endOfRun || !pg.sharedByFiles).map((pg) => pg.dataDir)) };
+  return {
+    counts,
+    handles: new Set(activeHandles().filter((h) => !isStdio(h))),
+    timers,
+    postgres: new Set(
+      runningPostgres()
+        .filter((pg) => endOfRun || !pg.sharedByFiles)
+        .map((pg) => pg.dataDir),
+    ),
+  };
 }
 
 /** What is open now and was not in `before`, as report lines; empty when nothing leaked. */
@@ -165,9 +180,13 @@ function leaksSince(before: Snapshot, now: Snapshot): string[] {
   }
   for (const timer of now.timers as Set<PendingTimer>) {
     if (before.timers.has(timer)) continue;
-    lines.push(`    Timeout ${timer._idleTimeout} ms, calls ${timer._onTimeout?.name || 'an anonymous function'}`, tracedByResource.get(timer)?.stack ?? '');
+    lines.push(
+      `    Timeout ${timer._idleTimeout} ms, calls ${timer._onTimeout?.name || 'an anonymous function'}`,
+      tracedByResource.get(timer)?.stack ?? '',
+    );
   }
-  for (const pg of now.postgres) if (!before.postgres.has(pg)) lines.push(`  PostgreSQL cluster still running in ${pg}`);
+  for (const pg of now.postgres)
+    if (!before.postgres.has(pg)) lines.push(`  PostgreSQL cluster still running in ${pg}`);
   if (lines.length && !TRACE) lines.push('  (LEAK_TRACE=1 prints where each was created)');
   return lines;
 }
@@ -189,12 +208,17 @@ function newlyPendingUnref(): string[] {
 }
 
 /** The timer mocha armed for the running hook's timeout. */
-const hookTimer = (ctx: Context): PendingTimer | undefined => (ctx.runnable() as unknown as { timer?: PendingTimer }).timer;
+const hookTimer = (ctx: Context): PendingTimer | undefined =>
+  (ctx.runnable() as unknown as { timer?: PendingTimer }).timer;
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Leak lines after giving closing sockets and exiting children their few ticks; returns as soon as nothing is left. */
-async function settledLeaks(before: Snapshot, hook: Context, endOfRun = false): Promise<{ lines: string[]; now: Snapshot }> {
+async function settledLeaks(
+  before: Snapshot,
+  hook: Context,
+  endOfRun = false,
+): Promise<{ lines: string[]; now: Snapshot }> {
   const deadline = Date.now() + SETTLE_MS;
   for (let wait = 1; ; wait = Math.min(wait * 2, 100)) {
     // Sampled from a fresh macrotask, so the timer that woke this loop has already left the active list.
@@ -242,7 +266,8 @@ async function checkFile(this: Context, file: string): Promise<void> {
   fileCheckMs += performance.now() - started;
   if (LIST_UNREF) {
     const forgotten = newlyPendingUnref();
-    if (forgotten.length) process.stderr.write(`leak-check: unref'd, still pending after ${file}:\n${forgotten.join('\n')}\n`);
+    if (forgotten.length)
+      process.stderr.write(`leak-check: unref'd, still pending after ${file}:\n${forgotten.join('\n')}\n`);
   }
   if (lines.length) {
     leaked = true;
@@ -266,13 +291,21 @@ function addFileChecks(root: Suite): void {
 /** After the root's own "after all" hooks, which is where helpers shared by several files release what they hold. */
 async function checkRun(this: Context): Promise<void> {
   const { lines } = await settledLeaks(baseline!, this, true);
-  if (fileChecks) process.stderr.write(`leak-check: ${fileChecks} file checks took ${Math.round(fileCheckMs)} ms in all\n`);
+  if (fileChecks)
+    process.stderr.write(`leak-check: ${fileChecks} file checks took ${Math.round(fileCheckMs)} ms in all\n`);
   if (lines.length || leaked) {
-    endTheRunSoon(EXIT_AFTER_LEAK_MS, () => `leak-check: ended the run, which leaked (see the failed "after all" hooks)\n`);
+    endTheRunSoon(
+      EXIT_AFTER_LEAK_MS,
+      () => `leak-check: ended the run, which leaked (see the failed "after all" hooks)\n`,
+    );
     if (lines.length) throw new Error(`still open after all tests:\n${lines.join('\n')}`);
     return;
   }
-  endTheRunSoon(EXIT_AFTER_CLEAN_MS, () => `leak-check: the process was still up ${EXIT_AFTER_CLEAN_MS} ms after the last test, holding ${JSON.stringify(process.getActiveResourcesInfo())}; ended it\n`);
+  endTheRunSoon(
+    EXIT_AFTER_CLEAN_MS,
+    () =>
+      `leak-check: the process was still up ${EXIT_AFTER_CLEAN_MS} ms after the last test, holding ${JSON.stringify(process.getActiveResourcesInfo())}; ended it\n`,
+  );
 }
 
 export const mochaHooks = {

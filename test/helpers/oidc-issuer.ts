@@ -58,7 +58,9 @@ async function serverCertificate(ca: CertificateAuthority): Promise<{ cert: stri
   const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomBytes(8).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: randomBytes(8)
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     subject: [{ CN: ['127.0.0.1'] }],
     issuer: ca.cert.subjectName,
     notBefore: new Date(now - 60_000),
@@ -69,7 +71,10 @@ async function serverCertificate(ca: CertificateAuthority): Promise<{ cert: stri
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }, { type: 'dns', value: 'localhost' }]),
+      new x509.SubjectAlternativeNameExtension([
+        { type: 'ip', value: '127.0.0.1' },
+        { type: 'dns', value: 'localhost' },
+      ]),
     ],
   });
   const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
@@ -111,18 +116,20 @@ export async function createTestIssuer(opts: { path?: string } = {}): Promise<Te
       res.writeHead(404).end();
     }
   });
-  const listen = (): Promise<void> => new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      port = (server.address() as AddressInfo).port;
-      resolve();
+  const listen = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
     });
-  });
-  const stop = (): Promise<void> => new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   await listen();
   url = `https://127.0.0.1:${port}${issuerPath}`;
 
@@ -138,7 +145,9 @@ export async function createTestIssuer(opts: { path?: string } = {}): Promise<Te
       const payload: JWTPayload = { iss: url, iat: now, ...claims };
       const expiresIn = mintOpts.expiresIn === undefined ? 600 : mintOpts.expiresIn;
       if (expiresIn !== null && payload.exp === undefined) payload.exp = now + expiresIn;
-      return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: mintOpts.kid ?? key.kid, typ: 'JWT' }).sign(key.privateKey);
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: key.alg, kid: mintOpts.kid ?? key.kid, typ: 'JWT' })
+        .sign(key.privateKey);
     },
     async rotate(rotateOpts = {}) {
       const key = await makeSigningKey(rotateOpts.alg);

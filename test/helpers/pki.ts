@@ -68,11 +68,17 @@ function subjectName(cn: string | undefined, orgs: string[]): x509.JsonName {
 
 const CA_EXTENSIONS = [
   new x509.BasicConstraintsExtension(true, undefined, true),
-  new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+  new x509.KeyUsagesExtension(
+    x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
+    true,
+  ),
 ];
 
 /** A root CA, or an intermediate when `issuer` is given. */
-export async function makeCA(name: string, opts: { issuer?: CertificateAuthority } = {}): Promise<CertificateAuthority> {
+export async function makeCA(
+  name: string,
+  opts: { issuer?: CertificateAuthority } = {},
+): Promise<CertificateAuthority> {
   const keys = await generateKeys();
   const now = Date.now();
   const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 365 * DAY_MS) };
@@ -81,16 +87,30 @@ export async function makeCA(name: string, opts: { issuer?: CertificateAuthority
   const { issuer } = opts;
   const cert = issuer
     ? await x509.X509CertificateGenerator.create({
-      serialNumber: serialNumber(), subject, issuer: issuer.cert.subjectName, ...validity,
-      publicKey: keys.publicKey, signingKey: issuer.privateKey, signingAlgorithm: SIGNING,
-      extensions: [...extensions, await x509.AuthorityKeyIdentifierExtension.create(issuer.cert.publicKey)],
-    })
+        serialNumber: serialNumber(),
+        subject,
+        issuer: issuer.cert.subjectName,
+        ...validity,
+        publicKey: keys.publicKey,
+        signingKey: issuer.privateKey,
+        signingAlgorithm: SIGNING,
+        extensions: [...extensions, await x509.AuthorityKeyIdentifierExtension.create(issuer.cert.publicKey)],
+      })
     : await x509.X509CertificateGenerator.createSelfSigned({
-      serialNumber: serialNumber(), name: subject, ...validity, keys, signingAlgorithm: SIGNING, extensions,
-    });
+        serialNumber: serialNumber(),
+        name: subject,
+        ...validity,
+        keys,
+        signingAlgorithm: SIGNING,
+        extensions,
+      });
   const certPem = cert.toString('pem');
   return {
-    name, cert, certPem, keyPem: await exportKeyPem(keys.privateKey), privateKey: keys.privateKey,
+    name,
+    cert,
+    certPem,
+    keyPem: await exportKeyPem(keys.privateKey),
+    privateKey: keys.privateKey,
     chainPem: issuer ? `${certPem}\n${issuer.chainPem}`.trim() : '',
   };
 }
@@ -107,11 +127,17 @@ function clientExtensions(opts: ClientCertOptions): x509.Extension[] {
 
 function validity(opts: ClientCertOptions): { notBefore: Date; notAfter: Date } {
   const now = Date.now();
-  return { notBefore: opts.notBefore ?? new Date(now - 60_000), notAfter: opts.notAfter ?? new Date(now + 30 * DAY_MS) };
+  return {
+    notBefore: opts.notBefore ?? new Date(now - 60_000),
+    notAfter: opts.notAfter ?? new Date(now + 30 * DAY_MS),
+  };
 }
 
 /** A client certificate signed by `ca`: subject CN and one O per group, client-auth usage unless told otherwise. */
-export async function issueClientCert(ca: CertificateAuthority, opts: ClientCertOptions = {}): Promise<IssuedCertificate> {
+export async function issueClientCert(
+  ca: CertificateAuthority,
+  opts: ClientCertOptions = {},
+): Promise<IssuedCertificate> {
   const keys = await generateKeys();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
@@ -121,10 +147,7 @@ export async function issueClientCert(ca: CertificateAuthority, opts: ClientCert
     publicKey: keys.publicKey,
     signingKey: ca.privateKey,
     signingAlgorithm: SIGNING,
-    extensions: [
-      ...clientExtensions(opts),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
-    ],
+    extensions: [...clientExtensions(opts), await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey)],
   });
   const certPem = cert.toString('pem');
   return { cert, certPem, keyPem: await exportKeyPem(keys.privateKey), chainPem: `${certPem}\n${ca.chainPem}`.trim() };

@@ -35,7 +35,8 @@ export interface TestPostgres {
   psql(sql: string): Promise<string>;
 }
 
-const INSTALL_HINT = 'PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in /usr/lib/postgresql/*/bin or the PATH: install them with `apt-get install postgresql-15`';
+const INSTALL_HINT =
+  'PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in /usr/lib/postgresql/*/bin or the PATH: install them with `apt-get install postgresql-15`';
 
 function findBinDir(): string {
   const root = '/usr/lib/postgresql';
@@ -105,7 +106,8 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-pg-'));
   const dataDir = path.join(dir, 'data');
   // initdb and postgres refuse to run as root: run them as the postgres user on a directory it owns.
-  const command = (file: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args]] : [path.join(bin, file), args]);
+  const command = (file: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args]] : [path.join(bin, file), args];
   if (asRoot) await run('chown', ['postgres:postgres', dir]);
 
   const exec = async (file: string, args: string[]): Promise<string> => {
@@ -124,8 +126,21 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
   const settings = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1,::1'", '-c max_connections=200'];
   if (opts.fast) settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
 
-  const start = (): Promise<string> => exec('pg_ctl', ['-D', dataDir, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', '-o', settings.join(' '), 'start']);
-  const pgStop = (mode: 'fast' | 'immediate'): Promise<string> => exec('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop']);
+  const start = (): Promise<string> =>
+    exec('pg_ctl', [
+      '-D',
+      dataDir,
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      settings.join(' '),
+      'start',
+    ]);
+  const pgStop = (mode: 'fast' | 'immediate'): Promise<string> =>
+    exec('pg_ctl', ['-D', dataDir, '-m', mode, '-w', 'stop']);
   let up = false;
 
   const pg: TestPostgres = {
@@ -150,13 +165,32 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
     },
     psql(sql) {
       return new Promise((resolve, reject) => {
-        const child = spawn(existsSync(path.join(bin, 'psql')) ? path.join(bin, 'psql') : 'psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'gatehouse', '-d', 'postgres', '-c', sql]);
+        const child = spawn(existsSync(path.join(bin, 'psql')) ? path.join(bin, 'psql') : 'psql', [
+          '-X',
+          '-q',
+          '-A',
+          '-t',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-U',
+          'gatehouse',
+          '-d',
+          'postgres',
+          '-c',
+          sql,
+        ]);
         let out = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.stderr.on('data', (d: Buffer) => (err += d.toString()));
         child.on('error', reject);
-        child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`psql failed: ${err.trim()}`))));
+        child.on('close', (code) =>
+          code === 0 ? resolve(out.trim()) : reject(new Error(`psql failed: ${err.trim()}`)),
+        );
       });
     },
   };

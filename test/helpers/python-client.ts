@@ -32,11 +32,21 @@ export async function runPython(kubeconfigPath: string, script: string, timeoutM
       });
       let stdout = '';
       let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+      });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+      });
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      child.on('error', (e) => { clearTimeout(timer); reject(e); });
-      child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
     });
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -20,10 +20,18 @@ export const USERS: Record<string, string[]> = {
 };
 export const tokenOf = (user: string): string => `${user.replace(/[^a-z0-9]/g, '-')}-token-0123456789`;
 
-export async function startRbacGatehouse(modes = 'RBAC', extraArgs: string[] = []): Promise<TestGatehouse & { tmp: string }> {
+export async function startRbacGatehouse(
+  modes = 'RBAC',
+  extraArgs: string[] = [],
+): Promise<TestGatehouse & { tmp: string }> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-rbac-'));
   const file = path.join(tmp, 'tokens.csv');
-  await writeFile(file, Object.entries(USERS).map(([user, groups]) => `${tokenOf(user)},${user},${user}-uid,"${groups.join(',')}"`).join('\n'));
+  await writeFile(
+    file,
+    Object.entries(USERS)
+      .map(([user, groups]) => `${tokenOf(user)},${user},${user}-uid,"${groups.join(',')}"`)
+      .join('\n'),
+  );
   const gh = await startTestGatehouse([`--authorization-mode=${modes}`, '--token-auth-file', file, ...extraArgs]);
   const closeServer = gh.close.bind(gh);
   return Object.assign(gh, {
@@ -35,14 +43,36 @@ export async function startRbacGatehouse(modes = 'RBAC', extraArgs: string[] = [
   });
 }
 
-export type Rule = { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
+export type Rule = {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+};
 
-export const roleBody = (name: string, rules: Rule[], kind: 'Role' | 'ClusterRole' = 'Role', labels?: Record<string, string>) => ({
-  apiVersion: `${RBAC}/v1`, kind, metadata: { name, ...(labels ? { labels } : {}) }, rules,
+export const roleBody = (
+  name: string,
+  rules: Rule[],
+  kind: 'Role' | 'ClusterRole' = 'Role',
+  labels?: Record<string, string>,
+) => ({
+  apiVersion: `${RBAC}/v1`,
+  kind,
+  metadata: { name, ...(labels ? { labels } : {}) },
+  rules,
 });
 
-export const bindingBody = (name: string, roleKind: 'Role' | 'ClusterRole', role: string, users: string[], kind: 'RoleBinding' | 'ClusterRoleBinding' = 'RoleBinding') => ({
-  apiVersion: `${RBAC}/v1`, kind, metadata: { name },
+export const bindingBody = (
+  name: string,
+  roleKind: 'Role' | 'ClusterRole',
+  role: string,
+  users: string[],
+  kind: 'RoleBinding' | 'ClusterRoleBinding' = 'RoleBinding',
+) => ({
+  apiVersion: `${RBAC}/v1`,
+  kind,
+  metadata: { name },
   roleRef: { apiGroup: RBAC, kind: roleKind, name: role },
   subjects: users.map((name) => ({ kind: 'User', name })),
 });

@@ -69,18 +69,46 @@ function installExitHook(): void {
   });
 }
 
-export function replicaRequest(url: string, ca: string, token: string, method: string, urlPath: string, opts: ReplicaRequestOptions = {}): Promise<GatehouseResponse> {
+export function replicaRequest(
+  url: string,
+  ca: string,
+  token: string,
+  method: string,
+  urlPath: string,
+  opts: ReplicaRequestOptions = {},
+): Promise<GatehouseResponse> {
   return httpsRequest(url, ca, method, urlPath, { ...opts, defaultToken: token });
 }
 
-async function startReplica(name: string, storageUrl: string, certDir: string, ca: string, extraArgs: string[]): Promise<Replica> {
+async function startReplica(
+  name: string,
+  storageUrl: string,
+  certDir: string,
+  ca: string,
+  extraArgs: string[],
+): Promise<Replica> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `gatehouse-replica-${name}-`));
   const args = [
-    '--import', 'tsx', path.join(REPO_ROOT, 'gateway/main.ts'),
-    '--data-dir', dataDir, '--cert-dir', certDir, '--secure-port', '0', '--bind-address', '127.0.0.1',
-    '--storage-backend', 'postgres', ...withTestControllers(extraArgs),
+    '--import',
+    'tsx',
+    path.join(REPO_ROOT, 'gateway/main.ts'),
+    '--data-dir',
+    dataDir,
+    '--cert-dir',
+    certDir,
+    '--secure-port',
+    '0',
+    '--bind-address',
+    '127.0.0.1',
+    '--storage-backend',
+    'postgres',
+    ...withTestControllers(extraArgs),
   ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [STORAGE_URL_ENV]: storageUrl } });
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, [STORAGE_URL_ENV]: storageUrl },
+  });
   children.add(child);
   installExitHook();
   const lines: string[] = [];
@@ -92,7 +120,10 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
   });
   const output = (): string => lines.join('\n');
   const remember = (chunk: Buffer): string[] => {
-    const fresh = chunk.toString('utf8').split('\n').filter((l) => l.trim());
+    const fresh = chunk
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim());
     lines.push(...fresh);
     if (lines.length > 60) lines.splice(0, lines.length - 60);
     return fresh;
@@ -112,7 +143,10 @@ async function startReplica(name: string, storageUrl: string, certDir: string, c
   let url: string;
   try {
     url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`replica ${name}: no start banner within ${START_TIMEOUT_MS / 1000} s:\n${output()}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`replica ${name}: no start banner within ${START_TIMEOUT_MS / 1000} s:\n${output()}`)),
+        START_TIMEOUT_MS,
+      );
       child.stdout.on('data', (chunk: Buffer) => {
         for (const line of remember(chunk)) {
           const match = BANNER.exec(line);
@@ -171,7 +205,8 @@ export async function waitReady(replica: Replica, deadlineMs: number): Promise<v
       last = (e as Error).message;
     }
     if (!replica.alive()) throw new Error(`replica ${replica.name} exited:\n${replica.output()}`);
-    if (Date.now() > deadline) throw new Error(`replica ${replica.name}: /readyz not 200 within ${deadlineMs} ms (last: ${last})`);
+    if (Date.now() > deadline)
+      throw new Error(`replica ${replica.name}: /readyz not 200 within ${deadlineMs} ms (last: ${last})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -16,7 +16,9 @@ import { makeCA, type CertificateAuthority } from './pki.js';
 export type WebhookBehaviour =
   | { status: Record<string, unknown>; apiVersion?: string }
   | { httpStatus: number; body?: string }
-  | 'garbage' | 'hang' | 'crash';
+  | 'garbage'
+  | 'hang'
+  | 'crash';
 
 export interface ReceivedReview {
   body: any;
@@ -36,13 +38,20 @@ export interface TestWebhook {
 type X509KeyPair = x509.X509CertificateCreateSelfSignedParams['keys'];
 
 async function servingCert(ca: CertificateAuthority): Promise<{ certPem: string; keyPem: string }> {
-  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as unknown as X509KeyPair;
+  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+    'verify',
+  ])) as unknown as X509KeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: '01' + Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex'),
-    subject: [{ CN: ['webhook'] }], issuer: ca.cert.subjectName,
-    notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000),
-    publicKey: keys.publicKey, signingKey: ca.privateKey, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+    subject: [{ CN: ['webhook'] }],
+    issuer: ca.cert.subjectName,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 86_400_000),
+    publicKey: keys.publicKey,
+    signingKey: ca.privateKey,
+    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
@@ -63,7 +72,10 @@ export interface TestWebhookOptions {
   client?: { certPem: string; keyPem: string };
 }
 
-export async function startTestWebhook(behave: TestWebhook['behave'], opts: TestWebhookOptions = {}): Promise<TestWebhook> {
+export async function startTestWebhook(
+  behave: TestWebhook['behave'],
+  opts: TestWebhookOptions = {},
+): Promise<TestWebhook> {
   const ca = await (sharedCa ??= makeCA('webhook-test-ca'));
   const { certPem, keyPem } = await servingCert(ca);
   const received: ReceivedReview[] = [];
@@ -93,7 +105,13 @@ export async function startTestWebhook(behave: TestWebhook['behave'], opts: Test
         return void res.end(behaviour.body ?? '{}');
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: behaviour.apiVersion ?? body?.apiVersion, kind: 'SubjectAccessReview', status: behaviour.status }));
+      res.end(
+        JSON.stringify({
+          apiVersion: behaviour.apiVersion ?? body?.apiVersion,
+          kind: 'SubjectAccessReview',
+          status: behaviour.status,
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -103,17 +121,33 @@ export async function startTestWebhook(behave: TestWebhook['behave'], opts: Test
   const b64 = (pem: string) => Buffer.from(pem).toString('base64');
   const userLines = [
     ...(opts.token ? [`    token: ${opts.token}`] : []),
-    ...(opts.client ? [`    client-certificate-data: ${b64(opts.client.certPem)}`, `    client-key-data: ${b64(opts.client.keyPem)}`] : []),
+    ...(opts.client
+      ? [`    client-certificate-data: ${b64(opts.client.certPem)}`, `    client-key-data: ${b64(opts.client.keyPem)}`]
+      : []),
   ];
   const user = userLines.length > 0 ? `\n${userLines.join('\n')}` : ' {}';
-  await writeFile(hook.kubeconfigPath, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: webhook', '  cluster:', `    server: ${hook.url}`,
-    `    certificate-authority-data: ${Buffer.from(ca.certPem).toString('base64')}`,
-    'users:', '- name: gatehouse', `  user:${user}`,
-    'contexts:', '- name: webhook', '  context:', '    cluster: webhook', '    user: gatehouse',
-    'current-context: webhook', '',
-  ].join('\n'));
+  await writeFile(
+    hook.kubeconfigPath,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: webhook',
+      '  cluster:',
+      `    server: ${hook.url}`,
+      `    certificate-authority-data: ${Buffer.from(ca.certPem).toString('base64')}`,
+      'users:',
+      '- name: gatehouse',
+      `  user:${user}`,
+      'contexts:',
+      '- name: webhook',
+      '  context:',
+      '    cluster: webhook',
+      '    user: gatehouse',
+      'current-context: webhook',
+      '',
+    ].join('\n'),
+  );
   hook.close = async () => {
     for (const res of hanging) res.destroy();
     server.closeAllConnections();
@@ -124,14 +158,21 @@ export async function startTestWebhook(behave: TestWebhook['behave'], opts: Test
 }
 
 /** One authorizers[] entry of an AuthorizationConfiguration for this webhook. */
-export function webhookEntry(name: string, hook: TestWebhook, webhook: Record<string, unknown> = {}): Record<string, unknown> {
+export function webhookEntry(
+  name: string,
+  hook: TestWebhook,
+  webhook: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
-    type: 'Webhook', name,
+    type: 'Webhook',
+    name,
     webhook: {
-      timeout: '3s', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1', failurePolicy: 'NoOpinion',
+      timeout: '3s',
+      subjectAccessReviewVersion: 'v1',
+      matchConditionSubjectAccessReviewVersion: 'v1',
+      failurePolicy: 'NoOpinion',
       connectionInfo: { type: 'PlatformConfigFile', platformConfigFile: hook.kubeconfigPath },
       ...webhook,
     },
   };
 }
-

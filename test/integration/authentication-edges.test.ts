@@ -14,7 +14,13 @@ const ALICE = 'alice-static-token-0123456789';
 function expectUnauthorized(res: GatehouseResponse): void {
   expect(res.status, res.body).to.equal(401);
   expect(res.json()).to.deep.equal({
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'Unauthorized',
+    reason: 'Unauthorized',
+    code: 401,
   });
 }
 
@@ -48,12 +54,22 @@ describe('authentication edges', function () {
 
   describe('anonymous and system:authenticated', () => {
     it('a request without credentials is system:anonymous in system:unauthenticated only', async () => {
-      expect(await identity(await review(gh))).to.deep.equal({ username: 'system:anonymous', groups: ['system:unauthenticated'] });
+      expect(await identity(await review(gh))).to.deep.equal({
+        username: 'system:anonymous',
+        groups: ['system:unauthenticated'],
+      });
     });
 
     it('every authenticated user is in system:authenticated, once', async () => {
-      expect(await identity(await review(gh, {}, ALICE))).to.deep.equal({ username: 'alice', uid: 'alice-uid', groups: ['staff', 'system:authenticated'] });
-      expect((await identity(await review(gh, {}, gh.adminToken))).groups).to.deep.equal(['system:masters', 'system:authenticated']);
+      expect(await identity(await review(gh, {}, ALICE))).to.deep.equal({
+        username: 'alice',
+        uid: 'alice-uid',
+        groups: ['staff', 'system:authenticated'],
+      });
+      expect((await identity(await review(gh, {}, gh.adminToken))).groups).to.deep.equal([
+        'system:masters',
+        'system:authenticated',
+      ]);
     });
 
     it('with --anonymous-auth=false a request without credentials is a 401', async () => {
@@ -78,25 +94,41 @@ describe('authentication edges', function () {
       const basic = `Basic ${Buffer.from('alice:secret').toString('base64')}`;
       expect((await identity(await review(gh, { authorization: basic }))).username).to.equal('system:anonymous');
       expectUnauthorized(await review(closed, { authorization: basic }));
-      expect((await identity(await review(gh, { authorization: 'Negotiate abc' }))).username).to.equal('system:anonymous');
+      expect((await identity(await review(gh, { authorization: 'Negotiate abc' }))).username).to.equal(
+        'system:anonymous',
+      );
     });
   });
 
   describe('refused credentials stay secret', () => {
-    const SECRETS = ['gatehouse-secret-never-log-7f3a9c', 'abcdef.0123456789abcdef', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln'];
+    const SECRETS = [
+      'gatehouse-secret-never-log-7f3a9c',
+      'abcdef.0123456789abcdef',
+      'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln',
+    ];
 
     it('appear neither in the 401 body nor in anything logged, while the failure itself is logged', async () => {
       const before = gh.logs.length;
       for (const secret of SECRETS) {
-        for (const urlPath of [SSR, '/api/v1/namespaces', '/apis/apps/v1/namespaces/default/deployments/x', '/version']) {
-          const res = await gh.request(urlPath === SSR ? 'POST' : 'GET', urlPath, { token: secret, body: urlPath === SSR ? SSR_BODY : undefined });
+        for (const urlPath of [
+          SSR,
+          '/api/v1/namespaces',
+          '/apis/apps/v1/namespaces/default/deployments/x',
+          '/version',
+        ]) {
+          const res = await gh.request(urlPath === SSR ? 'POST' : 'GET', urlPath, {
+            token: secret,
+            body: urlPath === SSR ? SSR_BODY : undefined,
+          });
           expectUnauthorized(res);
           expect(res.body).to.not.contain(secret);
           expect(JSON.stringify(res.headers)).to.not.contain(secret);
         }
       }
       const logged = gh.logs.slice(before);
-      expect(messagesOf(logged).filter((m) => m === 'Unable to authenticate the request')).to.have.length(SECRETS.length * 4);
+      expect(messagesOf(logged).filter((m) => m === 'Unable to authenticate the request')).to.have.length(
+        SECRETS.length * 4,
+      );
       for (const secret of SECRETS) {
         for (const line of logged) expect(line).to.not.contain(secret);
         // Not even a recognisable half of it (a bootstrap token's secret part).

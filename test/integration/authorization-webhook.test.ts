@@ -10,21 +10,49 @@ import type { Attributes, Authorizer, RuleResolver } from '../../policies/author
 import { startAuthorization } from '../../policies/build-authorizer.js';
 import type { AuthorizationChain } from '../../policies/config/authorization-chain.js';
 import { createAuthorizationMetrics, type AuthorizationMetrics } from '../../policies/metrics.js';
-import { startTestWebhook, webhookEntry, type TestWebhook, type TestWebhookOptions, type WebhookBehaviour } from '../helpers/webhook-server.js';
+import {
+  startTestWebhook,
+  webhookEntry,
+  type TestWebhook,
+  type TestWebhookOptions,
+  type WebhookBehaviour,
+} from '../helpers/webhook-server.js';
 import { issueClientCert, makeCA } from '../helpers/pki.js';
 
-const ALICE = { name: 'alice', uid: 'alice-uid', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
+const ALICE = {
+  name: 'alice',
+  uid: 'alice-uid',
+  groups: ['dev', 'system:authenticated'],
+  extra: { scopes: ['a', 'b'] },
+};
 
 function podAttrs(overrides: Partial<Attributes> = {}): Attributes {
   return {
-    user: ALICE, verb: 'get', isResourceRequest: true, path: '/api/v1/namespaces/team/pods/web', apiGroup: '',
-    apiVersion: 'v1', resource: 'pods', subresource: '', namespace: 'team', name: 'web', ...overrides,
+    user: ALICE,
+    verb: 'get',
+    isResourceRequest: true,
+    path: '/api/v1/namespaces/team/pods/web',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: 'pods',
+    subresource: '',
+    namespace: 'team',
+    name: 'web',
+    ...overrides,
   };
 }
 
 const healthzAttrs = (): Attributes => ({
-  user: ALICE, verb: 'get', isResourceRequest: false, path: '/healthz', apiGroup: '', apiVersion: '', resource: '',
-  subresource: '', namespace: '', name: '',
+  user: ALICE,
+  verb: 'get',
+  isResourceRequest: false,
+  path: '/healthz',
+  apiGroup: '',
+  apiVersion: '',
+  resource: '',
+  subresource: '',
+  namespace: '',
+  name: '',
 });
 
 /** Two attempts, a few milliseconds apart: retries are visible in the call counts without slowing the tests. */
@@ -66,8 +94,18 @@ describe('authorization webhook', function () {
   let configSeq = 0;
   const chain = async (authorizers: unknown[]): Promise<Authorizer & RuleResolver> => {
     const file = path.join(dir, `authz-${++configSeq}.yaml`);
-    await writeFile(file, JSON.stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthorizationConfiguration', authorizers }));
-    const c = startAuthorization({ configFile: file, modes: [] }, { metrics, log: (l) => logs.push(l), webhookRetryBackoff: RETRY });
+    await writeFile(
+      file,
+      JSON.stringify({
+        apiVersion: 'apiserver.config.platform.io/v1',
+        kind: 'AuthorizationConfiguration',
+        authorizers,
+      }),
+    );
+    const c = startAuthorization(
+      { configFile: file, modes: [] },
+      { metrics, log: (l) => logs.push(l), webhookRetryBackoff: RETRY },
+    );
     chains.push(c);
     return c.authorizer;
   };
@@ -82,9 +120,13 @@ describe('authorization webhook', function () {
       expect(h.received).to.have.length(1);
       expect(h.received[0].headers.authorization).to.equal('Bearer webhook-secret-token');
       expect(h.received[0].body).to.deep.equal({
-        apiVersion: 'authorization.platform.io/v1', kind: 'SubjectAccessReview',
+        apiVersion: 'authorization.platform.io/v1',
+        kind: 'SubjectAccessReview',
         spec: {
-          user: 'alice', uid: 'alice-uid', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] },
+          user: 'alice',
+          uid: 'alice-uid',
+          groups: ['dev', 'system:authenticated'],
+          extra: { scopes: ['a', 'b'] },
           resourceAttributes: { namespace: 'team', verb: 'get', version: 'v1', resource: 'pods', name: 'web' },
         },
       });
@@ -99,7 +141,9 @@ describe('authorization webhook', function () {
       // Without the certificate the handshake fails: a connection error, retried, then the failure policy.
       const bare = await hook(() => ALLOW, { clientCa });
       const refused = await chain([webhookEntry('bare', bare, { failurePolicy: 'Deny' })]);
-      expect((await refused.authorize(podAttrs())).evaluationError).to.equal('authorization webhook "bare" failed (error)');
+      expect((await refused.authorize(podAttrs())).evaluationError).to.equal(
+        'authorization webhook "bare" failed (error)',
+      );
       expect(bare.received).to.have.length(0);
     });
 
@@ -189,13 +233,24 @@ describe('authorization webhook', function () {
       { what: 'an answer that is not JSON', behaviour: 'garbage', kind: 'malformed', attempts: 1 },
       { what: 'an HTTP 500', behaviour: { httpStatus: 500, body: 'oops' }, kind: 'error', attempts: 2 },
       { what: 'an HTTP 400', behaviour: { httpStatus: 400 }, kind: 'error', attempts: 1 },
-      { what: 'a status that is not a SubjectAccessReview status', behaviour: { status: { allowed: 'yes' } }, kind: 'malformed', attempts: 1 },
+      {
+        what: 'a status that is not a SubjectAccessReview status',
+        behaviour: { status: { allowed: 'yes' } },
+        kind: 'malformed',
+        attempts: 1,
+      },
     ];
     for (const { what, behaviour, kind, attempts } of cases) {
       it(`${what}: NoOpinion continues, Deny denies`, async () => {
         const h = await hook(() => behaviour);
-        const lenient = await chain([webhookEntry('lenient', h, { timeout: '300ms' }), { type: 'AlwaysAllow', name: 'allow' }]);
-        const strict = await chain([webhookEntry('strict', h, { timeout: '300ms', failurePolicy: 'Deny' }), { type: 'AlwaysAllow', name: 'allow' }]);
+        const lenient = await chain([
+          webhookEntry('lenient', h, { timeout: '300ms' }),
+          { type: 'AlwaysAllow', name: 'allow' },
+        ]);
+        const strict = await chain([
+          webhookEntry('strict', h, { timeout: '300ms', failurePolicy: 'Deny' }),
+          { type: 'AlwaysAllow', name: 'allow' },
+        ]);
         const passed = await lenient.authorize(podAttrs());
         expect(passed.decision).to.equal('Allow');
         const denied = await strict.authorize(podAttrs());
@@ -203,7 +258,9 @@ describe('authorization webhook', function () {
         expect(denied.evaluationError).to.equal(`authorization webhook "strict" failed (${kind})`);
         expect(h.received).to.have.length(2 * attempts);
         const text = await metricsText();
-        expect(text).to.include(`apiserver_authorization_webhook_evaluations_fail_open_total{name="strict",result="${kind}"} 1`);
+        expect(text).to.include(
+          `apiserver_authorization_webhook_evaluations_fail_open_total{name="strict",result="${kind}"} 1`,
+        );
         expect(logs.join('\n')).to.include(`authorization webhook "strict" ${kind}`);
       });
     }
@@ -230,7 +287,9 @@ describe('authorization webhook', function () {
       });
       controller.abort();
       expect((await pending).decision).to.equal('NoOpinion');
-      expect(await metricsText()).to.include('apiserver_authorization_webhook_evaluations_total{name="hook",result="canceled"} 1');
+      expect(await metricsText()).to.include(
+        'apiserver_authorization_webhook_evaluations_total{name="hook",result="canceled"} 1',
+      );
     });
   });
 
@@ -251,22 +310,32 @@ describe('authorization webhook', function () {
       expect(h.received).to.have.length(0);
       expect((await authz.authorize(podAttrs())).decision).to.equal('Deny');
       expect(h.received).to.have.length(1);
-      expect(await metricsText()).to.include('apiserver_authorization_match_condition_exclusions_total{type="Webhook",name="hook"} 2');
+      expect(await metricsText()).to.include(
+        'apiserver_authorization_match_condition_exclusions_total{type="Webhook",name="hook"} 2',
+      );
     });
 
     it('applies the failure policy when a condition errors and none is false, without calling', async () => {
       const h = await hook(() => ALLOW);
       // A key the request's extra does not hold: an evaluation error (as upstream's typed request gives one).
       const failing = { matchConditions: [{ expression: "request.extra['tenant'][0] == 'blue'" }] };
-      const strict = await chain([webhookEntry('strict', h, { ...failing, failurePolicy: 'Deny' }), { type: 'AlwaysAllow', name: 'allow' }]);
+      const strict = await chain([
+        webhookEntry('strict', h, { ...failing, failurePolicy: 'Deny' }),
+        { type: 'AlwaysAllow', name: 'allow' },
+      ]);
       const lenient = await chain([webhookEntry('lenient', h, failing), { type: 'AlwaysAllow', name: 'allow' }]);
       expect((await strict.authorize(healthzAttrs())).decision).to.equal('Deny');
       expect((await lenient.authorize(healthzAttrs())).decision).to.equal('Allow');
       expect(h.received).to.have.length(0);
-      expect(await metricsText()).to.include('apiserver_authorization_match_condition_evaluation_errors_total{type="Webhook",name="strict"} 1');
+      expect(await metricsText()).to.include(
+        'apiserver_authorization_match_condition_evaluation_errors_total{type="Webhook",name="strict"} 1',
+      );
       // A false condition wins over an erroring one: the webhook is skipped, not failed.
       const skipped = await chain([
-        webhookEntry('skipped', h, { failurePolicy: 'Deny', matchConditions: [...failing.matchConditions, { expression: "request.user == 'nobody'" }] }),
+        webhookEntry('skipped', h, {
+          failurePolicy: 'Deny',
+          matchConditions: [...failing.matchConditions, { expression: "request.user == 'nobody'" }],
+        }),
         { type: 'AlwaysAllow', name: 'allow' },
       ]);
       expect((await skipped.authorize(healthzAttrs())).decision).to.equal('Allow');
@@ -277,11 +346,16 @@ describe('authorization webhook', function () {
     it('asks them in order, each with its own settings', async () => {
       const first = await hook(() => NO_OPINION);
       const second = await hook(() => ALLOW);
-      const authz = await chain([webhookEntry('first', first, { subjectAccessReviewVersion: 'v1beta1' }), webhookEntry('second', second)]);
+      const authz = await chain([
+        webhookEntry('first', first, { subjectAccessReviewVersion: 'v1beta1' }),
+        webhookEntry('second', second),
+      ]);
       expect(await authz.authorize(podAttrs())).to.deep.equal({ decision: 'Allow', reason: 'hook says yes' });
       expect(first.received[0].body.apiVersion).to.equal('authorization.platform.io/v1beta1');
       expect(second.received[0].body.apiVersion).to.equal('authorization.platform.io/v1');
-      expect(await metricsText()).to.include('apiserver_authorization_decisions_total{type="Webhook",name="second",decision="allowed"} 1');
+      expect(await metricsText()).to.include(
+        'apiserver_authorization_decisions_total{type="Webhook",name="second",decision="allowed"} 1',
+      );
     });
 
     it('does not ask the second once the first has decided', async () => {

@@ -21,8 +21,16 @@ const CLUSTER_INFO = `${CONFIGMAPS}/cluster-info`;
 type ClusterInfo = { metadata: { resourceVersion: string }; data: Record<string, string> };
 
 /** Opens a watch on cluster-info (current state first) and resolves with the first state that satisfies `want`. */
-async function clusterInfoWhen(gh: TestGatehouse, what: string, want: (cm: ClusterInfo) => boolean, timeoutMs = 10_000): Promise<ClusterInfo> {
-  const w = await openWatch(gh.url, `${CONFIGMAPS}?watch=1&fieldSelector=metadata.name%3Dcluster-info`, { ca: gh.ca, token: gh.adminToken });
+async function clusterInfoWhen(
+  gh: TestGatehouse,
+  what: string,
+  want: (cm: ClusterInfo) => boolean,
+  timeoutMs = 10_000,
+): Promise<ClusterInfo> {
+  const w = await openWatch(gh.url, `${CONFIGMAPS}?watch=1&fieldSelector=metadata.name%3Dcluster-info`, {
+    ca: gh.ca,
+    token: gh.adminToken,
+  });
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -52,7 +60,9 @@ async function verifyAsJoiningClient(gh: TestGatehouse, t: TestToken): Promise<s
   const [header, empty, signature] = detached.split('.');
   expect(empty).to.equal('');
   const payload = Buffer.from(data.clientconfig, 'utf8').toString('base64url');
-  const verified = await compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(t.token), { algorithms: ['HS256'] });
+  const verified = await compactVerify(`${header}.${payload}.${signature}`, new TextEncoder().encode(t.token), {
+    algorithms: ['HS256'],
+  });
   expect(decodeProtectedHeader(detached)).to.deep.equal({ alg: 'HS256', kid: t.id });
   expect(new TextDecoder().decode(verified.payload)).to.equal(data.clientconfig);
   return data.clientconfig;
@@ -115,7 +125,9 @@ describe('bootstrap token controllers', function () {
         expect(config).to.include({ apiVersion: 'v1', kind: 'Config' });
         expect(config.clusters).to.have.length(1);
         expect(config.clusters[0].cluster.server).to.equal(gh.url);
-        expect(Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString()).to.equal(gh.ca);
+        expect(Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64').toString()).to.equal(
+          gh.ca,
+        );
         const anonymous = await gh.request('GET', CLUSTER_INFO, { token: null });
         expect(anonymous.status, anonymous.body).to.equal(200);
       });
@@ -126,11 +138,17 @@ describe('bootstrap token controllers', function () {
         const rbac = '/apis/rbac.authorization.platform.io/v1/namespaces/platform-public';
         const role = await gh.request('GET', `${rbac}/roles/gatehouse:bootstrap-signer-clusterinfo`);
         expect(role.status, role.body).to.equal(200);
-        expect(role.json().rules).to.deep.equal([{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['get'] }]);
+        expect(role.json().rules).to.deep.equal([
+          { apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['get'] },
+        ]);
         const binding = await gh.request('GET', `${rbac}/rolebindings/gatehouse:bootstrap-signer-clusterinfo`);
         expect(binding.status, binding.body).to.equal(200);
         expect(binding.json()).to.deep.include({
-          roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'gatehouse:bootstrap-signer-clusterinfo' },
+          roleRef: {
+            apiGroup: 'rbac.authorization.platform.io',
+            kind: 'Role',
+            name: 'gatehouse:bootstrap-signer-clusterinfo',
+          },
           subjects: [{ apiGroup: 'rbac.authorization.platform.io', kind: 'User', name: 'system:anonymous' }],
         });
       });
@@ -153,7 +171,10 @@ describe('bootstrap token controllers', function () {
         await createTokenSecret(gh, t, { 'usage-bootstrap-signing': 'true' });
         const before = await clusterInfoWhen(gh, 'signed', (c) => `jws-clientconfig-${t.id}` in c.data);
         const changed: TestToken = { ...t, secret: 'z'.repeat(16), token: `${t.id}.${'z'.repeat(16)}` };
-        const res = await gh.request('PATCH', `${SECRETS}/bootstrap-token-${t.id}`, { body: { stringData: { 'token-secret': changed.secret } }, headers: MERGE });
+        const res = await gh.request('PATCH', `${SECRETS}/bootstrap-token-${t.id}`, {
+          body: { stringData: { 'token-secret': changed.secret } },
+          headers: MERGE,
+        });
         expect(res.status, res.body).to.equal(200);
         const key = `jws-clientconfig-${t.id}`;
         await clusterInfoWhen(gh, 're-signed', (c) => c.data[key] !== undefined && c.data[key] !== before.data[key]);
@@ -214,14 +235,21 @@ describe('bootstrap token controllers', function () {
         await verifyAsJoiningClient(first, t);
         // As if written by an earlier run on another port: the next start must replace it.
         firstConfig = 'apiVersion: v1\nkind: Config\nclusters: []\n';
-        const res = await first.request('PATCH', CLUSTER_INFO, { body: { data: { clientconfig: firstConfig } }, headers: MERGE });
+        const res = await first.request('PATCH', CLUSTER_INFO, {
+          body: { data: { clientconfig: firstConfig } },
+          headers: MERGE,
+        });
         expect(res.status, res.body).to.equal(200);
       } finally {
         await first.close();
       }
       const second = await startTestGatehouse(args, { dataDir });
       try {
-        await clusterInfoWhen(second, 'new URL', (c) => c.data.clientconfig?.includes(`server: ${second.url}\n`) ?? false);
+        await clusterInfoWhen(
+          second,
+          'new URL',
+          (c) => c.data.clientconfig?.includes(`server: ${second.url}\n`) ?? false,
+        );
         await clusterInfoWhen(second, 're-signed', (c) => c.data.clientconfig !== firstConfig && signedBy(c, t));
         const config = await verifyAsJoiningClient(second, t);
         expect(config).to.contain(`server: ${second.url}\n`);
@@ -245,9 +273,14 @@ describe('bootstrap token controllers', function () {
       await createTokenSecret(gh, t, { expiration: '2020-01-01T00:00:00Z', 'usage-bootstrap-signing': 'true' });
       // The namespace controller is on by default: a namespace deletion completing shows controllers did start.
       const ns = `probe-${t.id}`;
-      await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      await gh.request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      });
       await gh.request('DELETE', `/api/v1/namespaces/${ns}`);
-      await eventually('namespace gone', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}`)).status === 404);
+      await eventually(
+        'namespace gone',
+        async () => (await gh.request('GET', `/api/v1/namespaces/${ns}`)).status === 404,
+      );
       expect((await gh.request('GET', CLUSTER_INFO)).status).to.equal(404);
       expect((await gh.request('GET', `${SECRETS}/bootstrap-token-${t.id}`)).status).to.equal(200);
     });

@@ -27,7 +27,8 @@ describe('bootstrap token authentication', function () {
       const t = newToken();
       const future = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
       const created = await createTokenSecret(gh, t, {
-        'usage-bootstrap-authentication': 'true', expiration: future,
+        'usage-bootstrap-authentication': 'true',
+        expiration: future,
         'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
       });
       // Stored as base64 in data, as every Secret value.
@@ -36,34 +37,65 @@ describe('bootstrap token authentication', function () {
       expect(res.status, res.body).to.equal(201);
       const info = res.json().status.userInfo;
       expect(info.username).to.equal(`system:bootstrap:${t.id}`);
-      expect(info.groups).to.have.members(['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated']);
+      expect(info.groups).to.have.members([
+        'system:bootstrappers',
+        'system:bootstrappers:kubeadm:default-node-token',
+        'system:authenticated',
+      ]);
     });
 
     const invalid: [string, (t: TestToken) => Promise<string>][] = [
-      ['a wrong secret', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' });
-        return `${t.id}.${t.secret.split('').reverse().join('')}`;
-      }],
-      ['an expired token', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true', expiration: '2020-01-01T00:00:00Z' });
-        return t.token;
-      }],
-      ['usage-bootstrap-authentication not "true"', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'false', 'usage-bootstrap-signing': 'true' });
-        return t.token;
-      }],
-      ['an invalid extra group', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:ok,system:masters' });
-        return t.token;
-      }],
-      ['a Secret in another namespace', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' }, { namespace: 'default' });
-        return t.token;
-      }],
-      ['a Secret of another type', async (t) => {
-        await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' }, { type: 'Opaque' });
-        return t.token;
-      }],
+      [
+        'a wrong secret',
+        async (t) => {
+          await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' });
+          return `${t.id}.${t.secret.split('').reverse().join('')}`;
+        },
+      ],
+      [
+        'an expired token',
+        async (t) => {
+          await createTokenSecret(gh, t, {
+            'usage-bootstrap-authentication': 'true',
+            expiration: '2020-01-01T00:00:00Z',
+          });
+          return t.token;
+        },
+      ],
+      [
+        'usage-bootstrap-authentication not "true"',
+        async (t) => {
+          await createTokenSecret(gh, t, {
+            'usage-bootstrap-authentication': 'false',
+            'usage-bootstrap-signing': 'true',
+          });
+          return t.token;
+        },
+      ],
+      [
+        'an invalid extra group',
+        async (t) => {
+          await createTokenSecret(gh, t, {
+            'usage-bootstrap-authentication': 'true',
+            'auth-extra-groups': 'system:bootstrappers:ok,system:masters',
+          });
+          return t.token;
+        },
+      ],
+      [
+        'a Secret in another namespace',
+        async (t) => {
+          await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' }, { namespace: 'default' });
+          return t.token;
+        },
+      ],
+      [
+        'a Secret of another type',
+        async (t) => {
+          await createTokenSecret(gh, t, { 'usage-bootstrap-authentication': 'true' }, { type: 'Opaque' });
+          return t.token;
+        },
+      ],
       ['no Secret at all', async (t) => t.token],
     ];
     for (const [what, setup] of invalid) {
@@ -77,16 +109,29 @@ describe('bootstrap token authentication', function () {
       const t = newToken();
       const k = await createKubectl(gh.kubeconfigPath);
       try {
-        const manifest = await k.manifest('token.yaml', [
-          'apiVersion: v1', 'kind: Secret', 'type: bootstrap.platform.io/token',
-          `metadata: {name: bootstrap-token-${t.id}, namespace: platform-system}`,
-          'stringData:', `  token-id: "${t.id}"`, `  token-secret: "${t.secret}"`, '  usage-bootstrap-authentication: "true"',
-          '  auth-extra-groups: "system:bootstrappers:kubectl"', '',
-        ].join('\n'));
+        const manifest = await k.manifest(
+          'token.yaml',
+          [
+            'apiVersion: v1',
+            'kind: Secret',
+            'type: bootstrap.platform.io/token',
+            `metadata: {name: bootstrap-token-${t.id}, namespace: platform-system}`,
+            'stringData:',
+            `  token-id: "${t.id}"`,
+            `  token-secret: "${t.secret}"`,
+            '  usage-bootstrap-authentication: "true"',
+            '  auth-extra-groups: "system:bootstrappers:kubectl"',
+            '',
+          ].join('\n'),
+        );
         await k.ok(['create', '-f', manifest]);
         const r = JSON.parse(await k.ok(['auth', 'whoami', '--token', t.token, '-o', 'json']));
         expect(r.status.userInfo.username).to.equal(`system:bootstrap:${t.id}`);
-        expect(r.status.userInfo.groups).to.have.members(['system:bootstrappers', 'system:bootstrappers:kubectl', 'system:authenticated']);
+        expect(r.status.userInfo.groups).to.have.members([
+          'system:bootstrappers',
+          'system:bootstrappers:kubectl',
+          'system:authenticated',
+        ]);
         const refused = await k.run(['auth', 'whoami', '--token', `${t.id}.${'0'.repeat(16)}`]);
         expect(refused.code).to.not.equal(0);
         expect(refused.stderr).to.match(/Unauthorized/i);

@@ -12,7 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { httpsRequest, startTestGatehouse, type TestGatehouse, type GatehouseResponse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
-import { caBundle, issueClientCert, makeCA, selfSignedClientCert, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
+import {
+  caBundle,
+  issueClientCert,
+  makeCA,
+  selfSignedClientCert,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from '../helpers/pki.js';
 import { clientCertTlsOptions, createClientCertAuthenticator, parseCaBundle } from '../../gateway/authn/client-cert.js';
 import { createAuthenticatorUnion } from '../../gateway/authn/authenticator.js';
 
@@ -28,7 +35,9 @@ interface ClientRequest {
 
 /** A GET with a client certificate (and optionally a bearer token), on a fresh connection each time. */
 function get(url: string, ca: string, urlPath: string, opts: ClientRequest = {}): Promise<GatehouseResponse> {
-  const clientCert = opts.client ? { cert: opts.withChain ? opts.client.chainPem : opts.client.certPem, key: opts.client.keyPem } : undefined;
+  const clientCert = opts.client
+    ? { cert: opts.withChain ? opts.client.chainPem : opts.client.certPem, key: opts.client.keyPem }
+    : undefined;
   return httpsRequest(url, ca, 'GET', urlPath, { token: opts.token ?? null, clientCert });
 }
 
@@ -91,7 +100,8 @@ describe('client certificate authentication (--client-ca-file)', function () {
   function expectForbiddenFor(res: GatehouseResponse, user: string): void {
     expect(res.status, res.body).to.equal(403);
     expect(res.json().message).to.equal(
-      `namespaces is forbidden: User "${user}" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.`);
+      `namespaces is forbidden: User "${user}" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.`,
+    );
   }
 
   describe('a certificate signed by a CA of the bundle', () => {
@@ -141,14 +151,20 @@ describe('client certificate authentication (--client-ca-file)', function () {
 
     it('expired', async () => {
       const expired = await issueClientCert(caA, {
-        cn: 'old', orgs: ['system:masters'], notBefore: new Date(Date.now() - 10 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS),
+        cn: 'old',
+        orgs: ['system:masters'],
+        notBefore: new Date(Date.now() - 10 * DAY_MS),
+        notAfter: new Date(Date.now() - DAY_MS),
       });
       expectUnauthorized(await list({ client: expired }));
     });
 
     it('not yet valid', async () => {
       const early = await issueClientCert(caA, {
-        cn: 'early', orgs: ['system:masters'], notBefore: new Date(Date.now() + DAY_MS), notAfter: new Date(Date.now() + 10 * DAY_MS),
+        cn: 'early',
+        orgs: ['system:masters'],
+        notBefore: new Date(Date.now() + DAY_MS),
+        notAfter: new Date(Date.now() + 10 * DAY_MS),
       });
       expectUnauthorized(await list({ client: early }));
     });
@@ -159,7 +175,11 @@ describe('client certificate authentication (--client-ca-file)', function () {
     });
 
     it('not allowed for client authentication (server-auth usage only)', async () => {
-      const server = await issueClientCert(caA, { cn: 'server', orgs: ['system:masters'], extendedKeyUsages: [SERVER_AUTH] });
+      const server = await issueClientCert(caA, {
+        cn: 'server',
+        orgs: ['system:masters'],
+        extendedKeyUsages: [SERVER_AUTH],
+      });
       expectUnauthorized(await list({ client: server }));
     });
 
@@ -229,12 +249,18 @@ interface IdentityServer {
 /** Answers each request with the identity the union found (JSON), or 401 and the refusal reason. */
 async function startIdentityServer(serving: IssuedCertificate, bundlePem: string): Promise<IdentityServer> {
   const union = createAuthenticatorUnion([createClientCertAuthenticator()]);
-  const server = https.createServer({ cert: serving.certPem, key: serving.keyPem, ...clientCertTlsOptions(parseCaBundle(bundlePem)) }, (req, res) => {
-    union.authenticate(req).then(
-      (result) => res.end(JSON.stringify(result?.user ?? null)),
-      (e: Error) => { res.statusCode = 401; res.end(JSON.stringify({ error: e.message })); },
-    );
-  });
+  const server = https.createServer(
+    { cert: serving.certPem, key: serving.keyPem, ...clientCertTlsOptions(parseCaBundle(bundlePem)) },
+    (req, res) => {
+      union.authenticate(req).then(
+        (result) => res.end(JSON.stringify(result?.user ?? null)),
+        (e: Error) => {
+          res.statusCode = 401;
+          res.end(JSON.stringify({ error: e.message }));
+        },
+      );
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -264,19 +290,31 @@ describe('client certificate identity over TLS (test server with the same TLS op
   after(() => Promise.all(servers.map((s) => s.close())));
 
   // The serving certificate names localhost only; the identity is what is under test, not the server's name.
-  const whoami = (server: IdentityServer, client?: IssuedCertificate) => new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const tls = client ? { cert: client.certPem, key: client.keyPem } : {};
-    https.get(`${server.url}/`, { ca: servingCa.certPem, checkServerIdentity: () => undefined, agent: false, ...tls }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
-    }).on('error', reject);
-  });
+  const whoami = (server: IdentityServer, client?: IssuedCertificate) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const tls = client ? { cert: client.certPem, key: client.keyPem } : {};
+      https
+        .get(
+          `${server.url}/`,
+          { ca: servingCa.certPem, checkServerIdentity: () => undefined, agent: false, ...tls },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => {
+              body += d;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
+          },
+        )
+        .on('error', reject);
+    });
 
   it('is CN as user, every O as a group in order, plus system:authenticated', async () => {
     const r = await whoami(rooted, await issueClientCert(ca, { cn: 'alice', orgs: ['dev', 'ops', 'system:masters'] }));
-    expect(r).to.deep.equal({ status: 200, body: { name: 'alice', groups: ['dev', 'ops', 'system:masters', 'system:authenticated'] } });
+    expect(r).to.deep.equal({
+      status: 200,
+      body: { name: 'alice', groups: ['dev', 'ops', 'system:masters', 'system:authenticated'] },
+    });
   });
 
   it('is no identity without a certificate', async () => {
@@ -286,8 +324,14 @@ describe('client certificate identity over TLS (test server with the same TLS op
   it('names the reason of a refused certificate for the log', async () => {
     const r = await whoami(rooted, await issueClientCert(await makeCA('other'), { cn: 'x' }));
     expect(r.status).to.equal(401);
-    expect(r.body.error).to.match(/^verifying certificate SN=\d+, subject="CN=x" failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE$/);
-    const expired = await issueClientCert(ca, { cn: 'y', notBefore: new Date(Date.now() - 2 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS) });
+    expect(r.body.error).to.match(
+      /^verifying certificate SN=\d+, subject="CN=x" failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE$/,
+    );
+    const expired = await issueClientCert(ca, {
+      cn: 'y',
+      notBefore: new Date(Date.now() - 2 * DAY_MS),
+      notAfter: new Date(Date.now() - DAY_MS),
+    });
     expect((await whoami(rooted, expired)).body.error).to.match(/failed: CERT_HAS_EXPIRED$/);
   });
 

@@ -19,10 +19,13 @@ function addressOf(gh: TestGatehouse): { host: string; port: number } {
 
 function tlsConnect(gh: TestGatehouse, protocol: 'http/1.1' | 'h2'): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ ...addressOf(gh), ca: gh.ca, servername: 'localhost', ALPNProtocols: [protocol] }, () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
+    const socket = tls.connect(
+      { ...addressOf(gh), ca: gh.ca, servername: 'localhost', ALPNProtocols: [protocol] },
+      () => {
+        socket.off('error', reject);
+        resolve(socket);
+      },
+    );
     socket.once('error', reject);
   });
 }
@@ -33,7 +36,9 @@ function closedAfter(socket: net.Socket, since: number): Promise<{ ms: number; r
   socket.on('data', (c: Buffer) => chunks.push(c));
   socket.on('error', () => {});
   return new Promise((resolve) => {
-    socket.once('close', () => resolve({ ms: performance.now() - since, received: Buffer.concat(chunks).toString('latin1') }));
+    socket.once('close', () =>
+      resolve({ ms: performance.now() - since, received: Buffer.concat(chunks).toString('latin1') }),
+    );
   });
 }
 
@@ -103,7 +108,9 @@ describe('connection limits on the secure port', function () {
       const socket = await tlsConnect(gh, 'http/1.1');
       const closed = closedAfter(socket, performance.now());
       socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-      const first = await new Promise<string>((resolve) => socket.once('data', (c: Buffer) => resolve(c.toString('latin1'))));
+      const first = await new Promise<string>((resolve) =>
+        socket.once('data', (c: Buffer) => resolve(c.toString('latin1'))),
+      );
       expect(first).to.match(/^HTTP\/1\.1 200/);
       // Idle for twice the header timeout (the keep-alive idle timeout is 90 s): still open, and serving.
       const idle = new Promise<string>((resolve) => setTimeout(() => resolve('open'), HEADER_TIMEOUT_MS * 2));
@@ -116,12 +123,13 @@ describe('connection limits on the secure port', function () {
       const session = http2.connect(gh.url, { ca: gh.ca });
       session.on('error', () => {});
       const closed = new Promise<string>((resolve) => session.once('close', () => resolve('closed')));
-      const healthz = (): Promise<number> => new Promise((resolve, reject) => {
-        const stream = session.request({ ':path': '/healthz' });
-        stream.once('response', (h) => resolve(Number(h[':status'])));
-        stream.once('error', reject);
-        stream.resume();
-      });
+      const healthz = (): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const stream = session.request({ ':path': '/healthz' });
+          stream.once('response', (h) => resolve(Number(h[':status'])));
+          stream.once('error', reject);
+          stream.resume();
+        });
       expect(await healthz()).to.equal(200);
       const idle = new Promise<string>((resolve) => setTimeout(() => resolve('open'), HEADER_TIMEOUT_MS * 2));
       expect(await Promise.race([idle, closed])).to.equal('open');
@@ -147,18 +155,27 @@ describe('connection limits on the secure port', function () {
       const held = await Promise.all([0, 1, 2].map(() => tlsConnect(gh, 'http/1.1')));
       // Past the cap, the server closes the TCP connection before any TLS: the handshake fails.
       for (let i = 0; i < 3; i++) {
-        const refused = await tlsConnect(gh, 'http/1.1').then((s) => { s.destroy(); return false; }, () => true);
+        const refused = await tlsConnect(gh, 'http/1.1').then(
+          (s) => {
+            s.destroy();
+            return false;
+          },
+          () => true,
+        );
         expect(refused, `connection ${4 + i} was refused`).to.equal(true);
       }
       const lines = messagesOf(gh.logs).filter((line) => line.includes('--max-connections'));
-      expect(lines).to.deep.equal(['refusing new connections: 3 are open, the limit set by --max-connections (further refusals are summed up once a minute)']);
+      expect(lines).to.deep.equal([
+        'refusing new connections: 3 are open, the limit set by --max-connections (further refusals are summed up once a minute)',
+      ]);
 
       // One client leaves; once the server has seen it go, a new client is served.
       const gone = new Promise<void>((resolve) => held[0].once('close', resolve));
       held[0].end();
       await gone;
       let status = 0;
-      for (let attempt = 0; attempt < 50 && status === 0; attempt++) status = await http1Status(gh, '/healthz').catch(() => 0);
+      for (let attempt = 0; attempt < 50 && status === 0; attempt++)
+        status = await http1Status(gh, '/healthz').catch(() => 0);
       expect(status).to.equal(200);
       for (const socket of held) socket.destroy();
     });
@@ -175,7 +192,11 @@ describe('connection limits on the secure port', function () {
       const session = http2.connect(gh.url, { ca: gh.ca });
       session.on('error', () => {});
       await new Promise((resolve) => session.once('remoteSettings', resolve));
-      const codes = [http2.constants.NGHTTP2_REFUSED_STREAM, http2.constants.NGHTTP2_CANCEL, http2.constants.NGHTTP2_INTERNAL_ERROR];
+      const codes = [
+        http2.constants.NGHTTP2_REFUSED_STREAM,
+        http2.constants.NGHTTP2_CANCEL,
+        http2.constants.NGHTTP2_INTERNAL_ERROR,
+      ];
       const healthz = async (): Promise<void> => {
         const stream = session.request({ ':path': '/healthz' });
         stream.resume();
@@ -183,7 +204,15 @@ describe('connection limits on the secure port', function () {
       };
       // Requests whose bodies are under way when the client gives up on them.
       const streams = Array.from({ length: 60 }, () => {
-        const stream = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+        const stream = session.request(
+          {
+            ':method': 'POST',
+            ':path': '/api/v1/namespaces',
+            authorization: `Bearer ${gh.adminToken}`,
+            'content-type': 'application/json',
+          },
+          { endStream: false },
+        );
         stream.on('error', () => {});
         stream.write('{"apiVersion":"v1",');
         return stream;
@@ -193,20 +222,32 @@ describe('connection limits on the secure port', function () {
       // Nor does any of it reach the console, bypassing the server's log.
       const printed: unknown[][] = [];
       const consoleError = console.error;
-      console.error = (...args: unknown[]) => { printed.push(args); };
+      console.error = (...args: unknown[]) => {
+        printed.push(args);
+      };
       try {
-        await Promise.all(streams.map((stream, i) => {
-          const closed = new Promise<void>((resolve) => stream.once('close', resolve));
-          stream.close(codes[i % codes.length]);
-          return closed;
-        }));
+        await Promise.all(
+          streams.map((stream, i) => {
+            const closed = new Promise<void>((resolve) => stream.once('close', resolve));
+            stream.close(codes[i % codes.length]);
+            return closed;
+          }),
+        );
         // And once another is answered, it has seen their resets.
         await healthz();
         // A client that drops its whole connection with bodies under way ends them all at once.
         const dropped = http2.connect(gh.url, { ca: gh.ca });
         dropped.on('error', () => {});
         for (let i = 0; i < 20; i++) {
-          const stream = dropped.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+          const stream = dropped.request(
+            {
+              ':method': 'POST',
+              ':path': '/api/v1/namespaces',
+              authorization: `Bearer ${gh.adminToken}`,
+              'content-type': 'application/json',
+            },
+            { endStream: false },
+          );
           stream.on('error', () => {});
           stream.write('{"apiVersion":"v1",');
         }
@@ -223,7 +264,10 @@ describe('connection limits on the secure port', function () {
       expect(printed, 'printed to the console').to.deep.equal([]);
       session.close();
 
-      expect(gh.logs.filter((line) => /\n\s+at /.test(line)), 'stack traces').to.deep.equal([]);
+      expect(
+        gh.logs.filter((line) => /\n\s+at /.test(line)),
+        'stack traces',
+      ).to.deep.equal([]);
       expect(messagesOf(gh.logs).filter((line) => /stream/i.test(line))).to.deep.equal([
         'a client reset its stream or closed its connection before its answer was sent (such endings are counted and summed up once a minute)',
       ]);
@@ -246,21 +290,33 @@ describe('connection limits on the secure port', function () {
         await new Promise<void>((resolve) => stream.once('close', resolve));
       };
       const streams = Array.from({ length: 5 }, () => {
-        const stream = session.request({ ':method': 'POST', ':path': '/api/v1/namespaces', authorization: `Bearer ${gh.adminToken}`, 'content-type': 'application/json' }, { endStream: false });
+        const stream = session.request(
+          {
+            ':method': 'POST',
+            ':path': '/api/v1/namespaces',
+            authorization: `Bearer ${gh.adminToken}`,
+            'content-type': 'application/json',
+          },
+          { endStream: false },
+        );
         stream.on('error', () => {});
         stream.write('{"apiVersion":"v1",');
         return stream;
       });
       await healthz();
-      await Promise.all(streams.map((stream) => {
-        const closed = new Promise<void>((resolve) => stream.once('close', resolve));
-        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
-        return closed;
-      }));
+      await Promise.all(
+        streams.map((stream) => {
+          const closed = new Promise<void>((resolve) => stream.once('close', resolve));
+          stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+          return closed;
+        }),
+      );
       // Frames are handled in order: once a later request is answered, the server has seen the resets.
       await healthz();
       session.close();
-      const endings = gh.logs.map(parseEntry).filter((entry) => entry?.message === 'the client ended its request before the answer was sent');
+      const endings = gh.logs
+        .map(parseEntry)
+        .filter((entry) => entry?.message === 'the client ended its request before the answer was sent');
       expect(endings).to.have.length(5);
       expect(endings.every((entry) => entry?.severity === 'I')).to.equal(true);
       expect(messagesOf(gh.logs).filter((message) => /summed up once a minute/.test(message))).to.have.length(1);

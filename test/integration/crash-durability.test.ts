@@ -21,12 +21,18 @@ interface Acknowledged {
 
 /** Starts `bin/gatehouse.js` on `dataDir` and resolves with its URL once it serves. */
 function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/gatehouse.js'), '--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'bin/gatehouse.js'), '--data-dir', dataDir, '--secure-port', '0', '--bind-address', '127.0.0.1'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the gateway exited with ${code} before serving: ${stderr}`)));
     child.stdout.on('data', (d) => {
@@ -45,7 +51,9 @@ describe('kill -9 durability of the embedded store', function () {
   let dataDir: string;
   let child: ChildProcess | undefined;
 
-  beforeEach(async () => { dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-crash-')); });
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-crash-'));
+  });
   afterEach(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
@@ -55,7 +63,8 @@ describe('kill -9 durability of the embedded store', function () {
     const started = await startChild(dataDir);
     child = started.child;
     const kubeconfig = yaml.load(await readFile(path.join(dataDir, 'admin.kubeconfig'), 'utf8')) as {
-      clusters: Array<{ cluster: { 'certificate-authority-data': string } }>; users: Array<{ user: { token: string } }>;
+      clusters: Array<{ cluster: { 'certificate-authority-data': string } }>;
+      users: Array<{ user: { token: string } }>;
     };
     const ca = Buffer.from(kubeconfig.clusters[0].cluster['certificate-authority-data'], 'base64').toString('utf8');
     const token = kubeconfig.users[0].user.token;
@@ -64,26 +73,37 @@ describe('kill -9 durability of the embedded store', function () {
     // The kill lands after a random number of acknowledgements, while every writer still has a create in flight.
     const killAfter = 150 + Math.floor(Math.random() * 300);
     const acknowledged = new Map<string, Acknowledged>();
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child!.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child!.once('exit', (_code, signal) => resolve(signal)),
+    );
     let killed = false;
-    await Promise.all(Array.from({ length: WRITERS }, async (_, writer) => {
-      for (let seq = 0; !killed; seq++) {
-        const name = `w${writer}-${seq}`;
-        const data = { writer: String(writer), seq: String(seq), payload: `${name}:`.repeat(50 + ((seq * 37) % 400)) };
-        let res;
-        try {
-          res = await httpsRequest(started.url, ca, 'POST', path_, { token, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data } });
-        } catch {
-          return; // the connection died with the process: never acknowledged
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, writer) => {
+        for (let seq = 0; !killed; seq++) {
+          const name = `w${writer}-${seq}`;
+          const data = {
+            writer: String(writer),
+            seq: String(seq),
+            payload: `${name}:`.repeat(50 + ((seq * 37) % 400)),
+          };
+          let res;
+          try {
+            res = await httpsRequest(started.url, ca, 'POST', path_, {
+              token,
+              body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data },
+            });
+          } catch {
+            return; // the connection died with the process: never acknowledged
+          }
+          expect(res.status, res.body).to.equal(201);
+          acknowledged.set(name, { resourceVersion: res.json().metadata.resourceVersion, data });
+          if (acknowledged.size >= killAfter && !killed) {
+            killed = true;
+            child!.kill('SIGKILL');
+          }
         }
-        expect(res.status, res.body).to.equal(201);
-        acknowledged.set(name, { resourceVersion: res.json().metadata.resourceVersion, data });
-        if (acknowledged.size >= killAfter && !killed) {
-          killed = true;
-          child!.kill('SIGKILL');
-        }
-      }
-    }));
+      }),
+    );
     expect(await exited).to.equal('SIGKILL');
     expect(acknowledged.size).to.be.at.least(killAfter);
 
@@ -91,9 +111,10 @@ describe('kill -9 durability of the embedded store', function () {
     try {
       const list = await restarted.request('GET', path_);
       expect(list.status).to.equal(200);
-      const stored = new Map<string, { metadata: { name: string; resourceVersion: string }; data: Record<string, string> }>(
-        list.json().items.map((item: { metadata: { name: string } }) => [item.metadata.name, item]),
-      );
+      const stored = new Map<
+        string,
+        { metadata: { name: string; resourceVersion: string }; data: Record<string, string> }
+      >(list.json().items.map((item: { metadata: { name: string } }) => [item.metadata.name, item]));
       const missing = [...acknowledged.keys()].filter((name) => !stored.has(name));
       expect(missing, 'acknowledged creates lost by the kill').to.deep.equal([]);
       for (const [name, ack] of acknowledged) {
@@ -110,7 +131,9 @@ describe('kill -9 durability of the embedded store', function () {
         expect(item.data.writer).to.equal(writer);
       }
       // The store goes on from where it was: a new write gets a later revision than anything acknowledged.
-      const after = await restarted.request('POST', path_, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } } });
+      const after = await restarted.request('POST', path_, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } },
+      });
       expect(after.status).to.equal(201);
       const newest = Math.max(...[...acknowledged.values()].map((a) => Number(a.resourceVersion)));
       expect(Number(after.json().metadata.resourceVersion)).to.be.above(newest);

@@ -52,8 +52,13 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     const tokens = path.join(dir, 'tokens.csv');
     await writeFile(tokens, `${STATIC},stacy,stacy-uid\n`);
     gh = await startTestGatehouse([
-      '--authorization-mode=RBAC', '--token-auth-file', tokens, '--enable-bootstrap-token-auth',
-      `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${issuer.caFile}`,
+      '--authorization-mode=RBAC',
+      '--token-auth-file',
+      tokens,
+      '--enable-bootstrap-token-auth',
+      `--oidc-issuer-url=${issuer.url}`,
+      `--oidc-client-id=${CLIENT_ID}`,
+      `--oidc-ca-file=${issuer.caFile}`,
     ]);
 
     cases.push({ type: 'static', valid: STATIC, invalid: ['static-secret-token-5d1e0a77c3'] });
@@ -61,15 +66,26 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     const boot = newToken();
     await createTokenSecret(gh, boot, { 'usage-bootstrap-authentication': 'true' });
     const expired = newToken();
-    await createTokenSecret(gh, expired, { 'usage-bootstrap-authentication': 'true', expiration: '2020-01-01T00:00:00Z' });
-    cases.push({ type: 'bootstrap', valid: boot.token, invalid: [`${boot.id}.${boot.secret.split('').reverse().join('')}`, expired.token] });
+    await createTokenSecret(gh, expired, {
+      'usage-bootstrap-authentication': 'true',
+      expiration: '2020-01-01T00:00:00Z',
+    });
+    cases.push({
+      type: 'bootstrap',
+      valid: boot.token,
+      invalid: [`${boot.id}.${boot.secret.split('').reverse().join('')}`, expired.token],
+    });
 
     const ns = await createNamespace(gh, 'leaks');
     for (const name of ['bot', 'gone']) {
-      expect((await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name } } })).status).to.equal(201);
+      expect(
+        (await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name } } })).status,
+      ).to.equal(201);
     }
     const issue = async (name: string): Promise<string> => {
-      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+      });
       expect(res.status, res.body).to.equal(201);
       return res.json().status.token;
     };
@@ -81,7 +97,8 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     const claims = { sub: 'olivia', aud: CLIENT_ID };
     const forger = await issuer.foreignKey();
     cases.push({
-      type: 'OIDC', valid: await issuer.mint(claims),
+      type: 'OIDC',
+      valid: await issuer.mint(claims),
       invalid: [
         await issuer.mint({ ...claims, aud: 'someone-else' }),
         await issuer.mint({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }),
@@ -99,7 +116,10 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     gh.request('POST', SSR, { token, body: SSR_BODY }),
     gh.request('GET', '/api/v1/namespaces/default/secrets', { token }),
     gh.request('GET', '/metrics', { token }),
-    gh.request('POST', '/api/v1/namespaces/default/configmaps', { token, body: { metadata: { name: token.slice(0, 20).replace(/[^a-z0-9]/g, 'x') } } }),
+    gh.request('POST', '/api/v1/namespaces/default/configmaps', {
+      token,
+      body: { metadata: { name: token.slice(0, 20).replace(/[^a-z0-9]/g, 'x') } },
+    }),
   ];
 
   it('authenticates the valid tokens, refuses the invalid ones, and shows neither anywhere', async () => {
@@ -123,7 +143,9 @@ describe('credentials stay out of logs, errors and metrics, for every token type
     const invalidCount = cases.reduce((n, c) => n + c.invalid.length, 0);
     const logged = gh.logs.slice(before);
     // The failures are logged (so the log path really ran) ...
-    expect(messagesOf(logged).filter((m) => m === 'Unable to authenticate the request')).to.have.length(invalidCount * 4);
+    expect(messagesOf(logged).filter((m) => m === 'Unable to authenticate the request')).to.have.length(
+      invalidCount * 4,
+    );
     const metrics = await gh.request('GET', '/metrics');
     expect(metrics.status).to.equal(200);
     // ... but no credential, whole or its secret part, is in a log line, a response, or a metric.

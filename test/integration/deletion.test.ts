@@ -7,12 +7,15 @@ import { MERGE, createNamespace as createNs, eventually, expectFailure } from '.
 
 const FINALIZER = 'example.platform.io/hold';
 
-
 describe('deletion', function () {
   this.timeout(30_000);
   let gh: TestGatehouse;
-  before(async () => { gh = await startTestGatehouse(); });
-  after(async () => { await gh?.close(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
+  after(async () => {
+    await gh?.close();
+  });
 
   const createNamespace = (prefix: string): Promise<string> => createNs(gh, prefix);
 
@@ -28,14 +31,25 @@ describe('deletion', function () {
    */
   function deleteWith(path: string, options: Record<string, unknown>): Promise<GatehouseResponse> {
     const body = JSON.stringify(options);
-    return gh.request('DELETE', path, { body, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+    return gh.request('DELETE', path, {
+      body,
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
   }
 
-  const configMap = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } });
+  const configMap = (name: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...extra },
+    data: { k: 'v' },
+  });
 
   async function watchConfigMaps(ns: string): Promise<OpenWatch> {
     const rv = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json().metadata.resourceVersion;
-    const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, { ca: gh.ca, token: gh.adminToken });
+    const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, {
+      ca: gh.ca,
+      token: gh.adminToken,
+    });
     expect(w.status).to.equal(200);
     return w;
   }
@@ -45,7 +59,10 @@ describe('deletion', function () {
       const ns = await createNamespace('fin');
       const w = await watchConfigMaps(ns);
       try {
-        const created = await create(`/api/v1/namespaces/${ns}/configmaps`, configMap('held', { finalizers: [FINALIZER] }));
+        const created = await create(
+          `/api/v1/namespaces/${ns}/configmaps`,
+          configMap('held', { finalizers: [FINALIZER] }),
+        );
         expect((await w.next()).type).to.equal('ADDED');
 
         const del = await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/held`);
@@ -69,7 +86,10 @@ describe('deletion', function () {
         expect(again.status, again.body).to.equal(200);
         expect(again.json().metadata.deletionTimestamp).to.equal(deleting.metadata.deletionTimestamp);
 
-        const release = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: MERGE });
+        const release = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, {
+          body: { metadata: { finalizers: null } },
+          headers: MERGE,
+        });
         expect(release.status, release.body).to.equal(200);
         expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/held`)).status).to.equal(404);
         // The watch may show the finalizer removal as a MODIFIED first; the object must end DELETED.
@@ -98,7 +118,12 @@ describe('deletion', function () {
 
     it('answers the ResourceQuota object for a ResourceQuota', async () => {
       const ns = await createNamespace('quota');
-      await create(`/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '5' } } });
+      await create(`/api/v1/namespaces/${ns}/resourcequotas`, {
+        apiVersion: 'v1',
+        kind: 'ResourceQuota',
+        metadata: { name: 'q' },
+        spec: { hard: { pods: '5' } },
+      });
       const res = await gh.request('DELETE', `/api/v1/namespaces/${ns}/resourcequotas/q`);
       expect(res.status, res.body).to.equal(200);
       expect(res.json()).to.deep.include({ kind: 'ResourceQuota', apiVersion: 'v1' });
@@ -110,12 +135,23 @@ describe('deletion', function () {
       const ns = await createNamespace('grace');
       await create(`/api/v1/namespaces/${ns}/configmaps`, configMap('a'));
       await create(`/api/v1/namespaces/${ns}/configmaps`, configMap('b'));
-      expect((await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/a?gracePeriodSeconds=0`)).status).to.equal(200);
-      const body = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/b`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 30, propagationPolicy: 'Background' });
+      expect(
+        (await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/a?gracePeriodSeconds=0`)).status,
+      ).to.equal(200);
+      const body = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/b`, {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        gracePeriodSeconds: 30,
+        propagationPolicy: 'Background',
+      });
       expect(body.status, body.body).to.equal(200);
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/b`)).status).to.equal(404);
       await create(`/api/v1/namespaces/${ns}/configmaps`, configMap('c'));
-      expectFailure(await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/c?gracePeriodSeconds=soon`), 400, 'BadRequest');
+      expectFailure(
+        await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/c?gracePeriodSeconds=soon`),
+        400,
+        'BadRequest',
+      );
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/c`)).status).to.equal(200);
     });
 
@@ -133,7 +169,9 @@ describe('deletion', function () {
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/p`)).status).to.equal(200);
       for (const policy of ['Orphan', 'Foreground']) {
         await create(`/api/v1/namespaces/${ns}/configmaps`, configMap(`ok-${policy.toLowerCase()}`));
-        const ok = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/ok-${policy.toLowerCase()}`, { propagationPolicy: policy });
+        const ok = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/ok-${policy.toLowerCase()}`, {
+          propagationPolicy: policy,
+        });
         expect(ok.status, `${policy}: ${ok.body}`).to.equal(200);
       }
     });
@@ -146,15 +184,22 @@ describe('deletion', function () {
       const wrongUid = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/c`, { preconditions: { uid: 'wrong' } });
       expectFailure(wrongUid, 409, 'Conflict');
 
-      const updated = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, { body: { data: { k: 'v2' } }, headers: MERGE });
+      const updated = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, {
+        body: { data: { k: 'v2' } },
+        headers: MERGE,
+      });
       expect(updated.status, updated.body).to.equal(200);
-      const stale = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/c`, { preconditions: { resourceVersion: cm.metadata.resourceVersion } });
+      const stale = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/c`, {
+        preconditions: { resourceVersion: cm.metadata.resourceVersion },
+      });
       expectFailure(stale, 409, 'Conflict');
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/c`)).status).to.equal(200);
 
       // Matching preconditions delete.
       const current = updated.json();
-      const ok = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/c`, { preconditions: { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion } });
+      const ok = await deleteWith(`/api/v1/namespaces/${ns}/configmaps/c`, {
+        preconditions: { uid: current.metadata.uid, resourceVersion: current.metadata.resourceVersion },
+      });
       expect(ok.status, ok.body).to.equal(200);
     });
   });
@@ -162,15 +207,26 @@ describe('deletion', function () {
   describe('namespaces', () => {
     const content = (ns: string) => [
       { path: `/api/v1/namespaces/${ns}/configmaps`, body: configMap('cm') },
-      { path: `/api/v1/namespaces/${ns}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' }, stringData: { p: 'w' } } },
+      {
+        path: `/api/v1/namespaces/${ns}/secrets`,
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' }, stringData: { p: 'w' } },
+      },
       {
         path: `/apis/apps/v1/namespaces/${ns}/replicasets`,
         body: {
-          apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' },
-          spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'img' }] } } },
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          metadata: { name: 'rs' },
+          spec: {
+            selector: { matchLabels: { app: 'a' } },
+            template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'img' }] } },
+          },
         },
       },
-      { path: `/apis/rbac.authorization.platform.io/v1/namespaces/${ns}/roles`, body: { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'role' }, rules: [] } },
+      {
+        path: `/apis/rbac.authorization.platform.io/v1/namespaces/${ns}/roles`,
+        body: { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name: 'role' }, rules: [] },
+      },
     ];
     const itemPath = (c: { path: string; body: any }) => `${c.path}/${c.body.metadata.name}`;
     const gone = async (path: string) => (await gh.request('GET', path)).status === 404;
@@ -207,11 +263,16 @@ describe('deletion', function () {
       const refused = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('late') });
       expect(expectFailure(refused, 403, 'Forbidden').message).to.contain('being terminated');
 
-      const release = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, { body: { metadata: { finalizers: null } }, headers: MERGE });
+      const release = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/held`, {
+        body: { metadata: { finalizers: null } },
+        headers: MERGE,
+      });
       expect(release.status, release.body).to.equal(200);
       await eventually(`namespace ${ns} removed`, () => gone(`/api/v1/namespaces/${ns}`));
       // The name is free again.
-      expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).to.equal(201);
+      expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status).to.equal(
+        201,
+      );
     });
 
     it('refuses to delete default with 403', async () => {
@@ -227,7 +288,12 @@ describe('deletion', function () {
     it('deletes exactly the objects matching the label selector and answers a Status', async () => {
       const ns = await createNamespace('dc');
       const other = await createNamespace('dc-other');
-      for (const [name, labels] of [['m1', { tier: 'x' }], ['m2', { tier: 'x' }], ['keep', { tier: 'y' }], ['bare', undefined]] as const) {
+      for (const [name, labels] of [
+        ['m1', { tier: 'x' }],
+        ['m2', { tier: 'x' }],
+        ['keep', { tier: 'y' }],
+        ['bare', undefined],
+      ] as const) {
         await create(`/api/v1/namespaces/${ns}/configmaps`, configMap(name, labels ? { labels } : {}));
       }
       // The same label in another namespace is out of scope for a namespaced deletecollection.
@@ -236,7 +302,9 @@ describe('deletion', function () {
       const res = await gh.request('DELETE', `/api/v1/namespaces/${ns}/configmaps?labelSelector=tier%3Dx`);
       expect(res.status, res.body).to.equal(200);
       expect(res.json()).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Success' });
-      const left = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json().items.map((i: any) => i.metadata.name);
+      const left = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`))
+        .json()
+        .items.map((i: any) => i.metadata.name);
       expect(left.sort()).to.deep.equal(['bare', 'keep']);
       expect((await gh.request('GET', `/api/v1/namespaces/${other}/configmaps/m1`)).status).to.equal(200);
     });

@@ -9,14 +9,24 @@ import { decodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
 const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const AGGREGATED_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
 const NAMED_GROUPS = ['apps', 'batch', 'networking.platform.io', 'rbac.authorization.platform.io'];
-const ALIAS_GROUPS = ['networking.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io'];
+const ALIAS_GROUPS = [
+  'networking.k8s.io',
+  'events.k8s.io',
+  'rbac.authorization.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+];
 const RESOURCE_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 describe('discovery', function () {
   this.timeout(30_000);
   let gh: TestGatehouse;
-  before(async () => { gh = await startTestGatehouse(); });
-  after(async () => { await gh?.close(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
+  after(async () => {
+    await gh?.close();
+  });
 
   const getJson = async (path: string, headers: Record<string, string> = {}): Promise<any> => {
     const res = await gh.request('GET', path, { headers });
@@ -50,30 +60,47 @@ describe('discovery', function () {
       const names: string[] = (await getJson('/apis')).groups.map((g: any) => g.name);
       const firstAlias = names.findIndex((n) => n.endsWith('.k8s.io'));
       expect(names.slice(firstAlias)).to.have.members(ALIAS_GROUPS);
-      expect(names.slice(0, firstAlias)).to.include.members([...NAMED_GROUPS, 'authentication.platform.io', 'authorization.platform.io']);
+      expect(names.slice(0, firstAlias)).to.include.members([
+        ...NAMED_GROUPS,
+        'authentication.platform.io',
+        'authorization.platform.io',
+      ]);
       const authn = await getJson('/apis/authentication.k8s.io');
       expect(authn.preferredVersion).to.deep.equal({ groupVersion: 'authentication.k8s.io/v1', version: 'v1' });
       const reviews = await getJson('/apis/authorization.k8s.io/v1');
       expect(reviews.resources.find((r: any) => r.name === 'subjectaccessreviews')).to.deep.equal({
-        name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'],
+        name: 'subjectaccessreviews',
+        singularName: 'subjectaccessreview',
+        namespaced: false,
+        kind: 'SubjectAccessReview',
+        verbs: ['create'],
       });
     });
 
-    it('writes a resource entry with upstream\'s field order, which kubectl\'s own tests match byte for byte', async () => {
+    it("writes a resource entry with upstream's field order, which kubectl's own tests match byte for byte", async () => {
       const res = await gh.request('GET', '/api/v1');
       const entry = /\{"name":"configmaps",[^{}]*\}/.exec(res.body)?.[0];
-      expect(entry).to.match(new RegExp(
-        '^\\{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",'
-        + '"verbs":\\["create","delete","deletecollection","get","list","patch","update","watch"\\],'
-        + '"shortNames":\\["cm"\\],"storageVersionHash":"[^"]+"\\}$',
-      ));
+      expect(entry).to.match(
+        new RegExp(
+          '^\\{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",' +
+            '"verbs":\\["create","delete","deletecollection","get","list","patch","update","watch"\\],' +
+            '"shortNames":\\["cm"\\],"storageVersionHash":"[^"]+"\\}$',
+        ),
+      );
       const apps = (await gh.request('GET', '/apis/apps/v1')).body;
-      expect(/\{"name":"replicasets",[^{}]*\}/.exec(apps)?.[0]).to.match(/"shortNames":\["rs"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\}$/);
+      expect(/\{"name":"replicasets",[^{}]*\}/.exec(apps)?.[0]).to.match(
+        /"shortNames":\["rs"\],"categories":\["all"\],"storageVersionHash":"[^"]+"\}$/,
+      );
     });
 
     it('/apis/apps is an APIGroup', async () => {
       const doc = await getJson('/apis/apps');
-      expect(doc).to.deep.include({ kind: 'APIGroup', apiVersion: 'v1', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+      expect(doc).to.deep.include({
+        kind: 'APIGroup',
+        apiVersion: 'v1',
+        name: 'apps',
+        preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+      });
       expect(doc.versions).to.deep.equal([{ groupVersion: 'apps/v1', version: 'v1' }]);
     });
 
@@ -93,7 +120,11 @@ describe('discovery', function () {
       expect(byName.get('namespaces')).to.deep.include({ kind: 'Namespace', namespaced: false, shortNames: ['ns'] });
       expect(byName.get('nodes')).to.deep.include({ kind: 'Node', namespaced: false, shortNames: ['no'] });
       expect(byName.get('configmaps')).to.deep.include({ kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] });
-      expect(byName.get('resourcequotas')).to.deep.include({ kind: 'ResourceQuota', namespaced: true, shortNames: ['quota'] });
+      expect(byName.get('resourcequotas')).to.deep.include({
+        kind: 'ResourceQuota',
+        namespaced: true,
+        shortNames: ['quota'],
+      });
       expect(byName.get('serviceaccounts')).to.deep.include({ shortNames: ['sa'] });
       // Secrets have no short name upstream: the field is absent rather than empty.
       expect(byName.get('secrets')).to.not.have.property('shortNames');
@@ -110,14 +141,32 @@ describe('discovery', function () {
       const apps = await getJson('/apis/apps/v1');
       expect(apps).to.include({ kind: 'APIResourceList', groupVersion: 'apps/v1' });
       const rs = apps.resources.find((r: any) => r.name === 'replicasets');
-      expect(rs).to.deep.include({ singularName: 'replicaset', namespaced: true, kind: 'ReplicaSet', shortNames: ['rs'], categories: ['all'] });
+      expect(rs).to.deep.include({
+        singularName: 'replicaset',
+        namespaced: true,
+        kind: 'ReplicaSet',
+        shortNames: ['rs'],
+        categories: ['all'],
+      });
       expect([...rs.verbs].sort()).to.deep.equal(RESOURCE_VERBS);
-      expect(apps.resources.find((r: any) => r.name === 'replicasets/status')?.verbs).to.have.members(['get', 'patch', 'update']);
+      expect(apps.resources.find((r: any) => r.name === 'replicasets/status')?.verbs).to.have.members([
+        'get',
+        'patch',
+        'update',
+      ]);
 
       const batch = await getJson('/apis/batch/v1');
-      expect(batch.resources.find((r: any) => r.name === 'cronjobs')).to.deep.include({ kind: 'CronJob', shortNames: ['cj'], categories: ['all'] });
+      expect(batch.resources.find((r: any) => r.name === 'cronjobs')).to.deep.include({
+        kind: 'CronJob',
+        shortNames: ['cj'],
+        categories: ['all'],
+      });
       const net = await getJson('/apis/networking.platform.io/v1');
-      expect(net.resources.find((r: any) => r.name === 'networkpolicies')).to.deep.include({ kind: 'NetworkPolicy', namespaced: true, shortNames: ['netpol'] });
+      expect(net.resources.find((r: any) => r.name === 'networkpolicies')).to.deep.include({
+        kind: 'NetworkPolicy',
+        namespaced: true,
+        shortNames: ['netpol'],
+      });
       const rbac = await getJson('/apis/rbac.authorization.platform.io/v1');
       const rbacByName = new Map<string, any>(rbac.resources.map((r: any) => [r.name, r]));
       expect(rbacByName.get('roles')).to.include({ kind: 'Role', namespaced: true });
@@ -130,7 +179,13 @@ describe('discovery', function () {
       for (const path of ['/apis/nope.platform.io', '/apis/nope.platform.io/v1', '/apis/apps/v9']) {
         const res = await gh.request('GET', path);
         expect(res.status, path).to.equal(404);
-        expect(res.json(), path).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
+        expect(res.json(), path).to.include({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'NotFound',
+          code: 404,
+        });
       }
     });
   });
@@ -154,8 +209,11 @@ describe('discovery', function () {
       const apps = groups.get('apps').versions.find((v: any) => v.version === 'v1');
       const rs = apps.resources.find((r: any) => r.resource === 'replicasets');
       expect(rs).to.deep.include({
-        responseKind: { group: 'apps', version: 'v1', kind: 'ReplicaSet' }, scope: 'Namespaced', singularResource: 'replicaset',
-        shortNames: ['rs'], categories: ['all'],
+        responseKind: { group: 'apps', version: 'v1', kind: 'ReplicaSet' },
+        scope: 'Namespaced',
+        singularResource: 'replicaset',
+        shortNames: ['rs'],
+        categories: ['all'],
       });
       expect([...rs.verbs].sort()).to.deep.equal(RESOURCE_VERBS);
       const status = rs.subresources.find((s: any) => s.subresource === 'status');
@@ -168,7 +226,8 @@ describe('discovery', function () {
       // Every resource needs a responseKind, or kubectl drops it.
       for (const group of doc.items) {
         for (const version of group.versions) {
-          for (const r of version.resources) expect(r.responseKind?.kind, `${group.metadata.name}/${r.resource}`).to.be.a('string').and.not.empty;
+          for (const r of version.resources)
+            expect(r.responseKind?.kind, `${group.metadata.name}/${r.resource}`).to.be.a('string').and.not.empty;
         }
       }
     });
@@ -180,7 +239,9 @@ describe('discovery', function () {
       expect(names.slice(firstAlias)).to.have.members(ALIAS_GROUPS);
       const rbac = doc.items.find((g: any) => g.metadata.name === 'rbac.authorization.k8s.io').versions[0];
       expect(rbac.resources.find((r: any) => r.resource === 'roles')).to.deep.include({
-        responseKind: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' }, scope: 'Namespaced', singularResource: 'role',
+        responseKind: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' },
+        scope: 'Namespaced',
+        singularResource: 'role',
       });
       const authn = doc.items.find((g: any) => g.metadata.name === 'authentication.k8s.io');
       expect(authn.versions.map((v: any) => v.version)).to.deep.equal(['v1', 'v1beta1']);
@@ -193,9 +254,17 @@ describe('discovery', function () {
       expect(core.metadata.name ?? '').to.equal('');
       const v1 = core.versions.find((v: any) => v.version === 'v1');
       const nodes = v1.resources.find((r: any) => r.resource === 'nodes');
-      expect(nodes).to.deep.include({ responseKind: { group: '', version: 'v1', kind: 'Node' }, scope: 'Cluster', singularResource: 'node', shortNames: ['no'] });
+      expect(nodes).to.deep.include({
+        responseKind: { group: '', version: 'v1', kind: 'Node' },
+        scope: 'Cluster',
+        singularResource: 'node',
+        shortNames: ['no'],
+      });
       expect(nodes.subresources.map((s: any) => s.subresource)).to.include('status');
-      expect(v1.resources.find((r: any) => r.resource === 'configmaps')).to.include({ scope: 'Namespaced', singularResource: 'configmap' });
+      expect(v1.resources.find((r: any) => r.resource === 'configmaps')).to.include({
+        scope: 'Namespaced',
+        singularResource: 'configmap',
+      });
       expect(v1.resources.find((r: any) => r.resource === 'namespaces').verbs).to.not.include('deletecollection');
     });
 
@@ -220,11 +289,21 @@ describe('discovery', function () {
 
   describe('OpenAPI', () => {
     let index: any;
-    before(async () => { index = await getJson('/openapi/v3'); });
+    before(async () => {
+      index = await getJson('/openapi/v3');
+    });
 
     it('/openapi/v3 indexes api/v1 and apis/apps/v1 with fetchable documents', async () => {
-      for (const key of ['api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1']) {
-        expect(index.paths[key]?.serverRelativeURL, key).to.be.a('string').and.match(new RegExp(`^/openapi/v3/${key.replace(/\./g, '\\.')}\\?hash=`));
+      for (const key of [
+        'api/v1',
+        'apis/apps/v1',
+        'apis/batch/v1',
+        'apis/networking.platform.io/v1',
+        'apis/rbac.authorization.platform.io/v1',
+      ]) {
+        expect(index.paths[key]?.serverRelativeURL, key)
+          .to.be.a('string')
+          .and.match(new RegExp(`^/openapi/v3/${key.replace(/\./g, '\\.')}\\?hash=`));
       }
     });
 
@@ -238,7 +317,11 @@ describe('discovery', function () {
         const item = doc.paths[itemPath];
         expect(item, itemPath).to.not.equal(undefined);
         const patch = item.patch;
-        expect(patch['x-kubernetes-group-version-kind']).to.deep.equal({ group: key === 'api/v1' ? '' : 'apps', version: 'v1', kind });
+        expect(patch['x-kubernetes-group-version-kind']).to.deep.equal({
+          group: key === 'api/v1' ? '' : 'apps',
+          version: 'v1',
+          kind,
+        });
         // Parameters may sit on the operation or on the path item, inline or by $ref.
         const params = [...(patch.parameters ?? []), ...(item.parameters ?? [])].map((p: any) => {
           if (!p.$ref) return p;
@@ -249,7 +332,9 @@ describe('discovery', function () {
         expect(Object.keys(patch.requestBody?.content ?? {})).to.include('application/merge-patch+json');
 
         const schemas = Object.values<any>(doc.components.schemas);
-        const schema = schemas.find((s) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === kind));
+        const schema = schemas.find((s) =>
+          (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === kind),
+        );
         expect(schema, `${kind} schema`).to.not.equal(undefined);
         expect(schema['x-kubernetes-group-version-kind']).to.be.an('array');
         expect(schema.properties).to.include.keys('apiVersion', 'kind', 'metadata');
@@ -259,10 +344,13 @@ describe('discovery', function () {
     it('the core document describes Node taints for kubectl explain', async () => {
       const doc = await getJson(index.paths['api/v1'].serverRelativeURL);
       const schemas = doc.components.schemas as Record<string, any>;
-      const node = Object.values(schemas).find((s: any) => (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === 'Node' && g.group === ''));
+      const node = Object.values(schemas).find((s: any) =>
+        (s['x-kubernetes-group-version-kind'] ?? []).some((g: any) => g.kind === 'Node' && g.group === ''),
+      );
       expect(node).to.not.equal(undefined);
       // Follow $refs as kubectl explain does, down to spec.taints.
-      const deref = (s: any): any => (s?.$ref ? schemas[String(s.$ref).split('/').pop()!] : s?.allOf?.[0]?.$ref ? deref(s.allOf[0]) : s);
+      const deref = (s: any): any =>
+        s?.$ref ? schemas[String(s.$ref).split('/').pop()!] : s?.allOf?.[0]?.$ref ? deref(s.allOf[0]) : s;
       const spec = deref(node.properties.spec);
       expect(spec?.properties).to.have.property('taints');
     });
@@ -277,10 +365,15 @@ describe('discovery', function () {
       const key = 'apis/rbac.authorization.k8s.io/v1';
       const doc = await getJson(index.paths[key].serverRelativeURL);
       const patch = doc.paths['/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings/{name}'].patch;
-      expect(patch['x-kubernetes-group-version-kind']).to.deep.equal({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding' });
+      expect(patch['x-kubernetes-group-version-kind']).to.deep.equal({
+        group: 'rbac.authorization.k8s.io',
+        version: 'v1',
+        kind: 'RoleBinding',
+      });
       expect(patch.parameters.map((p: any) => p.name)).to.include('fieldValidation');
-      expect(doc.components.schemas['io.platform.api.rbac.v1.RoleBinding']['x-kubernetes-group-version-kind'])
-        .to.deep.equal([{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding' }]);
+      expect(
+        doc.components.schemas['io.platform.api.rbac.v1.RoleBinding']['x-kubernetes-group-version-kind'],
+      ).to.deep.equal([{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding' }]);
     });
   });
 
@@ -294,42 +387,72 @@ describe('discovery', function () {
       const doc = res.json();
       expect(doc).to.include({ swagger: '2.0' });
       const configMap = doc.definitions['io.platform.api.core.v1.ConfigMap'];
-      expect(configMap['x-kubernetes-group-version-kind']).to.deep.equal([{ group: '', version: 'v1', kind: 'ConfigMap' }]);
-      expect(configMap.properties.metadata).to.deep.equal({ description: "Standard object's metadata.", $ref: '#/definitions/io.platform.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+      expect(configMap['x-kubernetes-group-version-kind']).to.deep.equal([
+        { group: '', version: 'v1', kind: 'ConfigMap' },
+      ]);
+      expect(configMap.properties.metadata).to.deep.equal({
+        description: "Standard object's metadata.",
+        $ref: '#/definitions/io.platform.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+      });
       // One definition for a kind and its alias, naming both.
       expect(doc.definitions['io.platform.api.rbac.v1.Role']['x-kubernetes-group-version-kind']).to.deep.equal([
-        { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'Role' }, { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' },
+        { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'Role' },
+        { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' },
       ]);
       const item = doc.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'];
-      expect(item.patch['x-kubernetes-group-version-kind']).to.deep.equal({ group: '', version: 'v1', kind: 'ConfigMap' });
-      expect(item.patch.parameters.find((p: any) => p.in === 'query' && p.name === 'fieldValidation')).to.include({ type: 'string' });
+      expect(item.patch['x-kubernetes-group-version-kind']).to.deep.equal({
+        group: '',
+        version: 'v1',
+        kind: 'ConfigMap',
+      });
+      expect(item.patch.parameters.find((p: any) => p.in === 'query' && p.name === 'fieldValidation')).to.include({
+        type: 'string',
+      });
       expect(item.patch.parameters.find((p: any) => p.in === 'body')).to.deep.include({ name: 'body', required: true });
       expect(item.patch.consumes).to.include('application/strategic-merge-patch+json');
-      expect(item.get.responses['200'].schema).to.deep.equal({ $ref: '#/definitions/io.platform.api.core.v1.ConfigMap' });
+      expect(item.get.responses['200'].schema).to.deep.equal({
+        $ref: '#/definitions/io.platform.api.core.v1.ConfigMap',
+      });
       expect(doc.paths).to.have.property('/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}');
       // The reviews, create-only: a definition and a POST, at our group and at the alias (v3 leaves them out).
-      expect(doc.definitions['io.platform.api.authorization.v1.SubjectAccessReview']['x-kubernetes-group-version-kind']).to.deep.equal([
-        { group: 'authorization.platform.io', version: 'v1', kind: 'SubjectAccessReview' }, { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' },
+      expect(
+        doc.definitions['io.platform.api.authorization.v1.SubjectAccessReview']['x-kubernetes-group-version-kind'],
+      ).to.deep.equal([
+        { group: 'authorization.platform.io', version: 'v1', kind: 'SubjectAccessReview' },
+        { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' },
       ]);
-      expect(Object.keys(doc.paths['/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews'])).to.deep.equal(['post', 'parameters']);
+      expect(
+        Object.keys(doc.paths['/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews']),
+      ).to.deep.equal(['post', 'parameters']);
       expect(doc.definitions).to.have.property('io.platform.api.authentication.v1beta1.SelfSubjectReview');
       // Every reference resolves.
       const refs = JSON.stringify(doc).match(/"#\/definitions\/[^"]+"/g) ?? [];
-      for (const ref of new Set(refs)) expect(doc.definitions, ref).to.have.property(JSON.parse(ref).slice('#/definitions/'.length));
+      for (const ref of new Set(refs))
+        expect(doc.definitions, ref).to.have.property(JSON.parse(ref).slice('#/definitions/'.length));
     });
 
-    it('/openapi/v2 answers gnostic protobuf to client-go\'s Accept header, with an ETag honoured by If-None-Match', async () => {
+    it("/openapi/v2 answers gnostic protobuf to client-go's Accept header, with an ETag honoured by If-None-Match", async () => {
       const res = await gh.request('GET', '/openapi/v2', { headers: { accept: PROTOBUF } });
       expect(res.status).to.equal(200);
       // Go's media-type parser refuses the `@` of the asked spelling: upstream answers with this one.
       expect(res.headers['content-type']).to.equal('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
       const doc = decodeOpenAPIV2(res.raw) as any;
       expect(doc.swagger).to.equal('2.0');
-      const role = doc.definitions.additional_properties.find((d: any) => d.name === 'io.platform.api.rbac.v1.Role').value;
+      const role = doc.definitions.additional_properties.find(
+        (d: any) => d.name === 'io.platform.api.rbac.v1.Role',
+      ).value;
       const gvk = role.vendor_extension.find((e: any) => e.name === 'x-kubernetes-group-version-kind');
-      expect(JSON.parse(gvk.value.yaml)).to.deep.include({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' });
-      const patch = doc.paths.path.find((p: any) => p.name === '/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}').value.patch;
-      const names = patch.parameters.map((p: any) => p.parameter.non_body_parameter?.query_parameter_sub_schema?.name).filter(Boolean);
+      expect(JSON.parse(gvk.value.yaml)).to.deep.include({
+        group: 'rbac.authorization.k8s.io',
+        version: 'v1',
+        kind: 'Role',
+      });
+      const patch = doc.paths.path.find(
+        (p: any) => p.name === '/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}',
+      ).value.patch;
+      const names = patch.parameters
+        .map((p: any) => p.parameter.non_body_parameter?.query_parameter_sub_schema?.name)
+        .filter(Boolean);
       expect(names).to.include('fieldValidation');
 
       const etag = String(res.headers.etag);

@@ -5,29 +5,39 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js'
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
 import { createNamespace as createNs, expectFailure, MERGE } from '../helpers/api.js';
 
-
-
-
 describe('dry run', function () {
   this.timeout(30_000);
   let gh: TestGatehouse;
-  before(async () => { gh = await startTestGatehouse(); });
-  after(async () => { await gh?.close(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
+  after(async () => {
+    await gh?.close();
+  });
 
   const createNamespace = (prefix: string): Promise<string> => createNs(gh, prefix);
 
-  const configMap = (name: string, data: Record<string, string> = { k: 'v' }, extra: Record<string, unknown> = {}) =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'dry' }, ...extra }, data });
+  const configMap = (name: string, data: Record<string, string> = { k: 'v' }, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, labels: { app: 'dry' }, ...extra },
+    data,
+  });
 
   async function createConfigMap(ns: string, name: string, extra: Record<string, unknown> = {}): Promise<any> {
-    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(name, { k: 'v' }, extra) });
+    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: configMap(name, { k: 'v' }, extra),
+    });
     expect(res.status, res.body).to.equal(201);
     return res.json();
   }
 
   async function watchFromNow(ns: string): Promise<OpenWatch> {
     const rv = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json().metadata.resourceVersion;
-    const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, { ca: gh.ca, token: gh.adminToken });
+    const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, {
+      ca: gh.ca,
+      token: gh.adminToken,
+    });
     expect(w.status).to.equal(200);
     return w;
   }
@@ -40,7 +50,9 @@ describe('dry run', function () {
     const w = await watchFromNow(ns);
     try {
       // POST: a real-looking object comes back, but the name stays free.
-      const post = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: configMap('fresh', { a: '1' }) });
+      const post = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+        body: configMap('fresh', { a: '1' }),
+      });
       expect(post.status, post.body).to.equal(201);
       const posted = post.json();
       expect(posted).to.deep.include({ kind: 'ConfigMap', apiVersion: 'v1', data: { a: '1' } });
@@ -50,7 +62,9 @@ describe('dry run', function () {
       expect((await get(ns, 'fresh')).status).to.equal(404);
 
       // generateName is honoured in the answer, and still nothing is stored.
-      const generated = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } });
+      const generated = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } },
+      });
       expect(generated.status, generated.body).to.equal(201);
       expect(generated.json().metadata.name).to.match(/^gen-[a-z0-9]{5}$/);
       expect((await get(ns, generated.json().metadata.name)).status).to.equal(404);
@@ -67,7 +81,10 @@ describe('dry run', function () {
       expect(stored.metadata.resourceVersion).to.equal(existing.metadata.resourceVersion);
 
       // PATCH: the same.
-      const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/existing?dryRun=All`, { body: { data: { k: 'patched' }, metadata: { labels: { extra: 'yes' } } }, headers: MERGE });
+      const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/existing?dryRun=All`, {
+        body: { data: { k: 'patched' }, metadata: { labels: { extra: 'yes' } } },
+        headers: MERGE,
+      });
       expect(patch.status, patch.body).to.equal(200);
       expect(patch.json().data).to.deep.equal({ k: 'patched' });
       expect(patch.json().metadata.labels).to.deep.equal({ app: 'dry', extra: 'yes' });
@@ -124,10 +141,15 @@ describe('dry run', function () {
   it('refuses an unknown dryRun value with 422 naming the options field, as kube-apiserver does', async () => {
     const ns = await createNamespace('drybogus');
     await createConfigMap(ns, 'c');
-    const post = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=Bogus`, { body: configMap('nope') });
+    const post = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=Bogus`, {
+      body: configMap('nope'),
+    });
     expect(expectFailure(post, 422, 'Invalid').message).to.contain('dryRun');
     expect((await get(ns, 'nope')).status).to.equal(404);
-    const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?dryRun=Bogus`, { body: { data: { k: 'x' } }, headers: MERGE });
+    const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c?dryRun=Bogus`, {
+      body: { data: { k: 'x' } },
+      headers: MERGE,
+    });
     expect(expectFailure(patch, 422, 'Invalid').message).to.contain('dryRun');
     expect((await get(ns, 'c')).json().data).to.deep.equal({ k: 'v' });
   });
@@ -135,31 +157,47 @@ describe('dry run', function () {
   it('fails a dry-run create of an existing name with 409 AlreadyExists', async () => {
     const ns = await createNamespace('dryexists');
     await createConfigMap(ns, 'taken');
-    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: configMap('taken') });
+    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+      body: configMap('taken'),
+    });
     const status = expectFailure(res, 409, 'AlreadyExists');
     expect(status.details).to.include({ name: 'taken', kind: 'configmaps' });
   });
 
   it('fails a dry-run create of an invalid object with 422 Invalid', async () => {
     const ns = await createNamespace('dryinvalid');
-    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: configMap('Not_A_Valid_Name') });
+    const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+      body: configMap('Not_A_Valid_Name'),
+    });
     const status = expectFailure(res, 422, 'Invalid');
     expect(status.details.causes.map((c: any) => c.field)).to.include('metadata.name');
     // A ReplicaSet whose selector does not match its template is refused the same way.
     const rs = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' },
-      spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'b' } }, spec: { containers: [{ name: 'c', image: 'img' }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'rs' },
+      spec: {
+        selector: { matchLabels: { app: 'a' } },
+        template: { metadata: { labels: { app: 'b' } }, spec: { containers: [{ name: 'c', image: 'img' }] } },
+      },
     };
     const bad = await gh.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets?dryRun=All`, { body: rs });
-    expect(expectFailure(bad, 422, 'Invalid').details.causes.map((c: any) => c.field)).to.include('spec.template.metadata.labels');
+    expect(expectFailure(bad, 422, 'Invalid').details.causes.map((c: any) => c.field)).to.include(
+      'spec.template.metadata.labels',
+    );
   });
 
   it('fails a dry-run update with a stale resourceVersion with 409 Conflict', async () => {
     const ns = await createNamespace('drystale');
     const cm = await createConfigMap(ns, 'c');
-    const bump = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, { body: { data: { k: 'v2' } }, headers: MERGE });
+    const bump = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/c`, {
+      body: { data: { k: 'v2' } },
+      headers: MERGE,
+    });
     expect(bump.status, bump.body).to.equal(200);
-    const res = await gh.request('PUT', `/api/v1/namespaces/${ns}/configmaps/c?dryRun=All`, { body: { ...configMap('c', { k: 'v3' }), metadata: { name: 'c', resourceVersion: cm.metadata.resourceVersion } } });
+    const res = await gh.request('PUT', `/api/v1/namespaces/${ns}/configmaps/c?dryRun=All`, {
+      body: { ...configMap('c', { k: 'v3' }), metadata: { name: 'c', resourceVersion: cm.metadata.resourceVersion } },
+    });
     expectFailure(res, 409, 'Conflict');
   });
 });

@@ -21,7 +21,9 @@ describe('--event-ttl across two replicas', function () {
     const ns = await createNamespace(a, 'ttl-rep');
     const watch = await watchFromList(b, `/api/v1/namespaces/${ns}/events`);
     try {
-      const made = await a.request('POST', `/api/v1/namespaces/${ns}/events`, { body: coreEvent(ns, 'fleeting', { kind: 'Namespace', name: ns, namespace: ns }) });
+      const made = await a.request('POST', `/api/v1/namespaces/${ns}/events`, {
+        body: coreEvent(ns, 'fleeting', { kind: 'Namespace', name: ns, namespace: ns }),
+      });
       expect(made.status, made.body).to.equal(201);
       expect((await watch.next(10_000)).type).to.equal('ADDED');
       const gone = await watch.next(10_000);

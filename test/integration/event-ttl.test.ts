@@ -15,19 +15,30 @@ describe('--event-ttl', function () {
     gh = await startTestGatehouse(['--event-ttl=1500ms']);
     ns = await createNamespace(gh, 'ttl');
   });
-  after(async () => { await gh?.close(); });
+  after(async () => {
+    await gh?.close();
+  });
 
   it('deletes an event once the TTL passed since its last write, and leaves other kinds alone', async () => {
-    const cm = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'stays' } } });
+    const cm = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: { metadata: { name: 'stays' } },
+    });
     expect(cm.status).to.equal(201);
-    const made = await gh.request('POST', `/api/v1/namespaces/${ns}/events`, { body: coreEvent(ns, 'short-lived', { kind: 'ConfigMap', namespace: ns, name: 'stays' }) });
+    const made = await gh.request('POST', `/api/v1/namespaces/${ns}/events`, {
+      body: coreEvent(ns, 'short-lived', { kind: 'ConfigMap', namespace: ns, name: 'stays' }),
+    });
     expect(made.status, made.body).to.equal(201);
     const createdAt = Date.now();
-    const watch = await openWatch(gh.url, `/api/v1/namespaces/${ns}/events?watch=true&resourceVersion=${made.json().metadata.resourceVersion}`, { ca: gh.ca, token: gh.adminToken });
+    const watch = await openWatch(
+      gh.url,
+      `/api/v1/namespaces/${ns}/events?watch=true&resourceVersion=${made.json().metadata.resourceVersion}`,
+      { ca: gh.ca, token: gh.adminToken },
+    );
     try {
       // A write restarts the clock: the event must outlive the first deadline.
       const labelled = await gh.request('PATCH', `/api/v1/namespaces/${ns}/events/short-lived`, {
-        body: { metadata: { labels: { touched: 'yes' } } }, headers: { 'content-type': 'application/merge-patch+json' },
+        body: { metadata: { labels: { touched: 'yes' } } },
+        headers: { 'content-type': 'application/merge-patch+json' },
       });
       expect(labelled.status, labelled.body).to.equal(200);
       const touchedAt = Date.now();
@@ -45,7 +56,15 @@ describe('--event-ttl', function () {
   });
 
   it('counts an event listed at start from the newest write time it records', () => {
-    const obj = { metadata: { creationTimestamp: '2026-01-01T00:00:00Z', managedFields: [{ manager: 'a', time: '2026-01-01T00:10:00Z' }, { manager: 'b', time: '2026-01-01T00:05:00Z' }] } };
+    const obj = {
+      metadata: {
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        managedFields: [
+          { manager: 'a', time: '2026-01-01T00:10:00Z' },
+          { manager: 'b', time: '2026-01-01T00:05:00Z' },
+        ],
+      },
+    };
     expect(lastWriteTime(obj)).to.equal(Date.parse('2026-01-01T00:10:00Z'));
     expect(lastWriteTime({ metadata: {} })).to.equal(undefined);
   });

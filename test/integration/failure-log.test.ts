@@ -13,7 +13,10 @@ import type { Authenticator } from '../../gateway/authn/authenticator.js';
 import type { Authorizer } from '../../policies/authorizer.js';
 import { serveKoa, type TestServer } from '../helpers/koa-server.js';
 
-const admin: Authenticator = { name: 'admin', authenticate: async () => ({ user: { name: 'admin', groups: ['system:masters'] } }) };
+const admin: Authenticator = {
+  name: 'admin',
+  authenticate: async () => ({ user: { name: 'admin', groups: ['system:masters'] } }),
+};
 const allowAll: Authorizer = { name: 'allow', authorize: async () => ({ decision: 'Allow', reason: '' }) };
 
 /** The memory storage, except that reading a ConfigMap and watching anything throw what no Status describes. */
@@ -25,7 +28,11 @@ function failingStorage(): Storage {
       return (storage.get as (...args: unknown[]) => unknown)(key, ...rest);
     },
     watch: (): AsyncIterable<StorageEvent> => ({
-      [Symbol.asyncIterator]: () => ({ next: async () => { throw new Error('watch stream exploded'); } }),
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          throw new Error('watch stream exploded');
+        },
+      }),
     }),
   });
 }
@@ -40,13 +47,31 @@ describe('failures withheld from clients go to the configured log', () => {
   before(async () => {
     entries = [];
     const { app } = createGateway({
-      storage: failingStorage(), kinds: builtinKinds, authenticator: admin, authorizer: allowAll, health: createHealthChecks(),
-      features: parseFeatureGates([]), maxRequestBodyBytes: 3 << 20, shutdownSignal: shutdown.signal,
+      storage: failingStorage(),
+      kinds: builtinKinds,
+      authenticator: admin,
+      authorizer: allowAll,
+      health: createHealthChecks(),
+      features: parseFeatureGates([]),
+      maxRequestBodyBytes: 3 << 20,
+      shutdownSignal: shutdown.signal,
       logger: createLogger({ sink: (entry) => entries.push(entry) }),
-      version: { major: '1', minor: '32', gitVersion: 'v1.32.0', gitCommit: '', gitTreeState: '', buildDate: '', goVersion: '', compiler: '', platform: '' },
+      version: {
+        major: '1',
+        minor: '32',
+        gitVersion: 'v1.32.0',
+        gitCommit: '',
+        gitTreeState: '',
+        buildDate: '',
+        goVersion: '',
+        compiler: '',
+        platform: '',
+      },
     });
     server = await serveKoa(app);
-    console.error = (...args: unknown[]) => { printed.push(args); };
+    console.error = (...args: unknown[]) => {
+      printed.push(args);
+    };
   });
   after(async () => {
     console.error = consoleError;
@@ -62,7 +87,9 @@ describe('failures withheld from clients go to the configured log', () => {
     expect(res.status).to.equal(500);
     expect(res.text).to.not.contain('disk on fire');
     expect(entries).to.have.length(1);
-    expect(entries[0]).to.match(/^E\d{4} [\d:.]+ +\d+\] "internal error: the request is answered 500 without details" err="disk on fire" stack=</);
+    expect(entries[0]).to.match(
+      /^E\d{4} [\d:.]+ +\d+\] "internal error: the request is answered 500 without details" err="disk on fire" stack=</,
+    );
     expect(entries[0]).to.contain('verb="GET" URI="/api/v1/namespaces/default/configmaps/cm"');
     expect(printed, 'printed to the console').to.deep.equal([]);
   });

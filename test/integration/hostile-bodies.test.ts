@@ -26,7 +26,8 @@ async function withoutStall<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-const nested = (depth: number, open = '[', close = ']', leaf = ''): string => open.repeat(depth) + leaf + close.repeat(depth);
+const nested = (depth: number, open = '[', close = ']', leaf = ''): string =>
+  open.repeat(depth) + leaf + close.repeat(depth);
 const deepObject = (depth: number): string => nested(depth, '{"a":', '}', '1');
 const TOO_DEEP = 1200;
 
@@ -35,7 +36,12 @@ describe('hostile request bodies', function () {
   let gh: TestGatehouse;
   let ns: string;
   let cms: string;
-  const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, ...extra });
+  const cm = (name: string, extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name },
+    ...extra,
+  });
 
   before(async () => {
     gh = await startTestGatehouse(['--storage-backend=memory']);
@@ -49,20 +55,30 @@ describe('hostile request bodies', function () {
 
   describe('JSON patch amplification', () => {
     it('refuses 23 doubling copies of a 1 KB value with 422 once they pass 3 MiB, and /readyz answers meanwhile', async () => {
-      const patch = [{ op: 'add', path: '/zz', value: ['x'.repeat(1000)] }, ...Array.from({ length: 23 }, () => ({ op: 'copy', from: '/zz', path: '/zz/-' }))];
-      const [res, ready] = await withoutStall(() => Promise.all([
-        gh.request('PATCH', `${cms}/target`, { body: patch, headers: JSON_PATCH, timeoutMs: 10_000 }),
-        gh.request('GET', '/readyz', { timeoutMs: 5_000 }),
-      ]));
+      const patch = [
+        { op: 'add', path: '/zz', value: ['x'.repeat(1000)] },
+        ...Array.from({ length: 23 }, () => ({ op: 'copy', from: '/zz', path: '/zz/-' })),
+      ];
+      const [res, ready] = await withoutStall(() =>
+        Promise.all([
+          gh.request('PATCH', `${cms}/target`, { body: patch, headers: JSON_PATCH, timeoutMs: 10_000 }),
+          gh.request('GET', '/readyz', { timeoutMs: 5_000 }),
+        ]),
+      );
       const status = expectFailure(res, 422, 'Invalid');
       expect(status.message).to.equal('the server rejected our request due to an error in our request');
-      expect(status.details.causes[0].message).to.match(/^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
+      expect(status.details.causes[0].message).to.match(
+        /^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/,
+      );
       expect(ready.status).to.equal(200);
       expect((await gh.request('GET', `${cms}/target`)).json().data).to.deep.equal({ a: '1' });
     });
 
     it('applies copies that stay within the limit', async () => {
-      const patch = [{ op: 'add', path: '/data/b', value: 'x'.repeat(100) }, { op: 'copy', from: '/data/b', path: '/data/c' }];
+      const patch = [
+        { op: 'add', path: '/data/b', value: 'x'.repeat(100) },
+        { op: 'copy', from: '/data/b', path: '/data/c' },
+      ];
       const res = await gh.request('PATCH', `${cms}/target`, { body: patch, headers: JSON_PATCH });
       expect(res.status, res.body).to.equal(200);
       expect(res.json().data.c).to.equal('x'.repeat(100));
@@ -70,29 +86,47 @@ describe('hostile request bodies', function () {
 
     it('refuses more than 10,000 operations with 413, as upstream words it', async () => {
       const op = { op: 'test', path: '/kind', value: 'ConfigMap' };
-      const res = await withoutStall(() => gh.request('PATCH', `${cms}/target`, { body: Array.from({ length: 10_001 }, () => op), headers: JSON_PATCH }));
-      expect(expectFailure(res, 413, 'RequestEntityTooLarge').message)
-        .to.equal('Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001');
-      expect((await gh.request('PATCH', `${cms}/target`, { body: Array.from({ length: 10_000 }, () => op), headers: JSON_PATCH })).status).to.equal(200);
+      const res = await withoutStall(() =>
+        gh.request('PATCH', `${cms}/target`, { body: Array.from({ length: 10_001 }, () => op), headers: JSON_PATCH }),
+      );
+      expect(expectFailure(res, 413, 'RequestEntityTooLarge').message).to.equal(
+        'Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001',
+      );
+      expect(
+        (
+          await gh.request('PATCH', `${cms}/target`, {
+            body: Array.from({ length: 10_000 }, () => op),
+            headers: JSON_PATCH,
+          })
+        ).status,
+      ).to.equal(200);
     });
 
     it('answers a path through __proto__ with 422 and leaves the object as it was', async () => {
       for (const path of ['/__proto__/polluted', '/metadata/__proto__/x', '/data/constructor/prototype/x']) {
-        const res = await gh.request('PATCH', `${cms}/target`, { body: [{ op: 'add', path, value: 'x' }], headers: JSON_PATCH });
+        const res = await gh.request('PATCH', `${cms}/target`, {
+          body: [{ op: 'add', path, value: 'x' }],
+          headers: JSON_PATCH,
+        });
         expectFailure(res, 422, 'Invalid');
       }
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });
 
     it('answers a move of /metadata into /metadata/x with 422', async () => {
-      const res = await gh.request('PATCH', `${cms}/target`, { body: [{ op: 'move', from: '/metadata', path: '/metadata/x' }], headers: JSON_PATCH });
+      const res = await gh.request('PATCH', `${cms}/target`, {
+        body: [{ op: 'move', from: '/metadata', path: '/metadata/x' }],
+        headers: JSON_PATCH,
+      });
       expect(expectFailure(res, 422, 'Invalid').details.causes[0].message).to.contain('into its own child');
     });
   });
 
   describe('nesting depth', () => {
     const tooDeep = (res: GatehouseResponse, codec = 'JSON') => {
-      expect(expectFailure(res, 400, 'BadRequest').message).to.match(new RegExp(`^error decoding ${codec} body: exceeded max depth of 1000`));
+      expect(expectFailure(res, 400, 'BadRequest').message).to.match(
+        new RegExp(`^error decoding ${codec} body: exceeded max depth of 1000`),
+      );
     };
 
     it('refuses JSON nested past 1000 levels in create, update, apply and DeleteOptions with 400', async () => {
@@ -101,33 +135,65 @@ describe('hostile request bodies', function () {
         tooDeep(await gh.request('POST', cms, { body }));
         tooDeep(await gh.request('PUT', `${cms}/target`, { body }));
         tooDeep(await gh.request('PATCH', `${cms}/deep?fieldManager=m`, { body, headers: APPLY }));
-        tooDeep(await gh.request('DELETE', `${cms}/target`, { body: `{"kind":"DeleteOptions","apiVersion":"v1","zz":${nested(TOO_DEEP)}}` }));
+        tooDeep(
+          await gh.request('DELETE', `${cms}/target`, {
+            body: `{"kind":"DeleteOptions","apiVersion":"v1","zz":${nested(TOO_DEEP)}}`,
+          }),
+        );
       });
       expect((await gh.request('GET', `${cms}/target`)).status).to.equal(200);
     });
 
     it('refuses deep json-patch values and merge and strategic patches nested 100,000 deep with 400', async () => {
       await withoutStall(async () => {
-        tooDeep(await gh.request('PATCH', `${cms}/target`, { body: `[{"op":"add","path":"/zz","value":${nested(TOO_DEEP)}}]`, headers: JSON_PATCH }));
-        tooDeep(await gh.request('PATCH', `${cms}/target`, { body: `{"zz":${deepObject(100_000)}}`, headers: MERGE_PATCH }));
-        tooDeep(await gh.request('PATCH', `${cms}/target`, { body: `{"data":${deepObject(100_000)}}`, headers: STRATEGIC_PATCH }));
+        tooDeep(
+          await gh.request('PATCH', `${cms}/target`, {
+            body: `[{"op":"add","path":"/zz","value":${nested(TOO_DEEP)}}]`,
+            headers: JSON_PATCH,
+          }),
+        );
+        tooDeep(
+          await gh.request('PATCH', `${cms}/target`, { body: `{"zz":${deepObject(100_000)}}`, headers: MERGE_PATCH }),
+        );
+        tooDeep(
+          await gh.request('PATCH', `${cms}/target`, {
+            body: `{"data":${deepObject(100_000)}}`,
+            headers: STRATEGIC_PATCH,
+          }),
+        );
       });
     });
 
     it('accepts a body just within the limit and answers for what it holds', async () => {
-      const res = await gh.request('POST', cms, { body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"within"},"data":{"a":${deepObject(990)}}}` });
+      const res = await gh.request('POST', cms, {
+        body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"within"},"data":{"a":${deepObject(990)}}}`,
+      });
       expectFailure(res, 422, 'Invalid');
-      const merged = await gh.request('PATCH', `${cms}/target`, { body: `{"zz":${nested(990)}}`, headers: MERGE_PATCH });
+      const merged = await gh.request('PATCH', `${cms}/target`, {
+        body: `{"zz":${nested(990)}}`,
+        headers: MERGE_PATCH,
+      });
       expect(merged.status, merged.body).to.equal(200);
     });
 
     it('refuses a YAML alias that contains itself and YAML flow nested 50,000 deep with 400', async () => {
       await withoutStall(async () => {
-        const alias = await gh.request('POST', cms, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: alias, x: *m}\n', headers: YAML });
-        expect(expectFailure(alias, 400, 'BadRequest').message).to.equal('error decoding YAML body: an alias refers to a node that contains it');
-        const flow = await gh.request('POST', cms, { body: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flow}\nzz: ${nested(50_000)}\n`, headers: YAML });
+        const alias = await gh.request('POST', cms, {
+          body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: alias, x: *m}\n',
+          headers: YAML,
+        });
+        expect(expectFailure(alias, 400, 'BadRequest').message).to.equal(
+          'error decoding YAML body: an alias refers to a node that contains it',
+        );
+        const flow = await gh.request('POST', cms, {
+          body: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flow}\nzz: ${nested(50_000)}\n`,
+          headers: YAML,
+        });
         expect(expectFailure(flow, 400, 'BadRequest').message).to.match(/^error decoding YAML body: /);
-        const applied = await gh.request('PATCH', `${cms}/alias?fieldManager=m`, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: alias, x: *m}\n', headers: APPLY });
+        const applied = await gh.request('PATCH', `${cms}/alias?fieldManager=m`, {
+          body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: alias, x: *m}\n',
+          headers: APPLY,
+        });
         expectFailure(applied, 400, 'BadRequest');
       });
     });
@@ -155,7 +221,12 @@ describe('hostile request bodies', function () {
     it('writes the same UTF-8 bytes over HTTP/2', async () => {
       const session = http2.connect(gh.url, { ca: gh.ca });
       try {
-        const { status, headers } = await h2Post(session, gh.adminToken, cms, JSON.stringify({ ...cm('utf8-warning-h2'), 日本: 1 }));
+        const { status, headers } = await h2Post(
+          session,
+          gh.adminToken,
+          cms,
+          JSON.stringify({ ...cm('utf8-warning-h2'), 日本: 1 }),
+        );
         expect(status).to.equal(201);
         expect(utf8Of(headers.warning)).to.equal('299 - "unknown field \\"日本\\""');
       } finally {
@@ -184,9 +255,19 @@ function warningTexts(header: string | string[] | undefined): string[] {
   return values.map((v) => v.slice(7, -1).replace(/\\(.)/g, '$1'));
 }
 
-function h2Post(session: http2.ClientHttp2Session, token: string, path: string, body: string): Promise<{ status: number; headers: http2.IncomingHttpHeaders }> {
+function h2Post(
+  session: http2.ClientHttp2Session,
+  token: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': path, authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': path,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+    });
     stream.on('response', (headers) => {
       stream.resume();
       stream.on('end', () => resolve({ status: Number(headers[':status']), headers }));

@@ -27,10 +27,23 @@ function connect(gh: TestGatehouse): Promise<http2.ClientHttp2Session> {
 }
 
 /** One request on `session`; a body goes without content-length, as HTTP/2 allows. */
-function request(session: http2.ClientHttp2Session, token: string, method: string, path: string, body?: unknown, headers: http2.OutgoingHttpHeaders = {}): Promise<H2Response> {
+function request(
+  session: http2.ClientHttp2Session,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<H2Response> {
   return new Promise((resolve, reject) => {
     const stream = session.request(
-      { ':method': method, ':path': path, authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      {
+        ':method': method,
+        ':path': path,
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       { endStream: body === undefined },
     );
     let status = 0;
@@ -73,26 +86,29 @@ function watch(session: http2.ClientHttp2Session, token: string, path: string): 
       for (const check of [...waiters]) check();
     });
     let closed = false;
-    const ended = new Promise<void>((done) => stream.once('close', () => {
-      closed = true;
-      for (const check of [...waiters]) check();
-      done();
-    }));
-    const named = (count: number, ms = 5_000) => new Promise<void>((resolveNamed, rejectNamed) => {
-      const settle = (error?: Error): void => {
-        waiters.delete(check);
-        clearTimeout(timer);
-        if (error) rejectNamed(error);
-        else resolveNamed();
-      };
-      const check = (): void => {
-        if (names.length >= count) settle();
-        else if (closed) settle(new Error(`watch ended after ${names.length} of ${count} events`));
-      };
-      const timer = setTimeout(() => settle(new Error(`${names.length} of ${count} events within ${ms} ms`)), ms);
-      waiters.add(check);
-      check();
-    });
+    const ended = new Promise<void>((done) =>
+      stream.once('close', () => {
+        closed = true;
+        for (const check of [...waiters]) check();
+        done();
+      }),
+    );
+    const named = (count: number, ms = 5_000) =>
+      new Promise<void>((resolveNamed, rejectNamed) => {
+        const settle = (error?: Error): void => {
+          waiters.delete(check);
+          clearTimeout(timer);
+          if (error) rejectNamed(error);
+          else resolveNamed();
+        };
+        const check = (): void => {
+          if (names.length >= count) settle();
+          else if (closed) settle(new Error(`watch ended after ${names.length} of ${count} events`));
+        };
+        const timer = setTimeout(() => settle(new Error(`${names.length} of ${count} events within ${ms} ms`)), ms);
+        waiters.add(check);
+        check();
+      });
     stream.once('error', () => {});
     stream.once('response', (h) => {
       if (h[':status'] !== 200) reject(new Error(`watch answered ${h[':status']}`));
@@ -104,10 +120,13 @@ function watch(session: http2.ClientHttp2Session, token: string, path: string): 
 function negotiated(gh: TestGatehouse, protocols: string[]): Promise<string | false | null> {
   const url = new URL(gh.url);
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: gh.ca, ALPNProtocols: protocols }, () => {
-      resolve(socket.alpnProtocol);
-      socket.destroy();
-    });
+    const socket = tls.connect(
+      { host: url.hostname, port: Number(url.port), ca: gh.ca, ALPNProtocols: protocols },
+      () => {
+        resolve(socket.alpnProtocol);
+        socket.destroy();
+      },
+    );
     socket.once('error', reject);
   });
 }
@@ -140,20 +159,34 @@ describe('HTTP/2 on the secure port', function () {
   });
 
   it('serves create, get and errors as Status objects', async () => {
-    const created = await request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-a' }, data: { k: 'v' } });
+    const created = await request(session, gh.adminToken, 'POST', CONFIGMAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'h2-a' },
+      data: { k: 'v' },
+    });
     expect(created.status, created.body).to.equal(201);
     const got = await request(session, gh.adminToken, 'GET', `${CONFIGMAPS}/h2-a`);
     expect(got.status).to.equal(200);
     expect(got.json().data).to.deep.equal({ k: 'v' });
     const missing = await request(session, gh.adminToken, 'GET', `${CONFIGMAPS}/h2-none`);
     expect(missing.status).to.equal(404);
-    expect(missing.json()).to.include({ kind: 'Status', reason: 'NotFound', message: 'configmaps "h2-none" not found' });
+    expect(missing.json()).to.include({
+      kind: 'Status',
+      reason: 'NotFound',
+      message: 'configmaps "h2-none" not found',
+    });
     const anonymous = await request(session, 'not-a-token', 'GET', CONFIGMAPS);
     expect(anonymous.status).to.equal(401);
   });
 
   it('answers HEAD of an object and of a list with the length of its GET and no body (the stream ends)', async () => {
-    const created = await request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-head' }, data: { k: 'v' } });
+    const created = await request(session, gh.adminToken, 'POST', CONFIGMAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'h2-head' },
+      data: { k: 'v' },
+    });
     expect(created.status, created.body).to.equal(201);
     for (const path of [`${CONFIGMAPS}/h2-head`, CONFIGMAPS]) {
       const got = await request(session, gh.adminToken, 'GET', path);
@@ -166,15 +199,21 @@ describe('HTTP/2 on the secure port', function () {
 
   it('answers a list of more than a hundred items whole and alike over HTTP/1.1, HTTP/2 and gzip', async () => {
     // Past 100 items a list is encoded from its items' kept encodings and written as pieces (request-scope.ts).
-    const ns = await gh.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'h2-pages' } } });
+    const ns = await gh.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'h2-pages' } },
+    });
     expect(ns.status, ns.body).to.equal(201);
     const path = '/api/v1/namespaces/h2-pages/configmaps';
     const names = Array.from({ length: 150 }, (_, i) => `p-${String(i).padStart(3, '0')}`);
     for (let i = 0; i < names.length; i += 50) {
-      await Promise.all(names.slice(i, i + 50).map(async (name) => {
-        const res = await gh.request('POST', path, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: name.repeat(20) } } });
-        expect(res.status, res.body).to.equal(201);
-      }));
+      await Promise.all(
+        names.slice(i, i + 50).map(async (name) => {
+          const res = await gh.request('POST', path, {
+            body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v: name.repeat(20) } },
+          });
+          expect(res.status, res.body).to.equal(201);
+        }),
+      );
     }
     const overHttp1 = await gh.request('GET', `${path}?limit=500`);
     expect(overHttp1.status).to.equal(200);
@@ -195,12 +234,23 @@ describe('HTTP/2 on the secure port', function () {
   });
 
   it('reads a delete body that comes without content-length', async () => {
-    await request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'h2-del' } });
+    await request(session, gh.adminToken, 'POST', CONFIGMAPS, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'h2-del' },
+    });
     // A precondition that cannot hold: only a body that was read makes this a 409.
-    const refused = await request(session, gh.adminToken, 'DELETE', `${CONFIGMAPS}/h2-del`, { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'not-the-uid' } });
+    const refused = await request(session, gh.adminToken, 'DELETE', `${CONFIGMAPS}/h2-del`, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      preconditions: { uid: 'not-the-uid' },
+    });
     expect(refused.status, refused.body).to.equal(409);
     expect(refused.json().message).to.contain('not-the-uid');
-    const deleted = await request(session, gh.adminToken, 'DELETE', `${CONFIGMAPS}/h2-del`, { apiVersion: 'v1', kind: 'DeleteOptions' });
+    const deleted = await request(session, gh.adminToken, 'DELETE', `${CONFIGMAPS}/h2-del`, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+    });
     expect(deleted.status, deleted.body).to.equal(200);
   });
 
@@ -221,9 +271,14 @@ describe('HTTP/2 on the secure port', function () {
   });
 
   it('keeps one value per header line for identity headers (a group name with a comma stays whole)', async () => {
-    const review = await request(session, gh.adminToken, 'POST', '/apis/authentication.platform.io/v1/selfsubjectreviews',
+    const review = await request(
+      session,
+      gh.adminToken,
+      'POST',
+      '/apis/authentication.platform.io/v1/selfsubjectreviews',
       { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' },
-      { 'impersonate-user': 'jane', 'impersonate-group': ['dev,ops', 'qa'] });
+      { 'impersonate-user': 'jane', 'impersonate-group': ['dev,ops', 'qa'] },
+    );
     expect(review.status, review.body).to.equal(201);
     expect(review.json().status.userInfo).to.deep.include({ username: 'jane' });
     expect(review.json().status.userInfo.groups).to.include.members(['dev,ops', 'qa']);
@@ -232,8 +287,17 @@ describe('HTTP/2 on the secure port', function () {
   it('multiplexes many watches on one connection; cancelling one leaves the others and the connection working', async () => {
     const listed = await request(session, gh.adminToken, 'GET', `${CONFIGMAPS}?limit=1`);
     const rv = listed.json().metadata.resourceVersion;
-    const watches = await Promise.all(Array.from({ length: 50 }, () => watch(session, gh.adminToken, `${CONFIGMAPS}?watch=1&resourceVersion=${rv}&labelSelector=h2%3Dwatch`)));
-    const create = (name: string) => request(session, gh.adminToken, 'POST', CONFIGMAPS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { h2: 'watch' } } });
+    const watches = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        watch(session, gh.adminToken, `${CONFIGMAPS}?watch=1&resourceVersion=${rv}&labelSelector=h2%3Dwatch`),
+      ),
+    );
+    const create = (name: string) =>
+      request(session, gh.adminToken, 'POST', CONFIGMAPS, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, labels: { h2: 'watch' } },
+      });
     await create('h2-w1');
     await Promise.all(watches.map((w) => w.named(1)));
     watches[0].cancel();

@@ -14,7 +14,8 @@ import { expectFailure } from '../helpers/api.js';
 const ALICE = 'alice-token-in-flight';
 const SSAR = '/apis/authorization.platform.io/v1/selfsubjectaccessreviews';
 const SSAR_BODY = JSON.stringify({
-  apiVersion: 'authorization.platform.io/v1', kind: 'SelfSubjectAccessReview',
+  apiVersion: 'authorization.platform.io/v1',
+  kind: 'SelfSubjectAccessReview',
   spec: { resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } },
 });
 
@@ -48,7 +49,13 @@ function parseHttp1(raw: Buffer): GatehouseResponse {
     body = Buffer.concat(parts);
   }
   const bodyText = body.toString('utf8');
-  return { status: Number(statusLine.split(' ')[1]), headers, body: bodyText, raw: body, json: () => JSON.parse(bodyText) };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: bodyText,
+    raw: body,
+    json: () => JSON.parse(bodyText),
+  };
 }
 
 /**
@@ -58,15 +65,22 @@ function parseHttp1(raw: Buffer): GatehouseResponse {
 async function holdPost(gh: TestGatehouse, urlPath: string, body: string, token: string): Promise<HeldRequest> {
   const url = new URL(gh.url);
   const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
-    const s = tls.connect({ host: url.hostname, port: Number(url.port), ca: gh.ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => resolve(s));
+    const s = tls.connect(
+      { host: url.hostname, port: Number(url.port), ca: gh.ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));
   socket.on('error', () => {});
-  const answer = new Promise<GatehouseResponse>((resolve) => socket.once('close', () => resolve(parseHttp1(Buffer.concat(chunks)))));
-  socket.write(`POST ${urlPath} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 1)}`);
+  const answer = new Promise<GatehouseResponse>((resolve) =>
+    socket.once('close', () => resolve(parseHttp1(Buffer.concat(chunks)))),
+  );
+  socket.write(
+    `POST ${urlPath} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 1)}`,
+  );
   return {
     socket,
     answer,
@@ -109,8 +123,14 @@ describe('requests in flight', function () {
   describe('--max-requests-inflight=1 --max-mutating-requests-inflight=1', () => {
     let gh: TestGatehouse;
     before(async () => {
-      gh = await startTestGatehouse(['--storage-backend', 'memory', '--token-auth-file', path.join(dir, 'tokens.csv'),
-        '--max-requests-inflight=1', '--max-mutating-requests-inflight=1']);
+      gh = await startTestGatehouse([
+        '--storage-backend',
+        'memory',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--max-requests-inflight=1',
+        '--max-mutating-requests-inflight=1',
+      ]);
     });
     after(async () => gh?.close());
 
@@ -139,7 +159,9 @@ describe('requests in flight', function () {
       // A list at a revision not reached yet waits for it: the read holds its place until a write comes.
       const future = `/api/v1/namespaces?resourceVersion=${current + 1n}&resourceVersionMatch=NotOlderThan`;
       const waiting = gh.request('GET', future, { token: ALICE });
-      expectTooManyRequests(await untilRefused(() => gh.request('GET', '/api/v1/namespaces/default', { token: ALICE })));
+      expectTooManyRequests(
+        await untilRefused(() => gh.request('GET', '/api/v1/namespaces/default', { token: ALICE })),
+      );
 
       const watch = await new Promise<number>((resolve, reject) => {
         const session = http2.connect(gh.url, { ca: gh.ca });
@@ -154,7 +176,10 @@ describe('requests in flight', function () {
       expect(watch).to.equal(200);
 
       // The write the waiting read needs; then reads are served again.
-      expect((await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: `in-flight-${process.pid}` } } })).status).to.equal(201);
+      expect(
+        (await gh.request('POST', '/api/v1/namespaces', { body: { metadata: { name: `in-flight-${process.pid}` } } }))
+          .status,
+      ).to.equal(201);
       expect((await waiting).status).to.equal(200);
       expect((await gh.request('GET', '/api/v1/namespaces/default', { token: ALICE })).status).to.equal(200);
     });
@@ -163,14 +188,21 @@ describe('requests in flight', function () {
   describe('0 disables a limit', () => {
     let gh: TestGatehouse;
     before(async () => {
-      gh = await startTestGatehouse(['--storage-backend', 'memory', '--token-auth-file', path.join(dir, 'tokens.csv'),
-        '--max-requests-inflight=0', '--max-mutating-requests-inflight=0']);
+      gh = await startTestGatehouse([
+        '--storage-backend',
+        'memory',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--max-requests-inflight=0',
+        '--max-mutating-requests-inflight=0',
+      ]);
     });
     after(async () => gh?.close());
 
     it('serves every request however many are in flight', async () => {
       const held = await Promise.all([0, 1, 2].map(() => holdPost(gh, SSAR, SSAR_BODY, ALICE)));
-      for (let i = 0; i < 10; i++) expect((await gh.request('POST', SSAR, { body: SSAR_BODY, token: ALICE })).status).to.equal(201);
+      for (let i = 0; i < 10; i++)
+        expect((await gh.request('POST', SSAR, { body: SSAR_BODY, token: ALICE })).status).to.equal(201);
       for (const request of held) expect((await request.finish()).status).to.equal(201);
     });
   });
@@ -179,8 +211,14 @@ describe('requests in flight', function () {
     const BODY_TIMEOUT_MS = 300;
     let gh: TestGatehouse;
     before(async () => {
-      gh = await startTestGatehouse(['--storage-backend', 'memory', '--token-auth-file', path.join(dir, 'tokens.csv'),
-        '--max-mutating-requests-inflight=1', `--read-body-timeout=${BODY_TIMEOUT_MS}ms`]);
+      gh = await startTestGatehouse([
+        '--storage-backend',
+        'memory',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--max-mutating-requests-inflight=1',
+        `--read-body-timeout=${BODY_TIMEOUT_MS}ms`,
+      ]);
     });
     after(async () => gh?.close());
 
@@ -190,7 +228,9 @@ describe('requests in flight', function () {
       const res = await held.answer;
       expect(Date.now() - started).to.be.below(10_000);
       const status = expectFailure(res, 504, 'Timeout');
-      expect(status.message).to.equal('Timeout: request did not complete within requested timeout - the request body did not arrive whole within 0.3s');
+      expect(status.message).to.equal(
+        'Timeout: request did not complete within requested timeout - the request body did not arrive whole within 0.3s',
+      );
       expect(res.headers.connection).to.equal('close');
       expect((await gh.request('POST', SSAR, { body: SSAR_BODY, token: ALICE })).status).to.equal(201);
     });
@@ -198,22 +238,38 @@ describe('requests in flight', function () {
     it('answers 504 on an HTTP/2 stream and ends the stream, the connection serving on', async () => {
       const session = http2.connect(gh.url, { ca: gh.ca });
       session.on('error', () => {});
-      const stream = session.request({ ':method': 'POST', ':path': SSAR, authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, { endStream: false });
+      const stream = session.request(
+        { ':method': 'POST', ':path': SSAR, authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+        { endStream: false },
+      );
       stream.write(SSAR_BODY.slice(0, 1));
       const chunks: Buffer[] = [];
       let code = 0;
-      stream.on('response', (h) => { code = Number(h[':status']); });
+      stream.on('response', (h) => {
+        code = Number(h[':status']);
+      });
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('error', () => {});
       await new Promise<void>((resolve) => stream.once('close', resolve));
       expect(code).to.equal(504);
-      expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).to.include({ kind: 'Status', reason: 'Timeout', code: 504 });
+      expect(JSON.parse(Buffer.concat(chunks).toString('utf8'))).to.include({
+        kind: 'Status',
+        reason: 'Timeout',
+        code: 504,
+      });
       expect(stream.rstCode).to.equal(http2.constants.NGHTTP2_NO_ERROR);
 
-      const next = session.request({ ':method': 'POST', ':path': SSAR, authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' });
+      const next = session.request({
+        ':method': 'POST',
+        ':path': SSAR,
+        authorization: `Bearer ${ALICE}`,
+        'content-type': 'application/json',
+      });
       next.end(SSAR_BODY);
       next.resume();
-      const nextCode = await new Promise<number>((resolve) => next.once('response', (h) => resolve(Number(h[':status']))));
+      const nextCode = await new Promise<number>((resolve) =>
+        next.once('response', (h) => resolve(Number(h[':status']))),
+      );
       expect(nextCode).to.equal(201);
       session.close();
     });

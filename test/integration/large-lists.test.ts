@@ -26,15 +26,30 @@ describe('large lists', function () {
 
   before(async () => {
     gh = await startTestGatehouse(['--storage-backend=memory']);
-    const data = (i: number) => Object.fromEntries(Array.from({ length: KEYS }, (_, k) => [`key-${k}`, k % 10 === 0 ? `line one ${i}\nline two\n` : `value-${i}-${k}`]));
+    const data = (i: number) =>
+      Object.fromEntries(
+        Array.from({ length: KEYS }, (_, k) => [
+          `key-${k}`,
+          k % 10 === 0 ? `line one ${i}\nline two\n` : `value-${i}-${k}`,
+        ]),
+      );
     let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < ITEMS) {
-        const i = next++;
-        const res = await gh.request('POST', path, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `big-${String(i).padStart(5, '0')}` }, data: data(i) } });
-        expect(res.status, res.body).to.equal(201);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < ITEMS) {
+          const i = next++;
+          const res = await gh.request('POST', path, {
+            body: {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: `big-${String(i).padStart(5, '0')}` },
+              data: data(i),
+            },
+          });
+          expect(res.status, res.body).to.equal(201);
+        }
+      }),
+    );
     expected = (await gh.request('GET', path)).json().items;
     expect(expected).to.have.length(ITEMS);
   });
@@ -44,7 +59,10 @@ describe('large lists', function () {
    * The answer to `accept`, and the longest the event loop went without running a 5 ms heartbeat while it arrived
    * (the body is joined and decoded after, which is the test's own work).
    */
-  function listWithHeartbeat(accept: string, query = ''): Promise<{ status: number; contentType: string; body: Buffer; longest: number; bound: number }> {
+  function listWithHeartbeat(
+    accept: string,
+    query = '',
+  ): Promise<{ status: number; contentType: string; body: Buffer; longest: number; bound: number }> {
     const started = performance.now();
     let last = started;
     let longest = 0;
@@ -54,17 +72,27 @@ describe('large lists', function () {
       last = now;
     }, 5);
     return new Promise((resolve, reject) => {
-      const req = https.request(new URL(`${path}${query}`, gh.url), { ca: gh.ca, headers: { accept, authorization: `Bearer ${gh.adminToken}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          clearInterval(beat);
-          longest = Math.max(longest, performance.now() - last);
-          const bound = stallBound(performance.now() - started);
-          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), body: Buffer.concat(chunks), longest, bound });
-        });
-        res.on('error', reject);
-      });
+      const req = https.request(
+        new URL(`${path}${query}`, gh.url),
+        { ca: gh.ca, headers: { accept, authorization: `Bearer ${gh.adminToken}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            clearInterval(beat);
+            longest = Math.max(longest, performance.now() - last);
+            const bound = stallBound(performance.now() - started);
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: String(res.headers['content-type']),
+              body: Buffer.concat(chunks),
+              longest,
+              bound,
+            });
+          });
+          res.on('error', reject);
+        },
+      );
       req.on('error', (e) => {
         clearInterval(beat);
         reject(e);
@@ -94,7 +122,10 @@ describe('large lists', function () {
   it('protobuf', async () => {
     const { status, contentType, body, longest, bound } = await listWithHeartbeat(PROTOBUF_MEDIA_TYPE);
     expect([status, contentType]).to.deep.equal([200, PROTOBUF_MEDIA_TYPE]);
-    const list = decodeProtobufObject(body) as { kind: string; items: Array<{ metadata: { name: string }; data: Record<string, string> }> };
+    const list = decodeProtobufObject(body) as {
+      kind: string;
+      items: Array<{ metadata: { name: string }; data: Record<string, string> }>;
+    };
     expect(list.kind).to.equal('ConfigMapList');
     expect(names(list.items)).to.deep.equal(names(expected));
     expect(list.items.map((i) => i.data)).to.deep.equal(expected.map((i) => i.data));
@@ -102,10 +133,15 @@ describe('large lists', function () {
   });
 
   it('Tables of whole objects, in JSON and YAML', async () => {
-    for (const accept of ['application/json;as=Table;v=v1;g=meta.k8s.io', 'application/yaml;as=Table;v=v1;g=meta.k8s.io']) {
+    for (const accept of [
+      'application/json;as=Table;v=v1;g=meta.k8s.io',
+      'application/yaml;as=Table;v=v1;g=meta.k8s.io',
+    ]) {
       const { status, body, longest, bound } = await listWithHeartbeat(accept, '?includeObject=Object');
       expect(status).to.equal(200);
-      const table = (accept.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : yaml.load(body.toString('utf8'))) as { kind: string; rows: Array<{ cells: unknown[]; object: unknown }> };
+      const table = (
+        accept.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : yaml.load(body.toString('utf8'))
+      ) as { kind: string; rows: Array<{ cells: unknown[]; object: unknown }> };
       expect(table.kind).to.equal('Table');
       expect(table.rows.map((r) => r.cells[0])).to.deep.equal(names(expected));
       expect(table.rows.map((r) => r.object)).to.deep.equal(expected);

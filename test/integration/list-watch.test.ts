@@ -5,8 +5,12 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js'
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
 import { ManualClock, type ManualTimer } from '../helpers/manual-clock.js';
 
-const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) =>
-  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data });
+const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels },
+  data,
+});
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 
 describe('list and watch', function () {
@@ -26,8 +30,12 @@ describe('list and watch', function () {
     return w;
   }
 
-  before(async () => { gh = await startTestGatehouse(); });
-  afterEach(() => { for (const w of opened.splice(0)) w.close(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
+  afterEach(() => {
+    for (const w of opened.splice(0)) w.close();
+  });
   after(async () => gh.close());
 
   describe('selectors', () => {
@@ -37,7 +45,10 @@ describe('list and watch', function () {
       await gh.request('POST', path, { body: cm('a', { app: 'web', tier: 'front' }) });
       await gh.request('POST', path, { body: cm('b', { app: 'db' }) });
       await gh.request('POST', path, { body: cm('c', {}) });
-      const names = async (selector: string) => (await gh.request('GET', `${path}?labelSelector=${encodeURIComponent(selector)}`)).json().items.map((i: { metadata: { name: string } }) => i.metadata.name);
+      const names = async (selector: string) =>
+        (await gh.request('GET', `${path}?labelSelector=${encodeURIComponent(selector)}`))
+          .json()
+          .items.map((i: { metadata: { name: string } }) => i.metadata.name);
       expect(await names('app=web')).to.deep.equal(['a']);
       expect(await names('app==db')).to.deep.equal(['b']);
       expect(await names('app!=web')).to.deep.equal(['b', 'c']);
@@ -55,7 +66,9 @@ describe('list and watch', function () {
       await gh.request('POST', path, { body: cm('y') });
       const byName = (await gh.request('GET', `${path}?fieldSelector=metadata.name%3Dy`)).json();
       expect(byName.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['y']);
-      const across = (await gh.request('GET', `/api/v1/configmaps?fieldSelector=metadata.namespace%3D${ns},metadata.name!%3Dy`)).json();
+      const across = (
+        await gh.request('GET', `/api/v1/configmaps?fieldSelector=metadata.namespace%3D${ns},metadata.name!%3Dy`)
+      ).json();
       expect(across.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['x']);
       const unknown = await gh.request('GET', `${path}?fieldSelector=spec.foo%3Dbar`);
       expect(unknown.status).to.equal(400);
@@ -71,11 +84,18 @@ describe('list and watch', function () {
     it('deletes a collection by selector, leaving the rest', async () => {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/configmaps`;
-      for (const [n, app] of [['p', 'x'], ['q', 'x'], ['r', 'y']]) await gh.request('POST', path, { body: cm(n, { app }) });
+      for (const [n, app] of [
+        ['p', 'x'],
+        ['q', 'x'],
+        ['r', 'y'],
+      ])
+        await gh.request('POST', path, { body: cm(n, { app }) });
       const res = await gh.request('DELETE', `${path}?labelSelector=app%3Dx`);
       expect(res.status).to.equal(200);
       expect(res.json()).to.include({ kind: 'Status', status: 'Success' });
-      const left = (await gh.request('GET', path)).json().items.map((i: { metadata: { name: string } }) => i.metadata.name);
+      const left = (await gh.request('GET', path))
+        .json()
+        .items.map((i: { metadata: { name: string } }) => i.metadata.name);
       expect(left).to.deep.equal(['r']);
     });
   });
@@ -93,13 +113,25 @@ describe('list and watch', function () {
       await gh.request('DELETE', `${path}/item-5`);
       await gh.request('POST', path, { body: cm('item-9') });
       await gh.request('PATCH', `${path}/item-4`, { body: { data: { changed: 'yes' } }, headers: MERGE });
-      const second = (await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
+      const second = (
+        await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(first.metadata.continue)}`)
+      ).json();
       expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
-      const third = (await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(second.metadata.continue)}`)).json();
+      const third = (
+        await gh.request('GET', `${path}?limit=3&continue=${encodeURIComponent(second.metadata.continue)}`)
+      ).json();
       expect(third.metadata.continue ?? '').to.equal('');
       expect(third.metadata).to.not.have.property('remainingItemCount');
       const all = [...first.items, ...second.items, ...third.items];
-      expect(all.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['item-0', 'item-1', 'item-2', 'item-3', 'item-4', 'item-5', 'item-6']);
+      expect(all.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal([
+        'item-0',
+        'item-1',
+        'item-2',
+        'item-3',
+        'item-4',
+        'item-5',
+        'item-6',
+      ]);
       expect(all[4].data).to.deep.equal({});
     });
 
@@ -120,7 +152,13 @@ describe('list and watch', function () {
         const path = '/api/v1/namespaces/default/configmaps';
         const total = 1100;
         for (let i = 0; i < total; i += 50) {
-          await Promise.all(Array.from({ length: Math.min(50, total - i) }, (_, j) => big.request('POST', path, { body: cm(`big-${String(i + j).padStart(4, '0')}`, {}, { v: 'x'.repeat(200) }) })));
+          await Promise.all(
+            Array.from({ length: Math.min(50, total - i) }, (_, j) =>
+              big.request('POST', path, {
+                body: cm(`big-${String(i + j).padStart(4, '0')}`, {}, { v: 'x'.repeat(200) }),
+              }),
+            ),
+          );
         }
         const res = await big.request('GET', path);
         expect(res.status).to.equal(200);
@@ -143,16 +181,32 @@ describe('list and watch', function () {
   describe('resource versions', () => {
     it('refuses the combinations the spec table marks invalid with 422 naming ListOptions and the field', async () => {
       const cases: [string, string][] = [
-        ['resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-        ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
-        ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
-        ['resourceVersion=5&resourceVersionMatch=Bogus', 'resourceVersionMatch: Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""'],
+        [
+          'resourceVersionMatch=Exact',
+          'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ],
+        [
+          'resourceVersionMatch=NotOlderThan',
+          'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ],
+        [
+          'resourceVersion=0&resourceVersionMatch=Exact',
+          'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ],
+        [
+          'resourceVersion=5&resourceVersionMatch=Bogus',
+          'resourceVersionMatch: Unsupported value: "Bogus": supported values: "Exact", "NotOlderThan", ""',
+        ],
         ['sendInitialEvents=true', 'sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list'],
       ];
       for (const [q, message] of cases) {
         const res = await gh.request('GET', `/api/v1/configmaps?${q}`);
         expect(res.status, q).to.equal(422);
-        expect(res.json(), q).to.include({ kind: 'Status', reason: 'Invalid', message: `ListOptions.meta.k8s.io "" is invalid: ${message}` });
+        expect(res.json(), q).to.include({
+          kind: 'Status',
+          reason: 'Invalid',
+          message: `ListOptions.meta.k8s.io "" is invalid: ${message}`,
+        });
         expect(res.json().details, q).to.include({ kind: 'ListOptions', group: 'meta.k8s.io' });
         expect(res.json().details.causes[0], q).to.include({ field: message.split(':')[0] });
       }
@@ -161,7 +215,9 @@ describe('list and watch', function () {
       expect(both.json().details.causes).to.have.length(2);
       const watchOnly = await gh.request('GET', '/api/v1/configmaps?watch=1&resourceVersionMatch=NotOlderThan');
       expect(watchOnly.status).to.equal(422);
-      expect(watchOnly.json().message).to.contain('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      expect(watchOnly.json().message).to.contain(
+        'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      );
     });
 
     it('refuses malformed versions and a version beside continue with 400', async () => {
@@ -178,12 +234,21 @@ describe('list and watch', function () {
       await gh.request('POST', path, { body: cm('v', {}, { n: '1' }) });
       const before = (await gh.request('GET', path)).json();
       await gh.request('PATCH', `${path}/v`, { body: { data: { n: '2' } }, headers: MERGE });
-      const exact = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=Exact`)).json();
+      const exact = (
+        await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=Exact`)
+      ).json();
       expect(exact.metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
       expect(exact.items[0].data).to.deep.equal({ n: '1' });
-      const paged = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&limit=5`)).json();
+      const paged = (
+        await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&limit=5`)
+      ).json();
       expect(paged.items[0].data).to.deep.equal({ n: '1' });
-      const notOlder = (await gh.request('GET', `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=NotOlderThan`)).json();
+      const notOlder = (
+        await gh.request(
+          'GET',
+          `${path}?resourceVersion=${before.metadata.resourceVersion}&resourceVersionMatch=NotOlderThan`,
+        )
+      ).json();
       expect(notOlder.items[0].data).to.deep.equal({ n: '2' });
       const any = await gh.request('GET', `${path}/v?resourceVersion=0`);
       expect(any.status).to.equal(200);
@@ -191,7 +256,10 @@ describe('list and watch', function () {
 
     it('answers 504 "Too large resource version" for a version from the future', async function () {
       this.timeout(15000);
-      const res = await gh.request('GET', '/api/v1/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan');
+      const res = await gh.request(
+        'GET',
+        '/api/v1/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan',
+      );
       expect(res.status).to.equal(504);
       expect(res.json().message).to.contain('Too large resource version');
       expect(res.headers['retry-after']).to.match(/^\d+$/);
@@ -213,7 +281,11 @@ describe('list and watch', function () {
       await gh.request('PATCH', `${path}/new`, { body: { data: { k: 'v' } }, headers: MERGE });
       await gh.request('DELETE', `${path}/new`);
       const events = await w.take(3);
-      expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal(['ADDED new', 'MODIFIED new', 'DELETED new']);
+      expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).to.deep.equal([
+        'ADDED new',
+        'MODIFIED new',
+        'DELETED new',
+      ]);
       const rvs = events.map((e) => BigInt(e.object.metadata?.resourceVersion ?? '0'));
       expect(rvs[0] < rvs[1] && rvs[1] < rvs[2]).to.equal(true);
     });
@@ -235,7 +307,9 @@ describe('list and watch', function () {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/configmaps`;
       await gh.request('POST', path, { body: cm('i1') });
-      const w = await watch(`${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const w = await watch(
+        `${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      );
       const [added, mark] = await w.take(2);
       expect(added.type).to.equal('ADDED');
       expect(mark.type).to.equal('BOOKMARK');
@@ -246,7 +320,9 @@ describe('list and watch', function () {
       expect(`${next.type} ${next.object.metadata?.name}`).to.equal('ADDED i2');
       const refused = await gh.request('GET', `${path}?watch=1&sendInitialEvents=true`);
       expect(refused.status).to.equal(422);
-      expect(refused.json().message).to.equal('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+      expect(refused.json().message).to.equal(
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      );
     });
 
     describe('timeouts and the history window, on a clock the test moves', () => {
@@ -284,7 +360,10 @@ describe('list and watch', function () {
         const path = '/api/v1/namespaces/default/configmaps';
         // 2^31 ms and far beyond: a Node timer asked for either fires after 1 ms (test/unit/watch-timeout.test.ts
         // holds the long timer to its time); the handler must ask for the whole duration.
-        const [short, long] = [await timedWatch(`${path}?watch=1&timeoutSeconds=2147484`), await timedWatch(`${path}?watch=1&timeoutSeconds=9000000000`)];
+        const [short, long] = [
+          await timedWatch(`${path}?watch=1&timeoutSeconds=2147484`),
+          await timedWatch(`${path}?watch=1&timeoutSeconds=9000000000`),
+        ];
         expect(short.timer.ms).to.equal(2_147_484_000);
         expect(long.timer.ms).to.equal(9e12);
         clock.advance(2_147_483_999);
@@ -325,10 +404,19 @@ describe('list and watch', function () {
         const res = await timed.request('GET', `${path}?watch=1&resourceVersion=${old}`, { timeoutMs: 5000 });
         expect(res.status).to.equal(200);
         expect(res.headers['content-type']).to.equal('application/json');
-        const events = res.body.trim().split('\n').map((line) => JSON.parse(line));
+        const events = res.body
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
         expect(events).to.have.length(1);
         expect(events[0].type).to.equal('ERROR');
-        expect(events[0].object).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 });
+        expect(events[0].object).to.include({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Expired',
+          code: 410,
+        });
         expect(events[0].object.message).to.match(new RegExp(`^too old resource version: ${old} \\(\\d+\\)$`));
         const list = await timed.request('GET', `${path}?resourceVersion=${old}&resourceVersionMatch=Exact`);
         expect(list.status).to.equal(410);
@@ -336,11 +424,17 @@ describe('list and watch', function () {
         const page = (await timed.request('GET', `${path}?limit=1`)).json();
         // The token's snapshot expires once a later write leaves the history window.
         await timed.request('POST', path, { body: cm('c') });
-        const stillServed = await timed.request('GET', `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
+        const stillServed = await timed.request(
+          'GET',
+          `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`,
+        );
         expect(stillServed.status).to.equal(200);
         clock.advance(1200);
         await timed.request('POST', path, { body: cm('d') });
-        const expired = await timed.request('GET', `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`);
+        const expired = await timed.request(
+          'GET',
+          `${path}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}`,
+        );
         expect(expired.status).to.equal(410);
       });
     });
@@ -377,9 +471,14 @@ describe('list and watch', function () {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/configmaps`;
       await gh.request('POST', path, { body: cm('first') });
-      const w = await watch(`${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const w = await watch(
+        `${path}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      );
       const initial = await w.take(2);
-      expect(initial.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`)).to.deep.equal(['ADDED first', 'BOOKMARK ']);
+      expect(initial.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`)).to.deep.equal([
+        'ADDED first',
+        'BOOKMARK ',
+      ]);
       // Responses written through the HTTP layer during the live events: only the writers' own (which end, not write).
       // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called through apply and put back
       const original = ServerResponse.prototype.write;
@@ -391,7 +490,11 @@ describe('list and watch', function () {
       try {
         for (const name of ['l1', 'l2', 'l3']) await gh.request('POST', path, { body: cm(name, {}, { k: name }) });
         const live = await w.take(3);
-        expect(live.map((e) => `${e.type} ${e.object.metadata?.name} ${(e.object as { data?: Record<string, string> }).data?.k}`)).to.deep.equal(['ADDED l1 l1', 'ADDED l2 l2', 'ADDED l3 l3']);
+        expect(
+          live.map(
+            (e) => `${e.type} ${e.object.metadata?.name} ${(e.object as { data?: Record<string, string> }).data?.k}`,
+          ),
+        ).to.deep.equal(['ADDED l1 l1', 'ADDED l2 l2', 'ADDED l3 l3']);
       } finally {
         ServerResponse.prototype.write = original;
       }
@@ -403,19 +506,26 @@ describe('list and watch', function () {
       const ns = await namespace();
       const path = `/api/v1/namespaces/${ns}/configmaps`;
       const start = (await gh.request('GET', path)).json().metadata.resourceVersion;
-      const watchers = [await watch(`${path}?watch=1&resourceVersion=${start}`), await watch(`${path}?watch=1&resourceVersion=${start}`)];
+      const watchers = [
+        await watch(`${path}?watch=1&resourceVersion=${start}`),
+        await watch(`${path}?watch=1&resourceVersion=${start}`),
+      ];
       const writers = 4;
       const perWriter = 15;
       const writes: Promise<string>[] = [];
       for (let w = 0; w < writers; w++) {
-        writes.push((async () => {
-          let last = '';
-          await gh.request('POST', path, { body: cm(`w${w}`) });
-          for (let i = 0; i < perWriter; i++) {
-            last = (await gh.request('PATCH', `${path}/w${w}`, { body: { data: { i: String(i) } }, headers: MERGE })).json().metadata.resourceVersion;
-          }
-          return last;
-        })());
+        writes.push(
+          (async () => {
+            let last = '';
+            await gh.request('POST', path, { body: cm(`w${w}`) });
+            for (let i = 0; i < perWriter; i++) {
+              last = (
+                await gh.request('PATCH', `${path}/w${w}`, { body: { data: { i: String(i) } }, headers: MERGE })
+              ).json().metadata.resourceVersion;
+            }
+            return last;
+          })(),
+        );
       }
       await Promise.all(writes);
       const total = writers * (perWriter + 1);
@@ -427,7 +537,10 @@ describe('list and watch', function () {
         for (let wr = 0; wr < writers; wr++) {
           const mine = events.filter((e) => e.object.metadata?.name === `w${wr}`);
           expect(mine.map((e) => e.type)).to.deep.equal(['ADDED', ...Array(perWriter).fill('MODIFIED')]);
-          expect(mine.map((e) => (e.object as { data?: { i?: string } }).data?.i ?? null)).to.deep.equal([null, ...Array.from({ length: perWriter }, (_, i) => String(i))]);
+          expect(mine.map((e) => (e.object as { data?: { i?: string } }).data?.i ?? null)).to.deep.equal([
+            null,
+            ...Array.from({ length: perWriter }, (_, i) => String(i)),
+          ]);
         }
       }
     });

@@ -14,7 +14,13 @@ import { createTokenSecret, newToken } from '../helpers/bootstrap-tokens.js';
 import { httpsRequest, startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { messagesOf, parseEntry } from '../helpers/klog.js';
 import { createTestIssuer, type SigningKey, type TestIssuer } from '../helpers/oidc-issuer.js';
-import { caBundle, issueClientCert, makeCA, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
+import {
+  caBundle,
+  issueClientCert,
+  makeCA,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from '../helpers/pki.js';
 import { STORAGE_URL_ENV } from '../../gateway/server/options.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
@@ -72,10 +78,16 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-log-credentials-'));
     issuer = await createTestIssuer();
-    [clientCa, proxyCa, stranger] = await Promise.all([makeCA('client-ca'), makeCA('front-proxy-ca'), makeCA('stranger-ca')]);
+    [clientCa, proxyCa, stranger] = await Promise.all([
+      makeCA('client-ca'),
+      makeCA('front-proxy-ca'),
+      makeCA('stranger-ca'),
+    ]);
     keys.push(clientCa.keyPem, proxyCa.keyPem, stranger.keyPem, await pkcs8Pem(issuer.currentKey));
     const files = {
-      tokens: path.join(dir, 'tokens.csv'), clientCa: path.join(dir, 'client-ca.crt'), proxyCa: path.join(dir, 'proxy-ca.crt'),
+      tokens: path.join(dir, 'tokens.csv'),
+      clientCa: path.join(dir, 'client-ca.crt'),
+      proxyCa: path.join(dir, 'proxy-ca.crt'),
     };
     await writeFile(files.tokens, `${STATIC_TOKEN},stacy,stacy-uid,"staff"\n`);
     await writeFile(files.clientCa, caBundle(clientCa));
@@ -89,11 +101,27 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     tokens.push(STORAGE_PASSWORD);
     try {
       gh = await startTestGatehouse([
-        '-v', '10', '--storage-backend', 'memory', '--authorization-mode=RBAC',
-        '--token-auth-file', files.tokens, '--enable-bootstrap-token-auth', '--client-ca-file', files.clientCa,
-        `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${issuer.caFile}`,
-        '--requestheader-client-ca-file', files.proxyCa, '--requestheader-allowed-names', 'front-proxy',
-        '--requestheader-username-headers', 'X-Remote-User', '--requestheader-group-headers', 'X-Remote-Group',
+        '-v',
+        '10',
+        '--storage-backend',
+        'memory',
+        '--authorization-mode=RBAC',
+        '--token-auth-file',
+        files.tokens,
+        '--enable-bootstrap-token-auth',
+        '--client-ca-file',
+        files.clientCa,
+        `--oidc-issuer-url=${issuer.url}`,
+        `--oidc-client-id=${CLIENT_ID}`,
+        `--oidc-ca-file=${issuer.caFile}`,
+        '--requestheader-client-ca-file',
+        files.proxyCa,
+        '--requestheader-allowed-names',
+        'front-proxy',
+        '--requestheader-username-headers',
+        'X-Remote-User',
+        '--requestheader-group-headers',
+        'X-Remote-Group',
       ]);
     } finally {
       if (savedUrl === undefined) delete process.env[STORAGE_URL_ENV];
@@ -107,9 +135,15 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     await rm(dir, { recursive: true, force: true });
   });
 
-  const review = (opts: { token?: string | null; cert?: IssuedCertificate; headers?: Record<string, string> }): Promise<GatehouseResponse> =>
+  const review = (opts: {
+    token?: string | null;
+    cert?: IssuedCertificate;
+    headers?: Record<string, string>;
+  }): Promise<GatehouseResponse> =>
     httpsRequest(gh.url, gh.ca, 'POST', SSR, {
-      body: SSR_BODY, token: opts.token ?? null, headers: opts.headers,
+      body: SSR_BODY,
+      token: opts.token ?? null,
+      headers: opts.headers,
       clientCert: opts.cert ? { cert: opts.cert.certPem, key: opts.cert.keyPem } : undefined,
     });
   const username = (res: GatehouseResponse): string => {
@@ -136,7 +170,10 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     const boot = newToken();
     const expired = newToken();
     await createTokenSecret(gh, boot, { 'usage-bootstrap-authentication': 'true' });
-    await createTokenSecret(gh, expired, { 'usage-bootstrap-authentication': 'true', expiration: '2020-01-01T00:00:00Z' });
+    await createTokenSecret(gh, expired, {
+      'usage-bootstrap-authentication': 'true',
+      expiration: '2020-01-01T00:00:00Z',
+    });
     const wrongSecret = `${boot.id}.${boot.secret.split('').reverse().join('')}`;
     tokens.push(boot.token, expired.token, wrongSecret);
     expect(username(await review({ token: boot.token }))).to.equal(`system:bootstrap:${boot.id}`);
@@ -146,8 +183,12 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     // Service-account tokens: valid, bad signature, of a deleted account.
     const ns = await createNamespace(gh, 'logcred');
     const issue = async (name: string): Promise<string> => {
-      expect((await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name } } })).status).to.equal(201);
-      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } });
+      expect(
+        (await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name } } })).status,
+      ).to.equal(201);
+      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+      });
       expect(res.status, res.body).to.equal(201);
       return res.json().status.token;
     };
@@ -176,7 +217,11 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
 
     // Client certificates: valid, expired, from an unknown CA.
     const client = await issueClientCert(clientCa, { cn: 'carol', orgs: ['staff'] });
-    const expiredCert = await issueClientCert(clientCa, { cn: 'old', notBefore: new Date(Date.now() - 10 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS) });
+    const expiredCert = await issueClientCert(clientCa, {
+      cn: 'old',
+      notBefore: new Date(Date.now() - 10 * DAY_MS),
+      notAfter: new Date(Date.now() - DAY_MS),
+    });
     const strangers = await issueClientCert(stranger, { cn: 'mallory' });
     keys.push(client.keyPem, expiredCert.keyPem, strangers.keyPem);
     expect(username(await review({ cert: client }))).to.equal('carol');
@@ -187,7 +232,9 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     const proxy = await issueClientCert(proxyCa, { cn: 'front-proxy' });
     const otherProxy = await issueClientCert(proxyCa, { cn: 'not-the-proxy' });
     keys.push(proxy.keyPem, otherProxy.keyPem);
-    expect(username(await review({ cert: proxy, headers: { 'X-Remote-User': 'paula', 'X-Remote-Group': 'staff' } }))).to.equal('paula');
+    expect(
+      username(await review({ cert: proxy, headers: { 'X-Remote-User': 'paula', 'X-Remote-Group': 'staff' } })),
+    ).to.equal('paula');
     refused(await review({ cert: otherProxy, headers: { 'X-Remote-User': 'paula' } }));
 
     // Impersonation: the admin may, the static-token user may not.
@@ -200,23 +247,36 @@ describe('the log at -v 10 holds no credential of any authentication method', fu
     tokens.push(BASIC_PASSWORD, basic);
     expect(forbiddenFor(await review({ headers: { authorization: `Basic ${basic}` } }))).to.equal('system:anonymous');
 
-    keys.push(...await privateKeysUnder(gh.dataDir));
+    keys.push(...(await privateKeysUnder(gh.dataDir)));
 
     const log = gh.logs.join('\n');
     const messages = messagesOf(gh.logs);
     // The search below proves something only if the log holds the requests, their redacted headers and the refusals.
     expect(messages.filter((m) => m === 'HTTP').length, 'request lines').to.be.greaterThan(20);
-    expect(gh.logs.some((entry) => entry.includes('"authorization":"[REDACTED]"')), 'a redacted Authorization header').to.equal(true);
-    expect(gh.logs.filter((entry) => parseEntry(entry)?.severity === 'E' && parseEntry(entry)?.message === 'Unable to authenticate the request').length, 'refusals')
-      .to.be.at.least(8);
-    expect(messages.some((m) => m.includes(`${STORAGE_URL_ENV} is set`)), 'the storage URL warning').to.equal(true);
+    expect(
+      gh.logs.some((entry) => entry.includes('"authorization":"[REDACTED]"')),
+      'a redacted Authorization header',
+    ).to.equal(true);
+    expect(
+      gh.logs.filter(
+        (entry) =>
+          parseEntry(entry)?.severity === 'E' && parseEntry(entry)?.message === 'Unable to authenticate the request',
+      ).length,
+      'refusals',
+    ).to.be.at.least(8);
+    expect(
+      messages.some((m) => m.includes(`${STORAGE_URL_ENV} is set`)),
+      'the storage URL warning',
+    ).to.equal(true);
 
     for (const token of tokens) {
-      for (const secret of secretParts(token)) expect(log.includes(secret), `a credential in the log: ${secret.slice(0, 12)}...`).to.equal(false);
+      for (const secret of secretParts(token))
+        expect(log.includes(secret), `a credential in the log: ${secret.slice(0, 12)}...`).to.equal(false);
     }
     expect(keys.length).to.be.at.least(10);
     for (const pem of keys) {
-      for (const line of pemBodyLines(pem)) expect(log.includes(line), `a private key line in the log: ${line.slice(0, 12)}...`).to.equal(false);
+      for (const line of pemBodyLines(pem))
+        expect(log.includes(line), `a private key line in the log: ${line.slice(0, 12)}...`).to.equal(false);
     }
   });
 });

@@ -21,7 +21,9 @@ async function present(gh: TestGatehouse, path: string, ready: (obj: any) => boo
 describe('per-namespace controllers', function () {
   describe('with --controllers=* (the default; tests otherwise run without these two)', () => {
     let gh: TestGatehouse;
-    before(async () => { gh = await startTestGatehouse(['--controllers=*']); });
+    before(async () => {
+      gh = await startTestGatehouse(['--controllers=*']);
+    });
     after(async () => gh.close());
 
     it('gives a new namespace the default ServiceAccount and the root CA ConfigMap with the serving CA', async () => {
@@ -50,10 +52,13 @@ describe('per-namespace controllers', function () {
       expect(again.data).to.deep.equal({ 'ca.crt': gh.ca });
     });
 
-    it('restores the CA bundle when the ConfigMap is edited, keeping the owner\'s labels', async () => {
+    it("restores the CA bundle when the ConfigMap is edited, keeping the owner's labels", async () => {
       const ns = await createNamespace(gh, 'edited');
       await present(gh, caPath(ns));
-      const edited = await gh.request('PATCH', caPath(ns), { body: { metadata: { labels: { mine: 'yes' } }, data: { 'ca.crt': 'forged', extra: 'x' } }, headers: MERGE });
+      const edited = await gh.request('PATCH', caPath(ns), {
+        body: { metadata: { labels: { mine: 'yes' } }, data: { 'ca.crt': 'forged', extra: 'x' } },
+        headers: MERGE,
+      });
       expect(edited.status).to.equal(200);
       const restored = await present(gh, caPath(ns), (o) => o.data['ca.crt'] === gh.ca);
       expect(restored.data).to.deep.equal({ 'ca.crt': gh.ca });
@@ -64,15 +69,26 @@ describe('per-namespace controllers', function () {
       const ns = await createNamespace(gh, 'ending');
       await present(gh, saPath(ns));
       // A finalizer on the ServiceAccount holds the namespace in Terminating while the test looks.
-      const held = await gh.request('PATCH', saPath(ns), { body: { metadata: { finalizers: ['example.com/hold'] } }, headers: MERGE });
+      const held = await gh.request('PATCH', saPath(ns), {
+        body: { metadata: { finalizers: ['example.com/hold'] } },
+        headers: MERGE,
+      });
       expect(held.status).to.equal(200);
       expect((await gh.request('DELETE', `/api/v1/namespaces/${ns}`)).status).to.equal(200);
-      await eventually('the root CA map removed by the namespace controller', async () => (await gh.request('GET', caPath(ns))).status === 404);
+      await eventually(
+        'the root CA map removed by the namespace controller',
+        async () => (await gh.request('GET', caPath(ns))).status === 404,
+      );
       // The namespace controller has gone through the namespace's content once; nothing came back meanwhile.
       const listed = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
       expect(listed.json().items).to.deep.equal([]);
-      expect((await gh.request('PATCH', saPath(ns), { body: { metadata: { finalizers: null } }, headers: MERGE })).status).to.equal(200);
-      await eventually('the namespace gone', async () => (await gh.request('GET', `/api/v1/namespaces/${ns}`)).status === 404);
+      expect(
+        (await gh.request('PATCH', saPath(ns), { body: { metadata: { finalizers: null } }, headers: MERGE })).status,
+      ).to.equal(200);
+      await eventually(
+        'the namespace gone',
+        async () => (await gh.request('GET', `/api/v1/namespaces/${ns}`)).status === 404,
+      );
     });
   });
 
@@ -86,7 +102,13 @@ describe('per-namespace controllers', function () {
       await writeFile(path.join(dir, 'tls.crt'), bundle);
       await writeFile(path.join(dir, 'tls.key'), await readFile(path.join(pki, 'apiserver.key'), 'utf8'));
       await first.close();
-      const gh = await startTestGatehouse(['--controllers=*', '--tls-cert-file', path.join(dir, 'tls.crt'), '--tls-private-key-file', path.join(dir, 'tls.key')]);
+      const gh = await startTestGatehouse([
+        '--controllers=*',
+        '--tls-cert-file',
+        path.join(dir, 'tls.crt'),
+        '--tls-private-key-file',
+        path.join(dir, 'tls.key'),
+      ]);
       try {
         const ns = await createNamespace(gh, 'provided');
         expect((await present(gh, caPath(ns))).data).to.deep.equal({ 'ca.crt': bundle });
@@ -99,7 +121,9 @@ describe('per-namespace controllers', function () {
 
   describe('with --controllers=*,-serviceaccount', () => {
     let gh: TestGatehouse;
-    before(async () => { gh = await startTestGatehouse(['--controllers=*,-serviceaccount']); });
+    before(async () => {
+      gh = await startTestGatehouse(['--controllers=*,-serviceaccount']);
+    });
     after(async () => gh.close());
 
     it('publishes the root CA but creates no default ServiceAccount', async () => {
@@ -112,7 +136,9 @@ describe('per-namespace controllers', function () {
 
   describe('with --controllers=-root-ca-cert-publisher', () => {
     let gh: TestGatehouse;
-    before(async () => { gh = await startTestGatehouse(['--controllers=-root-ca-cert-publisher,*']); });
+    before(async () => {
+      gh = await startTestGatehouse(['--controllers=-root-ca-cert-publisher,*']);
+    });
     after(async () => gh.close());
 
     it('creates the default ServiceAccount but publishes no root CA', async () => {

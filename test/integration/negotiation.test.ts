@@ -20,13 +20,25 @@ interface RawResponse {
 }
 
 /** Like gh.request, but keeps the body as bytes (gzip) and the raw header list (repeated Warning headers). */
-function rawRequest(gh: TestGatehouse, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+function rawRequest(
+  gh: TestGatehouse,
+  method: string,
+  path: string,
+  opts: { body?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { authorization: `Bearer ${gh.adminToken}`, ...opts.headers };
     const req = https.request(new URL(path, gh.url), { method, headers, ca: gh.ca }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body: Buffer.concat(chunks),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -36,28 +48,43 @@ function rawRequest(gh: TestGatehouse, method: string, path: string, opts: { bod
 
 function headerValues(res: RawResponse, name: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i].toLowerCase() === name) out.push(res.rawHeaders[i + 1]);
+  for (let i = 0; i < res.rawHeaders.length; i += 2)
+    if (res.rawHeaders[i].toLowerCase() === name) out.push(res.rawHeaders[i + 1]);
   return out;
 }
 
-async function createConfigMap(gh: TestGatehouse, ns: string, name: string, data: Record<string, string> = { k: 'v' }): Promise<any> {
-  const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'neg' } }, data } });
+async function createConfigMap(
+  gh: TestGatehouse,
+  ns: string,
+  name: string,
+  data: Record<string, string> = { k: 'v' },
+): Promise<any> {
+  const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'neg' } }, data },
+  });
   expect(res.status, res.body).to.equal(201);
   return res.json();
 }
 
-
 describe('media types and negotiation', function () {
   this.timeout(30_000);
   let gh: TestGatehouse;
-  before(async () => { gh = await startTestGatehouse(); });
-  after(async () => { await gh?.close(); });
+  before(async () => {
+    gh = await startTestGatehouse();
+  });
+  after(async () => {
+    await gh?.close();
+  });
 
   describe('JSON and YAML', () => {
     it('accepts a YAML request body and answers YAML when asked', async () => {
       const ns = await createNamespace(gh, 'yaml');
-      const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  labels:\n    app: y\ndata:\n  key: "1"\n';
-      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body, headers: { 'content-type': 'application/yaml', accept: 'application/yaml' } });
+      const body =
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  labels:\n    app: y\ndata:\n  key: "1"\n';
+      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body,
+        headers: { 'content-type': 'application/yaml', accept: 'application/yaml' },
+      });
       expect(res.status, res.body).to.equal(201);
       expect(String(res.headers['content-type'])).to.match(/^application\/yaml/);
       const created = yaml.load(res.body) as any;
@@ -69,7 +96,9 @@ describe('media types and negotiation', function () {
       const asJson = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/from-yaml`);
       expect(String(asJson.headers['content-type'])).to.match(/^application\/json/);
       expect(asJson.json().data).to.deep.equal({ key: '1' });
-      const list = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { headers: { accept: 'application/yaml' } });
+      const list = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, {
+        headers: { accept: 'application/yaml' },
+      });
       expect(list.status, list.body).to.equal(200);
       const parsed = yaml.load(list.body) as any;
       expect(parsed.kind).to.equal('ConfigMapList');
@@ -95,7 +124,12 @@ describe('media types and negotiation', function () {
       await createConfigMap(gh, ns, 'beta', { b: '2' });
       // Roles have no printer columns of their own, so they show the spec's default Table.
       for (const name of ['alpha', 'beta']) {
-        const role = { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'Role', metadata: { name, labels: { app: 'neg' } }, rules: [] };
+        const role = {
+          apiVersion: 'rbac.authorization.platform.io/v1',
+          kind: 'Role',
+          metadata: { name, labels: { app: 'neg' } },
+          rules: [],
+        };
         expect((await gh.request('POST', `${rolesPath()}`, { body: role })).status).to.equal(201);
       }
     });
@@ -123,7 +157,9 @@ describe('media types and negotiation', function () {
     });
 
     it('renders a single object as a one-row Table', async () => {
-      const res = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/beta`, { headers: { accept: TABLE_K8S } });
+      const res = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/beta`, {
+        headers: { accept: TABLE_K8S },
+      });
       expect(res.status, res.body).to.equal(200);
       const table = res.json();
       expect(table.kind).to.equal('Table');
@@ -132,16 +168,24 @@ describe('media types and negotiation', function () {
     });
 
     it('includes the whole object with includeObject=Object and none with None', async () => {
-      const whole = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps?includeObject=Object`, { headers: { accept: TABLE_K8S } })).json();
+      const whole = (
+        await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps?includeObject=Object`, {
+          headers: { accept: TABLE_K8S },
+        })
+      ).json();
       expect(whole.rows[0].object).to.deep.include({ kind: 'ConfigMap', apiVersion: 'v1', data: { a: '1' } });
-      const none = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps?includeObject=None`, { headers: { accept: TABLE_K8S } });
+      const none = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps?includeObject=None`, {
+        headers: { accept: TABLE_K8S },
+      });
       expect(none.status, none.body).to.equal(200);
       for (const row of none.json().rows) expect(row.object ?? null).to.equal(null);
     });
 
     for (const v of ['v1', 'v1beta1']) {
       it(`answers meta.platform.io/${v} Tables`, async () => {
-        const res = await gh.request('GET', rolesPath(), { headers: { accept: `application/json;as=Table;v=${v};g=meta.platform.io` } });
+        const res = await gh.request('GET', rolesPath(), {
+          headers: { accept: `application/json;as=Table;v=${v};g=meta.platform.io` },
+        });
         expect(res.status, res.body).to.equal(200);
         const table = res.json();
         expect(table).to.include({ kind: 'Table', apiVersion: `meta.platform.io/${v}` });
@@ -151,7 +195,9 @@ describe('media types and negotiation', function () {
     }
 
     it('falls back to JSON when the Table group is unknown and JSON is also accepted', async () => {
-      const res = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { headers: { accept: 'application/json;as=Table;g=foo;v=v1, application/json' } });
+      const res = await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`, {
+        headers: { accept: 'application/json;as=Table;g=foo;v=v1, application/json' },
+      });
       expect(res.status, res.body).to.equal(200);
       expect(String(res.headers['content-type'])).to.not.contain('as=Table');
       expect(res.json().kind).to.equal('ConfigMapList');
@@ -162,7 +208,11 @@ describe('media types and negotiation', function () {
       const rv = (await gh.request('GET', `/api/v1/namespaces/${wns}/configmaps`)).json().metadata.resourceVersion;
       // Not awaited before the write: the watch starts at rv, so the event arrives whenever the headers do (the
       // header timing has its own test below).
-      const opening = openWatch(gh.url, `/api/v1/namespaces/${wns}/configmaps?watch=true&resourceVersion=${rv}`, { ca: gh.ca, token: gh.adminToken, headers: { accept: TABLE_K8S } });
+      const opening = openWatch(gh.url, `/api/v1/namespaces/${wns}/configmaps?watch=true&resourceVersion=${rv}`, {
+        ca: gh.ca,
+        token: gh.adminToken,
+        headers: { accept: TABLE_K8S },
+      });
       await createConfigMap(gh, wns, 'watched');
       const w = await opening;
       try {
@@ -184,9 +234,15 @@ describe('media types and negotiation', function () {
       const rv = (await gh.request('GET', `/api/v1/namespaces/${wns}/configmaps`)).json().metadata.resourceVersion;
       // client-go returns a watch only once the response headers arrived; a server that holds them back until the
       // first event leaves an idle watcher hanging.
-      const opening = openWatch(gh.url, `/api/v1/namespaces/${wns}/configmaps?watch=true&resourceVersion=${rv}`, { ca: gh.ca, token: gh.adminToken, headers: { accept: TABLE_K8S } });
+      const opening = openWatch(gh.url, `/api/v1/namespaces/${wns}/configmaps?watch=true&resourceVersion=${rv}`, {
+        ca: gh.ca,
+        token: gh.adminToken,
+        headers: { accept: TABLE_K8S },
+      });
       let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), 3000); });
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), 3000);
+      });
       const first = await Promise.race([opening, deadline]);
       clearTimeout(timer);
       if (first === 'timeout') {
@@ -203,25 +259,35 @@ describe('media types and negotiation', function () {
 
   describe('refusals', () => {
     it('answers 406 NotAcceptable for an Accept header it cannot serve', async () => {
-      const res = await gh.request('GET', '/api/v1/namespaces/default/configmaps', { headers: { accept: 'application/xml' } });
+      const res = await gh.request('GET', '/api/v1/namespaces/default/configmaps', {
+        headers: { accept: 'application/xml' },
+      });
       expectFailure(res, 406, 'NotAcceptable');
     });
 
     it('answers 415 UnsupportedMediaType for a text/plain body', async () => {
-      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', { body: 'name: x', headers: { 'content-type': 'text/plain' } });
+      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', {
+        body: 'name: x',
+        headers: { 'content-type': 'text/plain' },
+      });
       expectFailure(res, 415, 'UnsupportedMediaType');
     });
 
     it('answers 400 naming the problem for malformed JSON', async () => {
-      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', { body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad",}}' });
+      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', {
+        body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad",}}',
+      });
       const status = expectFailure(res, 400, 'BadRequest');
       // The message must say what is wrong (and where), not merely that the request was bad.
-      expect(status.message).to.match(/json/i).and.match(/invalid character|expected|line \d+/i);
+      expect(status.message)
+        .to.match(/json/i)
+        .and.match(/invalid character|expected|line \d+/i);
     });
 
     it('answers 400 for malformed YAML', async () => {
       const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps', {
-        body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n', headers: { 'content-type': 'application/yaml' },
+        body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n',
+        headers: { 'content-type': 'application/yaml' },
       });
       const status = expectFailure(res, 400, 'BadRequest');
       expect(status.message).to.match(/yaml/i);
@@ -230,11 +296,18 @@ describe('media types and negotiation', function () {
     it('answers 413 for a body above --max-request-body-bytes', async () => {
       const small = await startTestGatehouse(['--max-request-body-bytes=2048']);
       try {
-        const big = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { blob: 'x'.repeat(4096) } };
+        const big = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'big' },
+          data: { blob: 'x'.repeat(4096) },
+        };
         const res = await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: big });
         expectFailure(res, 413, 'RequestEntityTooLarge');
         // The same server still takes a body under the limit.
-        const ok = await small.request('POST', '/api/v1/namespaces/default/configmaps', { body: { ...big, data: { blob: 'x' } } });
+        const ok = await small.request('POST', '/api/v1/namespaces/default/configmaps', {
+          body: { ...big, data: { blob: 'x' } },
+        });
         expect(ok.status, ok.body).to.equal(201);
       } finally {
         await small.close();
@@ -249,7 +322,9 @@ describe('media types and negotiation', function () {
 
     it('Strict rejects with 400 listing the unknown and the duplicate field', async () => {
       const ns = await createNamespace(gh, 'strict');
-      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, { body: bodyWith('s') });
+      const res = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, {
+        body: bodyWith('s'),
+      });
       const status = expectFailure(res, 400, 'BadRequest');
       expect(status.message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
       expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/s`)).status).to.equal(404);
@@ -258,16 +333,27 @@ describe('media types and negotiation', function () {
     it('Strict rejects an unknown spec field on a ReplicaSet', async () => {
       const ns = await createNamespace(gh, 'strictrs');
       const rs = {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' },
-        spec: { foo: 1, selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'img' }] } } },
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'rs' },
+        spec: {
+          foo: 1,
+          selector: { matchLabels: { app: 'a' } },
+          template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'img' }] } },
+        },
       };
-      const res = await gh.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets?fieldValidation=Strict`, { body: rs });
+      const res = await gh.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets?fieldValidation=Strict`, {
+        body: rs,
+      });
       expect(expectFailure(res, 400, 'BadRequest').message).to.contain('unknown field "spec.foo"');
     });
 
     it('Warn (the default) creates and sends one Warning header per problem', async () => {
       const ns = await createNamespace(gh, 'warn');
-      const res = await rawRequest(gh, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { body: bodyWith('w'), headers: { 'content-type': 'application/json' } });
+      const res = await rawRequest(gh, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: bodyWith('w'),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status, res.body.toString()).to.equal(201);
       const warnings = headerValues(res, 'warning');
       expect(warnings).to.have.length(2);
@@ -281,7 +367,10 @@ describe('media types and negotiation', function () {
 
     it('Ignore creates with no Warning header', async () => {
       const ns = await createNamespace(gh, 'ignore');
-      const res = await rawRequest(gh, 'POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Ignore`, { body: bodyWith('i'), headers: { 'content-type': 'application/json' } });
+      const res = await rawRequest(gh, 'POST', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Ignore`, {
+        body: bodyWith('i'),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status, res.body.toString()).to.equal(201);
       expect(headerValues(res, 'warning')).to.deep.equal([]);
     });
@@ -289,9 +378,15 @@ describe('media types and negotiation', function () {
     it('Strict applies to PUT bodies too, duplicates included', async () => {
       const ns = await createNamespace(gh, 'strictput');
       const cm = await createConfigMap(gh, ns, 'u');
-      const put = await gh.request('PUT', `/api/v1/namespaces/${ns}/configmaps/u?fieldValidation=Strict`, { body: bodyWith('u') });
-      expect(expectFailure(put, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
-      expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion).to.equal(cm.metadata.resourceVersion);
+      const put = await gh.request('PUT', `/api/v1/namespaces/${ns}/configmaps/u?fieldValidation=Strict`, {
+        body: bodyWith('u'),
+      });
+      expect(expectFailure(put, 400, 'BadRequest').message)
+        .to.contain('unknown field "metadata.labelz"')
+        .and.contain('duplicate field "data.k"');
+      expect(
+        (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion,
+      ).to.equal(cm.metadata.resourceVersion);
     });
 
     it('Strict applies to merge-patch bodies too, duplicates included', async () => {
@@ -299,14 +394,21 @@ describe('media types and negotiation', function () {
       const cm = await createConfigMap(gh, ns, 'u');
       // The duplicate sits in the patch document itself: only a decoder that reports duplicates can see it.
       const patch = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/u?fieldValidation=Strict`, {
-        body: '{"metadata":{"labelz":{"a":"b"}},"data":{"k":"1","k":"2"}}', headers: { 'content-type': 'application/merge-patch+json' },
+        body: '{"metadata":{"labelz":{"a":"b"}},"data":{"k":"1","k":"2"}}',
+        headers: { 'content-type': 'application/merge-patch+json' },
       });
-      expect(expectFailure(patch, 400, 'BadRequest').message).to.contain('unknown field "metadata.labelz"').and.contain('duplicate field "data.k"');
-      expect((await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion).to.equal(cm.metadata.resourceVersion);
+      expect(expectFailure(patch, 400, 'BadRequest').message)
+        .to.contain('unknown field "metadata.labelz"')
+        .and.contain('duplicate field "data.k"');
+      expect(
+        (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps/u`)).json().metadata.resourceVersion,
+      ).to.equal(cm.metadata.resourceVersion);
     });
 
     it('refuses an unknown fieldValidation value with 422 naming the options field, as kube-apiserver does', async () => {
-      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Loose', { body: bodyWith('x') });
+      const res = await gh.request('POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Loose', {
+        body: bodyWith('x'),
+      });
       expect(expectFailure(res, 422, 'Invalid').message).to.contain('fieldValidation');
     });
   });
@@ -315,14 +417,18 @@ describe('media types and negotiation', function () {
     it('compresses a list for Accept-Encoding: gzip', async () => {
       const ns = await createNamespace(gh, 'gzip');
       await createConfigMap(gh, ns, 'g1');
-      const res = await rawRequest(gh, 'GET', `/api/v1/namespaces/${ns}/configmaps`, { headers: { 'accept-encoding': 'gzip' } });
+      const res = await rawRequest(gh, 'GET', `/api/v1/namespaces/${ns}/configmaps`, {
+        headers: { 'accept-encoding': 'gzip' },
+      });
       expect(res.status).to.equal(200);
       expect(res.headers['content-encoding']).to.equal('gzip');
       const list = JSON.parse(gunzipSync(res.body).toString('utf8'));
       expect(list.kind).to.equal('ConfigMapList');
       expect(list.items.map((i: any) => i.metadata.name)).to.deep.equal(['g1']);
       // A get is compressed as well.
-      const one = await rawRequest(gh, 'GET', `/api/v1/namespaces/${ns}/configmaps/g1`, { headers: { 'accept-encoding': 'gzip' } });
+      const one = await rawRequest(gh, 'GET', `/api/v1/namespaces/${ns}/configmaps/g1`, {
+        headers: { 'accept-encoding': 'gzip' },
+      });
       expect(one.headers['content-encoding']).to.equal('gzip');
       expect(JSON.parse(gunzipSync(one.body).toString('utf8')).metadata.name).to.equal('g1');
     });
@@ -330,7 +436,11 @@ describe('media types and negotiation', function () {
     it('does not compress a watch stream', async () => {
       const ns = await createNamespace(gh, 'gzipwatch');
       const rv = (await gh.request('GET', `/api/v1/namespaces/${ns}/configmaps`)).json().metadata.resourceVersion;
-      const opening = openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, { ca: gh.ca, token: gh.adminToken, headers: { 'accept-encoding': 'gzip' } });
+      const opening = openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=true&resourceVersion=${rv}`, {
+        ca: gh.ca,
+        token: gh.adminToken,
+        headers: { 'accept-encoding': 'gzip' },
+      });
       await createConfigMap(gh, ns, 'streamed');
       const w = await opening;
       try {

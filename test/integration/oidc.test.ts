@@ -48,13 +48,18 @@ describe('OIDC ID tokens', function () {
     let gh: TestGatehouse;
     before(async () => {
       gh = await startTestGatehouse([
-        `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${issuer.caFile}`,
-        '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=tenant=acme',
+        `--oidc-issuer-url=${issuer.url}`,
+        `--oidc-client-id=${CLIENT_ID}`,
+        `--oidc-ca-file=${issuer.caFile}`,
+        '--oidc-groups-claim=groups',
+        '--oidc-groups-prefix=oidc:',
+        '--oidc-required-claim=tenant=acme',
       ]);
     });
     after(async () => gh?.close());
 
-    const valid = (claims: Record<string, unknown> = {}) => issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme', groups: ['dev', 'ops'], ...claims });
+    const valid = (claims: Record<string, unknown> = {}) =>
+      issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme', groups: ['dev', 'ops'], ...claims });
 
     it('authenticates a valid ID token: username prefixed with the issuer URL, groups with the groups prefix', async () => {
       const user = await whoami(gh, await valid());
@@ -64,7 +69,10 @@ describe('OIDC ID tokens', function () {
     });
 
     it('takes a groups claim holding a single string as one group, and a token without groups as none', async () => {
-      expect((await whoami(gh, await valid({ groups: 'admins' }))).groups).to.deep.equal(['oidc:admins', 'system:authenticated']);
+      expect((await whoami(gh, await valid({ groups: 'admins' }))).groups).to.deep.equal([
+        'oidc:admins',
+        'system:authenticated',
+      ]);
       expect((await whoami(gh, await valid({ groups: undefined }))).groups).to.deep.equal(['system:authenticated']);
     });
 
@@ -74,7 +82,10 @@ describe('OIDC ID tokens', function () {
 
     it('refuses an expired token, one without exp, and one not yet valid beyond the 5 minute leeway', async () => {
       await expectRejected(gh, await valid({ exp: now() - 5 }));
-      await expectRejected(gh, await issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme' }, { expiresIn: null }));
+      await expectRejected(
+        gh,
+        await issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme' }, { expiresIn: null }),
+      );
       await expectRejected(gh, await valid({ nbf: now() + 600 }));
       // Inside the leeway a slightly fast issuer clock is tolerated, as go-oidc does.
       expect((await whoami(gh, await valid({ nbf: now() + 60 }))).username).to.equal(`${issuer.url}#alice`);
@@ -90,7 +101,13 @@ describe('OIDC ID tokens', function () {
 
     it('refuses a token signed with a key the issuer never published, even under a published kid', async () => {
       const forger = await issuer.foreignKey();
-      await expectRejected(gh, await issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme' }, { key: forger, kid: issuer.currentKey.kid }));
+      await expectRejected(
+        gh,
+        await issuer.mint(
+          { sub: 'alice', aud: CLIENT_ID, tenant: 'acme' },
+          { key: forger, kid: issuer.currentKey.kid },
+        ),
+      );
       await expectRejected(gh, await issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme' }, { key: forger }));
     });
 
@@ -108,7 +125,10 @@ describe('OIDC ID tokens', function () {
     it('refuses a token without a username claim and a malformed JWT', async () => {
       await expectRejected(gh, await issuer.mint({ aud: CLIENT_ID, tenant: 'acme' }));
       const [header, , signature] = (await valid()).split('.');
-      await expectRejected(gh, `${header}.${Buffer.from(JSON.stringify({ iss: issuer.url })).toString('base64url')}.${signature}`);
+      await expectRejected(
+        gh,
+        `${header}.${Buffer.from(JSON.stringify({ iss: issuer.url })).toString('base64url')}.${signature}`,
+      );
     });
 
     it('caches the key set: known keys verify without asking the issuer again', async () => {
@@ -134,7 +154,9 @@ describe('OIDC ID tokens', function () {
 
     it('serves the stock kubectl carrying the ID token in its kubeconfig', async () => {
       const kubeconfig = path.join(dir, 'oidc.kubeconfig');
-      await writeFile(kubeconfig, renderKubeconfig({ server: gh.url, caPem: gh.ca, token: await valid() }), { mode: 0o600 });
+      await writeFile(kubeconfig, renderKubeconfig({ server: gh.url, caPem: gh.ca, token: await valid() }), {
+        mode: 0o600,
+      });
       const kubectl = await createKubectl(kubeconfig);
       try {
         const out = JSON.parse(await kubectl.ok(['auth', 'whoami', '-o', 'json']));
@@ -152,7 +174,9 @@ describe('OIDC ID tokens', function () {
     let gh: TestGatehouse;
     before(async () => {
       gh = await startTestGatehouse([
-        `--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${issuer.caFile}`,
+        `--oidc-issuer-url=${issuer.url}`,
+        `--oidc-client-id=${CLIENT_ID}`,
+        `--oidc-ca-file=${issuer.caFile}`,
         '--oidc-username-claim=email',
       ]);
     });
@@ -161,7 +185,10 @@ describe('OIDC ID tokens', function () {
     it('uses the email unprefixed, and refuses it when email_verified is false', async () => {
       const token = await issuer.mint({ sub: 'x', aud: CLIENT_ID, email: 'alice@example.com', email_verified: true });
       expect((await whoami(gh, token)).username).to.equal('alice@example.com');
-      await expectRejected(gh, await issuer.mint({ sub: 'x', aud: CLIENT_ID, email: 'alice@example.com', email_verified: false }));
+      await expectRejected(
+        gh,
+        await issuer.mint({ sub: 'x', aud: CLIENT_ID, email: 'alice@example.com', email_verified: false }),
+      );
     });
   });
 
@@ -175,7 +202,12 @@ describe('OIDC ID tokens', function () {
       kind: 'AuthenticationConfiguration',
       jwt: [
         {
-          issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: [CLIENT_ID, 'other'], audienceMatchPolicy: 'MatchAny' },
+          issuer: {
+            url: issuer.url,
+            certificateAuthority: issuer.caPem,
+            audiences: [CLIENT_ID, 'other'],
+            audienceMatchPolicy: 'MatchAny',
+          },
           claimValidationRules: [{ expression: `claims.tenant == "${tenant}"`, message: 'wrong tenant' }],
           claimMappings: {
             username: { expression: '"oidc:" + claims.sub' },
@@ -186,10 +218,17 @@ describe('OIDC ID tokens', function () {
               { key: 'example.com/empty', valueExpression: '[]' },
             ],
           },
-          userValidationRules: [{ expression: '!user.username.startsWith("oidc:blocked")', message: 'blocked users may not sign in' }],
+          userValidationRules: [
+            { expression: '!user.username.startsWith("oidc:blocked")', message: 'blocked users may not sign in' },
+          ],
         },
         {
-          issuer: { url: second.url, discoveryURL: `${second.url}/.well-known/openid-configuration`, certificateAuthority: second.caPem, audiences: ['second-client'] },
+          issuer: {
+            url: second.url,
+            discoveryURL: `${second.url}/.well-known/openid-configuration`,
+            certificateAuthority: second.caPem,
+            audiences: ['second-client'],
+          },
           claimMappings: { username: { claim: 'sub', prefix: 'second:' }, groups: { claim: 'groups', prefix: '' } },
         },
       ],
@@ -206,7 +245,8 @@ describe('OIDC ID tokens', function () {
       await second?.close();
     });
 
-    const token = (claims: Record<string, unknown> = {}) => issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme', roles: ['viewer'], ...claims });
+    const token = (claims: Record<string, unknown> = {}) =>
+      issuer.mint({ sub: 'alice', aud: CLIENT_ID, tenant: 'acme', roles: ['viewer'], ...claims });
 
     it('maps claims with CEL: username, groups, uid and extra', async () => {
       const user = await whoami(gh, await token());
@@ -253,8 +293,16 @@ describe('OIDC ID tokens', function () {
       });
       expect((await whoami(gh, await token({ tenant: 'globex' }))).username).to.equal('oidc:alice');
       // A file that no longer validates is refused and the running configuration stays.
-      await writeFile(configFile, yaml.dump({ ...configDoc('acme') as object, jwt: [{ issuer: { url: 'http://insecure', audiences: ['x'] } }] }));
-      await eventually('invalid reload logged', async () => gh.logs.some((l) => l.includes('failed to reload authentication config') && l.includes('jwt[0].issuer.url')));
+      await writeFile(
+        configFile,
+        yaml.dump({
+          ...(configDoc('acme') as object),
+          jwt: [{ issuer: { url: 'http://insecure', audiences: ['x'] } }],
+        }),
+      );
+      await eventually('invalid reload logged', async () =>
+        gh.logs.some((l) => l.includes('failed to reload authentication config') && l.includes('jwt[0].issuer.url')),
+      );
       expect((await whoami(gh, await token({ tenant: 'globex' }))).username).to.equal('oidc:alice');
     });
   });
@@ -263,7 +311,11 @@ describe('OIDC ID tokens', function () {
     it('starts while the issuer is down, refuses its tokens meanwhile, accepts them once it is up and through a later outage', async () => {
       const late = await createTestIssuer();
       await late.stop();
-      const gh = await startTestGatehouse([`--oidc-issuer-url=${late.url}`, `--oidc-client-id=${CLIENT_ID}`, `--oidc-ca-file=${late.caFile}`]);
+      const gh = await startTestGatehouse([
+        `--oidc-issuer-url=${late.url}`,
+        `--oidc-client-id=${CLIENT_ID}`,
+        `--oidc-ca-file=${late.caFile}`,
+      ]);
       try {
         const t = await late.mint({ sub: 'dave', aud: CLIENT_ID });
         await expectRejected(gh, t);
@@ -275,7 +327,9 @@ describe('OIDC ID tokens', function () {
         expect(user.username).to.equal(`${late.url}#dave`);
         // Once the keys are known, an issuer outage does not matter: tokens are checked without contacting it.
         await late.stop();
-        expect((await whoami(gh, await late.mint({ sub: 'erin', aud: CLIENT_ID }))).username).to.equal(`${late.url}#erin`);
+        expect((await whoami(gh, await late.mint({ sub: 'erin', aud: CLIENT_ID }))).username).to.equal(
+          `${late.url}#erin`,
+        );
       } finally {
         await gh.close();
         await late.close();
@@ -286,7 +340,9 @@ describe('OIDC ID tokens', function () {
       const gh = await startTestGatehouse([`--oidc-issuer-url=${issuer.url}`, `--oidc-client-id=${CLIENT_ID}`]);
       try {
         await expectRejected(gh, await issuer.mint({ sub: 'alice', aud: CLIENT_ID }));
-        const line = await eventually('discovery failure logged', async () => gh.logs.find((l) => l.includes('not initialized')));
+        const line = await eventually('discovery failure logged', async () =>
+          gh.logs.find((l) => l.includes('not initialized')),
+        );
         expect(line).to.match(/certificate/i);
       } finally {
         await gh.close();
@@ -295,21 +351,39 @@ describe('OIDC ID tokens', function () {
 
     it('refuses a configuration file that does not validate, naming the field', async () => {
       const file = path.join(dir, 'bad.yaml');
-      await writeFile(file, yaml.dump({
-        apiVersion: 'apiserver.config.platform.io/v1beta1', kind: 'AuthenticationConfiguration',
-        jwt: [{ issuer: { url: 'http://idp.example.com', audiences: ['a'] }, claimMappings: { username: { claim: 'sub' } } }],
-      }));
-      const err = await startTestGatehouse([`--authentication-config=${file}`]).then(() => undefined, (e: Error) => e);
-      expect(err?.message).to.equal('invalid authentication configuration: [jwt[0].issuer.url: Invalid value: "http://idp.example.com": URL scheme must be https, '
-        + 'jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]');
+      await writeFile(
+        file,
+        yaml.dump({
+          apiVersion: 'apiserver.config.platform.io/v1beta1',
+          kind: 'AuthenticationConfiguration',
+          jwt: [
+            {
+              issuer: { url: 'http://idp.example.com', audiences: ['a'] },
+              claimMappings: { username: { claim: 'sub' } },
+            },
+          ],
+        }),
+      );
+      const err = await startTestGatehouse([`--authentication-config=${file}`]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).to.equal(
+        'invalid authentication configuration: [jwt[0].issuer.url: Invalid value: "http://idp.example.com": URL scheme must be https, ' +
+          'jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing]',
+      );
     });
 
     it('takes anonymous from the configuration file: only the listed paths, and never beside --anonymous-auth', async () => {
       const file = path.join(dir, 'anonymous.yaml');
-      await writeFile(file, yaml.dump({
-        apiVersion: 'apiserver.config.platform.io/v1', kind: 'AuthenticationConfiguration',
-        anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/version' }] },
-      }));
+      await writeFile(
+        file,
+        yaml.dump({
+          apiVersion: 'apiserver.config.platform.io/v1',
+          kind: 'AuthenticationConfiguration',
+          anonymous: { enabled: true, conditions: [{ path: '/livez' }, { path: '/version' }] },
+        }),
+      );
       const gh = await startTestGatehouse([`--authentication-config=${file}`]);
       try {
         expect((await gh.request('GET', '/livez', { token: null })).status).to.equal(200);
@@ -319,19 +393,36 @@ describe('OIDC ID tokens', function () {
       } finally {
         await gh.close();
       }
-      const err = await startTestGatehouse([`--authentication-config=${file}`, '--anonymous-auth=true']).then(() => undefined, (e: Error) => e);
-      expect(err?.message).to.equal('invalid authentication configuration: anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+      const err = await startTestGatehouse([`--authentication-config=${file}`, '--anonymous-auth=true']).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).to.equal(
+        'invalid authentication configuration: anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file',
+      );
     });
 
     it('refuses a configuration file while StructuredAuthenticationConfiguration is off', async () => {
-      const err = await startTestGatehouse([`--authentication-config=${path.join(dir, 'x.yaml')}`, '--feature-gates=StructuredAuthenticationConfiguration=false'])
-        .then(() => undefined, (e: Error) => e);
-      expect(err?.message).to.equal('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+      const err = await startTestGatehouse([
+        `--authentication-config=${path.join(dir, 'x.yaml')}`,
+        '--feature-gates=StructuredAuthenticationConfiguration=false',
+      ]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).to.equal(
+        'set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file',
+      );
     });
 
     it('refuses --authentication-config together with --oidc-* flags', async () => {
-      const err = await startTestGatehouse([`--authentication-config=${path.join(dir, 'x.yaml')}`, `--oidc-issuer-url=${issuer.url}`])
-        .then(() => undefined, (e: Error) => e);
+      const err = await startTestGatehouse([
+        `--authentication-config=${path.join(dir, 'x.yaml')}`,
+        `--oidc-issuer-url=${issuer.url}`,
+      ]).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(err?.message).to.equal('authentication-config file and oidc-* flags are mutually exclusive');
     });
   });

@@ -23,7 +23,12 @@ interface Attempt {
 }
 
 /** Sequential create loops, `perTarget` per replica, each object named uniquely, until stopped. */
-function startLoad(targets: Replica[], ns: string, perTarget: number, body: (name: string) => object = (name) => ({ metadata: { name }, data: { name } })) {
+function startLoad(
+  targets: Replica[],
+  ns: string,
+  perTarget: number,
+  body: (name: string) => object = (name) => ({ metadata: { name }, data: { name } }),
+) {
   const attempts: Attempt[] = [];
   const acked = new Map<string, string>();
   let inFlight = 0;
@@ -40,7 +45,10 @@ function startLoad(targets: Replica[], ns: string, perTarget: number, body: (nam
       inFlight++;
       try {
         // The client's own deadline is twice the bound: a slower answer is still recorded and then fails the test.
-        const res = await through.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: body(name), timeoutMs: 2 * BOUNDED_MS });
+        const res = await through.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+          body: body(name),
+          timeoutMs: 2 * BOUNDED_MS,
+        });
         attempt.status = res.status;
         if (res.status === 201) {
           attempt.resourceVersion = (res.json() as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
@@ -71,8 +79,17 @@ function startLoad(targets: Replica[], ns: string, perTarget: number, body: (nam
     waitAcked(count: number, deadlineMs = 15_000): Promise<void> {
       if (acked.size >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${acked.size} of ${count} creates acknowledged within ${deadlineMs} ms`)), deadlineMs);
-        ackWaiters.push({ count, resolve: () => { clearTimeout(timer); resolve(); } });
+        const timer = setTimeout(
+          () => reject(new Error(`only ${acked.size} of ${count} creates acknowledged within ${deadlineMs} ms`)),
+          deadlineMs,
+        );
+        ackWaiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
     async stop(): Promise<void> {
@@ -88,7 +105,11 @@ function startLoad(targets: Replica[], ns: string, perTarget: number, body: (nam
  * acknowledged ones with the revision they were acknowledged at. Returns whether the watch continued (then with
  * every acknowledged create: no gap) or ended as a client would relist after (the stream closed, or ERROR 410).
  */
-async function checkWatch(w: OpenWatch, label: string, load: ReturnType<typeof startLoad>): Promise<'continued' | 'ended'> {
+async function checkWatch(
+  w: OpenWatch,
+  label: string,
+  load: ReturnType<typeof startLoad>,
+): Promise<'continued' | 'ended'> {
   const attempted = new Set(load.attempts.map((a) => a.name));
   const seen = new Map<string, string>();
   let last = 0n;
@@ -104,7 +125,10 @@ async function checkWatch(w: OpenWatch, label: string, load: ReturnType<typeof s
         break;
       }
       const missing = [...load.acked.keys()].filter((name) => !seen.has(name));
-      throw new Error(`${label}: ${(e as Error).message}; ${missing.length} acknowledged creates never arrived (${missing.slice(0, 5).join(', ')})`, { cause: e });
+      throw new Error(
+        `${label}: ${(e as Error).message}; ${missing.length} acknowledged creates never arrived (${missing.slice(0, 5).join(', ')})`,
+        { cause: e },
+      );
     }
     if (event.type === 'ERROR' || event.type === 'BODY') {
       expect(event.object, `${label}: a watch may end only with 410 Gone`).to.include({ code: 410 });
@@ -147,7 +171,9 @@ async function localPorts(pid: number): Promise<Set<number>> {
 async function listenBackends(pg: TestPostgres, replica: Replica): Promise<string[]> {
   const ports = [...(await localPorts(replica.pid))];
   if (ports.length === 0) return [];
-  const out = await pg.psql(`SELECT pid FROM pg_stat_activity WHERE application_name = '${LISTEN_NAME}' AND client_port IN (${ports.join(',')})`);
+  const out = await pg.psql(
+    `SELECT pid FROM pg_stat_activity WHERE application_name = '${LISTEN_NAME}' AND client_port IN (${ports.join(',')})`,
+  );
   return out ? out.split('\n') : [];
 }
 
@@ -169,10 +195,14 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
   /** While the database is gone: /readyz fails on its storage checks, and requests fail fast with 503 or 504. */
   async function expectUnavailable(replica: Replica, ns: string): Promise<void> {
-    const readyz = await eventually(`${replica.name}: /readyz failing`, async () => {
-      const res = await replica.request('GET', '/readyz?verbose', { timeoutMs: BOUNDED_MS });
-      return res.status === 500 ? res.body : undefined;
-    }, BOUNDED_MS);
+    const readyz = await eventually(
+      `${replica.name}: /readyz failing`,
+      async () => {
+        const res = await replica.request('GET', '/readyz?verbose', { timeoutMs: BOUNDED_MS });
+        return res.status === 500 ? res.body : undefined;
+      },
+      BOUNDED_MS,
+    );
     expect(readyz).to.match(/^\[-\]etcd /m);
     expect(readyz).to.match(/^\[-\]etcd-readiness /m);
     const probes: [string, string, object?][] = [
@@ -184,7 +214,9 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     for (const [method, path, body] of probes) {
       const started = Date.now();
       const res = await replica.request(method, path, { body, timeoutMs: BOUNDED_MS });
-      expect([503, 504], `${replica.name} ${method} ${path} after ${Date.now() - started} ms: ${res.body}`).to.include(res.status);
+      expect([503, 504], `${replica.name} ${method} ${path} after ${Date.now() - started} ms: ${res.body}`).to.include(
+        res.status,
+      );
       expect(res.json()).to.include({ kind: 'Status', status: 'Failure', code: res.status });
     }
     expect(replica.alive(), `${replica.name} still running:\n${replica.output()}`).to.equal(true);
@@ -199,7 +231,6 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     await stopLoad?.();
     stopLoad = undefined;
   });
-
 
   it('restarting PostgreSQL under watches and writes: not ready, fast 503s, recovery, watches without a gap or ended', async () => {
     const ns = await namespace(a);
@@ -223,7 +254,10 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     await load.stop();
 
     const slow = load.attempts.filter((x) => x.ms >= BOUNDED_MS || x.error?.includes('no response'));
-    expect(slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`), `creates that hung\n${a.output()}\n---\n${b.output()}`).to.deep.equal([]);
+    expect(
+      slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`),
+      `creates that hung\n${a.output()}\n---\n${b.output()}`,
+    ).to.deep.equal([]);
     const failed = load.attempts.filter((x) => x.status !== undefined && x.status !== 201);
     for (const x of failed) expect([503, 504], `${x.name}`).to.include(x.status);
     expect(a.alive() && b.alive(), `${a.output()}\n${b.output()}`).to.equal(true);
@@ -251,7 +285,10 @@ describe('PostgreSQL faults under two gateway replicas', function () {
         const attempt: Attempt = { name, through: through.name, ms: 0 };
         attempts.push(attempt);
         try {
-          const res = await through.request('POST', '/api/v1/nodes', { body: { metadata: { name } }, timeoutMs: 2 * BOUNDED_MS });
+          const res = await through.request('POST', '/api/v1/nodes', {
+            body: { metadata: { name } },
+            timeoutMs: 2 * BOUNDED_MS,
+          });
           attempt.status = res.status;
         } catch (e) {
           attempt.error = (e as Error).message;
@@ -264,7 +301,11 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     const created = () => attempts.filter((x) => x.status === 201).length;
     async function moreCreated(count: number): Promise<void> {
       const target = created() + count;
-      await eventually(`${target} node creates acknowledged`, async () => (created() >= target ? true : undefined), 20_000);
+      await eventually(
+        `${target} node creates acknowledged`,
+        async () => (created() >= target ? true : undefined),
+        20_000,
+      );
     }
     const loops = [a, b].flatMap((r) => [loop(r), loop(r), loop(r)]);
     stopLoad = async () => {
@@ -277,7 +318,10 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     for (const replica of [a, b]) {
       for (let i = 0; i < 3; i++) {
         const started = Date.now();
-        const res = await replica.request('POST', '/api/v1/nodes', { body: { metadata: { name: `down-${replica.name}-${i}` } }, timeoutMs: BOUNDED_MS });
+        const res = await replica.request('POST', '/api/v1/nodes', {
+          body: { metadata: { name: `down-${replica.name}-${i}` } },
+          timeoutMs: BOUNDED_MS,
+        });
         const ms = Date.now() - started;
         expect(res.status, `${replica.name} POST /api/v1/nodes after ${ms} ms: ${res.body}`).to.equal(503);
         expect(ms, `${replica.name} POST /api/v1/nodes`).to.be.below(BOUNDED_MS);
@@ -295,11 +339,19 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
     const outputs = `${a.output()}\n---\n${b.output()}`;
     expect(a.alive() && b.alive(), `replicas still running:\n${outputs}`).to.equal(true);
-    expect(outputs, 'replica output').not.to.match(/triggerUncaughtException|unhandledRejection|Unhandled promise rejection/i);
+    expect(outputs, 'replica output').not.to.match(
+      /triggerUncaughtException|unhandledRejection|Unhandled promise rejection/i,
+    );
     const slow = attempts.filter((x) => x.ms >= BOUNDED_MS || x.error !== undefined);
-    expect(slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`), `node creates that hung\n${outputs}`).to.deep.equal([]);
+    expect(
+      slow.map((x) => `${x.through} ${x.name}: ${x.ms} ms ${x.status ?? x.error}`),
+      `node creates that hung\n${outputs}`,
+    ).to.deep.equal([]);
     for (const x of attempts.filter((y) => y.status !== 201)) expect([503, 504], `${x.name}`).to.include(x.status);
-    const after = await a.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'after-restarts' } }, timeoutMs: BOUNDED_MS });
+    const after = await a.request('POST', '/api/v1/nodes', {
+      body: { metadata: { name: 'after-restarts' } },
+      timeoutMs: BOUNDED_MS,
+    });
     expect(after.status, `${after.body}\n${a.output()}`).to.equal(201);
   });
 
@@ -312,24 +364,34 @@ describe('PostgreSQL faults under two gateway replicas', function () {
 
     for (let round = 0; round < 2; round++) {
       // After the previous test's restarts the replica may still be waiting to re-listen (its retry backs off).
-      const before = await eventually(`replica A's LISTEN connection (round ${round})`, async () => {
-        const pids = await listenBackends(env.pg, a);
-        expect(pids.length, 'LISTEN connections of replica A').to.be.at.most(1);
-        return pids.length === 1 ? pids : undefined;
-      }, 10_000);
+      const before = await eventually(
+        `replica A's LISTEN connection (round ${round})`,
+        async () => {
+          const pids = await listenBackends(env.pg, a);
+          expect(pids.length, 'LISTEN connections of replica A').to.be.at.most(1);
+          return pids.length === 1 ? pids : undefined;
+        },
+        10_000,
+      );
       expect(await env.pg.psql(`SELECT pg_terminate_backend(${before[0]})`)).to.equal('t');
       // Writes through both replicas go on while A has no LISTEN connection: A's watchers get them from the log
       // scan that follows its re-listen (or from the fallback poll), each exactly once.
       await load.waitAcked(load.acked.size + 10);
-      await eventually('A listening again', async () => {
-        const now = await listenBackends(env.pg, a);
-        return now.length === 1 && now[0] !== before[0] ? now : undefined;
-      }, 10_000);
+      await eventually(
+        'A listening again',
+        async () => {
+          const now = await listenBackends(env.pg, a);
+          return now.length === 1 && now[0] !== before[0] ? now : undefined;
+        },
+        10_000,
+      );
     }
     await load.waitAcked(load.acked.size + 10);
     await load.stop();
 
-    expect(load.attempts.filter((x) => x.status !== 201).map((x) => `${x.name}: ${x.status ?? x.error}`)).to.deep.equal([]);
+    expect(load.attempts.filter((x) => x.status !== 201).map((x) => `${x.name}: ${x.status ?? x.error}`)).to.deep.equal(
+      [],
+    );
     expect(await checkWatch(watches[0], 'watch on A', load)).to.equal('continued');
     expect(await checkWatch(watches[1], 'watch on B', load)).to.equal('continued');
   });
@@ -339,7 +401,10 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     const ns = await namespace(b);
     const KEYS = 10;
     const value = (name: string, key: number) => `${name}/${key}:`.padEnd(1024, String.fromCharCode(97 + (key % 26)));
-    const body = (name: string) => ({ metadata: { name }, data: Object.fromEntries(Array.from({ length: KEYS }, (_, k) => [`k${k}`, value(name, k)])) });
+    const body = (name: string) => ({
+      metadata: { name },
+      data: Object.fromEntries(Array.from({ length: KEYS }, (_, k) => [`k${k}`, value(name, k)])),
+    });
     const load = startLoad([c], ns, 8, body);
     stopLoad = () => load.stop();
     await load.waitAcked(40);
@@ -347,10 +412,16 @@ describe('PostgreSQL faults under two gateway replicas', function () {
     await c.kill9();
     await load.stop();
     expect(inFlight, 'creates in flight when the replica was killed').to.be.greaterThan(0);
-    expect(load.attempts.some((x) => x.error !== undefined), 'some creates were cut off').to.equal(true);
+    expect(
+      load.attempts.some((x) => x.error !== undefined),
+      'some creates were cut off',
+    ).to.equal(true);
 
     // The dead replica's transaction (if it held the write lock) must not block the survivor.
-    const after = await b.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: body('after-kill'), timeoutMs: BOUNDED_MS });
+    const after = await b.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: body('after-kill'),
+      timeoutMs: BOUNDED_MS,
+    });
     expect(after.status, `${after.body}\n${b.output()}`).to.equal(201);
 
     const list = await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`);

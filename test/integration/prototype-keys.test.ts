@@ -6,7 +6,15 @@ import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { everyType } from '../helpers/every-type.js';
 
-const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isPrototypeOf'];
+const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 
 type Json = Record<string, any>;
 
@@ -67,22 +75,31 @@ describe('keys named like Object.prototype members', function () {
             // Accepted by Strict: only a map may hold the key, and then it is stored as it was sent.
             const stored = JSON.parse((await gh.request('GET', `${collectionOf(itemPath)}/${name}`)).body);
             // A Secret's stringData is write-only: its keys land in data, base64-encoded.
-            const [storedPath, expected] = nodePath[0] === 'stringData' ? [['data'], Buffer.from('v').toString('base64')] : [nodePath, value];
+            const [storedPath, expected] =
+              nodePath[0] === 'stringData' ? [['data'], Buffer.from('v').toString('base64')] : [nodePath, value];
             const node = nodeAt(stored, storedPath);
-            expect(node && Object.hasOwn(node, key) && node[key], `${where}: stored ${JSON.stringify(node)}`).to.equal(expected);
+            expect(node && Object.hasOwn(node, key) && node[key], `${where}: stored ${JSON.stringify(node)}`).to.equal(
+              expected,
+            );
           }
         }
       }
     }
   });
 
-  for (const [mediaType, label] of [['application/merge-patch+json', 'merge'], ['application/strategic-merge-patch+json', 'strategic merge']]) {
+  for (const [mediaType, label] of [
+    ['application/merge-patch+json', 'merge'],
+    ['application/strategic-merge-patch+json', 'strategic merge'],
+  ]) {
     it(`a ${label} patch's "__proto__" is a field: Strict refuses it, and nothing reaches the object through a prototype`, async () => {
       const name = `smuggle-${label.replace(' ', '-')}`;
       const cms = `/api/v1/namespaces/${ns}/configmaps`;
       expect((await gh.request('POST', cms, { body: { metadata: { name }, data: { a: '1' } } })).status).to.equal(201);
       const patch = '{"metadata":{"__proto__":{"labels":{"smuggled":"yes"},"finalizers":["x/y"]}},"data":{"b":"2"}}';
-      const strict = await gh.request('PATCH', `${cms}/${name}?fieldValidation=Strict`, { body: patch, headers: { 'content-type': mediaType } });
+      const strict = await gh.request('PATCH', `${cms}/${name}?fieldValidation=Strict`, {
+        body: patch,
+        headers: { 'content-type': mediaType },
+      });
       expect(strict.status, strict.body).to.equal(400);
       expect(strict.json().message).to.contain('unknown field "metadata.__proto__"');
       const lax = await gh.request('PATCH', `${cms}/${name}`, { body: patch, headers: { 'content-type': mediaType } });
@@ -96,32 +113,54 @@ describe('keys named like Object.prototype members', function () {
   }
 
   it('a subresource path segment named like a member is a 404, not a handler found through the prototype', async () => {
-    expect((await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'robot' } } })).status).to.equal(201);
+    expect(
+      (await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { metadata: { name: 'robot' } } }))
+        .status,
+    ).to.equal(201);
     for (const sub of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
       for (const method of ['GET', 'POST', 'PUT']) {
-        const res = await gh.request(method, `/api/v1/namespaces/${ns}/serviceaccounts/robot/${sub}`, method === 'GET' ? {} : { body: {} });
+        const res = await gh.request(
+          method,
+          `/api/v1/namespaces/${ns}/serviceaccounts/robot/${sub}`,
+          method === 'GET' ? {} : { body: {} },
+        );
         expect(res.status, `${method} ${sub}: ${res.body}`).to.equal(404);
       }
     }
   });
 
   it('a patch media type named like a member is a 415, not a call of what it finds', async () => {
-    expect((await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'media' } } })).status).to.equal(201);
+    expect(
+      (await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'media' } } }))
+        .status,
+    ).to.equal(201);
     for (const type of ['constructor', '__proto__', 'tostring']) {
-      const res = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/media`, { body: '{}', headers: { 'content-type': type } });
+      const res = await gh.request('PATCH', `/api/v1/namespaces/${ns}/configmaps/media`, {
+        body: '{}',
+        headers: { 'content-type': type },
+      });
       expect(res.status, `${type}: ${res.body}`).to.equal(415);
     }
   });
 
   it('a selector operator and a quantity suffix named like members are field errors', async () => {
     const policy = {
-      apiVersion: 'networking.platform.io/v1', kind: 'NetworkPolicy', metadata: { name: 'op' },
+      apiVersion: 'networking.platform.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'op' },
       spec: { podSelector: { matchExpressions: [{ key: 'app', operator: 'constructor', values: ['a'] }] } },
     };
-    const bad = await gh.request('POST', `/apis/networking.platform.io/v1/namespaces/${ns}/networkpolicies`, { body: policy });
+    const bad = await gh.request('POST', `/apis/networking.platform.io/v1/namespaces/${ns}/networkpolicies`, {
+      body: policy,
+    });
     expect(bad.status, bad.body).to.equal(422);
     expect(bad.json().message).to.contain('spec.podSelector.matchExpressions[0].operator');
-    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { cpu: '1constructor', memory: '1__proto__' } } };
+    const quota = {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'q' },
+      spec: { hard: { cpu: '1constructor', memory: '1__proto__' } },
+    };
     const res = await gh.request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { body: quota });
     expect(res.status, res.body).to.equal(422);
     expect(res.json().message).to.contain('spec.hard[cpu]').and.contain('spec.hard[memory]');

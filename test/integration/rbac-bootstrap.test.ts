@@ -12,7 +12,9 @@ describe('RBAC default policy reconciliation', function () {
   this.timeout(60_000);
   let dataDir: string;
   let gh: TestGatehouse | undefined;
-  before(async () => { dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-rbac-boot-')); });
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-rbac-boot-'));
+  });
   after(async () => {
     await gh?.close();
     await rm(dataDir, { recursive: true, force: true });
@@ -28,16 +30,23 @@ describe('RBAC default policy reconciliation', function () {
     gh = await startTestGatehouse(['--authorization-mode=RBAC'], { dataDir });
     const extra = { verbs: ['get'], apiGroups: [''], resources: ['configmaps'] };
     await patch(`${RBAC_V1}/clusterroles/system:basic-user`, { rules: [extra] });
-    await patch(`${RBAC_V1}/clusterrolebindings/system:discovery`, { subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'ops' }] });
+    await patch(`${RBAC_V1}/clusterrolebindings/system:discovery`, {
+      subjects: [{ kind: 'Group', apiGroup: RBAC, name: 'ops' }],
+    });
     await patch(`${RBAC_V1}/clusterroles/system:public-info-viewer`, {
-      metadata: { annotations: { [`${RBAC}/autoupdate`]: 'false' } }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+      metadata: { annotations: { [`${RBAC}/autoupdate`]: 'false' } },
+      rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
     });
     await gh.close();
 
     gh = await startTestGatehouse(['--authorization-mode=RBAC'], { dataDir });
     const basic = await get(`${RBAC_V1}/clusterroles/system:basic-user`);
     expect(basic.rules[0]).to.deep.equal(extra);
-    expect(basic.rules.flatMap((r: { resources: string[] }) => r.resources)).to.include.members(['selfsubjectreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews']);
+    expect(basic.rules.flatMap((r: { resources: string[] }) => r.resources)).to.include.members([
+      'selfsubjectreviews',
+      'selfsubjectaccessreviews',
+      'selfsubjectrulesreviews',
+    ]);
     const discovery = await get(`${RBAC_V1}/clusterrolebindings/system:discovery`);
     expect(discovery.subjects.map((s: { name: string }) => s.name)).to.deep.equal(['ops', 'system:authenticated']);
     const info = await get(`${RBAC_V1}/clusterroles/system:public-info-viewer`);

@@ -31,7 +31,10 @@ describe('RBAC across two replicas', function () {
     for (const r of [a, b]) {
       const res = await r.request('GET', `${RBAC_V1}/clusterrolebindings/system:public-info-viewer`);
       expect(res.status, res.body).to.equal(200);
-      expect(res.json().subjects.map((s: { name: string }) => s.name)).to.deep.equal(['system:authenticated', 'system:unauthenticated']);
+      expect(res.json().subjects.map((s: { name: string }) => s.name)).to.deep.equal([
+        'system:authenticated',
+        'system:unauthenticated',
+      ]);
       expect((await r.request('GET', '/version', { token: null })).status).to.equal(200);
     }
   });
@@ -40,10 +43,28 @@ describe('RBAC across two replicas', function () {
     const ns = await createNamespace(a, 'rbac-rep');
     const asAlice = { token: tokenOf('alice') };
     expect((await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asAlice)).status).to.equal(403);
-    expect((await a.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, { body: roleBody('cm', [{ verbs: ['list'], apiGroups: [''], resources: ['configmaps'] }]) })).status).to.equal(201);
-    expect((await a.request('POST', `${RBAC_V1}/namespaces/${ns}/rolebindings`, { body: bindingBody('alice-cm', 'Role', 'cm', ['alice']) })).status).to.equal(201);
-    await eventually('alice allowed on B', async () => (await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asAlice)).status === 200);
+    expect(
+      (
+        await a.request('POST', `${RBAC_V1}/namespaces/${ns}/roles`, {
+          body: roleBody('cm', [{ verbs: ['list'], apiGroups: [''], resources: ['configmaps'] }]),
+        })
+      ).status,
+    ).to.equal(201);
+    expect(
+      (
+        await a.request('POST', `${RBAC_V1}/namespaces/${ns}/rolebindings`, {
+          body: bindingBody('alice-cm', 'Role', 'cm', ['alice']),
+        })
+      ).status,
+    ).to.equal(201);
+    await eventually(
+      'alice allowed on B',
+      async () => (await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asAlice)).status === 200,
+    );
     expect((await b.request('DELETE', `${RBAC_V1}/namespaces/${ns}/rolebindings/alice-cm`)).status).to.equal(200);
-    await eventually('alice refused on A', async () => (await a.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asAlice)).status === 403);
+    await eventually(
+      'alice refused on A',
+      async () => (await a.request('GET', `/api/v1/namespaces/${ns}/configmaps`, asAlice)).status === 403,
+    );
   });
 });

@@ -6,7 +6,12 @@ import { replicasOnPostgres, type Replica, watchFromList as watchCollection } fr
 import type { OpenWatch, WatchEventJSON } from '../helpers/watch-client.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 
-const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+const cm = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
 
 interface Item {
   metadata: { name: string; resourceVersion: string };
@@ -61,10 +66,16 @@ describe('two gateway replicas on one PostgreSQL database', function () {
       const list = await b.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
       expect(list.status, list.body).to.equal(200);
       const body = list.json() as { metadata: { resourceVersion: string }; items: Item[] };
-      expect(body.items.map((item) => item.metadata.name), `round ${i}`).to.include(`seen-${i}`);
+      expect(
+        body.items.map((item) => item.metadata.name),
+        `round ${i}`,
+      ).to.include(`seen-${i}`);
       expect(body.items).to.have.length(i + 1);
       const listedAt = BigInt(body.metadata.resourceVersion);
-      expect(listedAt >= BigInt(created.metadata.resourceVersion), `list at ${listedAt} before the create at ${created.metadata.resourceVersion}`).to.equal(true);
+      expect(
+        listedAt >= BigInt(created.metadata.resourceVersion),
+        `list at ${listedAt} before the create at ${created.metadata.resourceVersion}`,
+      ).to.equal(true);
     }
   });
 
@@ -74,7 +85,8 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     await create(a, ns, cm('contended', { round: '-1' }));
     for (let round = 0; round < 10; round++) {
       const read = (await b.request('GET', path)).json() as Item;
-      const put = (through: Replica) => through.request('PUT', path, { body: { ...read, data: { round: String(round), by: through.name } } });
+      const put = (through: Replica) =>
+        through.request('PUT', path, { body: { ...read, data: { round: String(round), by: through.name } } });
       const [fromA, fromB] = await Promise.all([put(a), put(b)]);
       const statuses = [fromA.status, fromB.status].sort();
       expect(statuses, `round ${round}: ${fromA.body} / ${fromB.body}`).to.deep.equal([200, 409]);
@@ -105,7 +117,10 @@ describe('two gateway replicas on one PostgreSQL database', function () {
         expect(updated.status, updated.body).to.equal(200);
         const deleted = await through.request('DELETE', `${base}/${name}`);
         expect(deleted.status, deleted.body).to.equal(200);
-        acked.set(name, { added: created.metadata.resourceVersion, modified: (updated.json() as Item).metadata.resourceVersion });
+        acked.set(name, {
+          added: created.metadata.resourceVersion,
+          modified: (updated.json() as Item).metadata.resourceVersion,
+        });
       }
     }
 
@@ -115,7 +130,8 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     const events: WatchEventJSON[] = await w.take(expected, 10_000);
 
     const revisions = events.map((e) => BigInt(e.object.metadata?.resourceVersion ?? '0'));
-    for (let i = 1; i < revisions.length; i++) expect(revisions[i] > revisions[i - 1], `event ${i}: ${revisions[i]} after ${revisions[i - 1]}`).to.equal(true);
+    for (let i = 1; i < revisions.length; i++)
+      expect(revisions[i] > revisions[i - 1], `event ${i}: ${revisions[i]} after ${revisions[i - 1]}`).to.equal(true);
     const byName = new Map<string, WatchEventJSON[]>();
     for (const e of events) {
       const name = e.object.metadata?.name ?? '';
@@ -124,7 +140,10 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     expect([...byName.keys()].sort()).to.deep.equal([...acked.keys()].sort());
     for (const [name, rvs] of acked) {
       const seen = byName.get(name)!;
-      expect(seen.map((e) => e.type), name).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
+      expect(
+        seen.map((e) => e.type),
+        name,
+      ).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
       expect(seen[0].object.metadata?.resourceVersion, name).to.equal(rvs.added);
       expect(seen[1].object.metadata?.resourceVersion, name).to.equal(rvs.modified);
     }
@@ -139,17 +158,26 @@ describe('two gateway replicas on one PostgreSQL database', function () {
     const ns = await namespace(a);
     for (let i = 0; i < 6; i++) await create(i % 2 ? a : b, ns, cm(`content-${i}`, { i: String(i) }));
     for (let i = 0; i < 3; i++) {
-      const res = await b.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { metadata: { name: `secret-${i}` }, type: 'Opaque' } });
+      const res = await b.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+        body: { metadata: { name: `secret-${i}` }, type: 'Opaque' },
+      });
       expect(res.status, res.body).to.equal(201);
     }
     const deleting = await a.request('DELETE', `/api/v1/namespaces/${ns}`);
     expect(deleting.status, deleting.body).to.equal(200);
     expect((deleting.json() as { status?: { phase?: string } }).status?.phase).to.equal('Terminating');
 
-    await eventually(`namespace ${ns} removed`, async () => {
-      const [fromA, fromB] = await Promise.all([a.request('GET', `/api/v1/namespaces/${ns}`), b.request('GET', `/api/v1/namespaces/${ns}`)]);
-      return fromA.status === 404 && fromB.status === 404;
-    }, 20_000);
+    await eventually(
+      `namespace ${ns} removed`,
+      async () => {
+        const [fromA, fromB] = await Promise.all([
+          a.request('GET', `/api/v1/namespaces/${ns}`),
+          b.request('GET', `/api/v1/namespaces/${ns}`),
+        ]);
+        return fromA.status === 404 && fromB.status === 404;
+      },
+      20_000,
+    );
     for (const resource of ['configmaps', 'secrets']) {
       const left = await b.request('GET', `/api/v1/${resource}?fieldSelector=metadata.namespace%3D${ns}`);
       expect(left.status, left.body).to.equal(200);
@@ -160,7 +188,10 @@ describe('two gateway replicas on one PostgreSQL database', function () {
 
   it('two replicas running the per-namespace controllers keep one default ServiceAccount and one root CA map, and fail nothing', async () => {
     // Started last: A and B run without these controllers, so the collections the tests above count stay theirs.
-    const [c, d] = await Promise.all([env.cluster.start('c', ['--controllers=*']), env.cluster.start('d', ['--controllers=*'])]);
+    const [c, d] = await Promise.all([
+      env.cluster.start('c', ['--controllers=*']),
+      env.cluster.start('d', ['--controllers=*']),
+    ]);
     const ns = await namespace(c);
     const both = async (path: string) => {
       const [fromC, fromD] = await Promise.all([c.request('GET', path), d.request('GET', path)]);
@@ -177,13 +208,21 @@ describe('two gateway replicas on one PostgreSQL database', function () {
       return got && got.metadata.uid !== first.metadata.uid ? got : undefined;
     });
     expect(again.data).to.deep.equal({ 'ca.crt': env.cluster.ca });
-    const edited = await d.request('PATCH', caPath, { body: { data: { 'ca.crt': 'forged' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const edited = await d.request('PATCH', caPath, {
+      body: { data: { 'ca.crt': 'forged' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     expect(edited.status, edited.body).to.equal(200);
     await eventually('the CA restored', async () => (await both(caPath))?.data['ca.crt'] === env.cluster.ca);
     const maps = await d.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
-    expect(maps.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal(['kube-root-ca.crt']);
+    expect(maps.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal([
+      'kube-root-ca.crt',
+    ]);
     const accounts = await d.request('GET', `/api/v1/namespaces/${ns}/serviceaccounts`);
-    expect(accounts.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal(['default']);
-    for (const replica of [c, d]) expect(replica.output(), replica.name).to.not.match(/serviceaccount controller: |root-ca-cert-publisher: /);
+    expect(accounts.json().items.map((m: { metadata: { name: string } }) => m.metadata.name)).to.deep.equal([
+      'default',
+    ]);
+    for (const replica of [c, d])
+      expect(replica.output(), replica.name).to.not.match(/serviceaccount controller: |root-ca-cert-publisher: /);
   });
 });

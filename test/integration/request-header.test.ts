@@ -10,7 +10,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { httpsRequest, startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { caBundle, issueClientCert, makeCA, selfSignedClientCert, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
+import {
+  caBundle,
+  issueClientCert,
+  makeCA,
+  selfSignedClientCert,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from '../helpers/pki.js';
 import { parseOptions } from '../../gateway/server/options.js';
 import { buildAuthenticator } from '../../gateway/authn/build-authenticator.js';
 import { clientAuthTlsOptions } from '../../gateway/authn/tls-client-auth.js';
@@ -49,11 +56,16 @@ function expectUnauthorized(res: GatehouseResponse): void {
 }
 
 const PROXY_FLAGS = (proxyCaFile: string) => [
-  '--requestheader-client-ca-file', proxyCaFile,
-  '--requestheader-allowed-names', 'front-proxy,other-name',
-  '--requestheader-username-headers', 'X-Remote-User',
-  '--requestheader-group-headers', 'X-Remote-Group',
-  '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
+  '--requestheader-client-ca-file',
+  proxyCaFile,
+  '--requestheader-allowed-names',
+  'front-proxy,other-name',
+  '--requestheader-username-headers',
+  'X-Remote-User',
+  '--requestheader-group-headers',
+  'X-Remote-Group',
+  '--requestheader-extra-headers-prefix',
+  'X-Remote-Extra-',
 ];
 
 describe('authenticating proxy (--requestheader-*)', function () {
@@ -70,7 +82,11 @@ describe('authenticating proxy (--requestheader-*)', function () {
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-requestheader-'));
-    [clientCa, proxyCa, stranger] = await Promise.all([makeCA('client-ca'), makeCA('front-proxy-ca'), makeCA('stranger-ca')]);
+    [clientCa, proxyCa, stranger] = await Promise.all([
+      makeCA('client-ca'),
+      makeCA('front-proxy-ca'),
+      makeCA('stranger-ca'),
+    ]);
     proxy = await issueClientCert(proxyCa, { cn: 'front-proxy' });
     clientCaFile = path.join(dir, 'client-ca.crt');
     proxyCaFile = path.join(dir, 'proxy-ca.crt');
@@ -88,27 +104,35 @@ describe('authenticating proxy (--requestheader-*)', function () {
 
   describe('from a verified proxy with an allowed CN', () => {
     it('takes the user, every group line and the extras from the headers, and adds system:authenticated', async () => {
-      const info = userInfo(await call({
-        cert: proxy,
-        headers: {
-          'X-Remote-User': 'alice',
-          // One value per line, as Go reads them: a comma inside a value does not split it.
-          'X-Remote-Group': ['dev', 'ops,oncall'],
-          'X-Remote-Extra-Scopes': ['read', 'write'],
-          'X-Remote-Extra-Acme.Example%2FTeam': 'blue',
-          'X-Remote-Extra-Bad%zzKey': 'kept',
-        },
-      }));
+      const info = userInfo(
+        await call({
+          cert: proxy,
+          headers: {
+            'X-Remote-User': 'alice',
+            // One value per line, as Go reads them: a comma inside a value does not split it.
+            'X-Remote-Group': ['dev', 'ops,oncall'],
+            'X-Remote-Extra-Scopes': ['read', 'write'],
+            'X-Remote-Extra-Acme.Example%2FTeam': 'blue',
+            'X-Remote-Extra-Bad%zzKey': 'kept',
+          },
+        }),
+      );
       expect(info.username).to.equal('alice');
       expect(info.groups).to.deep.equal(['dev', 'ops,oncall', 'system:authenticated']);
       // Keys are lowercased and percent-decoded; one that does not decode is kept as sent (lowercased).
-      expect(info.extra).to.deep.equal({ scopes: ['read', 'write'], 'acme.example/team': ['blue'], 'bad%zzkey': ['kept'] });
+      expect(info.extra).to.deep.equal({
+        scopes: ['read', 'write'],
+        'acme.example/team': ['blue'],
+        'bad%zzkey': ['kept'],
+      });
     });
 
     it('works through an intermediate of the proxy CA that the proxy sends along', async () => {
       const intermediate = await makeCA('front-proxy-intermediate', { issuer: proxyCa });
       const chained = await issueClientCert(intermediate, { cn: 'front-proxy' });
-      const info = userInfo(await call({ cert: { ...chained, certPem: chained.chainPem }, headers: { 'X-Remote-User': 'dave' } }));
+      const info = userInfo(
+        await call({ cert: { ...chained, certPem: chained.chainPem }, headers: { 'X-Remote-User': 'dave' } }),
+      );
       expect(info.username).to.equal('dave');
     });
 
@@ -122,22 +146,33 @@ describe('authenticating proxy (--requestheader-*)', function () {
     });
 
     it('wins over a bearer token when it names a user', async () => {
-      expect(userInfo(await call({ cert: proxy, token: gh.adminToken, headers: { 'X-Remote-User': 'alice' } })).username).to.equal('alice');
+      expect(
+        userInfo(await call({ cert: proxy, token: gh.adminToken, headers: { 'X-Remote-User': 'alice' } })).username,
+      ).to.equal('alice');
     });
   });
 
   describe('headers from anyone else are ignored', () => {
     it('without a client certificate (token user, and anonymous)', async () => {
-      const asAdmin = userInfo(await call({ token: gh.adminToken, headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' } }));
+      const asAdmin = userInfo(
+        await call({
+          token: gh.adminToken,
+          headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' },
+        }),
+      );
       expect(asAdmin.username).to.equal('system:admin');
       expect(asAdmin.groups).to.not.include('mallory');
-      const anonymous = userInfo(await call({ headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' } }));
+      const anonymous = userInfo(
+        await call({ headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' } }),
+      );
       expect(anonymous).to.deep.include({ username: 'system:anonymous', groups: ['system:unauthenticated'] });
     });
 
     it('with a client certificate of the client CA: the x509 user, not the header', async () => {
       const bob = await issueClientCert(clientCa, { cn: 'bob', orgs: ['qa'] });
-      const info = userInfo(await call({ cert: bob, headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' } }));
+      const info = userInfo(
+        await call({ cert: bob, headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters' } }),
+      );
       expect(info.username).to.equal('bob');
       expect(info.groups).to.deep.equal(['qa', 'system:authenticated']);
     });
@@ -156,19 +191,31 @@ describe('authenticating proxy (--requestheader-*)', function () {
 
     it('with an expired proxy certificate: 401', async () => {
       const now = Date.now();
-      const expired = await issueClientCert(proxyCa, { cn: 'front-proxy', notBefore: new Date(now - 2 * 86_400_000), notAfter: new Date(now - 86_400_000) });
+      const expired = await issueClientCert(proxyCa, {
+        cn: 'front-proxy',
+        notBefore: new Date(now - 2 * 86_400_000),
+        notAfter: new Date(now - 86_400_000),
+      });
       expectUnauthorized(await call({ cert: expired, headers: { 'X-Remote-User': 'alice' } }));
     });
   });
 
   it('with --requestheader-allowed-names empty, any certificate the proxy CA signed is a proxy', async () => {
     const open = await startTestGatehouse([
-      '--requestheader-client-ca-file', proxyCaFile, '--requestheader-username-headers', 'X-Remote-User,X-Forwarded-User',
+      '--requestheader-client-ca-file',
+      proxyCaFile,
+      '--requestheader-username-headers',
+      'X-Remote-User,X-Forwarded-User',
     ]);
     try {
       const anyName = await issueClientCert(proxyCa, { cn: 'whatever' });
       // The first user-name header with a value wins; no group headers are configured, so X-Remote-Group is ignored.
-      const info = userInfo(await review(open.url, open.ca, { cert: anyName, headers: { 'X-Forwarded-User': 'carol', 'X-Remote-Group': 'ops' } }));
+      const info = userInfo(
+        await review(open.url, open.ca, {
+          cert: anyName,
+          headers: { 'X-Forwarded-User': 'carol', 'X-Remote-Group': 'ops' },
+        }),
+      );
       expect(info).to.deep.include({ username: 'carol', groups: ['system:authenticated'] });
       // Without --client-ca-file, a client-CA certificate is nobody here: the proxy verifier refuses it.
       const bob = await issueClientCert(clientCa, { cn: 'bob' });
@@ -187,41 +234,82 @@ describe('authenticating proxy (--requestheader-*)', function () {
 
     before(async () => {
       const options = parseOptions([
-        '--data-dir', dir, '--client-ca-file', clientCaFile, ...PROXY_FLAGS(proxyCaFile),
-        '--requestheader-extra-headers-prefix', 'X-Acme-',
+        '--data-dir',
+        dir,
+        '--client-ca-file',
+        clientCaFile,
+        ...PROXY_FLAGS(proxyCaFile),
+        '--requestheader-extra-headers-prefix',
+        'X-Acme-',
       ]);
       adminToken = 'a'.repeat(64);
       const authenticator = await buildAuthenticator({ options, adminToken, registry: {} as Registry, log: () => {} });
       const serving = await loadOrCreateCertificates({ certDir: path.join(dir, 'pki'), bindAddress: '127.0.0.1' });
       ca = serving.caPem;
-      server = https.createServer({ cert: serving.certPem, key: serving.keyPem, ...clientAuthTlsOptions(options) }, (req, res) => {
-        authenticator.authenticate(req).then((result) => {
-          seen = req;
-          res.end(JSON.stringify(result?.user ?? null));
-        }, () => { res.statusCode = 401; res.end(); });
-      });
+      server = https.createServer(
+        { cert: serving.certPem, key: serving.keyPem, ...clientAuthTlsOptions(options) },
+        (req, res) => {
+          authenticator.authenticate(req).then(
+            (result) => {
+              seen = req;
+              res.end(JSON.stringify(result?.user ?? null));
+            },
+            () => {
+              res.statusCode = 401;
+              res.end();
+            },
+          );
+        },
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
     after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    const identityHeaders = (req: IncomingMessage): string[] => [
-      ...Object.keys(req.headers), ...Object.keys(req.headersDistinct), ...req.rawHeaders.filter((_, i) => i % 2 === 0),
-    ].map((h) => h.toLowerCase()).filter((h) => h.startsWith('x-remote-') || h.startsWith('x-acme-'));
+    const identityHeaders = (req: IncomingMessage): string[] =>
+      [
+        ...Object.keys(req.headers),
+        ...Object.keys(req.headersDistinct),
+        ...req.rawHeaders.filter((_, i) => i % 2 === 0),
+      ]
+        .map((h) => h.toLowerCase())
+        .filter((h) => h.startsWith('x-remote-') || h.startsWith('x-acme-'));
 
-    const send = (c: Call) => httpsRequest(url, ca, 'GET', '/', {
-      token: c.token ?? null, headers: (c.headers ?? {}) as Record<string, string>,
-      clientCert: c.cert ? { cert: c.cert.certPem, key: c.cert.keyPem } : undefined,
-    });
+    const send = (c: Call) =>
+      httpsRequest(url, ca, 'GET', '/', {
+        token: c.token ?? null,
+        headers: (c.headers ?? {}) as Record<string, string>,
+        clientCert: c.cert ? { cert: c.cert.certPem, key: c.cert.keyPem } : undefined,
+      });
 
     it('the proxy headers are gone once the proxy is believed', async () => {
-      const res = await send({ cert: proxy, headers: { 'X-Remote-User': 'alice', 'X-Remote-Group': ['a', 'b'], 'X-Acme-Tenant': 't1', 'X-Remote-Extra-K': 'v' } });
-      expect(res.json()).to.deep.include({ name: 'alice', groups: ['a', 'b', 'system:authenticated'], extra: { k: ['v'], tenant: ['t1'] } });
+      const res = await send({
+        cert: proxy,
+        headers: {
+          'X-Remote-User': 'alice',
+          'X-Remote-Group': ['a', 'b'],
+          'X-Acme-Tenant': 't1',
+          'X-Remote-Extra-K': 'v',
+        },
+      });
+      expect(res.json()).to.deep.include({
+        name: 'alice',
+        groups: ['a', 'b', 'system:authenticated'],
+        extra: { k: ['v'], tenant: ['t1'] },
+      });
       expect(identityHeaders(seen!)).to.deep.equal([]);
     });
 
     it('forged identity headers are stripped from requests that authenticated otherwise', async () => {
-      const res = await send({ token: adminToken, headers: { 'X-Remote-User': 'mallory', 'X-Remote-Group': 'system:masters', 'X-Acme-Role': 'root', 'X-Other': 'kept' } });
+      const res = await send({
+        token: adminToken,
+        headers: {
+          'X-Remote-User': 'mallory',
+          'X-Remote-Group': 'system:masters',
+          'X-Acme-Role': 'root',
+          'X-Other': 'kept',
+        },
+      });
       expect(res.json().name).to.equal('system:admin');
       expect(identityHeaders(seen!)).to.deep.equal([]);
       expect(seen!.headers['x-other']).to.equal('kept');

@@ -9,21 +9,28 @@ const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-const ownerOf = (obj: any, manager: string) => obj.metadata.managedFields?.find((e: any) => e.manager === manager)?.fieldsV1;
+const ownerOf = (obj: any, manager: string) =>
+  obj.metadata.managedFields?.find((e: any) => e.manager === manager)?.fieldsV1;
 
 describe('server-side apply after client-side apply (last-applied-configuration)', function () {
   let gh: TestGatehouse;
   let ns: string;
   let cms: string;
 
-  const cm = (name: string, data: Record<string, string>, annotations?: Record<string, string>) =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(annotations ? { annotations } : {}) }, data });
+  const cm = (name: string, data: Record<string, string>, annotations?: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(annotations ? { annotations } : {}) },
+    data,
+  });
   const apply = (name: string, body: unknown, manager = 'kubectl') =>
     gh.request('PATCH', `${cms}/${name}?fieldManager=${manager}&force=false`, { body, headers: APPLY });
   /** What `kubectl apply -f` (client-side) leaves: the object created by its Update manager with the annotation. */
   const clientSideApplied = async (name: string, data: Record<string, string>, recorded: unknown = cm(name, data)) => {
     const annotation = `${JSON.stringify(recorded)}\n`;
-    const res = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, { body: cm(name, data, { [LAST_APPLIED]: annotation }) });
+    const res = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, {
+      body: cm(name, data, { [LAST_APPLIED]: annotation }),
+    });
     expect(res.status).to.equal(201);
     return res.json();
   };
@@ -44,20 +51,28 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     expect(obj.data).to.deep.equal({ a: 'changed', b: '2' });
     expect(ownerOf(obj, 'kubectl')).to.deep.equal({ 'f:data': { 'f:a': {}, 'f:b': {} } });
     expect(ownerOf(obj, 'kubectl-client-side-apply')).to.deep.equal({
-      'f:data': { '.': {}, 'f:b': {} }, 'f:metadata': { 'f:annotations': { '.': {}, [`f:${LAST_APPLIED}`]: {} } },
+      'f:data': { '.': {}, 'f:b': {} },
+      'f:metadata': { 'f:annotations': { '.': {}, [`f:${LAST_APPLIED}`]: {} } },
     });
     // encoding/json of the applied body: keys sorted, a trailing newline.
-    expect(obj.metadata.annotations[LAST_APPLIED]).to.equal(`{"apiVersion":"v1","data":{"a":"changed","b":"2"},"kind":"ConfigMap","metadata":{"name":"${name}"}}\n`);
+    expect(obj.metadata.annotations[LAST_APPLIED]).to.equal(
+      `{"apiVersion":"v1","data":{"a":"changed","b":"2"},"kind":"ConfigMap","metadata":{"name":"${name}"}}\n`,
+    );
   });
 
   it('still answers 409 for a field whose live value differs from the annotation, naming only that one', async () => {
     const name = uniqueName('differs');
     await clientSideApplied(name, { a: '1', b: '2' });
-    const edited = await gh.request('PATCH', `${cms}/${name}?fieldManager=editor`, { headers: MERGE, body: { data: { b: 'edited' } } });
+    const edited = await gh.request('PATCH', `${cms}/${name}?fieldManager=editor`, {
+      headers: MERGE,
+      body: { data: { b: 'edited' } },
+    });
     expect(edited.status).to.equal(200);
     const res = await apply(name, cm(name, { a: 'changed', b: 'mine' }));
     const status = expectFailure(res, 409, 'Conflict');
-    expect(status.message).to.match(/^Apply failed with 1 conflict: conflict with "editor" using v1 at [0-9TZ:-]+: \.data\.b$/);
+    expect(status.message).to.match(
+      /^Apply failed with 1 conflict: conflict with "editor" using v1 at [0-9TZ:-]+: \.data\.b$/,
+    );
     expect(status.details.causes.map((c: any) => c.field)).to.deep.equal(['.data.b']);
     const stored = (await gh.request('GET', `${cms}/${name}`)).json();
     expect(stored.data).to.deep.equal({ a: '1', b: 'edited' });
@@ -69,7 +84,9 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     let deep = '1';
     for (let i = 0; i < 40_000; i++) deep = `{"x":${deep}}`;
     const annotation = `{"apiVersion":"v1","kind":"ConfigMap","data":{"a":"1"},"x":${deep}}`;
-    const created = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, { body: cm(name, { a: '1' }, { [LAST_APPLIED]: annotation }) });
+    const created = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, {
+      body: cm(name, { a: '1' }, { [LAST_APPLIED]: annotation }),
+    });
     expect(created.status, created.body).to.equal(201);
     const res = await apply(name, cm(name, { a: 'changed' }));
     expectFailure(res, 409, 'Conflict');
@@ -81,7 +98,10 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     expectFailure(await apply(other, cm(other, { a: '2' }), 'kubectl-ssa'), 409, 'Conflict');
 
     const bare = uniqueName('bare');
-    expect((await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, { body: cm(bare, { a: '1' }) })).status).to.equal(201);
+    expect(
+      (await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, { body: cm(bare, { a: '1' }) }))
+        .status,
+    ).to.equal(201);
     expectFailure(await apply(bare, cm(bare, { a: '2' })), 409, 'Conflict');
 
     const versioned = uniqueName('versioned');
@@ -89,16 +109,27 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     expectFailure(await apply(versioned, cm(versioned, { a: '2' })), 409, 'Conflict');
   });
 
-  it('reads an annotation written in a hidden alias group as the request\'s own group', async () => {
+  it("reads an annotation written in a hidden alias group as the request's own group", async () => {
     const roles = `/apis/rbac.authorization.platform.io/v1/namespaces/${ns}/roles`;
     const name = uniqueName('role');
-    const role = (group: string, verbs: string[]) => ({ apiVersion: `${group}/v1`, kind: 'Role', metadata: { name }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs }] });
+    const role = (group: string, verbs: string[]) => ({
+      apiVersion: `${group}/v1`,
+      kind: 'Role',
+      metadata: { name },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs }],
+    });
     const recorded = `${JSON.stringify(role('rbac.authorization.k8s.io', ['get']))}\n`;
     const created = await gh.request('POST', `${roles}?fieldManager=kubectl-client-side-apply`, {
-      body: { ...role('rbac.authorization.platform.io', ['get']), metadata: { name, annotations: { [LAST_APPLIED]: recorded } } },
+      body: {
+        ...role('rbac.authorization.platform.io', ['get']),
+        metadata: { name, annotations: { [LAST_APPLIED]: recorded } },
+      },
     });
     expect(created.status).to.equal(201);
-    const res = await gh.request('PATCH', `${roles}/${name}?fieldManager=kubectl`, { headers: APPLY, body: role('rbac.authorization.platform.io', ['get', 'list']) });
+    const res = await gh.request('PATCH', `${roles}/${name}?fieldManager=kubectl`, {
+      headers: APPLY,
+      body: role('rbac.authorization.platform.io', ['get', 'list']),
+    });
     expect(res.status, res.body).to.equal(200);
     expect(res.json().rules[0].verbs).to.deep.equal(['get', 'list']);
   });
@@ -112,7 +143,11 @@ describe('server-side apply after client-side apply (last-applied-configuration)
     const big = uniqueName('big');
     // 200 KiB of other annotations: the rewritten annotation, carrying 100 KiB of data, would pass the 256 KiB limit.
     const res = await gh.request('POST', `${cms}?fieldManager=kubectl-client-side-apply`, {
-      body: cm(big, { a: '1' }, { filler: 'x'.repeat(200 * 1024), [LAST_APPLIED]: `${JSON.stringify(cm(big, { a: '1' }))}\n` }),
+      body: cm(
+        big,
+        { a: '1' },
+        { filler: 'x'.repeat(200 * 1024), [LAST_APPLIED]: `${JSON.stringify(cm(big, { a: '1' }))}\n` },
+      ),
     });
     expect(res.status).to.equal(201);
     const small = await apply(big, cm(big, { a: '1', b: 'y'.repeat(10 * 1024) }));
@@ -128,7 +163,12 @@ describe('server-side apply after client-side apply (last-applied-configuration)
   it('encodes the annotation as encoding/json does: byte-ordered keys, HTML characters escaped, the annotation itself left out', async () => {
     const name = uniqueName('encoding');
     // Created by this apply with an annotation of its own, which is rewritten at once.
-    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, annotations: { [LAST_APPLIED]: 'ignored' } }, data: { b: '<&>', '10': 'x', '9': 'y', a: '1' } };
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, annotations: { [LAST_APPLIED]: 'ignored' } },
+      data: { b: '<&>', '10': 'x', '9': 'y', a: '1' },
+    };
     const res = await apply(name, body);
     expect(res.status, res.body).to.equal(201);
     expect(res.json().metadata.annotations[LAST_APPLIED]).to.equal(

@@ -8,7 +8,15 @@ const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 const MERGE = { 'content-type': 'application/merge-patch+json' };
 const JSON_PATCH = { 'content-type': 'application/json-patch+json' };
 
-interface Entry { manager: string; operation: string; apiVersion: string; time?: string; fieldsType: string; fieldsV1: Record<string, unknown>; subresource?: string }
+interface Entry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time?: string;
+  fieldsType: string;
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
+}
 
 const entry = (obj: any, manager: string, operation = 'Apply'): Entry | undefined =>
   (obj.metadata.managedFields as Entry[] | undefined)?.find((e) => e.manager === manager && e.operation === operation);
@@ -20,8 +28,12 @@ describe('server-side apply', function () {
 
   const apply = (name: string, body: unknown, manager: string, extra = '') =>
     gh.request('PATCH', `${cms}/${name}?fieldManager=${manager}${extra}`, { body, headers: APPLY });
-  const cm = (name: string, data: Record<string, string>, labels?: Record<string, string>) =>
-    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data });
+  const cm = (name: string, data: Record<string, string>, labels?: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, ...(labels ? { labels } : {}) },
+    data,
+  });
 
   before(async () => {
     gh = await startTestGatehouse();
@@ -55,7 +67,10 @@ describe('server-side apply', function () {
     const name = uniqueName('update');
     const created = await gh.request('POST', `${cms}?fieldManager=creator`, { body: cm(name, { a: '1' }) });
     expect(entry(created.json(), 'creator', 'Update')?.fieldsV1).to.deep.equal({ 'f:data': { '.': {}, 'f:a': {} } });
-    const patched = await gh.request('PATCH', `${cms}/${name}`, { body: { data: { b: '2' } }, headers: { ...MERGE, 'user-agent': 'my-agent/1.0 (linux)' } });
+    const patched = await gh.request('PATCH', `${cms}/${name}`, {
+      body: { data: { b: '2' } },
+      headers: { ...MERGE, 'user-agent': 'my-agent/1.0 (linux)' },
+    });
     expect(patched.status).to.equal(200);
     const obj = patched.json();
     expect(entry(obj, 'my-agent', 'Update')?.fieldsV1).to.deep.equal({ 'f:data': { 'f:b': {} } });
@@ -85,7 +100,9 @@ describe('server-side apply', function () {
     await gh.request('POST', `${cms}?fieldManager=editor`, { body: cm(name, { a: '1' }) });
     const conflict = await apply(name, cm(name, { a: '2' }), 'applier');
     const status = expectFailure(conflict, 409, 'Conflict');
-    expect(status.message).to.match(/^Apply failed with 1 conflict: conflict with "editor" using v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.data\.a$/);
+    expect(status.message).to.match(
+      /^Apply failed with 1 conflict: conflict with "editor" using v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.data\.a$/,
+    );
   });
 
   it('shares ownership when two managers apply the same value', async () => {
@@ -115,54 +132,91 @@ describe('server-side apply', function () {
     const rss = `/apis/apps/v1/namespaces/${ns}/replicasets`;
     const name = uniqueName('rs');
     const rs = (containers: unknown[]) => ({
-      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name },
-      spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers } } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers } },
+      },
     });
-    const first = await gh.request('PATCH', `${rss}/${name}?fieldManager=a`, { headers: APPLY, body: rs([{ name: 'one', image: 'img:1' }]) });
+    const first = await gh.request('PATCH', `${rss}/${name}?fieldManager=a`, {
+      headers: APPLY,
+      body: rs([{ name: 'one', image: 'img:1' }]),
+    });
     expect(first.status).to.equal(201);
-    const second = await gh.request('PATCH', `${rss}/${name}?fieldManager=b`, { headers: APPLY, body: rs([{ name: 'two', image: 'img:2' }]) });
+    const second = await gh.request('PATCH', `${rss}/${name}?fieldManager=b`, {
+      headers: APPLY,
+      body: rs([{ name: 'two', image: 'img:2' }]),
+    });
     expect(second.status).to.equal(200);
     const obj = second.json();
     expect(obj.spec.template.spec.containers.map((c: { name: string }) => c.name)).to.deep.equal(['one', 'two']);
     const owned = entry(obj, 'b')!.fieldsV1 as any;
-    expect(owned['f:spec']['f:template']['f:spec']['f:containers']).to.deep.equal({ 'k:{"name":"two"}': { '.': {}, 'f:image': {}, 'f:name': {} } });
+    expect(owned['f:spec']['f:template']['f:spec']['f:containers']).to.deep.equal({
+      'k:{"name":"two"}': { '.': {}, 'f:image': {}, 'f:name': {} },
+    });
     // Changing the image of a's container is a conflict naming the element by its key.
-    const conflict = await gh.request('PATCH', `${rss}/${name}?fieldManager=b`, { headers: APPLY, body: rs([{ name: 'one', image: 'img:9' }]) });
-    expect(expectFailure(conflict, 409, 'Conflict').message).to.equal('Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="one"].image');
+    const conflict = await gh.request('PATCH', `${rss}/${name}?fieldManager=b`, {
+      headers: APPLY,
+      body: rs([{ name: 'one', image: 'img:9' }]),
+    });
+    expect(expectFailure(conflict, 409, 'Conflict').message).to.equal(
+      'Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="one"].image',
+    );
   });
 
   it('answers 400/422 for bad apply requests, naming the problem', async () => {
     const name = uniqueName('bad');
     const missingManager = await gh.request('PATCH', `${cms}/${name}`, { body: cm(name, {}), headers: APPLY });
-    expect(expectFailure(missingManager, 422, 'Invalid').message).to.contain('fieldManager: Required value: is required for apply patch');
+    expect(expectFailure(missingManager, 422, 'Invalid').message).to.contain(
+      'fieldManager: Required value: is required for apply patch',
+    );
     const noKind = await apply(name, { apiVersion: 'v1', metadata: { name } }, 'tool');
     expect(expectFailure(noKind, 400, 'BadRequest').message).to.contain('apiVersion and kind');
     const withManaged = await apply(name, { ...cm(name, {}), metadata: { name, managedFields: [] } }, 'tool');
     expect(expectFailure(withManaged, 400, 'BadRequest').message).to.contain('metadata.managedFields must be nil');
     const forceOnMerge = await gh.request('PATCH', `${cms}/${name}?force=true`, { body: {}, headers: MERGE });
-    expect(expectFailure(forceOnMerge, 422, 'Invalid').message).to.contain('force: Forbidden: may not be specified for non-apply patch');
+    expect(expectFailure(forceOnMerge, 422, 'Invalid').message).to.contain(
+      'force: Forbidden: may not be specified for non-apply patch',
+    );
     const badYaml = await apply(name, 'a: [', 'tool');
     expectFailure(badYaml, 400, 'BadRequest');
-    const tooLong = await gh.request('PATCH', `${cms}/${name}?fieldManager=${'m'.repeat(129)}`, { body: cm(name, {}), headers: APPLY });
+    const tooLong = await gh.request('PATCH', `${cms}/${name}?fieldManager=${'m'.repeat(129)}`, {
+      body: cm(name, {}),
+      headers: APPLY,
+    });
     // The value is never echoed, as upstream's "too long" field errors.
-    expect(expectFailure(tooLong, 422, 'Invalid').message).to.contain('fieldManager: Too long: may not be more than 128 bytes');
+    expect(expectFailure(tooLong, 422, 'Invalid').message).to.contain(
+      'fieldManager: Too long: may not be more than 128 bytes',
+    );
   });
 
   it('makes an apply conditional on a resourceVersion it carries (stale → 409)', async () => {
     const name = uniqueName('rv');
     const created = (await apply(name, cm(name, { a: '1' }), 'tool')).json();
     await apply(name, cm(name, { a: '2' }), 'tool');
-    const stale = await apply(name, { ...cm(name, { a: '3' }), metadata: { name, resourceVersion: created.metadata.resourceVersion } }, 'tool');
+    const stale = await apply(
+      name,
+      { ...cm(name, { a: '3' }), metadata: { name, resourceVersion: created.metadata.resourceVersion } },
+      'tool',
+    );
     expectFailure(stale, 409, 'Conflict');
   });
 
   it('strips every entry for a JSON patch replacing managedFields with [{}], and keeps them for []', async () => {
     const name = uniqueName('reset');
     await apply(name, cm(name, { a: '1' }), 'tool');
-    const kept = await gh.request('PATCH', `${cms}/${name}`, { headers: JSON_PATCH, body: [{ op: 'replace', path: '/metadata/managedFields', value: [] }] });
+    const kept = await gh.request('PATCH', `${cms}/${name}`, {
+      headers: JSON_PATCH,
+      body: [{ op: 'replace', path: '/metadata/managedFields', value: [] }],
+    });
     expect(kept.status).to.equal(200);
     expect(entry(kept.json(), 'tool')).to.not.equal(undefined);
-    const stripped = await gh.request('PATCH', `${cms}/${name}`, { headers: JSON_PATCH, body: [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }] });
+    const stripped = await gh.request('PATCH', `${cms}/${name}`, {
+      headers: JSON_PATCH,
+      body: [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }],
+    });
     expect(stripped.status).to.equal(200);
     expect(stripped.json().metadata.managedFields).to.equal(undefined);
   });
@@ -170,17 +224,32 @@ describe('server-side apply', function () {
   it('records PUT as an Update and a status write with its subresource; apply to the main resource owns no status', async () => {
     const nss = '/api/v1/namespaces';
     const name = uniqueName('ns-apply');
-    const created = await gh.request('PATCH', `${nss}/${name}?fieldManager=tool`, { headers: APPLY, body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { a: 'b' } }, status: { phase: 'Terminating' } } });
+    const created = await gh.request('PATCH', `${nss}/${name}?fieldManager=tool`, {
+      headers: APPLY,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { a: 'b' } },
+        status: { phase: 'Terminating' },
+      },
+    });
     expect(created.status).to.equal(201);
     expect(created.json().status.phase).to.equal('Active');
     expect(entry(created.json(), 'tool')?.fieldsV1).to.deep.equal({ 'f:metadata': { 'f:labels': { 'f:a': {} } } });
 
     const current = created.json();
-    const put = await gh.request('PUT', `${nss}/${name}?fieldManager=putter`, { body: { ...current, metadata: { ...current.metadata, annotations: { note: 'x' } } } });
+    const put = await gh.request('PUT', `${nss}/${name}?fieldManager=putter`, {
+      body: { ...current, metadata: { ...current.metadata, annotations: { note: 'x' } } },
+    });
     expect(put.status).to.equal(200);
-    expect(entry(put.json(), 'putter', 'Update')?.fieldsV1).to.deep.equal({ 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } } });
+    expect(entry(put.json(), 'putter', 'Update')?.fieldsV1).to.deep.equal({
+      'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } },
+    });
 
-    const status = await gh.request('PATCH', `${nss}/${name}/status?fieldManager=reporter`, { headers: MERGE, body: { status: { conditions: [{ type: 'Custom', status: 'True' }] } } });
+    const status = await gh.request('PATCH', `${nss}/${name}/status?fieldManager=reporter`, {
+      headers: MERGE,
+      body: { status: { conditions: [{ type: 'Custom', status: 'True' }] } },
+    });
     expect(status.status).to.equal(200);
     const reporter = entry(status.json(), 'reporter', 'Update') as Entry;
     expect(reporter.subresource).to.equal('status');
@@ -190,10 +259,20 @@ describe('server-side apply', function () {
   it('applies to the status subresource, recording the subresource, and answers 404 there for a missing object', async () => {
     const nodes = '/api/v1/nodes';
     const name = uniqueName('status-apply');
-    const missing = await gh.request('PATCH', `${nodes}/${name}/status?fieldManager=kubelet`, { headers: APPLY, body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } });
+    const missing = await gh.request('PATCH', `${nodes}/${name}/status?fieldManager=kubelet`, {
+      headers: APPLY,
+      body: { apiVersion: 'v1', kind: 'Node', metadata: { name } },
+    });
     expectFailure(missing, 404, 'NotFound');
-    expect((await gh.request('POST', nodes, { body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } })).status).to.equal(201);
-    const body = { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    expect(
+      (await gh.request('POST', nodes, { body: { apiVersion: 'v1', kind: 'Node', metadata: { name } } })).status,
+    ).to.equal(201);
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    };
     const applied = await gh.request('PATCH', `${nodes}/${name}/status?fieldManager=kubelet`, { headers: APPLY, body });
     expect(applied.status).to.equal(200);
     const obj = applied.json();
@@ -207,7 +286,10 @@ describe('server-side apply', function () {
     /** Rewrites the manager's fieldsV1 by JSON patch, as kubectl does when it moves ownership from client-side apply. */
     const setFieldsV1 = async (path: string, obj: any, manager: string, fieldsV1: unknown) => {
       const index = (obj.metadata.managedFields as Entry[]).findIndex((e) => e.manager === manager);
-      const res = await gh.request('PATCH', path, { headers: JSON_PATCH, body: [{ op: 'replace', path: `/metadata/managedFields/${index}/fieldsV1`, value: fieldsV1 }] });
+      const res = await gh.request('PATCH', path, {
+        headers: JSON_PATCH,
+        body: [{ op: 'replace', path: `/metadata/managedFields/${index}/fieldsV1`, value: fieldsV1 }],
+      });
       expect(res.status).to.equal(200);
       return res.json();
     };
@@ -216,13 +298,19 @@ describe('server-side apply', function () {
       const name = uniqueName('dot');
       const body = cm(name, { a: '1' }, { app: 'x' });
       const created = (await apply(name, body, 'm1')).json();
-      await setFieldsV1(`${cms}/${name}`, created, 'm1', { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } });
+      await setFieldsV1(`${cms}/${name}`, created, 'm1', {
+        'f:data': { '.': {}, 'f:a': {} },
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      });
       const again = await apply(name, body, 'm1');
       expect(again.status).to.equal(200);
       const obj = again.json();
       expect(obj.data).to.deep.equal({ a: '1' });
       expect(obj.metadata.labels).to.deep.equal({ app: 'x' });
-      expect(entry(obj, 'm1')?.fieldsV1).to.deep.equal({ 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+      expect(entry(obj, 'm1')?.fieldsV1).to.deep.equal({
+        'f:data': { 'f:a': {} },
+        'f:metadata': { 'f:labels': { 'f:app': {} } },
+      });
       const third = (await apply(name, body, 'm1')).json();
       expect(third.metadata.resourceVersion).to.equal(obj.metadata.resourceVersion);
     });
@@ -239,8 +327,14 @@ describe('server-side apply', function () {
       const rss = `/apis/apps/v1/namespaces/${ns}/replicasets`;
       const name = uniqueName('rs-dot');
       const body = {
-        apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, labels: { app: name } },
-        spec: { replicas: 0, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name, labels: { app: name } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } },
+        },
       };
       const created = await gh.request('PATCH', `${rss}/${name}?fieldManager=m1`, { headers: APPLY, body });
       expect(created.status).to.equal(201);

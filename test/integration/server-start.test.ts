@@ -17,10 +17,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    const server = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
   });
 }
 
@@ -28,7 +31,9 @@ describe('server start', function () {
   this.timeout(30_000);
   let dir: string;
   const started: TestGatehouse[] = [];
-  beforeEach(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-start-')); });
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-start-'));
+  });
   afterEach(async () => {
     while (started.length) await started.pop()!.close();
     await rm(dir, { recursive: true, force: true });
@@ -55,17 +60,26 @@ describe('server start', function () {
     const kc = yaml.load(await readFile(gh.kubeconfigPath, 'utf8')) as any;
     expect(kc['current-context']).to.equal('gatehouse');
     const cluster = kc.clusters[0].cluster;
-    expect(cluster.server).to.equal(gh.url).and.match(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(cluster.server)
+      .to.equal(gh.url)
+      .and.match(/^https:\/\/127\.0\.0\.1:\d+$/);
     const ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString();
     expect(ca).to.equal(await readFile(path.join(dir, 'pki', 'ca.crt'), 'utf8'));
     const token = kc.users[0].user.token;
-    expect(token).to.equal(gh.adminToken).and.match(/^[0-9a-f]{64}$/);
+    expect(token)
+      .to.equal(gh.adminToken)
+      .and.match(/^[0-9a-f]{64}$/);
 
     const res = await httpsRequest(cluster.server, ca, 'GET', '/readyz?verbose', { token });
     expect(res.status, res.body).to.equal(200);
-    expect(res.body).to.contain('[+]ping ok').and.contain('[+]etcd ok').and.contain('[+]shutdown ok')
-      .and.contain('[+]poststarthook/start-system-namespaces-controller ok').and.contain('[+]autoregister-completion ok');
-    expect(gh.logs.join('\n')).to.contain(`Gatehouse is serving on ${gh.url}`)
+    expect(res.body)
+      .to.contain('[+]ping ok')
+      .and.contain('[+]etcd ok')
+      .and.contain('[+]shutdown ok')
+      .and.contain('[+]poststarthook/start-system-namespaces-controller ok')
+      .and.contain('[+]autoregister-completion ok');
+    expect(gh.logs.join('\n'))
+      .to.contain(`Gatehouse is serving on ${gh.url}`)
       .and.contain(`kubectl --kubeconfig ${gh.kubeconfigPath} get ns`);
   });
 
@@ -102,7 +116,9 @@ describe('server start', function () {
     expect(admin.status, admin.body).to.equal(200);
     const alice = await gh.request('GET', '/api/v1/namespaces', { token: 'alice-token' });
     expect(alice.status).to.equal(403);
-    expect(alice.json().message).to.equal('namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.');
+    expect(alice.json().message).to.equal(
+      'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope: Everything is forbidden.',
+    );
     const bad = await gh.request('GET', '/api/v1/namespaces', { token: 'wrong' });
     expect(bad.status).to.equal(401);
     expect(bad.json()).to.include({ kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 });
@@ -115,7 +131,11 @@ describe('server start', function () {
     const gh = await start();
     const res = await gh.request('GET', '/api/v1/namespaces', { token: null });
     expect(res.status, res.body).to.equal(200);
-    expect(res.json().items.map((n: any) => n.metadata.name)).to.include.members(['default', 'platform-system', 'platform-public']);
+    expect(res.json().items.map((n: any) => n.metadata.name)).to.include.members([
+      'default',
+      'platform-system',
+      'platform-public',
+    ]);
   });
 
   it('fails /readyz first on close and then stops', async () => {
@@ -156,16 +176,24 @@ describe('server start', function () {
     const tokens = path.join(dir, 'tokens.csv');
     await writeFile(tokens, 'ok,alice,1\nbroken,bob\n');
     try {
-      await startGatehouse(['--data-dir', dir, '--secure-port=0', '--token-auth-file', tokens], { log: () => {}, out: () => {} });
+      await startGatehouse(['--data-dir', dir, '--secure-port=0', '--token-auth-file', tokens], {
+        log: () => {},
+        out: () => {},
+      });
       expect.fail('should be refused');
     } catch (e) {
-      expect((e as Error).message).to.contain('line 2').and.contain('at least 3 columns');
+      expect((e as Error).message)
+        .to.contain('line 2')
+        .and.contain('at least 3 columns');
     }
   });
 
   it('refuses a --data-dir it cannot create, naming the flag, where Node alone would hang (under /proc)', async function () {
     if (os.platform() !== 'linux') this.skip();
-    const started = startGatehouse(['--data-dir', '/proc/gatehouse-no-such-dir', '--secure-port=0'], { log: () => {}, out: () => {} });
+    const started = startGatehouse(['--data-dir', '/proc/gatehouse-no-such-dir', '--secure-port=0'], {
+      log: () => {},
+      out: () => {},
+    });
     const e = await rejection(within(started, 5_000, 'start-up to fail'));
     expect(e.message).to.contain('cannot create the --data-dir /proc/gatehouse-no-such-dir').and.contain('ENOENT');
   });
@@ -174,10 +202,18 @@ describe('server start', function () {
     const port = await freePort();
     // A directory where the kubeconfig goes: the rename that writes it fails, after the port is bound.
     await mkdir(path.join(dir, 'admin.kubeconfig'));
-    const e = await rejection(startGatehouse(['--data-dir', dir, `--secure-port=${port}`, '--bind-address=127.0.0.1'], { log: () => {}, out: () => {} }));
+    const e = await rejection(
+      startGatehouse(['--data-dir', dir, `--secure-port=${port}`, '--bind-address=127.0.0.1'], {
+        log: () => {},
+        out: () => {},
+      }),
+    );
     expect(e.message).to.contain('admin.kubeconfig');
     await new Promise<void>((resolve, reject) => {
-      const probe = net.createServer().once('error', reject).listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+      const probe = net
+        .createServer()
+        .once('error', reject)
+        .listen(port, '127.0.0.1', () => probe.close(() => resolve()));
     });
   });
 
@@ -191,7 +227,9 @@ describe('server start', function () {
           stdout += d;
           if (untilLine && untilLine.test(stdout)) child.kill('SIGTERM');
         });
-        child.stderr.on('data', (d) => { stderr += d; });
+        child.stderr.on('data', (d) => {
+          stderr += d;
+        });
         child.on('error', reject);
         child.on('exit', (code) => resolve({ code, stdout, stderr }));
       });

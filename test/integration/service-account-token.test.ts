@@ -21,11 +21,18 @@ const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 const tokenPath = (ns: string, sa: string) => `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`;
-const tokenRequest = (spec: Record<string, unknown> = {}, apiVersion = 'authentication.k8s.io/v1') => ({ apiVersion, kind: 'TokenRequest', spec });
+const tokenRequest = (spec: Record<string, unknown> = {}, apiVersion = 'authentication.k8s.io/v1') => ({
+  apiVersion,
+  kind: 'TokenRequest',
+  spec,
+});
 
 function decodeJwt(token: string): { header: any; claims: any } {
   const [h, p] = token.split('.');
-  return { header: JSON.parse(Buffer.from(h, 'base64url').toString()), claims: JSON.parse(Buffer.from(p, 'base64url').toString()) };
+  return {
+    header: JSON.parse(Buffer.from(h, 'base64url').toString()),
+    claims: JSON.parse(Buffer.from(p, 'base64url').toString()),
+  };
 }
 
 function pem(key: KeyObject, type: 'pkcs1' | 'pkcs8' | 'sec1' | 'spki'): string {
@@ -33,7 +40,9 @@ function pem(key: KeyObject, type: 'pkcs1' | 'pkcs8' | 'sec1' | 'spki'): string 
 }
 
 async function createServiceAccount(gh: TestGatehouse, ns: string, name: string): Promise<string> {
-  const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } } });
+  const res = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+    body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } },
+  });
   expect(res.status, res.body).to.equal(201);
   return res.json().metadata.uid;
 }
@@ -66,7 +75,9 @@ describe('service-account tokens', function () {
     ns = await createNamespace(gh, 'sa');
     botUid = await createServiceAccount(gh, ns, 'bot');
   });
-  after(async () => { await gh?.close(); });
+  after(async () => {
+    await gh?.close();
+  });
 
   /** The generated signing key, read from the data dir as an operator could. */
   const serverKey = async (): Promise<ServiceAccountKey> =>
@@ -93,21 +104,34 @@ describe('service-account tokens', function () {
 
       const user = await whoami(gh, r.status.token);
       expect(user).to.deep.equal({
-        username: `system:serviceaccount:${ns}:bot`, uid: botUid,
+        username: `system:serviceaccount:${ns}:bot`,
+        uid: botUid,
         groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
         extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`] },
       });
     });
 
     it('answers authentication.platform.io/v1 in kind, and defaults a body without apiVersion to authentication.k8s.io', async () => {
-      const platform = await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({}, 'authentication.platform.io/v1') });
+      const platform = await gh.request('POST', tokenPath(ns, 'bot'), {
+        body: tokenRequest({}, 'authentication.platform.io/v1'),
+      });
       expect(platform.status, platform.body).to.equal(201);
       expect(platform.json().apiVersion).to.equal('authentication.platform.io/v1');
-      const bare = await gh.request('POST', tokenPath(ns, 'bot'), { body: { metadata: { name: 'bot', namespace: ns } } });
+      const bare = await gh.request('POST', tokenPath(ns, 'bot'), {
+        body: { metadata: { name: 'bot', namespace: ns } },
+      });
       expect(bare.status, bare.body).to.equal(201);
       expect(bare.json().apiVersion).to.equal('authentication.k8s.io/v1');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({}, 'v1') }), 400, 'BadRequest');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: { kind: 'TokenReview' } }), 400, 'BadRequest');
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({}, 'v1') }),
+        400,
+        'BadRequest',
+      );
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: { kind: 'TokenReview' } }),
+        400,
+        'BadRequest',
+      );
     });
 
     it('takes audiences and expirationSeconds; a token for other audiences is no credential for the API', async () => {
@@ -120,33 +144,85 @@ describe('service-account tokens', function () {
     });
 
     it('validates expirationSeconds as upstream: at least 10 minutes, at most 2^32 seconds, an integer', async () => {
-      const short = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: 599 }) }), 422, 'Invalid');
-      expect(short.message).to.equal('TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes');
-      expect(short.details.causes).to.deep.equal([{ reason: 'FieldValueInvalid', field: 'spec.expirationSeconds', message: 'Invalid value: 599: may not specify a duration less than 10 minutes' }]);
-      const long = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: 2 ** 32 + 1 }) }), 422, 'Invalid');
+      const short = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: 599 }) }),
+        422,
+        'Invalid',
+      );
+      expect(short.message).to.equal(
+        'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes',
+      );
+      expect(short.details.causes).to.deep.equal([
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.expirationSeconds',
+          message: 'Invalid value: 599: may not specify a duration less than 10 minutes',
+        },
+      ]);
+      const long = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: 2 ** 32 + 1 }) }),
+        422,
+        'Invalid',
+      );
       expect(long.message).to.contain('may not specify a duration larger than 2^32 seconds');
-      const typed = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: '600' }) }), 422, 'Invalid');
+      const typed = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ expirationSeconds: '600' }) }),
+        422,
+        'Invalid',
+      );
       expect(typed.message).to.contain('spec.expirationSeconds');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ audiences: 'vault' }) }), 422, 'Invalid');
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest({ audiences: 'vault' }) }),
+        422,
+        'Invalid',
+      );
       expect((await issue(gh, ns, 'bot', { expirationSeconds: 2 ** 32 })).spec.expirationSeconds).to.equal(2 ** 32);
     });
 
     it('answers 404 for a missing account or namespace, 422 for a mismatched name, 405 for other methods', async () => {
-      const missing = expectFailure(await gh.request('POST', tokenPath(ns, 'nobody'), { body: tokenRequest() }), 404, 'NotFound');
+      const missing = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'nobody'), { body: tokenRequest() }),
+        404,
+        'NotFound',
+      );
       expect(missing.message).to.equal('serviceaccounts "nobody" not found');
-      expectFailure(await gh.request('POST', tokenPath('no-such-ns', 'bot'), { body: tokenRequest() }), 404, 'NotFound');
-      const renamed = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: { ...tokenRequest(), metadata: { name: 'other' } } }), 422, 'Invalid');
-      expect(renamed.message).to.contain('metadata.name: Invalid value: "other": must match the service account name if specified');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: { ...tokenRequest(), metadata: { namespace: 'x' } } }), 422, 'Invalid');
+      expectFailure(
+        await gh.request('POST', tokenPath('no-such-ns', 'bot'), { body: tokenRequest() }),
+        404,
+        'NotFound',
+      );
+      const renamed = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: { ...tokenRequest(), metadata: { name: 'other' } } }),
+        422,
+        'Invalid',
+      );
+      expect(renamed.message).to.contain(
+        'metadata.name: Invalid value: "other": must match the service account name if specified',
+      );
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), { body: { ...tokenRequest(), metadata: { namespace: 'x' } } }),
+        422,
+        'Invalid',
+      );
       expectFailure(await gh.request('GET', tokenPath(ns, 'bot')), 405, 'MethodNotAllowed');
       expectFailure(await gh.request('PUT', tokenPath(ns, 'bot'), { body: tokenRequest() }), 405, 'MethodNotAllowed');
-      expectFailure(await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps/x/token`, { body: tokenRequest() }), 404, 'NotFound');
-      expectFailure(await gh.request('POST', `${tokenPath(ns, 'bot')}/more`, { body: tokenRequest() }), 404, 'NotFound');
+      expectFailure(
+        await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps/x/token`, { body: tokenRequest() }),
+        404,
+        'NotFound',
+      );
+      expectFailure(
+        await gh.request('POST', `${tokenPath(ns, 'bot')}/more`, { body: tokenRequest() }),
+        404,
+        'NotFound',
+      );
     });
 
     it('binds a token to a Secret: revoked when the Secret goes; unknown kinds 400, missing 404, wrong uid 409', async () => {
       const secret = uniqueName('bound');
-      const created = await gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } } });
+      const created = await gh.request('POST', `/api/v1/namespaces/${ns}/secrets`, {
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: secret } },
+      });
       expect(created.status, created.body).to.equal(201);
       const secretUid = created.json().metadata.uid;
       const r = await issue(gh, ns, 'bot', { boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secret } });
@@ -154,20 +230,38 @@ describe('service-account tokens', function () {
       expect(decodeJwt(r.status.token).claims['kubernetes.io'].secret).to.deep.equal({ name: secret, uid: secretUid });
       expect((await whoami(gh, r.status.token)).username).to.equal(`system:serviceaccount:${ns}:bot`);
 
-      const wrongUid = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), {
-        body: tokenRequest({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secret, uid: 'not-it' } }),
-      }), 409, 'Conflict');
-      expect(wrongUid.message).to.contain('the UID in the bound object reference (not-it) does not match the UID in record');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), {
-        body: tokenRequest({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'no-such-secret' } }),
-      }), 404, 'NotFound');
-      const unknown = expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), {
-        body: tokenRequest({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'x' } }),
-      }), 400, 'BadRequest');
+      const wrongUid = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), {
+          body: tokenRequest({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: secret, uid: 'not-it' } }),
+        }),
+        409,
+        'Conflict',
+      );
+      expect(wrongUid.message).to.contain(
+        'the UID in the bound object reference (not-it) does not match the UID in record',
+      );
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), {
+          body: tokenRequest({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 'no-such-secret' } }),
+        }),
+        404,
+        'NotFound',
+      );
+      const unknown = expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), {
+          body: tokenRequest({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'x' } }),
+        }),
+        400,
+        'BadRequest',
+      );
       expect(unknown.message).to.equal('cannot bind token to object of type /v1, Kind=ConfigMap');
-      expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), {
-        body: tokenRequest({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'x' } }),
-      }), 400, 'BadRequest');
+      expectFailure(
+        await gh.request('POST', tokenPath(ns, 'bot'), {
+          body: tokenRequest({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'x' } }),
+        }),
+        400,
+        'BadRequest',
+      );
 
       expect((await gh.request('DELETE', `/api/v1/namespaces/${ns}/secrets/${secret}`)).status).to.equal(200);
       await expectUnauthorized(gh, r.status.token);
@@ -178,8 +272,15 @@ describe('service-account tokens', function () {
     const claims = (over: Record<string, unknown> = {}) => {
       const t = Math.floor(Date.now() / 1000);
       return {
-        iss: ISSUER, sub: `system:serviceaccount:${ns}:bot`, aud: [ISSUER], exp: t + 600, iat: t, nbf: t, jti: 'minted',
-        'kubernetes.io': { namespace: ns, serviceaccount: { name: 'bot', uid: botUid } }, ...over,
+        iss: ISSUER,
+        sub: `system:serviceaccount:${ns}:bot`,
+        aud: [ISSUER],
+        exp: t + 600,
+        iat: t,
+        nbf: t,
+        jti: 'minted',
+        'kubernetes.io': { namespace: ns, serviceaccount: { name: 'bot', uid: botUid } },
+        ...over,
       };
     };
 
@@ -197,9 +298,17 @@ describe('service-account tokens', function () {
       await expectUnauthorized(gh, await signClaims(key, claims({ aud: ['https://elsewhere.example'] })));
       await expectUnauthorized(gh, await signClaims(key, claims({ iss: 'https://oidc.example' })));
       const [h, , s] = (await signClaims(key, claims())).split('.');
-      const forged = Buffer.from(JSON.stringify(claims({ sub: `system:serviceaccount:${ns}:admin`, 'kubernetes.io': { namespace: ns, serviceaccount: { name: 'admin', uid: botUid } } }))).toString('base64url');
+      const forged = Buffer.from(
+        JSON.stringify(
+          claims({
+            sub: `system:serviceaccount:${ns}:admin`,
+            'kubernetes.io': { namespace: ns, serviceaccount: { name: 'admin', uid: botUid } },
+          }),
+        ),
+      ).toString('base64url');
       await expectUnauthorized(gh, `${h}.${forged}.${s}`);
-      const stranger = parsePemKeys(pem(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, 'pkcs8')).privateKeys[0];
+      const stranger = parsePemKeys(pem(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey, 'pkcs8'))
+        .privateKeys[0];
       await expectUnauthorized(gh, await signClaims(stranger, claims()));
     });
   });
@@ -219,7 +328,7 @@ describe('service-account tokens', function () {
       expect((await whoami(gh, fresh.status.token)).uid).to.equal(newUid);
     });
 
-    it('with --service-account-lookup=false, a deleted account\'s token still authenticates', async () => {
+    it("with --service-account-lookup=false, a deleted account's token still authenticates", async () => {
       const gh2 = await startTestGatehouse(['--service-account-lookup=false']);
       try {
         const ns2 = await createNamespace(gh2, 'nolookup');
@@ -238,15 +347,24 @@ describe('service-account tokens', function () {
     it('lists serviceaccounts/token as upstream: TokenRequest in authentication.k8s.io/v1, verbs [create]', async () => {
       const list = (await gh.request('GET', '/api/v1')).json();
       expect(list.resources.find((r: any) => r.name === 'serviceaccounts/token')).to.deep.equal({
-        name: 'serviceaccounts/token', singularName: '', namespaced: true,
-        group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'],
+        name: 'serviceaccounts/token',
+        singularName: '',
+        namespaced: true,
+        group: 'authentication.k8s.io',
+        version: 'v1',
+        kind: 'TokenRequest',
+        verbs: ['create'],
       });
       const res = await gh.request('GET', '/api', { headers: { accept: `${AGGREGATED_V2},application/json` } });
       const core = res.json().items[0].versions.find((v: any) => v.version === 'v1');
       const sa = core.resources.find((r: any) => r.resource === 'serviceaccounts');
-      expect(sa.subresources).to.deep.equal([{
-        subresource: 'token', responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }, verbs: ['create'],
-      }]);
+      expect(sa.subresources).to.deep.equal([
+        {
+          subresource: 'token',
+          responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+          verbs: ['create'],
+        },
+      ]);
     });
   });
 });
@@ -254,8 +372,12 @@ describe('service-account tokens', function () {
 describe('service-account token keys', function () {
   this.timeout(60_000);
   let dir: string;
-  before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-sa-int-')); });
-  after(async () => { await rm(dir, { recursive: true, force: true }); });
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-sa-int-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   const file = async (name: string, text: string) => {
     const p = path.join(dir, name);
@@ -291,7 +413,7 @@ describe('service-account token keys', function () {
     const pubs = await file('old.pub', `${pem(ecA.publicKey, 'spki')}\n${pem(ecB.publicKey, 'spki')}`);
     const gh = await startTestGatehouse(['--service-account-key-file', rsaFile, '--service-account-key-file', pubs]);
     try {
-      expect((await stat(path.join(gh.dataDir, 'pki', 'sa.key')).catch(() => undefined))).to.equal(undefined);
+      expect(await stat(path.join(gh.dataDir, 'pki', 'sa.key')).catch(() => undefined)).to.equal(undefined);
       const ns = await createNamespace(gh, 'rsa');
       const uid = await createServiceAccount(gh, ns, 'bot');
       const issued = (await issue(gh, ns, 'bot')).status.token;
@@ -300,7 +422,13 @@ describe('service-account token keys', function () {
 
       const t = Math.floor(Date.now() / 1000);
       const claims = {
-        iss: ISSUER, sub: `system:serviceaccount:${ns}:bot`, aud: [ISSUER], exp: t + 600, iat: t, nbf: t, jti: 'x',
+        iss: ISSUER,
+        sub: `system:serviceaccount:${ns}:bot`,
+        aud: [ISSUER],
+        exp: t + 600,
+        iat: t,
+        nbf: t,
+        jti: 'x',
         'kubernetes.io': { namespace: ns, serviceaccount: { name: 'bot', uid } },
       };
       for (const k of [ecA, ecB]) {
@@ -316,8 +444,12 @@ describe('service-account token keys', function () {
     const signing = generateKeyPairSync('ec', { namedCurve: 'secp384r1' });
     const signingFile = await file('signing.key', pem(signing.privateKey, 'sec1'));
     const gh = await startTestGatehouse([
-      '--service-account-signing-key-file', signingFile, '--service-account-max-token-expiration=1h',
-      '--service-account-issuer=https://issuer.example', '--service-account-issuer=https://old-issuer.example', '--api-audiences=gatehouse',
+      '--service-account-signing-key-file',
+      signingFile,
+      '--service-account-max-token-expiration=1h',
+      '--service-account-issuer=https://issuer.example',
+      '--service-account-issuer=https://old-issuer.example',
+      '--api-audiences=gatehouse',
     ]);
     try {
       const ns = await createNamespace(gh, 'signing');
@@ -342,7 +474,10 @@ describe('service-account token keys', function () {
 
   it('with public keys only, verifies tokens but issues none (the subresource answers 404)', async () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-    const gh = await startTestGatehouse(['--service-account-key-file', await file('verify-only.pub', pem(ec.publicKey, 'spki'))]);
+    const gh = await startTestGatehouse([
+      '--service-account-key-file',
+      await file('verify-only.pub', pem(ec.publicKey, 'spki')),
+    ]);
     try {
       expect(gh.logs.join('\n')).to.match(/verified but not issued/);
       const ns = await createNamespace(gh, 'verifyonly');
@@ -350,7 +485,13 @@ describe('service-account token keys', function () {
       expectFailure(await gh.request('POST', tokenPath(ns, 'bot'), { body: tokenRequest() }), 404, 'NotFound');
       const t = Math.floor(Date.now() / 1000);
       const minted = await signClaims(parsePemKeys(pem(ec.privateKey, 'pkcs8')).privateKeys[0], {
-        iss: ISSUER, sub: `system:serviceaccount:${ns}:bot`, aud: [ISSUER], exp: t + 600, iat: t, nbf: t, jti: 'ext',
+        iss: ISSUER,
+        sub: `system:serviceaccount:${ns}:bot`,
+        aud: [ISSUER],
+        exp: t + 600,
+        iat: t,
+        nbf: t,
+        jti: 'ext',
         'kubernetes.io': { namespace: ns, serviceaccount: { name: 'bot', uid } },
       });
       expect((await whoami(gh, minted)).uid).to.equal(uid);
@@ -363,13 +504,16 @@ describe('service-account token keys', function () {
     // A real serving pair: the one a first Gatehouse generated, served by a second with the CA appended for clients.
     const first = await startTestGatehouse();
     const pki = path.join(first.dataDir, 'pki');
-    const certFile = await file('tls.crt', `${(await readFile(path.join(pki, 'apiserver.crt'), 'utf8')).trim()}\n${await readFile(path.join(pki, 'ca.crt'), 'utf8')}`);
+    const certFile = await file(
+      'tls.crt',
+      `${(await readFile(path.join(pki, 'apiserver.crt'), 'utf8')).trim()}\n${await readFile(path.join(pki, 'ca.crt'), 'utf8')}`,
+    );
     const keyText = await readFile(path.join(pki, 'apiserver.key'), 'utf8');
     const keyFile = await file('tls.key', keyText);
     await first.close();
     const gh = await startTestGatehouse(['--tls-cert-file', certFile, '--tls-private-key-file', keyFile]);
     try {
-      expect((await stat(path.join(gh.dataDir, 'pki', 'sa.key')).catch(() => undefined))).to.equal(undefined);
+      expect(await stat(path.join(gh.dataDir, 'pki', 'sa.key')).catch(() => undefined)).to.equal(undefined);
       const ns = await createNamespace(gh, 'tls');
       await createServiceAccount(gh, ns, 'bot');
       const token = (await issue(gh, ns, 'bot')).status.token;
@@ -382,11 +526,22 @@ describe('service-account token keys', function () {
 
   it('refuses to start on a bad key file, naming the flag and the file', async () => {
     const junk = await file('junk.pem', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n');
-    const args = (extra: string[]) => ['--data-dir', path.join(dir, 'bad'), '--secure-port', '0', '--bind-address', '127.0.0.1', ...extra];
+    const args = (extra: string[]) => [
+      '--data-dir',
+      path.join(dir, 'bad'),
+      '--secure-port',
+      '0',
+      '--bind-address',
+      '127.0.0.1',
+      ...extra,
+    ];
     const quiet = { log: () => {}, out: () => {} };
     for (const [extra, pattern] of [
       [['--service-account-key-file', junk], new RegExp(`"${junk}" for "--service-account-key-file"`)],
-      [['--service-account-key-file', path.join(dir, 'missing.pem')], /missing\.pem" for "--service-account-key-file".*ENOENT/],
+      [
+        ['--service-account-key-file', path.join(dir, 'missing.pem')],
+        /missing\.pem" for "--service-account-key-file".*ENOENT/,
+      ],
       [['--service-account-signing-key-file', junk], new RegExp(`"${junk}" for "--service-account-signing-key-file"`)],
     ] as const) {
       let error: unknown;

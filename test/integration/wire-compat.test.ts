@@ -5,7 +5,12 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js'
 import { createNamespace, uniqueName } from '../helpers/api.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
 
-const cm = (name: string, data: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+const cm = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
 
 describe('wire compatibility', function () {
@@ -25,14 +30,18 @@ describe('wire compatibility', function () {
     ns = await createNamespace(gh, 'wire');
     cms = `/api/v1/namespaces/${ns}/configmaps`;
   });
-  afterEach(() => { for (const w of opened.splice(0)) w.close(); });
+  afterEach(() => {
+    for (const w of opened.splice(0)) w.close();
+  });
   after(async () => gh.close());
 
   describe('boolean query parameters', () => {
     it('takes allowWatchBookmarks=True and sendInitialEvents=True as true (the initial-events-end bookmark comes)', async () => {
       const name = uniqueName('bm');
       await gh.request('POST', cms, { body: cm(name) });
-      const w = await watch(`${cms}?watch=True&allowWatchBookmarks=True&sendInitialEvents=True&resourceVersionMatch=NotOlderThan`);
+      const w = await watch(
+        `${cms}?watch=True&allowWatchBookmarks=True&sendInitialEvents=True&resourceVersionMatch=NotOlderThan`,
+      );
       expect(w.status).to.equal(200);
       const [added, mark] = await w.take(2);
       expect(`${added.type} ${added.object.metadata?.name}`).to.equal(`ADDED ${name}`);
@@ -48,10 +57,23 @@ describe('wire compatibility', function () {
 
     it('takes force=True on an apply as force, taking the field over', async () => {
       const name = uniqueName('force');
-      expect((await gh.request('PATCH', `${cms}/${name}?fieldManager=first`, { body: cm(name, { a: 'one' }), headers: APPLY })).status).to.equal(201);
-      const conflict = await gh.request('PATCH', `${cms}/${name}?fieldManager=second&force=False`, { body: cm(name, { a: 'two' }), headers: APPLY });
+      expect(
+        (
+          await gh.request('PATCH', `${cms}/${name}?fieldManager=first`, {
+            body: cm(name, { a: 'one' }),
+            headers: APPLY,
+          })
+        ).status,
+      ).to.equal(201);
+      const conflict = await gh.request('PATCH', `${cms}/${name}?fieldManager=second&force=False`, {
+        body: cm(name, { a: 'two' }),
+        headers: APPLY,
+      });
       expect(conflict.status).to.equal(409);
-      const forced = await gh.request('PATCH', `${cms}/${name}?fieldManager=second&force=True`, { body: cm(name, { a: 'two' }), headers: APPLY });
+      const forced = await gh.request('PATCH', `${cms}/${name}?fieldManager=second&force=True`, {
+        body: cm(name, { a: 'two' }),
+        headers: APPLY,
+      });
       expect(forced.status).to.equal(200);
       expect(forced.json().data).to.deep.equal({ a: 'two' });
     });
@@ -68,7 +90,10 @@ describe('wire compatibility', function () {
       expect(orphaned.json().metadata.deletionTimestamp).to.be.a('string');
       const cascading = await gh.request('DELETE', `${cms}/${await held()}?orphanDependents=False`);
       expect(cascading.status).to.equal(202);
-      const both = await gh.request('DELETE', `${cms}/${await held()}?orphanDependents=yes&propagationPolicy=Background`);
+      const both = await gh.request(
+        'DELETE',
+        `${cms}/${await held()}?orphanDependents=yes&propagationPolicy=Background`,
+      );
       expect(both.status).to.equal(422);
       expect(both.json().message).to.contain('orphanDependents and deletionPropagation cannot be both set');
     });
@@ -97,8 +122,14 @@ describe('wire compatibility', function () {
       expect(one.status).to.equal(200);
       const first = await one.next();
       expect(`${first.type} ${first.object.metadata?.name}`).to.equal(`ADDED ${target}`);
-      await gh.request('PATCH', `${cms}/${other}`, { body: { data: { x: '1' } }, headers: { 'content-type': 'application/merge-patch+json' } });
-      await gh.request('PATCH', `${cms}/${target}`, { body: { data: { x: '2' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+      await gh.request('PATCH', `${cms}/${other}`, {
+        body: { data: { x: '1' } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
+      await gh.request('PATCH', `${cms}/${target}`, {
+        body: { data: { x: '2' } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
       const change = await one.next();
       expect(`${change.type} ${change.object.metadata?.name}`).to.equal(`MODIFIED ${target}`);
     });
@@ -106,7 +137,10 @@ describe('wire compatibility', function () {
     it('watches named groups, namespaced and cluster-scoped, and a namespace by name', async () => {
       const role = uniqueName('role');
       const rbac = '/apis/rbac.authorization.platform.io/v1';
-      expect((await gh.request('POST', `${rbac}/namespaces/${ns}/roles`, { body: { metadata: { name: role }, rules: [] } })).status).to.equal(201);
+      expect(
+        (await gh.request('POST', `${rbac}/namespaces/${ns}/roles`, { body: { metadata: { name: role }, rules: [] } }))
+          .status,
+      ).to.equal(201);
       const roles = await watch(`${rbac}/watch/namespaces/${ns}/roles`);
       expect(roles.status).to.equal(200);
       expect(`${(await roles.next()).object.metadata?.name}`).to.equal(role);
@@ -117,11 +151,15 @@ describe('wire compatibility', function () {
       const namespace = await watch(`/api/v1/watch/namespaces/${ns}`);
       expect(namespace.status).to.equal(200);
       const nsEvent = await namespace.next();
-      expect(`${nsEvent.type} ${nsEvent.object.kind} ${nsEvent.object.metadata?.name}`).to.equal(`ADDED Namespace ${ns}`);
+      expect(`${nsEvent.type} ${nsEvent.object.kind} ${nsEvent.object.metadata?.name}`).to.equal(
+        `ADDED Namespace ${ns}`,
+      );
     });
 
     it('serves only GET there: other methods 405, subresources and misplaced scopes 404', async () => {
-      const post = await gh.request('POST', `/api/v1/watch/namespaces/${ns}/configmaps`, { body: cm(uniqueName('no')) });
+      const post = await gh.request('POST', `/api/v1/watch/namespaces/${ns}/configmaps`, {
+        body: cm(uniqueName('no')),
+      });
       expect(post.status).to.equal(405);
       expect(post.json().reason).to.equal('MethodNotAllowed');
       expect((await gh.request('GET', `/api/v1/watch/namespaces/${ns}/configmaps/x/status`)).status).to.equal(404);
@@ -142,7 +180,9 @@ describe('wire compatibility', function () {
         // As Go's MarshalIndent: no closing newline.
         expect(res.body.endsWith('}'), agent).to.equal(true);
       }
-      const kubectl = await gh.request('GET', `${cms}/${name}`, { headers: { 'user-agent': 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc' } });
+      const kubectl = await gh.request('GET', `${cms}/${name}`, {
+        headers: { 'user-agent': 'kubectl/v1.32.0 (linux/amd64) kubernetes/abc' },
+      });
       expect(kubectl.body).to.match(/^\{"/);
       // Errors and discovery too.
       const missing = await gh.request('GET', `${cms}/absent`, { headers: { 'user-agent': 'curl/8.5.0' } });
@@ -154,7 +194,8 @@ describe('wire compatibility', function () {
     it('lets the pretty parameter override the user agent, read strictly (pretty=yes is false)', async () => {
       const name = uniqueName('param');
       await gh.request('POST', cms, { body: cm(name) });
-      const get = (query: string, agent = 'kubectl/v1.32.0') => gh.request('GET', `${cms}/${name}${query}`, { headers: { 'user-agent': agent } });
+      const get = (query: string, agent = 'kubectl/v1.32.0') =>
+        gh.request('GET', `${cms}/${name}${query}`, { headers: { 'user-agent': agent } });
       expect((await get('?pretty=true')).body).to.match(indented);
       expect((await get('?pretty=1')).body).to.match(indented);
       expect((await get('?pretty=yes')).body).to.match(/^\{"/);
@@ -178,22 +219,31 @@ describe('wire compatibility', function () {
       expect(wrong.status).to.equal(400);
       expect(wrong.json()).to.include({
         reason: 'BadRequest',
-        message: 'ConfigMap in version "v1" cannot be handled as a Namespace: converting (v1.ConfigMap) to (core.Namespace): unknown conversion',
+        message:
+          'ConfigMap in version "v1" cannot be handled as a Namespace: converting (v1.ConfigMap) to (core.Namespace): unknown conversion',
       });
       const named = await gh.request('POST', `/apis/rbac.authorization.platform.io/v1/namespaces/${ns}/roles`, {
         body: { apiVersion: 'rbac.authorization.platform.io/v1', kind: 'RoleBinding', metadata: { name: 'x' } },
       });
-      expect(named.json().message).to.equal('RoleBinding in version "v1" cannot be handled as a Role: converting (v1.RoleBinding) to (rbac.Role): unknown conversion');
-      const update = await gh.request('PUT', `/api/v1/namespaces/${ns}`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: ns } } });
+      expect(named.json().message).to.equal(
+        'RoleBinding in version "v1" cannot be handled as a Role: converting (v1.RoleBinding) to (rbac.Role): unknown conversion',
+      );
+      const update = await gh.request('PUT', `/api/v1/namespaces/${ns}`, {
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: ns } },
+      });
       expect(update.json().message).to.match(/^Secret in version "v1" cannot be handled as a Namespace: /);
     });
 
-    it('calls a body whose type cannot be read unrecognized, and takes a body naming no kind as the endpoint\'s', async () => {
+    it("calls a body whose type cannot be read unrecognized, and takes a body naming no kind as the endpoint's", async () => {
       const list = await gh.request('POST', cms, { body: [1] });
       expect(list.status).to.equal(400);
-      expect(list.json().message).to.match(/^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: json: cannot unmarshal array into Go value of type struct /);
+      expect(list.json().message).to.match(
+        /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: json: cannot unmarshal array into Go value of type struct /,
+      );
       const numericKind = await gh.request('POST', cms, { body: { kind: 5, metadata: { name: 'n' } } });
-      expect(numericKind.json().message).to.equal('the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({"kind":5,"metadata":{"name":" ...)');
+      expect(numericKind.json().message).to.equal(
+        'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({"kind":5,"metadata":{"name":" ...)',
+      );
       const name = uniqueName('kindless');
       const kindless = await gh.request('POST', cms, { body: { metadata: { name }, data: { a: 'b' } } });
       expect(kindless.status).to.equal(201);

@@ -103,9 +103,22 @@ async function judge(gatehouseArgs: string[]): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-ic-'));
   try {
     const logFile = path.join(dir, 'v8.log');
-    const { stdout } = await run(process.execPath, [
-      '--log-ic', `--logfile=${logFile}`, '--no-logfile-per-isolate', '--import', 'tsx', path.join(REPO, 'test/perf/ic-workload.ts'),
-    ], { cwd: REPO, env: { ...process.env, GATEHOUSE_ARGS: JSON.stringify(gatehouseArgs), ROUNDS: String(ROUNDS) }, maxBuffer: 16 << 20 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--log-ic',
+        `--logfile=${logFile}`,
+        '--no-logfile-per-isolate',
+        '--import',
+        'tsx',
+        path.join(REPO, 'test/perf/ic-workload.ts'),
+      ],
+      {
+        cwd: REPO,
+        env: { ...process.env, GATEHOUSE_ARGS: JSON.stringify(gatehouseArgs), ROUNDS: String(ROUNDS) },
+        maxBuffer: 16 << 20,
+      },
+    );
     const steady = /^STEADY (\d+)$/m.exec(stdout);
     expect(steady, `the workload printed no STEADY mark:\n${stdout}`).to.not.equal(null);
     const { sites, codeObjects, icEvents } = megamorphicSites(await readFile(logFile, 'utf8'), Number(steady![1]));

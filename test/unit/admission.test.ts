@@ -14,7 +14,11 @@ describe('admission', () => {
   it('orders the plugins as upstream does', async () => {
     const storage = createMemoryStorage({ historyWindowMs: 60_000 });
     const registry = createRegistry(builtinKinds, storage, createKindValidator);
-    const authorization = { authorizer: { authorize: async () => ({ decision: 'NoOpinion' as const, reason: '' }) }, rbac: {} as never, modes: () => [] };
+    const authorization = {
+      authorizer: { authorize: async () => ({ decision: 'NoOpinion' as const, reason: '' }) },
+      rbac: {} as never,
+      modes: () => [],
+    };
     const names = admissionPlugins({ registry, authorization: authorization as never }).map((p) => p.name);
     expect(names).to.deep.equal(['NamespaceLifecycle', 'RBACEscalation', 'NodeRestriction', 'ResourceQuota']);
     expect(admissionPlugins({ registry }).map((p) => p.name)).to.deep.equal(['NamespaceLifecycle', 'ResourceQuota']);
@@ -26,11 +30,23 @@ describe('admission', () => {
     const plugin = (name: string, handles = true): AdmissionPlugin => ({
       name,
       handles: () => handles,
-      async mutate() { seen.push(`mutate ${name}`); },
-      async validate() { seen.push(`validate ${name}`); },
+      async mutate() {
+        seen.push(`mutate ${name}`);
+      },
+      async validate() {
+        seen.push(`validate ${name}`);
+      },
     });
     const chain = admissionChain([plugin('a'), plugin('skipped', false), plugin('b')]);
-    const req = { operation: 'CREATE', def: builtinKinds[0], namespace: '', name: 'x', subresource: '', object: {}, dryRun: false } as unknown as AdmissionRequest;
+    const req = {
+      operation: 'CREATE',
+      def: builtinKinds[0],
+      namespace: '',
+      name: 'x',
+      subresource: '',
+      object: {},
+      dryRun: false,
+    } as unknown as AdmissionRequest;
     await chain.mutate(req);
     await chain.validate(req);
     expect(seen).to.deep.equal(['mutate a', 'mutate b', 'validate a', 'validate b']);
@@ -40,7 +56,13 @@ describe('admission', () => {
     const storage = createMemoryStorage({ historyWindowMs: 60_000 });
     const registry = createRegistry(builtinKinds, storage, createKindValidator);
     const ctx = { dryRun: false, fieldValidation: 'Ignore' as const, duplicateFields: [], warnings: [] };
-    const refusal = await registry.byKind('', 'ConfigMap')!.create('missing', { metadata: { name: 'c' } }, ctx).then(() => undefined, (e: unknown) => e);
+    const refusal = await registry
+      .byKind('', 'ConfigMap')!
+      .create('missing', { metadata: { name: 'c' } }, ctx)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isStatusError(refusal) && refusal.code).to.equal(404);
     await storage.close();
   });

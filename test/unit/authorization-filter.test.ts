@@ -49,7 +49,14 @@ describe('authentication and authorization filters', () => {
     server = await serve(modes('AlwaysAllow'));
     const res = await server.request('GET', '/api/v1/namespaces', { authorization: 'Bearer nope' });
     expect(res.status).to.equal(401);
-    expect(res.json()).to.include({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+    expect(res.json()).to.include({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'Unauthorized',
+      code: 401,
+      message: 'Unauthorized',
+    });
   });
 
   it('treats a request without credentials as anonymous: allowed by AlwaysAllow, 401 with anonymous off', async () => {
@@ -63,22 +70,32 @@ describe('authentication and authorization filters', () => {
 
   it('denies with kube wording for a namespaced resource, appending the reason', async () => {
     server = await serve(modes('AlwaysDeny'));
-    const res = await server.request('GET', '/apis/apps/v1/namespaces/ns1/replicasets/web', { authorization: 'Bearer alice-token' });
+    const res = await server.request('GET', '/apis/apps/v1/namespaces/ns1/replicasets/web', {
+      authorization: 'Bearer alice-token',
+    });
     expect(res.status).to.equal(403);
     const status = res.json();
     expect(status).to.include({ reason: 'Forbidden', code: 403 });
-    expect(status.message).to.equal('replicasets.apps "web" is forbidden: User "alice" cannot get resource "replicasets" in API group "apps" in the namespace "ns1": Everything is forbidden.');
+    expect(status.message).to.equal(
+      'replicasets.apps "web" is forbidden: User "alice" cannot get resource "replicasets" in API group "apps" in the namespace "ns1": Everything is forbidden.',
+    );
     expect(status.details).to.deep.equal({ name: 'web', group: 'apps', kind: 'replicasets' });
   });
 
   it('words cluster-scoped, collection, subresource and non-resource denials', async () => {
     server = await serve(modes('AlwaysDeny'));
     const list = await server.request('GET', '/api/v1/nodes');
-    expect(list.json().message).to.equal('nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope: Everything is forbidden.');
+    expect(list.json().message).to.equal(
+      'nodes is forbidden: User "system:anonymous" cannot list resource "nodes" in API group "" at the cluster scope: Everything is forbidden.',
+    );
     const status = await server.request('PUT', '/api/v1/namespaces/ns1/resourcequotas/q/status');
-    expect(status.json().message).to.contain('cannot update resource "resourcequotas/status" in API group "" in the namespace "ns1"');
+    expect(status.json().message).to.contain(
+      'cannot update resource "resourcequotas/status" in API group "" in the namespace "ns1"',
+    );
     const path = await server.request('GET', '/healthz');
-    expect(path.json().message).to.equal('forbidden: User "system:anonymous" cannot get path "/healthz": Everything is forbidden.');
+    expect(path.json().message).to.equal(
+      'forbidden: User "system:anonymous" cannot get path "/healthz": Everything is forbidden.',
+    );
   });
 
   it('lets system:masters bypass every mode', async () => {
@@ -95,7 +112,12 @@ describe('authentication and authorization filters', () => {
     server = await serve(modes('AlwaysAllow', 'AlwaysDeny'));
     expect((await server.request('GET', '/api/v1/nodes')).status).to.equal(200);
     await server.close();
-    const silent: Authorizer = { name: 'silent', async authorize() { return { decision: 'NoOpinion', reason: 'no rule matched' }; } };
+    const silent: Authorizer = {
+      name: 'silent',
+      async authorize() {
+        return { decision: 'NoOpinion', reason: 'no rule matched' };
+      },
+    };
     server = await serve(silent);
     const res = await server.request('GET', '/api/v1/nodes');
     expect(res.status).to.equal(403);
@@ -104,9 +126,13 @@ describe('authentication and authorization filters', () => {
 
   it('lets an authorizer that waits learn that the client went away', async () => {
     let asked!: () => void;
-    const waiting = new Promise<void>((resolve) => { asked = resolve; });
+    const waiting = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
     let sawAbort!: () => void;
-    const learned = new Promise<void>((resolve) => { sawAbort = resolve; });
+    const learned = new Promise<void>((resolve) => {
+      sawAbort = resolve;
+    });
     const waits: Authorizer = {
       name: 'waits',
       async authorize(_attrs, callerGone) {

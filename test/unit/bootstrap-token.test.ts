@@ -5,7 +5,13 @@ import { expect } from 'chai';
 import { compactVerify } from 'jose';
 import { errors } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import { parseBootstrapToken, parseRFC3339, signingToken, tokenExpiration, tokenGroups } from '../../api/core/v1/bootstrap-token.js';
+import {
+  parseBootstrapToken,
+  parseRFC3339,
+  signingToken,
+  tokenExpiration,
+  tokenGroups,
+} from '../../api/core/v1/bootstrap-token.js';
 import { createBootstrapTokenAuthenticator } from '../../gateway/authn/bootstrap-token.js';
 import { computeDetachedSignature } from '../../gateway/controllers/bootstrap-signer.js';
 
@@ -17,30 +23,43 @@ const NOW = Date.parse('2030-01-01T00:00:00Z');
 function tokenSecret(data: Record<string, string>, overrides: Partial<KObject> = {}): KObject {
   const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
   return {
-    apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.platform.io/token',
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'bootstrap.platform.io/token',
     metadata: { name: `bootstrap-token-${ID}`, namespace: 'platform-system' },
-    data: encoded, ...overrides,
+    data: encoded,
+    ...overrides,
   };
 }
 
 const VALID = { 'token-id': ID, 'token-secret': SECRET, 'usage-bootstrap-authentication': 'true' };
 
 function authenticatorFor(secret: KObject | undefined, log: string[] = []) {
-  return createBootstrapTokenAuthenticator({
-    async get(namespace, name) {
-      if (!secret || namespace !== secret.metadata.namespace || name !== secret.metadata.name) {
-        throw errors.notFound({ group: '', resource: 'secrets' }, name);
-      }
-      return secret;
+  return createBootstrapTokenAuthenticator(
+    {
+      async get(namespace, name) {
+        if (!secret || namespace !== secret.metadata.namespace || name !== secret.metadata.name) {
+          throw errors.notFound({ group: '', resource: 'secrets' }, name);
+        }
+        return secret;
+      },
     },
-  }, { now: () => NOW, log: (l) => log.push(l) });
+    { now: () => NOW, log: (l) => log.push(l) },
+  );
 }
 
 describe('bootstrap tokens', () => {
   describe('format', () => {
     it('accepts exactly [a-z0-9]{6}.[a-z0-9]{16}', () => {
       expect(parseBootstrapToken(TOKEN)).to.deep.equal({ id: ID, secret: SECRET });
-      for (const bad of ['ABCDEF.0123456789abcdef', 'abcde.0123456789abcdef', 'abcdef.0123456789abcde', 'abcdef:0123456789abcdef', `${TOKEN}x`, ` ${TOKEN}`]) {
+      for (const bad of [
+        'ABCDEF.0123456789abcdef',
+        'abcde.0123456789abcdef',
+        'abcdef.0123456789abcde',
+        'abcdef:0123456789abcdef',
+        `${TOKEN}x`,
+        ` ${TOKEN}`,
+      ]) {
         expect(parseBootstrapToken(bad), bad).to.equal(null);
       }
     });
@@ -48,7 +67,13 @@ describe('bootstrap tokens', () => {
     it('parses RFC 3339 strictly, as Go does', () => {
       expect(parseRFC3339('2030-01-01T00:00:00Z')).to.equal(NOW);
       expect(parseRFC3339('2030-01-01T01:00:00.5+01:00')).to.equal(NOW + 500);
-      for (const bad of ['2030-01-01', '2030-01-01 00:00:00Z', '2030-02-30T00:00:00Z', '2030-01-01T00:00:60Z', 'tomorrow']) {
+      for (const bad of [
+        '2030-01-01',
+        '2030-01-01 00:00:00Z',
+        '2030-02-30T00:00:00Z',
+        '2030-01-01T00:00:60Z',
+        'tomorrow',
+      ]) {
         expect(parseRFC3339(bad), bad).to.be.NaN;
       }
     });
@@ -57,16 +82,33 @@ describe('bootstrap tokens', () => {
   describe('expiration and groups', () => {
     it('never expires without the key, expires at the time, and treats garbage as expired', () => {
       expect(tokenExpiration(tokenSecret(VALID), NOW)).to.deep.equal({ expired: false });
-      expect(tokenExpiration(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:01Z' }), NOW)).to.deep.equal({ expired: false, at: NOW + 1000 });
-      expect(tokenExpiration(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:00Z' }), NOW).expired).to.equal(true);
+      expect(tokenExpiration(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:01Z' }), NOW)).to.deep.equal({
+        expired: false,
+        at: NOW + 1000,
+      });
+      expect(tokenExpiration(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:00Z' }), NOW).expired).to.equal(
+        true,
+      );
       expect(tokenExpiration(tokenSecret({ ...VALID, expiration: 'soon' }), NOW).expired).to.equal(true);
     });
 
     it('adds valid extra groups sorted and deduplicated; any invalid one invalidates all', () => {
       expect(tokenGroups(tokenSecret(VALID))).to.deep.equal(['system:bootstrappers']);
-      expect(tokenGroups(tokenSecret({ ...VALID, 'auth-extra-groups': 'system:bootstrappers:z,system:bootstrappers:a:b-1,system:bootstrappers:z' })))
-        .to.deep.equal(['system:bootstrappers', 'system:bootstrappers:a:b-1', 'system:bootstrappers:z']);
-      for (const bad of ['system:masters', 'system:bootstrappers:', 'system:bootstrappers:Upper', 'system:bootstrappers:a, system:bootstrappers:b', 'system:bootstrappers:a,']) {
+      expect(
+        tokenGroups(
+          tokenSecret({
+            ...VALID,
+            'auth-extra-groups': 'system:bootstrappers:z,system:bootstrappers:a:b-1,system:bootstrappers:z',
+          }),
+        ),
+      ).to.deep.equal(['system:bootstrappers', 'system:bootstrappers:a:b-1', 'system:bootstrappers:z']);
+      for (const bad of [
+        'system:masters',
+        'system:bootstrappers:',
+        'system:bootstrappers:Upper',
+        'system:bootstrappers:a, system:bootstrappers:b',
+        'system:bootstrappers:a,',
+      ]) {
         expect(tokenGroups(tokenSecret({ ...VALID, 'auth-extra-groups': bad })), bad).to.equal(null);
       }
     });
@@ -103,17 +145,35 @@ describe('bootstrap tokens', () => {
         ['bad extra group', tokenSecret({ ...VALID, 'auth-extra-groups': 'system:masters' })],
         ['wrong type', tokenSecret(VALID, { type: 'Opaque' })],
         ['wrong namespace', tokenSecret(VALID, { metadata: { name: `bootstrap-token-${ID}`, namespace: 'default' } })],
-        ['being deleted', tokenSecret(VALID, { metadata: { name: `bootstrap-token-${ID}`, namespace: 'platform-system', deletionTimestamp: '2029-01-01T00:00:00Z' } })],
+        [
+          'being deleted',
+          tokenSecret(VALID, {
+            metadata: {
+              name: `bootstrap-token-${ID}`,
+              namespace: 'platform-system',
+              deletionTimestamp: '2029-01-01T00:00:00Z',
+            },
+          }),
+        ],
       ];
       for (const [what, secret, token] of cases) {
         expect(await authenticatorFor(secret).authenticateToken(token ?? TOKEN), what).to.equal(null);
       }
-      expect(await authenticatorFor(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:01Z' })).authenticateToken(TOKEN)).to.not.equal(null);
+      expect(
+        await authenticatorFor(tokenSecret({ ...VALID, expiration: '2030-01-01T00:00:01Z' })).authenticateToken(TOKEN),
+      ).to.not.equal(null);
     });
 
     it('logs a failed lookup by Secret name, never the token secret', async () => {
       const log: string[] = [];
-      const auth = createBootstrapTokenAuthenticator({ get: async () => { throw new Error('storage down'); } }, { log: (l) => log.push(l) });
+      const auth = createBootstrapTokenAuthenticator(
+        {
+          get: async () => {
+            throw new Error('storage down');
+          },
+        },
+        { log: (l) => log.push(l) },
+      );
       expect(await auth.authenticateToken(TOKEN)).to.equal(null);
       expect(log).to.have.length(1);
       expect(log[0]).to.contain(`platform-system/bootstrap-token-${ID}`);
@@ -130,7 +190,10 @@ describe('bootstrap tokens', () => {
       expect(Buffer.from(header, 'base64url').toString()).to.equal(`{"alg":"HS256","kid":"${ID}"}`);
       const input = `${header}.${Buffer.from(content).toString('base64url')}`;
       expect(signature).to.equal(createHmac('sha256', TOKEN).update(input).digest('base64url'));
-      const verified = await compactVerify(`${header}.${Buffer.from(content).toString('base64url')}.${signature}`, new TextEncoder().encode(TOKEN));
+      const verified = await compactVerify(
+        `${header}.${Buffer.from(content).toString('base64url')}.${signature}`,
+        new TextEncoder().encode(TOKEN),
+      );
       expect(new TextDecoder().decode(verified.payload)).to.equal(content);
     });
   });

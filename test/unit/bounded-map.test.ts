@@ -8,6 +8,9 @@ describe('setBounded', () => {
     setBounded(map, 'b', 2, 2);
     setBounded(map, 'a', 3, 2);
     setBounded(map, 'c', 4, 2);
-    expect([...map]).to.deep.equal([['a', 3], ['c', 4]]);
+    expect([...map]).to.deep.equal([
+      ['a', 3],
+      ['c', 4],
+    ]);
   });
 });

@@ -17,7 +17,8 @@ function sampleOf(schema: JSONSchema | undefined, depth: number, seed: { n: numb
   seed.n++;
   if (!schema || depth > 7) return `leaf-${seed.n}`;
   const options = schema.anyOf ?? schema.oneOf ?? schema.allOf;
-  if (options && options.length > 0 && !schema.type && !schema.properties) return sampleOf(options[seed.n % options.length], depth, seed);
+  if (options && options.length > 0 && !schema.type && !schema.properties)
+    return sampleOf(options[seed.n % options.length], depth, seed);
   if (schema['x-kubernetes-int-or-string']) return seed.n % 2 === 0 ? 8080 : '25%';
   if (schema.enum && schema.enum.length > 0) return schema.enum[seed.n % schema.enum.length];
   if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.properties) {
@@ -25,7 +26,11 @@ function sampleOf(schema: JSONSchema | undefined, depth: number, seed: { n: numb
   }
   switch (schema.type) {
     case 'string':
-      return schema.format === 'date-time' ? '2024-05-01T10:00:00Z' : schema.format === 'byte' ? 'aGVsbG8=' : `s-${seed.n}-é✓𝄞`;
+      return schema.format === 'date-time'
+        ? '2024-05-01T10:00:00Z'
+        : schema.format === 'byte'
+          ? 'aGVsbG8='
+          : `s-${seed.n}-é✓𝄞`;
     case 'integer':
       return [0, 1, -1, 23, 24, 255, 256, 65536, -4294967297, Number.MAX_SAFE_INTEGER][seed.n % 10];
     case 'number':
@@ -53,10 +58,25 @@ function sampleObject(def: (typeof builtinKinds)[number]): Record<string, unknow
     apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
     kind: def.kind,
     metadata: {
-      name: 'sample', namespace: def.namespaced ? 'default' : undefined, uid: '6f1c2a9e-3b1d-4c55-9a0e-2f1b7c0d4e11',
-      resourceVersion: '12345', creationTimestamp: '2024-05-01T10:00:00Z', labels: { app: 'web' }, annotations: {},
-      finalizers: [], deletionTimestamp: null,
-      managedFields: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2024-05-01T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }],
+      name: 'sample',
+      namespace: def.namespaced ? 'default' : undefined,
+      uid: '6f1c2a9e-3b1d-4c55-9a0e-2f1b7c0d4e11',
+      resourceVersion: '12345',
+      creationTimestamp: '2024-05-01T10:00:00Z',
+      labels: { app: 'web' },
+      annotations: {},
+      finalizers: [],
+      deletionTimestamp: null,
+      managedFields: [
+        {
+          manager: 'm',
+          operation: 'Apply',
+          apiVersion: 'v1',
+          time: '2024-05-01T10:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+        },
+      ],
     },
   };
 }
@@ -77,7 +97,9 @@ describe('CBOR codec', () => {
 
     it('keeps integers, floats, nulls, empty containers, unicode and keys that look special', () => {
       // JSON.parse makes `__proto__` an own property; so must the CBOR decoder.
-      const json = JSON.parse('{"i":-9007199254740991,"f":1.5,"z":0,"n":null,"e":{},"a":[],"s":"\\u0000\u00e9\\ud83d\\ude00","__proto__":{"x":1}}');
+      const json = JSON.parse(
+        '{"i":-9007199254740991,"f":1.5,"z":0,"n":null,"e":{},"a":[],"s":"\\u0000\u00e9\\ud83d\\ude00","__proto__":{"x":1}}',
+      );
       expect(decodeCbor(encodeCbor(json)).value).to.deep.equal(json);
     });
 
@@ -97,7 +119,10 @@ describe('CBOR codec', () => {
     it('is optional on input, and accepted on nested items and keys', () => {
       const bare = Buffer.from(cborgEncode({ kind: 'ConfigMap', data: { k: 'v' } }));
       expect(decodeCbor(bare).value).to.deep.equal({ kind: 'ConfigMap', data: { k: 'v' } });
-      expect(decodeCbor(Buffer.concat([SELF_DESCRIBED_PREFIX, bare])).value).to.deep.equal({ kind: 'ConfigMap', data: { k: 'v' } });
+      expect(decodeCbor(Buffer.concat([SELF_DESCRIBED_PREFIX, bare])).value).to.deep.equal({
+        kind: 'ConfigMap',
+        data: { k: 'v' },
+      });
       // {tag(55799)"a": tag(55799) 1}
       expect(decodeCbor(hex('a1 d9d9f7 6161 d9d9f7 01')).value).to.deep.equal({ a: 1 });
     });
@@ -119,7 +144,11 @@ describe('CBOR codec', () => {
       ['an array key', 'a1 80 01', /map keys must be text strings/],
       ['a bignum tag', 'a1 6161 c2 4101', /unsupported CBOR tag 2 \(bignum\) at a/],
       ['a negative bignum tag', 'c3 4101', /unsupported CBOR tag 3/],
-      ['a date/time tag around a number', 'a1 6161 c0 01', /tag 0 must enclose an RFC 3339 date\/time text string at a/],
+      [
+        'a date/time tag around a number',
+        'a1 6161 c0 01',
+        /tag 0 must enclose an RFC 3339 date\/time text string at a/,
+      ],
       ['a date/time tag around a non-RFC 3339 string', 'c0 6a323032342d30352d3031', /tag 0 must enclose/],
       ['an epoch tag around a string', 'c1 6161', /tag 1 must enclose a number of seconds/],
       ['undefined', 'a1 6161 f7', /undefined values are not supported/],
@@ -153,8 +182,15 @@ describe('CBOR codec', () => {
 
     it('reads other tags as their content, and the time tags as RFC 3339 strings, as upstream decodes into interface{}', () => {
       // {"a": 42("x"), "t": 0("2024-05-01T10:00:00Z"), "e": 1(1714557600), "f": 1(1714557600.5)}
-      const body = hex(`a4 6161 d82a 6178 6174 c0 74${Buffer.from('2024-05-01T10:00:00Z').toString('hex')} 6165 c1 1a663212a0 6166 c1 fb41d98c84a8200000`);
-      expect(decodeCbor(body).value).to.deep.equal({ a: 'x', t: '2024-05-01T10:00:00Z', e: '2024-05-01T10:00:00Z', f: '2024-05-01T10:00:00.5Z' });
+      const body = hex(
+        `a4 6161 d82a 6178 6174 c0 74${Buffer.from('2024-05-01T10:00:00Z').toString('hex')} 6165 c1 1a663212a0 6166 c1 fb41d98c84a8200000`,
+      );
+      expect(decodeCbor(body).value).to.deep.equal({
+        a: 'x',
+        t: '2024-05-01T10:00:00Z',
+        e: '2024-05-01T10:00:00Z',
+        f: '2024-05-01T10:00:00.5Z',
+      });
     });
 
     it('refuses an empty body and trailing bytes after the data item', () => {
@@ -162,7 +198,9 @@ describe('CBOR codec', () => {
       const body = Buffer.concat([encodeCbor({ kind: 'Secret' }), hex('01')]);
       const err = statusErrorOf(() => decodeCbor(body));
       expect(err.code).to.equal(400);
-      expect(err.message).to.equal(`error decoding CBOR body: 1 bytes of extraneous data starting at index ${body.length - 1}`);
+      expect(err.message).to.equal(
+        `error decoding CBOR body: 1 bytes of extraneous data starting at index ${body.length - 1}`,
+      );
       // A second whole data item is trailing data too: a body is one item, not a sequence.
       expect(statusErrorOf(() => decodeCbor(Buffer.concat([encodeCbor({}), encodeCbor({})]))).code).to.equal(400);
     });
@@ -205,24 +243,42 @@ describe('CBOR codec', () => {
 
     it('is absent without the gate: 415 for CBOR bodies and 406 for CBOR-only Accept headers', () => {
       expect(statusErrorOf(() => negotiateRequest('application/cbor', without)).code).to.equal(415);
-      expect(statusErrorOf(() => negotiateResponse('application/cbor', { allowTable: false, serializers: without })).code).to.equal(406);
-      expect(statusErrorOf(() => negotiateResponse('application/cbor', { allowTable: false, streaming: true, serializers: without })).code).to.equal(406);
+      expect(
+        statusErrorOf(() => negotiateResponse('application/cbor', { allowTable: false, serializers: without })).code,
+      ).to.equal(406);
+      expect(
+        statusErrorOf(() =>
+          negotiateResponse('application/cbor', { allowTable: false, streaming: true, serializers: without }),
+        ).code,
+      ).to.equal(406);
     });
 
     it('reads and answers application/cbor with the gate, streaming watches as application/cbor-seq', () => {
       expect(negotiateRequest('application/cbor', withCbor).mediaType).to.equal('application/cbor');
-      expect(negotiateResponse('application/cbor', { allowTable: false, serializers: withCbor }).contentType).to.equal('application/cbor');
-      expect(negotiateResponse('application/cbor', { allowTable: false, streaming: true, serializers: withCbor }).contentType).to.equal('application/cbor-seq');
+      expect(negotiateResponse('application/cbor', { allowTable: false, serializers: withCbor }).contentType).to.equal(
+        'application/cbor',
+      );
+      expect(
+        negotiateResponse('application/cbor', { allowTable: false, streaming: true, serializers: withCbor })
+          .contentType,
+      ).to.equal('application/cbor-seq');
       // JSON stays the default for clients that do not ask.
-      expect(negotiateResponse('*/*', { allowTable: false, serializers: withCbor }).contentType).to.equal('application/json');
+      expect(negotiateResponse('*/*', { allowTable: false, serializers: withCbor }).contentType).to.equal(
+        'application/json',
+      );
     });
 
     it('passes over CBOR Tables as kube-apiserver v1.32 does, but serves PartialObjectMetadata', () => {
       const opts = { allowTable: true, allowPartialObjectMetadata: true, serializers: withCbor };
-      expect(statusErrorOf(() => negotiateResponse('application/cbor;as=Table;v=v1;g=meta.k8s.io', opts)).code).to.equal(406);
-      expect(negotiateResponse('application/cbor;as=Table;v=v1;g=meta.k8s.io, application/cbor', opts).as).to.equal(undefined);
-      expect(negotiateResponse('application/cbor;as=PartialObjectMetadata;v=v1;g=meta.k8s.io', opts).contentType)
-        .to.equal('application/cbor;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
+      expect(
+        statusErrorOf(() => negotiateResponse('application/cbor;as=Table;v=v1;g=meta.k8s.io', opts)).code,
+      ).to.equal(406);
+      expect(negotiateResponse('application/cbor;as=Table;v=v1;g=meta.k8s.io, application/cbor', opts).as).to.equal(
+        undefined,
+      );
+      expect(
+        negotiateResponse('application/cbor;as=PartialObjectMetadata;v=v1;g=meta.k8s.io', opts).contentType,
+      ).to.equal('application/cbor;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
     });
   });
 });

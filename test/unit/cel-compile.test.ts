@@ -1,12 +1,20 @@
 import { expect } from 'chai';
 import {
-  CelCompileError, CelEvaluationError, celDouble, compileCel, escapePropertyName, unescapePropertyName,
+  CelCompileError,
+  CelEvaluationError,
+  celDouble,
+  compileCel,
+  escapePropertyName,
+  unescapePropertyName,
 } from '../../policies/cel/index.js';
 import { celEval, thrown } from '../helpers/cel.js';
 
 describe('CEL environment: compile', () => {
   it('compiles, reports the checked type and evaluates with plain values in and out', () => {
-    const p = compileCel('claims.sub + "@" + claims.iss', { variables: { claims: 'map<string, dyn>' }, resultTypes: ['string'] });
+    const p = compileCel('claims.sub + "@" + claims.iss', {
+      variables: { claims: 'map<string, dyn>' },
+      resultTypes: ['string'],
+    });
     expect(p.expression).to.equal('claims.sub + "@" + claims.iss');
     expect(p.resultType).to.equal('string');
     expect(p.evaluate({ claims: { sub: 'alice', iss: 'idp' } })).to.equal('alice@idp');
@@ -17,7 +25,9 @@ describe('CEL environment: compile', () => {
   });
 
   it('rejects an undeclared variable at compile time with cel-go wording and position', () => {
-    const e = thrown(() => compileCel('request.user == other', { variables: { request: 'dyn' }, resultTypes: ['bool'] }));
+    const e = thrown(() =>
+      compileCel('request.user == other', { variables: { request: 'dyn' }, resultTypes: ['bool'] }),
+    );
     expect(e).to.be.instanceOf(CelCompileError);
     expect(e.message).to.contain("ERROR: <input>:1:17: undeclared reference to 'other'");
     expect(e.message).to.contain('\n | request.user == other\n | ................^');
@@ -46,7 +56,10 @@ describe('CEL environment: compile', () => {
     expect(e2).to.be.instanceOf(CelEvaluationError);
     expect(e2.message).to.equal('expression must evaluate to one of [bool], got string');
     // list<dyn> may turn out to be a list of strings.
-    const groups = compileCel('x.groups', { variables: { x: 'map<string, list<dyn>>' }, resultTypes: ['string', 'list<string>'] });
+    const groups = compileCel('x.groups', {
+      variables: { x: 'map<string, list<dyn>>' },
+      resultTypes: ['string', 'list<string>'],
+    });
     expect(groups.evaluate({ x: { groups: ['a'] } })).to.deep.equal(['a']);
     expect(() => groups.evaluate({ x: { groups: [1] } })).to.throw(CelEvaluationError, 'got list');
   });
@@ -63,8 +76,12 @@ describe('CEL environment: compile', () => {
   });
 
   it('requires homogeneous aggregate literals', () => {
-    expect(thrown(() => compileCel('[1, "a"]', { variables: {}, resultTypes: ['dyn'] }))).to.be.instanceOf(CelCompileError);
-    expect(thrown(() => compileCel('{"a": 1, "b": "x"}', { variables: {}, resultTypes: ['dyn'] }))).to.be.instanceOf(CelCompileError);
+    expect(thrown(() => compileCel('[1, "a"]', { variables: {}, resultTypes: ['dyn'] }))).to.be.instanceOf(
+      CelCompileError,
+    );
+    expect(thrown(() => compileCel('{"a": 1, "b": "x"}', { variables: {}, resultTypes: ['dyn'] }))).to.be.instanceOf(
+      CelCompileError,
+    );
     expect(celEval('[dyn(1), dyn("a")].size()')).to.equal(2);
   });
 
@@ -107,10 +124,18 @@ describe('CEL environment: compile', () => {
     const secret = 'S3cr3t-T0ken-Value';
     const act = { claims: { token: secret, n: 1 } };
     const expressions = [
-      'bool(claims.token)', 'int(claims.token) > 0', 'duration(claims.token) > duration("1s")',
-      'claims[claims.token]', 'claims.token.charAt(100)', 'claims.token.substring(50)', 'url(claims.token + " ^").getScheme() != ""',
-      'quantity(claims.token).sign() > 0', 'claims.token.matches(claims.token + "(")', 'claims.token + 1 == 2',
-      'timestamp(claims.token) > timestamp("2024-01-01T00:00:00Z")', 'claims.token.missing',
+      'bool(claims.token)',
+      'int(claims.token) > 0',
+      'duration(claims.token) > duration("1s")',
+      'claims[claims.token]',
+      'claims.token.charAt(100)',
+      'claims.token.substring(50)',
+      'url(claims.token + " ^").getScheme() != ""',
+      'quantity(claims.token).sign() > 0',
+      'claims.token.matches(claims.token + "(")',
+      'claims.token + 1 == 2',
+      'timestamp(claims.token) > timestamp("2024-01-01T00:00:00Z")',
+      'claims.token.missing',
       '[claims.token, claims.n].min() == claims.n',
     ];
     for (const expression of expressions) {
@@ -141,14 +166,17 @@ describe('CEL environment: escaped property names', () => {
   });
 
   it('resolves escaped field selections when the field asks for it', () => {
-    const self = { 'foo.bar': 1, 'a-b': 2, namespace: 'ns', 'x__y': 3, 'k8s.io/name': 'n' };
+    const self = { 'foo.bar': 1, 'a-b': 2, namespace: 'ns', x__y: 3, 'k8s.io/name': 'n' };
     const opts = { variables: { self: 'map<string, dyn>' }, escapedPropertyNames: true };
     expect(celEval('self.foo__dot__bar + self.a__dash__b + self.x__underscores__y', { self }, opts)).to.equal(6);
     expect(celEval('self.__namespace__', { self }, opts)).to.equal('ns');
     expect(celEval('self.k8s__dot__io__slash__name', { self }, opts)).to.equal('n');
     expect(celEval('has(self.foo__dot__bar) && !has(self.no__dot__pe)', { self }, opts)).to.equal(true);
     // Without the option, names are taken literally and indexing reaches any key.
-    expect(() => celEval('self.foo__dot__bar', { self }, { variables: { self: 'map<string, dyn>' } })).to.throw(CelEvaluationError, 'no such key: foo__dot__bar');
+    expect(() => celEval('self.foo__dot__bar', { self }, { variables: { self: 'map<string, dyn>' } })).to.throw(
+      CelEvaluationError,
+      'no such key: foo__dot__bar',
+    );
     expect(celEval('self["foo.bar"]', { self })).to.equal(1);
   });
 });

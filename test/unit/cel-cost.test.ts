@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import {
-  AUTHORIZER_TYPE, CelCompileError, CelEvaluationError, compileCel, createCelAuthorizer, DEFAULT_RUNTIME_COST_BUDGET,
+  AUTHORIZER_TYPE,
+  CelCompileError,
+  CelEvaluationError,
+  compileCel,
+  createCelAuthorizer,
+  DEFAULT_RUNTIME_COST_BUDGET,
   type CelCompileOptions,
 } from '../../policies/cel/index.js';
 import { regexCost, traversalCost } from '../../policies/cel/cost-constants.js';
@@ -51,7 +56,10 @@ describe('CEL cost model', () => {
     });
 
     it('costs an authorization check as kube does', () => {
-      const p = compileCel('authorizer.path("/").check("get").allowed()', { variables: { authorizer: AUTHORIZER_TYPE }, resultTypes: ['bool'] });
+      const p = compileCel('authorizer.path("/").check("get").allowed()', {
+        variables: { authorizer: AUTHORIZER_TYPE },
+        resultTypes: ['bool'],
+      });
       expect(p.estimatedCost).to.be.at.least(350_000);
     });
 
@@ -63,16 +71,27 @@ describe('CEL cost model', () => {
     it('rejects at compile time an expression above maxEstimatedCost, with a clear message', () => {
       const e = thrown(() => compile('xs.all(x, xs.all(y, x == y))', { maxEstimatedCost: 1000 }));
       expect(e).to.be.instanceOf(CelCompileError);
-      expect(e.message).to.equal('compilation failed: estimated cost 30101 exceeds the limit of 1000 '
-        + '(try simplifying the expression, or bounding the size of the lists and strings it ranges over)');
+      expect(e.message).to.equal(
+        'compilation failed: estimated cost 30101 exceeds the limit of 1000 ' +
+          '(try simplifying the expression, or bounding the size of the lists and strings it ranges over)',
+      );
       expect(compile('xs.all(x, x > 0)', { maxEstimatedCost: 201 }).estimatedCost).to.equal(201);
     });
 
     it('bounds the runtime cost from above when the inputs fit the assumed size', () => {
       const expressions = [
-        'xs.all(x, x > 0)', 'xs.map(x, x * 2)', 's.matches("abcd")', 'xs.all(x, xs.all(y, x == y))', 's.contains("a")',
-        '2 in xs', 'm.a.b', '[1, 2].exists(x, x == 2)', 'xs.filter(x, x > 1).size() > 0', 's.split("b").join("-")',
-        's.lowerAscii().indexOf("c")', 'xs.sum() + xs.max()',
+        'xs.all(x, x > 0)',
+        'xs.map(x, x * 2)',
+        's.matches("abcd")',
+        'xs.all(x, xs.all(y, x == y))',
+        's.contains("a")',
+        '2 in xs',
+        'm.a.b',
+        '[1, 2].exists(x, x == 2)',
+        'xs.filter(x, x > 1).size() > 0',
+        's.split("b").join("-")',
+        's.lowerAscii().indexOf("c")',
+        'xs.sum() + xs.max()',
       ];
       for (const e of expressions) {
         const p = compile(e);
@@ -91,7 +110,7 @@ describe('CEL cost model', () => {
       expect(compile('s.matches("abcd")').evaluateWithCost(activation).cost).to.equal(1 + 1 + regexCost(4, 6));
     });
 
-    it('halts an evaluation over its budget with kube\'s message', () => {
+    it("halts an evaluation over its budget with kube's message", () => {
       const p = compile('xs.all(x, x >= 0)', { runtimeCostBudget: 100 });
       expect(p.runtimeCostBudget).to.equal(100);
       const e = thrown(() => p.evaluate({ xs: many }));
@@ -113,16 +132,19 @@ describe('CEL cost model', () => {
       expect(() => p.evaluate({ s: 'a'.repeat(100_000) })).to.throw(CelEvaluationError, 'actual cost limit exceeded');
     });
 
-    it('has kube\'s default per-expression budget, which allows two authorization checks but not three', () => {
+    it("has kube's default per-expression budget, which allows two authorization checks but not three", () => {
       expect(DEFAULT_RUNTIME_COST_BUDGET).to.equal(1_000_000);
       const authorizer = createCelAuthorizer({ name: 'u', groups: [] }, () => ({ decision: 'Allow', reason: '' }));
       const opts = { variables: { authorizer: AUTHORIZER_TYPE, rs: 'list<string>' }, resultTypes: ['bool'] };
       const p = compileCel('rs.all(r, authorizer.group("").resource(r).check("get").allowed())', opts);
       expect(p.evaluate({ authorizer, rs: ['a', 'b'] })).to.equal(true);
-      expect(() => p.evaluate({ authorizer, rs: ['a', 'b', 'c'] })).to.throw(CelEvaluationError, 'actual cost limit exceeded');
+      expect(() => p.evaluate({ authorizer, rs: ['a', 'b', 'c'] })).to.throw(
+        CelEvaluationError,
+        'actual cost limit exceeded',
+      );
     });
 
-    it('does not leak one evaluation\'s meter into the next', () => {
+    it("does not leak one evaluation's meter into the next", () => {
       const heavy = compile('xs.all(x, x >= 0)', { runtimeCostBudget: 100 });
       const light = compile('1 < 2', { runtimeCostBudget: 1 });
       expect(() => heavy.evaluate({ xs: many })).to.throw(CelEvaluationError);

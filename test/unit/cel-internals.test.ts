@@ -3,7 +3,13 @@ import { EvaluationError, Optional, ParseError } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { createCelEnvironment } from '../../policies/cel/environment.js';
 import {
-  CelCompileError, CelEvaluationError, CelLibraryError, compileErrorAt, CostLimitError, toCompileError, toEvaluationError,
+  CelCompileError,
+  CelEvaluationError,
+  CelLibraryError,
+  compileErrorAt,
+  CostLimitError,
+  toCompileError,
+  toEvaluationError,
 } from '../../policies/cel/errors.js';
 import { displayName, internalName } from '../../policies/cel/internal-names.js';
 import { literalPatterns, rerouteFunctions } from '../../policies/cel/rewrite.js';
@@ -59,17 +65,26 @@ describe('CEL internals', () => {
 
   it('errors: evaluation errors keep only messages free of data', () => {
     expect(toEvaluationError(new CostLimitError()).message).to.equal('operation cancelled: actual cost limit exceeded');
-    expect(toEvaluationError(new CelLibraryError('x', `bad ${internalName('indexOf')}`)).message).to.equal('bad indexOf');
-    expect(toEvaluationError(new EvaluationError({ code: 'bool_conversion_error', message: 'invalid "secret"' })).message)
-      .to.equal('bool conversion error');
-    expect(toEvaluationError(new TypeError('boom secret')).message).to.equal('internal error while evaluating the expression');
+    expect(toEvaluationError(new CelLibraryError('x', `bad ${internalName('indexOf')}`)).message).to.equal(
+      'bad indexOf',
+    );
+    expect(
+      toEvaluationError(new EvaluationError({ code: 'bool_conversion_error', message: 'invalid "secret"' })).message,
+    ).to.equal('bool conversion error');
+    expect(toEvaluationError(new TypeError('boom secret')).message).to.equal(
+      'internal error while evaluating the expression',
+    );
     const same = new CelEvaluationError('m');
     expect(toEvaluationError(same)).to.equal(same);
   });
 
   it('errors: compile errors point at the position', () => {
-    expect(compileErrorAt('bad', 4, 'a &&\nb bad').message).to.equal('compilation failed: ERROR: <input>:1:5: bad\n | a &&\n | ....^');
-    expect(compileErrorAt('bad', 7, 'a &&\nb bad').message).to.equal('compilation failed: ERROR: <input>:2:3: bad\n | b bad\n | ..^');
+    expect(compileErrorAt('bad', 4, 'a &&\nb bad').message).to.equal(
+      'compilation failed: ERROR: <input>:1:5: bad\n | a &&\n | ....^',
+    );
+    expect(compileErrorAt('bad', 7, 'a &&\nb bad').message).to.equal(
+      'compilation failed: ERROR: <input>:2:3: bad\n | b bad\n | ..^',
+    );
     expect(compileErrorAt('bad', undefined, 'x').message).to.equal('compilation failed: ERROR: <input>: bad');
     expect(toCompileError(new ParseError('nope'), 'x')).to.be.instanceOf(CelCompileError);
     expect(displayName(`'string.${internalName('matches')}(int)'`)).to.equal("'string.matches(int)'");
@@ -86,7 +101,9 @@ describe('CEL internals', () => {
     const ast = parse('x.matches("a+") || matches(x, "b") || x.find(x) == "" || x.lowerAscii() == ""');
     rerouteFunctions(ast);
     const names: string[] = [];
-    walk(ast, (n) => { if (n.op === 'call' || n.op === 'rcall') names.push(n.args[0]); });
+    walk(ast, (n) => {
+      if (n.op === 'call' || n.op === 'rcall') names.push(n.args[0]);
+    });
     expect(names).to.include.members([internalName('matches'), 'find', internalName('lowerAscii')]);
     expect(literalPatterns(ast).map((p) => p.pattern)).to.deep.equal(['a+', 'b']);
   });
@@ -102,13 +119,15 @@ describe('CEL internals', () => {
     });
     expect(outer).to.deep.equal({ value: 'outer', cost: 5 });
     expect(() => runMetered(1, () => charge(2))).to.throw(CostLimitError);
-    expect(() => runMetered(1, () => {
-      try {
-        charge(2);
-      } catch {
-        // swallowed, as `||` would
-      }
-      return true;
-    })).to.throw(CostLimitError);
+    expect(() =>
+      runMetered(1, () => {
+        try {
+          charge(2);
+        } catch {
+          // swallowed, as `||` would
+        }
+        return true;
+      }),
+    ).to.throw(CostLimitError);
   });
 });

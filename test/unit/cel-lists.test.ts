@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { CelEvaluationError } from '../../policies/cel/index.js';
-import { compareValues, isSorted, listIndexOf, listMax, listMin, sumInts, valuesEqual } from '../../policies/cel/lists-library.js';
+import {
+  compareValues,
+  isSorted,
+  listIndexOf,
+  listMax,
+  listMin,
+  sumInts,
+  valuesEqual,
+} from '../../policies/cel/lists-library.js';
 import { celEval } from '../helpers/cel.js';
 
 describe('CEL lists library', () => {

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { CelEvaluationError } from '../../policies/cel/index.js';
 import {
-  parseCelQuantity, quantityAdd, quantityAsApproximateFloat, quantityAsInteger, quantityCompare, quantityIsInteger,
+  parseCelQuantity,
+  quantityAdd,
+  quantityAsApproximateFloat,
+  quantityAsInteger,
+  quantityCompare,
+  quantityIsInteger,
   quantitySign,
 } from '../../policies/cel/quantity-library.js';
 import { celEval } from '../helpers/cel.js';
@@ -11,7 +16,10 @@ describe('CEL quantity library', () => {
     expect(celEval('isQuantity("1.5Gi")')).to.equal(true);
     expect(celEval('isQuantity("1.5Gb")')).to.equal(false);
     expect(celEval('quantity("1.5G")')).to.equal('1500M');
-    expect(() => celEval('quantity("abc")')).to.throw(CelEvaluationError, 'quantities must match the regular expression');
+    expect(() => celEval('quantity("abc")')).to.throw(
+      CelEvaluationError,
+      'quantities must match the regular expression',
+    );
   });
 
   it('isInteger and asInteger, with errors on precision loss and overflow', () => {
@@ -21,8 +29,14 @@ describe('CEL quantity library', () => {
     expect(celEval('quantity("9999999999999999999999999999999999999G").isInteger()')).to.equal(false);
     expect(celEval('quantity("50k").asInteger()')).to.equal(50000);
     expect(celEval('quantity("1Ki").asInteger()')).to.equal(1024);
-    expect(() => celEval('quantity("1.5").asInteger()')).to.throw(CelEvaluationError, 'cannot convert value to integer');
-    expect(() => celEval('quantity("10E").asInteger()')).to.throw(CelEvaluationError, 'cannot convert value to integer');
+    expect(() => celEval('quantity("1.5").asInteger()')).to.throw(
+      CelEvaluationError,
+      'cannot convert value to integer',
+    );
+    expect(() => celEval('quantity("10E").asInteger()')).to.throw(
+      CelEvaluationError,
+      'cannot convert value to integer',
+    );
     expect(quantityIsInteger(parseCelQuantity('100m'))).to.equal(false);
     expect(quantityAsInteger(parseCelQuantity('-3k'))).to.equal(-3000n);
   });

@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { CelEvaluationError } from '../../policies/cel/index.js';
 import {
-  charAt, indexOf, join, lastIndexOf, lowerAscii, replace, split, substring, trim, upperAscii,
+  charAt,
+  indexOf,
+  join,
+  lastIndexOf,
+  lowerAscii,
+  replace,
+  split,
+  substring,
+  trim,
+  upperAscii,
 } from '../../policies/cel/strings-library.js';
 import { celEval } from '../helpers/cel.js';
 
@@ -78,6 +87,8 @@ describe('CEL strings library', () => {
   });
 
   it('keeps the library string functions that already match cel-go', () => {
-    expect(celEval('"abc".startsWith("a") && "abc".endsWith("c") && "abc".contains("b") && "abc".size() == 3')).to.equal(true);
+    expect(
+      celEval('"abc".startsWith("a") && "abc".endsWith("c") && "abc".contains("b") && "abc".size() == 3'),
+    ).to.equal(true);
   });
 });

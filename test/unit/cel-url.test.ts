@@ -46,9 +46,13 @@ describe('CEL URL library', () => {
   });
 
   it('getQuery gives every value of every key', () => {
-    expect(celEval('url("https://example.com/path?k1=a&k2=b&k2=c").getQuery()')).to.deep.equal({ k1: ['a'], k2: ['b', 'c'] });
-    expect(celEval('url("https://example.com/path?key with spaces=value with spaces").getQuery()'))
-      .to.deep.equal({ 'key with spaces': ['value with spaces'] });
+    expect(celEval('url("https://example.com/path?k1=a&k2=b&k2=c").getQuery()')).to.deep.equal({
+      k1: ['a'],
+      k2: ['b', 'c'],
+    });
+    expect(celEval('url("https://example.com/path?key with spaces=value with spaces").getQuery()')).to.deep.equal({
+      'key with spaces': ['value with spaces'],
+    });
     expect(celEval('url("https://example.com/path?").getQuery()')).to.deep.equal({});
     expect(celEval('url("https://example.com/path").getQuery()')).to.deep.equal({});
     expect(celEval('url("https://h/?a=1").getQuery()["a"][0]')).to.equal('1');

@@ -10,12 +10,24 @@ import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  allowsClientAuth, clientCertTlsOptions, createClientCertAuthenticator, parseCaBundle, peerOf, userFromCertificate, EKU_ANY,
+  allowsClientAuth,
+  clientCertTlsOptions,
+  createClientCertAuthenticator,
+  parseCaBundle,
+  peerOf,
+  userFromCertificate,
+  EKU_ANY,
   type PeerSocket,
 } from '../../gateway/authn/client-cert.js';
 import { AuthenticationError } from '../../gateway/authn/authenticator.js';
 import { parseOptions, type OptionsError } from '../../gateway/server/options.js';
-import { caBundle, issueClientCert, makeCA, type CertificateAuthority, type IssuedCertificate } from '../helpers/pki.js';
+import {
+  caBundle,
+  issueClientCert,
+  makeCA,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from '../helpers/pki.js';
 import { rejection } from '../helpers/assertions.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
@@ -83,12 +95,20 @@ describe('client certificates (x509 authenticator)', function () {
 
     it('allows clientAuth, alone or among others, and any usage', async () => {
       expect(allowsClientAuth((await issueClientCert(ca, { cn: 'a' })).cert)).to.equal(true);
-      expect(allowsClientAuth((await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [SERVER_AUTH, '1.3.6.1.5.5.7.3.2'] })).cert)).to.equal(true);
-      expect(allowsClientAuth((await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [EKU_ANY] })).cert)).to.equal(true);
+      expect(
+        allowsClientAuth(
+          (await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [SERVER_AUTH, '1.3.6.1.5.5.7.3.2'] })).cert,
+        ),
+      ).to.equal(true);
+      expect(allowsClientAuth((await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [EKU_ANY] })).cert)).to.equal(
+        true,
+      );
     });
 
     it('refuses a certificate whose usages leave client auth out', async () => {
-      expect(allowsClientAuth((await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [SERVER_AUTH] })).cert)).to.equal(false);
+      expect(
+        allowsClientAuth((await issueClientCert(ca, { cn: 'a', extendedKeyUsages: [SERVER_AUTH] })).cert),
+      ).to.equal(false);
     });
   });
 
@@ -96,21 +116,29 @@ describe('client certificates (x509 authenticator)', function () {
     it('is not concerned with plain sockets or TLS connections without a certificate', async () => {
       const authn = createClientCertAuthenticator();
       expect(await authn.authenticate(requestOn({}))).to.equal(null);
-      expect(await authn.authenticate(requestOn(tlsSocket(undefined, false, 'UNABLE_TO_GET_ISSUER_CERT')))).to.equal(null);
+      expect(await authn.authenticate(requestOn(tlsSocket(undefined, false, 'UNABLE_TO_GET_ISSUER_CERT')))).to.equal(
+        null,
+      );
     });
 
     it('authenticates a verified certificate as CN with O groups', async () => {
       const authn = createClientCertAuthenticator();
       const cert = await issueClientCert(ca, { cn: 'alice', orgs: ['dev'] });
-      expect(await authn.authenticate(requestOn(tlsSocket(cert, true)))).to.deep.equal({ user: { name: 'alice', groups: ['dev'] } });
+      expect(await authn.authenticate(requestOn(tlsSocket(cert, true)))).to.deep.equal({
+        user: { name: 'alice', groups: ['dev'] },
+      });
     });
 
     it('refuses a certificate the TLS layer did not verify, with its reason', async () => {
       const authn = createClientCertAuthenticator();
       const cert = await issueClientCert(other, { cn: 'mallory', orgs: ['system:masters'] });
-      const e = await rejection(authn.authenticate(requestOn(tlsSocket(cert, false, 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'))));
+      const e = await rejection(
+        authn.authenticate(requestOn(tlsSocket(cert, false, 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'))),
+      );
       expect(e).to.be.instanceOf(AuthenticationError);
-      expect(e.message).to.match(/^verifying certificate SN=\d+, subject="CN=mallory, O=system:masters" failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE$/);
+      expect(e.message).to.match(
+        /^verifying certificate SN=\d+, subject="CN=mallory, O=system:masters" failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE$/,
+      );
     });
 
     it('refuses a verified certificate that is not for client auth', async () => {
@@ -166,28 +194,37 @@ describe('client certificates (x509 authenticator)', function () {
       // What the server saw at each "request" (a line the client sends), as a handler would look at it.
       const seen: { peer: ReturnType<typeof peerOf>; reads: number }[] = [];
       // TLS 1.2: 1.3 has no renegotiation.
-      server = tls.createServer({ cert: serving.certPem, key: serving.keyPem, ...clientCertTlsOptions([ca.certPem]), maxVersion: 'TLSv1.2' }, (socket) => {
-        let reads = 0;
-        const read = socket.getPeerCertificate.bind(socket);
-        socket.getPeerCertificate = ((detailed: boolean) => {
-          reads++;
-          return read(detailed);
-        }) as typeof socket.getPeerCertificate;
-        socket.on('data', () => {
-          seen.push({ peer: peerOf(socket), reads });
-          socket.write('ok');
-        });
-      });
+      server = tls.createServer(
+        { cert: serving.certPem, key: serving.keyPem, ...clientCertTlsOptions([ca.certPem]), maxVersion: 'TLSv1.2' },
+        (socket) => {
+          let reads = 0;
+          const read = socket.getPeerCertificate.bind(socket);
+          socket.getPeerCertificate = ((detailed: boolean) => {
+            reads++;
+            return read(detailed);
+          }) as typeof socket.getPeerCertificate;
+          socket.on('data', () => {
+            seen.push({ peer: peerOf(socket), reads });
+            socket.write('ok');
+          });
+        },
+      );
       await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
       const conn = tls.connect({
-        port: (server.address() as AddressInfo).port, host: '127.0.0.1', ca: ca.certPem, cert: alice.certPem, key: alice.keyPem, checkServerIdentity: () => undefined,
+        port: (server.address() as AddressInfo).port,
+        host: '127.0.0.1',
+        ca: ca.certPem,
+        cert: alice.certPem,
+        key: alice.keyPem,
+        checkServerIdentity: () => undefined,
       });
       client = conn;
       await new Promise<void>((resolve) => conn.once('secureConnect', resolve));
-      const request = (): Promise<void> => new Promise<void>((resolve) => {
-        conn.once('data', () => resolve());
-        conn.write('x');
-      });
+      const request = (): Promise<void> =>
+        new Promise<void>((resolve) => {
+          conn.once('data', () => resolve());
+          conn.write('x');
+        });
 
       await request();
       await request();
@@ -219,10 +256,12 @@ describe('client certificates (x509 authenticator)', function () {
     });
 
     it('refuses a missing, non-PEM or empty value, naming the flag', () => {
-      expect(refusedHere(['--client-ca-file', 'missing.crt']).message)
-        .to.match(/^invalid argument ".*missing\.crt" for "--client-ca-file" flag: unable to read the client CA bundle: ENOENT/);
-      expect(refusedHere(['--client-ca-file=not-pem.txt']).message)
-        .to.match(/for "--client-ca-file" flag: data does not contain any PEM certificate$/);
+      expect(refusedHere(['--client-ca-file', 'missing.crt']).message).to.match(
+        /^invalid argument ".*missing\.crt" for "--client-ca-file" flag: unable to read the client CA bundle: ENOENT/,
+      );
+      expect(refusedHere(['--client-ca-file=not-pem.txt']).message).to.match(
+        /for "--client-ca-file" flag: data does not contain any PEM certificate$/,
+      );
       expect(refusedHere(['--client-ca-file=']).message).to.contain('"--client-ca-file" flag: must not be empty');
     });
   });

@@ -85,7 +85,11 @@ describe('withProperty', () => {
         memory: %HaveSameMap(stored('one').metadata, stored('two').metadata),
         postgres: %HaveSameMap(read('one', 20n).metadata, read('two', 21n).metadata),
       }));`;
-    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
     expect(JSON.parse(out)).to.deep.equal({ memory: true, postgres: true });
   });
 });
@@ -111,9 +115,15 @@ describe('withoutProperty and contentJson', () => {
   });
 
   it('give the bytes of the object with metadata.resourceVersion left out, whatever metadata is', () => {
-    const old = (o: KObject): string => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+    const old = (o: KObject): string =>
+      JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
     const objects = [
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'a', resourceVersion: '7', uid: 'u' },
+        data: { k: 'v' },
+      },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } },
       JSON.parse('{"kind":"X","metadata":{"__proto__":{"x":1},"resourceVersion":"3"}}'),
       { kind: 'X', metadata: null },

@@ -7,7 +7,6 @@ const json = createJsonSerializer();
 const yaml = createYamlSerializer();
 const buf = (s: string) => Buffer.from(s);
 
-
 describe('JSON codec', () => {
   it('decodes a value without duplicates', () => {
     const r = json.decode(buf('{"a":{"b":[1,{"c":2}]},"d":null}'));
@@ -19,7 +18,12 @@ describe('JSON codec', () => {
     const text = `{"metadata":{"name":"a","labels":{"app":"x","app":"y"},"name":"b"},
       "spec":{"taints":[{"key":"k"},{"key":"a","key":"b"}],"x":{"deep":[[{"k":1,"k":2}]]}}}`;
     const r = json.decode(buf(text));
-    expect(r.duplicateFields).to.deep.equal(['metadata.labels.app', 'metadata.name', 'spec.taints[1].key', 'spec.x.deep[0][0].k']);
+    expect(r.duplicateFields).to.deep.equal([
+      'metadata.labels.app',
+      'metadata.name',
+      'spec.taints[1].key',
+      'spec.x.deep[0][0].k',
+    ]);
     expect((r.value as { metadata: { name: string } }).metadata.name).to.equal('b');
   });
 
@@ -38,15 +42,19 @@ describe('JSON codec', () => {
     expect(e.code).to.equal(400);
     expect(e.reason).to.equal('BadRequest');
     expect(e.message).to.equal('error decoding JSON body: expected a property name (found "}") at line 3 column 3');
-    expect(statusErrorOf(() => json.decode(buf('{"a": tru}'))).message).to.match(/^error decoding JSON body: .* at line 1 column 7$/);
-    expect(statusErrorOf(() => json.decode(buf('{"a":1} {"b":2}'))).message).to.contain('unexpected content after the top-level value');
+    expect(statusErrorOf(() => json.decode(buf('{"a": tru}'))).message).to.match(
+      /^error decoding JSON body: .* at line 1 column 7$/,
+    );
+    expect(statusErrorOf(() => json.decode(buf('{"a":1} {"b":2}'))).message).to.contain(
+      'unexpected content after the top-level value',
+    );
     expect(statusErrorOf(() => json.decode(buf('{"a":'))).message).to.contain('found the end of the body');
     expect(statusErrorOf(() => json.decode(buf('  '))).message).to.equal('error decoding JSON body: the body is empty');
     expect(statusErrorOf(() => json.decode(buf('{"a":1,}'))).code).to.equal(400);
     expect(statusErrorOf(() => json.decode(buf('{"a":1 /* c */}'))).message).to.contain('comments are not allowed');
   });
 
-  it('encodes compact with a closing newline, and pretty without one (as Go\'s MarshalIndent)', () => {
+  it("encodes compact with a closing newline, and pretty without one (as Go's MarshalIndent)", () => {
     expect(json.encode({ a: [1, 2] }).toString()).to.equal('{"a":[1,2]}\n');
     expect(json.encode({ a: [1] }, { pretty: true }).toString()).to.equal('{\n  "a": [\n    1\n  ]\n}');
     expect(json.encode(undefined).toString()).to.equal('null\n');
@@ -62,8 +70,12 @@ describe('JSON codec', () => {
 
 describe('YAML codec', () => {
   it('decodes with the core schema: timestamps stay strings, no custom tags', () => {
-    const r = yaml.decode(buf('metadata:\n  creationTimestamp: 2024-01-01T00:00:00Z\n  n: 3\n  b: true\n  s: "3"\n  e: ~\n'));
-    expect(r.value).to.deep.equal({ metadata: { creationTimestamp: '2024-01-01T00:00:00Z', n: 3, b: true, s: '3', e: null } });
+    const r = yaml.decode(
+      buf('metadata:\n  creationTimestamp: 2024-01-01T00:00:00Z\n  n: 3\n  b: true\n  s: "3"\n  e: ~\n'),
+    );
+    expect(r.value).to.deep.equal({
+      metadata: { creationTimestamp: '2024-01-01T00:00:00Z', n: 3, b: true, s: '3', e: null },
+    });
     expect(statusErrorOf(() => yaml.decode(buf('a: !!js/function "function(){}"'))).code).to.equal(400);
   });
 
@@ -75,11 +87,28 @@ describe('YAML codec', () => {
 
   it('reports duplicate keys as paths instead of failing', () => {
     const text = [
-      'metadata:', '  name: a', '  labels:', '    app: x', '    app: y', '  name: b',
-      'spec:', '  taints:', '  - key: k', '  - key: a', '    key: b', '  list:', '  - p', '  - {f: 1, f: 2}',
+      'metadata:',
+      '  name: a',
+      '  labels:',
+      '    app: x',
+      '    app: y',
+      '  name: b',
+      'spec:',
+      '  taints:',
+      '  - key: k',
+      '  - key: a',
+      '    key: b',
+      '  list:',
+      '  - p',
+      '  - {f: 1, f: 2}',
     ].join('\n');
     const r = yaml.decode(buf(text));
-    expect(r.duplicateFields).to.deep.equal(['metadata.labels.app', 'metadata.name', 'spec.taints[1].key', 'spec.list[1].f']);
+    expect(r.duplicateFields).to.deep.equal([
+      'metadata.labels.app',
+      'metadata.name',
+      'spec.taints[1].key',
+      'spec.list[1].f',
+    ]);
     expect((r.value as { metadata: { labels: { app: string } } }).metadata.labels.app).to.equal('y');
   });
 
@@ -91,7 +120,9 @@ describe('YAML codec', () => {
   });
 
   it('rejects several documents, empty bodies and malformed YAML with 400', () => {
-    expect(statusErrorOf(() => yaml.decode(buf('a: 1\n---\nb: 2\n'))).message).to.equal('error decoding YAML body: expected one document, found 2');
+    expect(statusErrorOf(() => yaml.decode(buf('a: 1\n---\nb: 2\n'))).message).to.equal(
+      'error decoding YAML body: expected one document, found 2',
+    );
     expect(yaml.decode(buf('---\na: 1\n')).value).to.deep.equal({ a: 1 });
     expect(statusErrorOf(() => yaml.decode(buf(''))).message).to.equal('error decoding YAML body: the body is empty');
     const e = statusErrorOf(() => yaml.decode(buf('a: [1, 2\nb: 3\n')));
@@ -101,7 +132,12 @@ describe('YAML codec', () => {
 
   it('refuses alias bombs', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i <= 7; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 7; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     expect(statusErrorOf(() => yaml.decode(buf(lines.join('\n')))).message).to.contain('too many nodes');
   });
 
@@ -122,8 +158,13 @@ describe('YAML codec', () => {
 describe('JSON list encoding in chunks', () => {
   const json = createJsonSerializer();
   const list = (n: number) => ({
-    kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'abc' },
-    items: Array.from({ length: n }, (_, i) => ({ metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { v: 'é"\\'.repeat(i % 7) } })),
+    kind: 'ConfigMapList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '7', continue: 'abc' },
+    items: Array.from({ length: n }, (_, i) => ({
+      metadata: { name: `cm-${i}`, labels: { i: String(i) } },
+      data: { v: 'é"\\'.repeat(i % 7) },
+    })),
   });
 
   for (const n of [0, 1, 101, 2500]) {

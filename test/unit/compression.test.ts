@@ -36,8 +36,12 @@ describe('response compression', () => {
   it('leaves responses alone without Accept-Encoding, for watches and for non-GET', async () => {
     server = await serve('');
     expect((await server.request('GET', '/api/v1/configmaps')).headers['content-encoding']).to.equal(undefined);
-    expect((await server.request('GET', '/api/v1/configmaps?watch=true', gzip)).headers['content-encoding']).to.equal(undefined);
-    expect((await server.request('POST', '/api/v1/namespaces/a/configmaps', gzip)).headers['content-encoding']).to.equal(undefined);
+    expect((await server.request('GET', '/api/v1/configmaps?watch=true', gzip)).headers['content-encoding']).to.equal(
+      undefined,
+    );
+    expect(
+      (await server.request('POST', '/api/v1/namespaces/a/configmaps', gzip)).headers['content-encoding'],
+    ).to.equal(undefined);
   });
 
   it('is switched off by APIResponseCompression=false', async () => {

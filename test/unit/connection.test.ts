@@ -22,25 +22,29 @@ interface Seen {
 }
 
 /** Resolves when `signal` aborts. */
-const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal.aborted) resolve();
-  else signal.addEventListener('abort', () => resolve(), { once: true });
-});
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 
 /** A condition re-checked whenever `notify` is called: state that changes in callbacks, awaited without polling. */
 function condition() {
   const waiters = new Set<() => void>();
   return {
-    notify: () => { for (const check of [...waiters]) check(); },
-    until: (ready: () => boolean) => new Promise<void>((resolve) => {
-      if (ready()) return resolve();
-      const check = () => {
-        if (!ready()) return;
-        waiters.delete(check);
-        resolve();
-      };
-      waiters.add(check);
-    }),
+    notify: () => {
+      for (const check of [...waiters]) check();
+    },
+    until: (ready: () => boolean) =>
+      new Promise<void>((resolve) => {
+        if (ready()) return resolve();
+        const check = () => {
+          if (!ready()) return;
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+      }),
   };
 }
 
@@ -56,19 +60,25 @@ interface Served {
 }
 
 /** A real TLS listener of both protocols on a free port, telling `onRequest` of every request. */
-async function serve(onRequest: (req: http2.Http2ServerRequest | IncomingMessage) => void, opts: Partial<SecureServerOptions> = {}): Promise<Served> {
+async function serve(
+  onRequest: (req: http2.Http2ServerRequest | IncomingMessage) => void,
+  opts: Partial<SecureServerOptions> = {},
+): Promise<Served> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-connection-'));
   const certs = await loadOrCreateCertificates({ certDir: dir, bindAddress: '127.0.0.1' });
   const held: Array<() => void> = [];
   const heldChanged = condition();
-  const secure = createSecureServer({ tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, ...opts }, (req, res) => {
-    onRequest(req);
-    const answer = () => res.end('ok');
-    if (req.url === '/hold') {
-      held.push(answer);
-      heldChanged.notify();
-    } else answer();
-  });
+  const secure = createSecureServer(
+    { tls: { cert: certs.certPem, key: certs.keyPem }, maxStreamsPerConnection: 100, ...opts },
+    (req, res) => {
+      onRequest(req);
+      const answer = () => res.end('ok');
+      if (req.url === '/hold') {
+        held.push(answer);
+        heldChanged.notify();
+      } else answer();
+    },
+  );
   await new Promise<void>((resolve) => secure.server.listen(0, '127.0.0.1', resolve));
   return {
     url: `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`,
@@ -130,7 +140,9 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
       expect(seen[0].connection).to.equal(seen[1].connection);
       expect(seen[2].connection).to.not.equal(seen[0].connection);
       // The TLS socket's methods reach through (client-certificate authentication reads the peer this way).
-      expect(typeof (seen[0].connection as unknown as { getPeerCertificate: unknown }).getPeerCertificate).to.equal('function');
+      expect(typeof (seen[0].connection as unknown as { getPeerCertificate: unknown }).getPeerCertificate).to.equal(
+        'function',
+      );
     } finally {
       a.destroy();
       b.destroy();
@@ -168,12 +180,15 @@ describe('request connections over HTTP/1.1 and HTTP/2', function () {
 
   it('HTTP/1.1: requests of one keep-alive connection share it and its signal, which aborts when it closes', async () => {
     const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
-    const get = () => new Promise<void>((resolve, reject) => {
-      https.get(`${url}/x`, { agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      }).on('error', reject);
-    });
+    const get = () =>
+      new Promise<void>((resolve, reject) => {
+        https
+          .get(`${url}/x`, { agent }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          })
+          .on('error', reject);
+      });
     await get();
     await get();
     expect(seen[0].http2).to.equal(false);
@@ -250,22 +265,27 @@ describe('GOAWAY by chance (--goaway-chance)', function () {
   });
   after(() => served?.stop());
 
-  const h2 = (session: http2.ClientHttp2Session, p: string) => new Promise<number>((resolve, reject) => {
-    const stream = session.request({ ':path': p });
-    let status = 0;
-    stream.on('response', (h) => { status = Number(h[':status']); });
-    stream.resume();
-    stream.once('end', () => resolve(status));
-    stream.once('error', reject);
-  });
+  const h2 = (session: http2.ClientHttp2Session, p: string) =>
+    new Promise<number>((resolve, reject) => {
+      const stream = session.request({ ':path': p });
+      let status = 0;
+      stream.on('response', (h) => {
+        status = Number(h[':status']);
+      });
+      stream.resume();
+      stream.once('end', () => resolve(status));
+      stream.once('error', reject);
+    });
 
   it('answers the drawn request and the ones in flight, then the client must reconnect', async () => {
     const session = http2.connect(served.url, { ca: served.ca });
     let goaway = false;
-    const sentAway = new Promise<void>((resolve) => session.once('goaway', () => {
-      goaway = true;
-      resolve();
-    }));
+    const sentAway = new Promise<void>((resolve) =>
+      session.once('goaway', () => {
+        goaway = true;
+        resolve();
+      }),
+    );
     const closed = new Promise<void>((resolve) => session.once('close', resolve));
     try {
       draws.push(0.5);
@@ -294,11 +314,13 @@ describe('GOAWAY by chance (--goaway-chance)', function () {
     const sockets = new Set<unknown>();
     for (let i = 0; i < 3; i++) {
       await new Promise<void>((resolve, reject) => {
-        https.get(`${served.url}/x`, { agent }, (res) => {
-          sockets.add(res.socket);
-          res.resume();
-          res.on('end', resolve);
-        }).on('error', reject);
+        https
+          .get(`${served.url}/x`, { agent }, (res) => {
+            sockets.add(res.socket);
+            res.resume();
+            res.on('end', resolve);
+          })
+          .on('error', reject);
       });
     }
     agent.destroy();

@@ -5,7 +5,11 @@ import { optionsError } from '../helpers/options.js';
 import { parseOptions, usage, type OptionsError } from '../../gateway/server/options.js';
 import { parseControllerSelection } from '../../gateway/controllers/selection.js';
 import {
-  BOOTSTRAP_SIGNER_CONTROLLER, NAMESPACE_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER, SERVICE_ACCOUNT_CONTROLLER, TOKEN_CLEANER_CONTROLLER,
+  BOOTSTRAP_SIGNER_CONTROLLER,
+  NAMESPACE_CONTROLLER,
+  ROOT_CA_PUBLISHER_CONTROLLER,
+  SERVICE_ACCOUNT_CONTROLLER,
+  TOKEN_CLEANER_CONTROLLER,
 } from '../../gateway/controllers/known-controllers.js';
 
 const cwd = '/srv/gh';
@@ -14,7 +18,9 @@ const refused = (argv: string[]): OptionsError => optionsError(argv, cwd);
 
 function enabledSet(argv: string[]): string[] {
   const { controllers } = parseOptions(argv, cwd);
-  return [NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER, BOOTSTRAP_SIGNER_CONTROLLER].filter((n) => controllers.enabled(n));
+  return [NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER, BOOTSTRAP_SIGNER_CONTROLLER].filter((n) =>
+    controllers.enabled(n),
+  );
 }
 
 describe('--controllers', () => {
@@ -24,8 +30,15 @@ describe('--controllers', () => {
   });
 
   it('enables named controllers, by alias or canonical name', () => {
-    expect(enabledSet(['--controllers=*,tokencleaner,bootstrapsigner'])).to.deep.equal([NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER, BOOTSTRAP_SIGNER_CONTROLLER]);
-    expect(enabledSet(['--controllers', '*,token-cleaner-controller'])).to.deep.equal([NAMESPACE_CONTROLLER, TOKEN_CLEANER_CONTROLLER]);
+    expect(enabledSet(['--controllers=*,tokencleaner,bootstrapsigner'])).to.deep.equal([
+      NAMESPACE_CONTROLLER,
+      TOKEN_CLEANER_CONTROLLER,
+      BOOTSTRAP_SIGNER_CONTROLLER,
+    ]);
+    expect(enabledSet(['--controllers', '*,token-cleaner-controller'])).to.deep.equal([
+      NAMESPACE_CONTROLLER,
+      TOKEN_CLEANER_CONTROLLER,
+    ]);
   });
 
   it('runs only the named ones without *', () => {
@@ -39,20 +52,30 @@ describe('--controllers', () => {
   });
 
   it('runs the serviceaccount and root-ca-cert-publisher controllers by default, each off by its alias', () => {
-    const on = (argv: string[]) => [SERVICE_ACCOUNT_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER].filter((n) => parseOptions(argv, cwd).controllers.enabled(n));
+    const on = (argv: string[]) =>
+      [SERVICE_ACCOUNT_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER].filter((n) =>
+        parseOptions(argv, cwd).controllers.enabled(n),
+      );
     expect(on([])).to.deep.equal([SERVICE_ACCOUNT_CONTROLLER, ROOT_CA_PUBLISHER_CONTROLLER]);
     expect(on(['--controllers=*,-serviceaccount'])).to.deep.equal([ROOT_CA_PUBLISHER_CONTROLLER]);
     expect(on(['--controllers=-root-ca-cert-publisher,*'])).to.deep.equal([SERVICE_ACCOUNT_CONTROLLER]);
-    expect(on(['--controllers=root-ca-certificate-publisher-controller'])).to.deep.equal([ROOT_CA_PUBLISHER_CONTROLLER]);
+    expect(on(['--controllers=root-ca-certificate-publisher-controller'])).to.deep.equal([
+      ROOT_CA_PUBLISHER_CONTROLLER,
+    ]);
   });
 
   it('appends repeated flags, as a string slice does', () => {
-    expect(enabledSet(['--controllers=*', '--controllers=bootstrapsigner'])).to.deep.equal([NAMESPACE_CONTROLLER, BOOTSTRAP_SIGNER_CONTROLLER]);
+    expect(enabledSet(['--controllers=*', '--controllers=bootstrapsigner'])).to.deep.equal([
+      NAMESPACE_CONTROLLER,
+      BOOTSTRAP_SIGNER_CONTROLLER,
+    ]);
   });
 
   it('refuses an unknown controller, naming it, the flag and the value', () => {
     const e = refused(['--controllers=*,tokencleanr']);
-    expect(e.message).to.equal('invalid argument "*,tokencleanr" for "--controllers" flag: "tokencleanr" is not in the list of known controllers');
+    expect(e.message).to.equal(
+      'invalid argument "*,tokencleanr" for "--controllers" flag: "tokencleanr" is not in the list of known controllers',
+    );
     expect(refused(['--controllers=-nope']).message).to.contain('"nope" is not in the list of known controllers');
   });
 

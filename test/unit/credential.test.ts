@@ -19,8 +19,12 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
   let err = '';
   const io: CredentialIO = {
     env,
-    stdout: (t) => { out += t; },
-    stderr: (t) => { err += t; },
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
     now: () => NOW,
     readFile: async (f) => {
       if (f in FILES) return FILES[f];
@@ -31,14 +35,18 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
   return { code, out, err };
 }
 
-const v1Info = (apiVersion: string) => ({ KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false } }) });
+const v1Info = (apiVersion: string) => ({
+  KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false } }),
+});
 
 describe('gatehouse credential', () => {
   it('token from a file: trimmed, v1 by default, no expiry unless asked', async () => {
     const r = await run(['token', '--token-file', '/t/token']);
     expect(r.code, r.err).to.equal(0);
     expect(JSON.parse(r.out)).to.deep.equal({
-      apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 's3cr3t-token-value' },
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 's3cr3t-token-value' },
     });
   });
 
@@ -48,20 +56,36 @@ describe('gatehouse credential', () => {
   });
 
   it('client certificate and key as PEM data', async () => {
-    const r = await run(['client-cert', '--cert', '/t/tls.crt', '--key', '/t/tls.key', '--expiration', '10m'], v1Info('client.authentication.k8s.io/v1'));
+    const r = await run(
+      ['client-cert', '--cert', '/t/tls.crt', '--key', '/t/tls.key', '--expiration', '10m'],
+      v1Info('client.authentication.k8s.io/v1'),
+    );
     expect(JSON.parse(r.out)).to.deep.equal({
-      apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
       status: { clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2026-11-22T03:10:00Z' },
     });
   });
 
   it('answers the apiVersion kubectl announces, or the one asked for', async () => {
-    expect(JSON.parse((await run(['token', '--token=a'], v1Info('client.authentication.k8s.io/v1beta1'))).out).apiVersion)
-      .to.equal('client.authentication.k8s.io/v1beta1');
-    expect(execApiVersion(undefined, { PLATFORM_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.platform.io/v1' }) }))
-      .to.equal('client.authentication.platform.io/v1');
-    expect(JSON.parse((await run(['token', '--token=a', '--api-version=client.authentication.platform.io/v1beta1'], v1Info('client.authentication.k8s.io/v1'))).out).apiVersion)
-      .to.equal('client.authentication.platform.io/v1beta1');
+    expect(
+      JSON.parse((await run(['token', '--token=a'], v1Info('client.authentication.k8s.io/v1beta1'))).out).apiVersion,
+    ).to.equal('client.authentication.k8s.io/v1beta1');
+    expect(
+      execApiVersion(undefined, {
+        PLATFORM_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.platform.io/v1' }),
+      }),
+    ).to.equal('client.authentication.platform.io/v1');
+    expect(
+      JSON.parse(
+        (
+          await run(
+            ['token', '--token=a', '--api-version=client.authentication.platform.io/v1beta1'],
+            v1Info('client.authentication.k8s.io/v1'),
+          )
+        ).out,
+      ).apiVersion,
+    ).to.equal('client.authentication.platform.io/v1beta1');
   });
 
   it('refuses bad input with exit 1 and a message that never holds the secret', async () => {
@@ -76,8 +100,16 @@ describe('gatehouse credential', () => {
       [['token', '--token=s3cr3t-token-value', '--expiration=soon'], /--expiration: time: invalid duration "soon"/],
       [['token', '--token=s3cr3t-token-value', '--expiration=0s'], /greater than 0/],
       [['token', '--token=s3cr3t-token-value', '--cert=/t/tls.crt'], /unknown flag --cert/],
-      [['token', '--token=s3cr3t-token-value'], /unsupported ExecCredential apiVersion "client.authentication.k8s.io\/v1alpha1"/, v1Info('client.authentication.k8s.io/v1alpha1')],
-      [['token', '--token=s3cr3t-token-value'], /KUBERNETES_EXEC_INFO is not valid JSON/, { KUBERNETES_EXEC_INFO: '{' }],
+      [
+        ['token', '--token=s3cr3t-token-value'],
+        /unsupported ExecCredential apiVersion "client.authentication.k8s.io\/v1alpha1"/,
+        v1Info('client.authentication.k8s.io/v1alpha1'),
+      ],
+      [
+        ['token', '--token=s3cr3t-token-value'],
+        /KUBERNETES_EXEC_INFO is not valid JSON/,
+        { KUBERNETES_EXEC_INFO: '{' },
+      ],
       [['client-cert', '--cert=/t/tls.crt'], /--cert and --key are both required/],
       [['client-cert', '--cert=/t/tls.key', '--key=/t/tls.key'], /--cert: \/t\/tls.key holds no PEM certificate/],
       [['client-cert', '--cert=/t/tls.crt', '--key=/t/tls.crt'], /--key: \/t\/tls.crt holds no PEM private key/],

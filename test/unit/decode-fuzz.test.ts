@@ -30,13 +30,29 @@ function random(seed: number): () => number {
   };
 }
 
-const KEYS = ['metadata', 'name', 'data', 'spec', 'items', '__proto__', 'constructor', 'prototype', '$patch', '$retainKeys', 'a', '日本', 'q"b', ''];
+const KEYS = [
+  'metadata',
+  'name',
+  'data',
+  'spec',
+  'items',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '$patch',
+  '$retainKeys',
+  'a',
+  '日本',
+  'q"b',
+  '',
+];
 
 /** `longestChain`: YAML's block form of a chain grows with the square of its depth, so YAML asks for shorter ones. */
 function generator(rnd: () => number, longestChain = 1200) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const int = (n: number) => Math.floor(rnd() * n);
-  const scalar = (): unknown => pick([null, true, false, 0, -1, 1e308, 0.5, '', 'x', 'x'.repeat(int(2000)), '\u0000\u0007', '\ud800', '日本'])!;
+  const scalar = (): unknown =>
+    pick([null, true, false, 0, -1, 1e308, 0.5, '', 'x', 'x'.repeat(int(2000)), '\u0000\u0007', '\ud800', '日本'])!;
   function value(depth: number): unknown {
     const r = rnd();
     if (depth <= 0 || r < 0.3) return scalar();
@@ -44,7 +60,13 @@ function generator(rnd: () => number, longestChain = 1200) {
     if (r < 0.35) return chain(int(longestChain));
     if (r < 0.65) return Array.from({ length: int(6) }, () => value(depth - 1));
     const o: Record<string, unknown> = {};
-    for (let i = int(6); i > 0; i--) Object.defineProperty(o, pick(KEYS), { value: value(depth - 1), enumerable: true, configurable: true, writable: true });
+    for (let i = int(6); i > 0; i--)
+      Object.defineProperty(o, pick(KEYS), {
+        value: value(depth - 1),
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     return o;
   }
   function chain(depth: number): unknown {
@@ -61,15 +83,38 @@ function generator(rnd: () => number, longestChain = 1200) {
     for (let i = int(4) + 1; i > 0; i--) copy[int(copy.length)] = int(256);
     return copy;
   }
-  const pointer = () => pick(['', '/metadata', '/metadata/name', '/data', '/data/a', '/zz', '/zz/-', '/zz/0', '/__proto__/x', '/data/constructor/prototype', '/metadata/x', '/a/b/c']);
-  const jsonPatch = () => Array.from({ length: int(30) }, () => ({
-    op: pick(['add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus']), path: pointer(), from: pointer(), value: value(3),
-  }));
+  const pointer = () =>
+    pick([
+      '',
+      '/metadata',
+      '/metadata/name',
+      '/data',
+      '/data/a',
+      '/zz',
+      '/zz/-',
+      '/zz/0',
+      '/__proto__/x',
+      '/data/constructor/prototype',
+      '/metadata/x',
+      '/a/b/c',
+    ]);
+  const jsonPatch = () =>
+    Array.from({ length: int(30) }, () => ({
+      op: pick(['add', 'remove', 'replace', 'move', 'copy', 'test', 'bogus']),
+      path: pointer(),
+      from: pointer(),
+      value: value(3),
+    }));
   return { value, mangle, jsonPatch, int, pick };
 }
 
 function object(): KObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fuzz', labels: { a: 'b' } }, data: { a: '1', b: '2' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'fuzz', labels: { a: 'b' } },
+    data: { a: '1', b: '2' },
+  };
 }
 
 /** Runs one call: it may return or throw a 4xx Status, nothing else, within the bound. */
@@ -100,10 +145,14 @@ describe('decoder and patch fuzzing (fixed seeds, bounded)', function () {
     for (let i = 0; i < CASES_PER_TARGET; i++) {
       const v = g.value(6);
       const r = i % 4;
-      const text = r === 0 ? encodeYaml(v)
-        : r === 1 ? `a: &x {b: [*x, *x]}\nc: ${'['.repeat(g.int(3000))}`
-        : r === 2 ? `${'- '.repeat(g.int(4000))}x\n`
-        : g.mangle(Buffer.from(encodeYaml(v))).toString('utf8');
+      const text =
+        r === 0
+          ? encodeYaml(v)
+          : r === 1
+            ? `a: &x {b: [*x, *x]}\nc: ${'['.repeat(g.int(3000))}`
+            : r === 2
+              ? `${'- '.repeat(g.int(4000))}x\n`
+              : g.mangle(Buffer.from(encodeYaml(v))).toString('utf8');
       survives(`yaml #${i}`, () => decodeYamlText(text));
     }
   });
@@ -128,11 +177,17 @@ describe('decoder and patch fuzzing (fixed seeds, bounded)', function () {
     const valid = protobuf.encode(object());
     for (let i = 0; i < CASES_PER_TARGET; i++) {
       const body = i % 5 === 0 ? Buffer.from(Array.from({ length: g.int(200) }, () => g.int(256))) : g.mangle(valid);
-      survives(`protobuf #${i}`, () => protobuf.decode(body, { expected: { group: '', version: 'v1', kind: 'ConfigMap' } }));
+      survives(`protobuf #${i}`, () =>
+        protobuf.decode(body, { expected: { group: '', version: 'v1', kind: 'ConfigMap' } }),
+      );
     }
   });
 
-  for (const [type, seed] of [['application/json-patch+json', 5], ['application/merge-patch+json', 6], ['application/strategic-merge-patch+json', 7]] as const) {
+  for (const [type, seed] of [
+    ['application/json-patch+json', 5],
+    ['application/merge-patch+json', 6],
+    ['application/strategic-merge-patch+json', 7],
+  ] as const) {
     it(`${type}: generated patches apply or answer 4xx`, () => {
       const g = generator(random(seed));
       const patchFn = PATCH_TYPES[type];
@@ -146,7 +201,10 @@ describe('decoder and patch fuzzing (fixed seeds, bounded)', function () {
   }
 
   it('JSON patch: doubling copies stop at the copy limit within the bound', () => {
-    const patch = [{ op: 'add', path: '/zz', value: ['x'.repeat(1000)] }, ...Array.from({ length: 40 }, () => ({ op: 'copy', from: '/zz', path: '/zz/-' }))];
+    const patch = [
+      { op: 'add', path: '/zz', value: ['x'.repeat(1000)] },
+      ...Array.from({ length: 40 }, () => ({ op: 'copy', from: '/zz', path: '/zz/-' })),
+    ];
     survives('doubling copies', () => PATCH_TYPES['application/json-patch+json'](object(), patch, configMap.schema));
   });
 

@@ -40,11 +40,17 @@ interface ComposeService {
 }
 
 describe('deploy/Dockerfile', () => {
-  const lines = read('deploy/Dockerfile').split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
-  const ignored = read('.dockerignore').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+  const lines = read('deploy/Dockerfile')
+    .split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('#'));
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'));
 
   it('copies only what the repository has, and nothing the build context leaves out', () => {
-    const sources = lines.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.split(/\s+/).slice(1, -1));
+    const sources = lines
+      .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1));
     expect(sources).to.include.members(['package-lock.json', 'gateway', 'deploy/tsconfig.image.json']);
     for (const source of sources) {
       expect(existsSync(path.join(ROOT, source)), source).to.equal(true);
@@ -52,7 +58,10 @@ describe('deploy/Dockerfile', () => {
       const excluded = ignored.reduce((out, pattern) => {
         const negated = pattern.startsWith('!');
         const target = negated ? pattern.slice(1) : pattern;
-        const matches = source === target || source.startsWith(`${target}/`) || (target.startsWith('*.') && source.endsWith(target.slice(1)));
+        const matches =
+          source === target ||
+          source.startsWith(`${target}/`) ||
+          (target.startsWith('*.') && source.endsWith(target.slice(1)));
         return matches ? !negated : out;
       }, false);
       expect(excluded, `${source} is excluded by .dockerignore`).to.equal(false);
@@ -70,7 +79,12 @@ describe('deploy/Dockerfile', () => {
 
   it('builds the server alone, leaving out the test suites and the helpers they import', () => {
     const config = JSON.parse(read('deploy/tsconfig.image.json')) as { include: string[]; exclude: string[] };
-    expect(config.include.map((p) => path.basename(p)).sort()).to.deep.equal(['api', 'backends', 'gateway', 'policies']);
+    expect(config.include.map((p) => path.basename(p)).sort()).to.deep.equal([
+      'api',
+      'backends',
+      'gateway',
+      'policies',
+    ]);
     expect(config.exclude).to.include('../**/*.test.ts');
     // That the server compiles without them is checked by `make test`, which type-checks this configuration.
     expect(read('Makefile')).to.contain('tsc --noEmit -p deploy/tsconfig.image.json');
@@ -98,8 +112,12 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('starts the second replica only once the first is healthy, so that one of them generates the shared PKI', () => {
-    expect(compose.services['gatehouse-b'].depends_on).to.deep.equal({ 'gatehouse-a': { condition: 'service_healthy' } });
-    expect(compose.services['gatehouse-a'].depends_on?.['gatehouse-init']).to.deep.equal({ condition: 'service_completed_successfully' });
+    expect(compose.services['gatehouse-b'].depends_on).to.deep.equal({
+      'gatehouse-a': { condition: 'service_healthy' },
+    });
+    expect(compose.services['gatehouse-a'].depends_on?.['gatehouse-init']).to.deep.equal({
+      condition: 'service_completed_successfully',
+    });
     // The token file the init service writes is the one the replicas read.
     const tokenFile = parsed(compose.services['gatehouse-a'].command!).tokenAuthFile!;
     expect(compose.services['gatehouse-init'].entrypoint!.join(' ')).to.contain(`'${tokenFile}'`);
@@ -120,7 +138,12 @@ describe('deploy/kubernetes/gatehouse.yaml', () => {
   });
 
   it('holds objects that the Kubernetes API schemas accept (which do catch a field of the wrong type)', () => {
-    const models: Record<string, new (doc: never) => { validate(): void }> = { Namespace, Deployment, Service, PodDisruptionBudget };
+    const models: Record<string, new (doc: never) => { validate(): void }> = {
+      Namespace,
+      Deployment,
+      Service,
+      PodDisruptionBudget,
+    };
     expect(docs.map((d) => d.kind)).to.deep.equal(['Namespace', 'Deployment', 'Service', 'PodDisruptionBudget']);
     for (const doc of docs) expect(() => new models[doc.kind](doc as never).validate(), doc.kind).not.to.throw();
     const broken = structuredClone(deployment);
@@ -132,13 +155,20 @@ describe('deploy/kubernetes/gatehouse.yaml', () => {
     expect(deployment.spec.replicas).to.be.greaterThan(1);
     expect(options.storageBackend).to.equal('postgres');
     expect(args.join(' ')).not.to.contain('postgres://');
-    expect(container.env).to.deep.include({ name: STORAGE_URL_ENV, valueFrom: { secretKeyRef: { name: 'gatehouse-storage', key: 'url' } } });
+    expect(container.env).to.deep.include({
+      name: STORAGE_URL_ENV,
+      valueFrom: { secretKeyRef: { name: 'gatehouse-storage', key: 'url' } },
+    });
   });
 
   it('probes liveness and readiness over HTTPS on the port the gateway serves', () => {
     const port = container.ports.find((p: { containerPort: number }) => p.containerPort === options.securePort);
     expect(port, 'a container port for --secure-port').to.not.equal(undefined);
-    for (const [probe, endpoint] of [['startupProbe', '/livez'], ['livenessProbe', '/livez'], ['readinessProbe', '/readyz']]) {
+    for (const [probe, endpoint] of [
+      ['startupProbe', '/livez'],
+      ['livenessProbe', '/livez'],
+      ['readinessProbe', '/readyz'],
+    ]) {
       expect(container[probe].httpGet, probe).to.deep.equal({ path: endpoint, port: port.name, scheme: 'HTTPS' });
     }
     expect(byKind('Service').spec.ports[0].targetPort).to.equal(port.name);
@@ -148,10 +178,19 @@ describe('deploy/kubernetes/gatehouse.yaml', () => {
     const mounts = container.volumeMounts as { name: string; mountPath: string }[];
     const volumes = new Set((pod.volumes as { name: string }[]).map((v) => v.name));
     for (const mount of mounts) expect(volumes.has(mount.name), mount.name).to.equal(true);
-    const files = ['tls-cert-file', 'tls-private-key-file', 'service-account-key-file', 'token-auth-file', 'data-dir'].map((name) => flag(args, name));
+    const files = [
+      'tls-cert-file',
+      'tls-private-key-file',
+      'service-account-key-file',
+      'token-auth-file',
+      'data-dir',
+    ].map((name) => flag(args, name));
     for (const file of files) {
       expect(file).to.be.a('string');
-      expect(mounts.some((m) => file === m.mountPath || file!.startsWith(`${m.mountPath}/`)), file).to.equal(true);
+      expect(
+        mounts.some((m) => file === m.mountPath || file!.startsWith(`${m.mountPath}/`)),
+        file,
+      ).to.equal(true);
     }
     expect(options.serviceAccounts.keyFiles).to.deep.equal([flag(args, 'service-account-key-file')]);
   });
@@ -167,6 +206,7 @@ describe('deploy/kubernetes/gatehouse.yaml', () => {
     expect(deployment.spec.selector.matchLabels).to.deep.equal(labels);
     expect(byKind('Service').spec.selector).to.deep.equal(labels);
     expect(byKind('PodDisruptionBudget').spec.selector.matchLabels).to.deep.equal(labels);
-    for (const doc of docs.filter((d) => d.kind !== 'Namespace')) expect(doc.metadata.namespace, doc.kind).to.equal(byKind('Namespace').metadata.name);
+    for (const doc of docs.filter((d) => d.kind !== 'Namespace'))
+      expect(doc.metadata.namespace, doc.kind).to.equal(byKind('Namespace').metadata.name);
   });
 });

@@ -15,7 +15,13 @@ describe('docs/flags.md', () => {
     inCode.delete('help');
     // A table row starts with one or more flag names in backticks.
     const inDoc = new Set(flagsIn(readFileSync(DOC, 'utf8').matchAll(/^\| ((?:`--[a-z0-9-]+`(?:, )?)+) \|/gm)));
-    expect([...inCode].filter((f) => !inDoc.has(f)), 'flags missing from docs/flags.md').to.deep.equal([]);
-    expect([...inDoc].filter((f) => !inCode.has(f)), 'flags docs/flags.md names that the server does not take').to.deep.equal([]);
+    expect(
+      [...inCode].filter((f) => !inDoc.has(f)),
+      'flags missing from docs/flags.md',
+    ).to.deep.equal([]);
+    expect(
+      [...inDoc].filter((f) => !inCode.has(f)),
+      'flags docs/flags.md names that the server does not take',
+    ).to.deep.equal([]);
   });
 });

@@ -15,14 +15,22 @@ const PATH = new RegExp(`(?<![\\w/.-])((?:${TOP_LEVEL.join('|')})/(?:[\\w.{},-]+
 function expand(path: string): string[] {
   const brace = /\{([^}]*)\}/.exec(path);
   if (!brace) return [path];
-  return brace[1].split(',').flatMap((part) => expand(path.slice(0, brace.index) + part + path.slice(brace.index + brace[0].length)));
+  return brace[1]
+    .split(',')
+    .flatMap((part) => expand(path.slice(0, brace.index) + part + path.slice(brace.index + brace[0].length)));
 }
 
 export function pathsNamedIn(text: string): string[] {
   return [...text.matchAll(PATH)].flatMap((m) => expand(m[1]));
 }
 
-const DOCUMENTS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(`${ROOT}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(`${ROOT}docs`)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('paths named in the documentation', () => {
   for (const doc of DOCUMENTS) {
@@ -33,7 +41,15 @@ describe('paths named in the documentation', () => {
   }
 
   it('recognises files, folders and brace lists, and leaves URLs alone', () => {
-    expect(pathsNamedIn('see `gateway/registry/store.ts`, gateway/filters/ and gateway/handlers/{get,list}.ts; GET /api/v1/watch/x'))
-      .to.deep.equal(['gateway/registry/store.ts', 'gateway/filters/', 'gateway/handlers/get.ts', 'gateway/handlers/list.ts']);
+    expect(
+      pathsNamedIn(
+        'see `gateway/registry/store.ts`, gateway/filters/ and gateway/handlers/{get,list}.ts; GET /api/v1/watch/x',
+      ),
+    ).to.deep.equal([
+      'gateway/registry/store.ts',
+      'gateway/filters/',
+      'gateway/handlers/get.ts',
+      'gateway/handlers/list.ts',
+    ]);
   });
 });

@@ -4,8 +4,21 @@ import { corruptBase64Offset, goJsonObjectError } from '../../api/common/go-deco
 describe('Go decoding errors', () => {
   it('reports the offset encoding/base64 reports for corrupt standard base64', () => {
     const cases: [string, number][] = [
-      ['', -1], ['aGVsbG8=', -1], ['aGVs\r\nbG8=', -1], ['aGk=\n', -1], ['aGVsbA==', -1],
-      ['!!', 0], ['abc', 0], ['ab', 0], ['a', 0], ['aGVsbG8', 4], ['aGk=x', 4], ['a===', 1], ['aG=x', 2], ['aG=', 3], ['aGVsbG8=aGk=', 8],
+      ['', -1],
+      ['aGVsbG8=', -1],
+      ['aGVs\r\nbG8=', -1],
+      ['aGk=\n', -1],
+      ['aGVsbA==', -1],
+      ['!!', 0],
+      ['abc', 0],
+      ['ab', 0],
+      ['a', 0],
+      ['aGVsbG8', 4],
+      ['aGk=x', 4],
+      ['a===', 1],
+      ['aG=x', 2],
+      ['aG=', 3],
+      ['aGVsbG8=aGk=', 8],
     ];
     for (const [text, offset] of cases) expect(corruptBase64Offset(text), JSON.stringify(text)).to.equal(offset);
   });
@@ -38,7 +51,7 @@ describe('Go decoding errors', () => {
     for (const [text, message] of cases) expect(goJsonObjectError(Buffer.from(text)), text).to.equal(message);
   });
 
-  it('refuses a hostile nesting (a .dockerconfigjson of 200,000 brackets) with Go\'s words, not a stack overflow', () => {
+  it("refuses a hostile nesting (a .dockerconfigjson of 200,000 brackets) with Go's words, not a stack overflow", () => {
     expect(goJsonObjectError(Buffer.from('['.repeat(200_000)))).to.equal('exceeded max depth');
     expect(goJsonObjectError(Buffer.from(`{"auths":${'['.repeat(900)}${']'.repeat(900)}}`))).to.equal(undefined);
   });

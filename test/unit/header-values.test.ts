@@ -12,7 +12,10 @@ function views(req: IncomingMessage): Views {
   return {
     joined: Object.keys(req.headers).sort(),
     distinct: Object.fromEntries(Object.entries(req.headersDistinct).sort(([a], [b]) => a.localeCompare(b))),
-    raw: req.rawHeaders.filter((_, i) => i % 2 === 0).map((h) => h.toLowerCase()).sort(),
+    raw: req.rawHeaders
+      .filter((_, i) => i % 2 === 0)
+      .map((h) => h.toLowerCase())
+      .sort(),
   };
 }
 
@@ -38,17 +41,22 @@ function inspector<R, T>(inspect: (req: R) => T): { handle(req: R, res: { end():
 }
 
 /** Sends one request with `headers` (repeated lines as arrays) and returns what `inspect` made of it on the server. */
-async function onServer<T>(headers: Record<string, string | string[]>, inspect: (req: IncomingMessage) => T): Promise<T> {
+async function onServer<T>(
+  headers: Record<string, string | string[]>,
+  inspect: (req: IncomingMessage) => T,
+): Promise<T> {
   const seen = inspector(inspect);
   const server = http.createServer((req, res) => seen.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: '/', headers, agent: false }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: '/', headers, agent: false }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        })
+        .on('error', reject);
     });
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -59,7 +67,12 @@ async function onServer<T>(headers: Record<string, string | string[]>, inspect: 
 const isRemote = (name: string): boolean => name.startsWith('x-remote-');
 const isAuthorization = (name: string): boolean => name === 'authorization';
 
-const sent = { Authorization: 'Bearer secret', 'X-Remote-User': 'alice', 'X-Remote-Group': ['a', 'b'], 'X-Kept': ['1', '2'] };
+const sent = {
+  Authorization: 'Bearer secret',
+  'X-Remote-User': 'alice',
+  'X-Remote-Group': ['a', 'b'],
+  'X-Kept': ['1', '2'],
+};
 function checkClean(v: Views): void {
   expect(v.joined).to.deep.equal(['connection', 'host', 'x-kept']);
   expect(Object.keys(v.distinct)).to.deep.equal(['connection', 'host', 'x-kept']);
@@ -69,30 +82,36 @@ function checkClean(v: Views): void {
 
 describe('header values: deleteHeaders', () => {
   it('strips every view when no per-line view was read before', async () => {
-    checkClean(await onServer(sent, (req) => {
-      deleteHeaders(req, isRemote);
-      deleteHeaders(req, isAuthorization);
-      return views(req);
-    }));
+    checkClean(
+      await onServer(sent, (req) => {
+        deleteHeaders(req, isRemote);
+        deleteHeaders(req, isAuthorization);
+        return views(req);
+      }),
+    );
   });
 
   it('strips every view when the per-line view was read before the first strip', async () => {
-    checkClean(await onServer(sent, (req) => {
-      expect(headerValues(req, 'X-Remote-Group')).to.deep.equal(['a', 'b']);
-      deleteHeaders(req, isRemote);
-      deleteHeaders(req, isAuthorization);
-      return views(req);
-    }));
+    checkClean(
+      await onServer(sent, (req) => {
+        expect(headerValues(req, 'X-Remote-Group')).to.deep.equal(['a', 'b']);
+        deleteHeaders(req, isRemote);
+        deleteHeaders(req, isAuthorization);
+        return views(req);
+      }),
+    );
   });
 
   it('strips every view when the per-line view was read between two strips', async () => {
-    checkClean(await onServer(sent, (req) => {
-      deleteHeaders(req, isRemote);
-      expect(headerValues(req, 'X-Remote-User')).to.deep.equal([]);
-      expect(headerValues(req, 'x-kept')).to.deep.equal(['1', '2']);
-      deleteHeaders(req, isAuthorization);
-      return views(req);
-    }));
+    checkClean(
+      await onServer(sent, (req) => {
+        deleteHeaders(req, isRemote);
+        expect(headerValues(req, 'X-Remote-User')).to.deep.equal([]);
+        expect(headerValues(req, 'x-kept')).to.deep.equal(['1', '2']);
+        deleteHeaders(req, isAuthorization);
+        return views(req);
+      }),
+    );
   });
 
   it('leaves a request without the headers untouched', async () => {
@@ -106,7 +125,10 @@ describe('header values: deleteHeaders', () => {
 });
 
 /** The same over HTTP/2 (h2c, Node's compatibility API, as the gateway serves): no per-line map comes with it. */
-async function onHttp2Server<T>(headers: Record<string, string | string[]>, inspect: (req: Http2ServerRequest) => T): Promise<T> {
+async function onHttp2Server<T>(
+  headers: Record<string, string | string[]>,
+  inspect: (req: Http2ServerRequest) => T,
+): Promise<T> {
   const seen = inspector(inspect);
   const server = http2.createServer((req, res) => seen.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -126,8 +148,17 @@ async function onHttp2Server<T>(headers: Record<string, string | string[]>, insp
 }
 
 const asNodeRequest = (req: Http2ServerRequest): IncomingMessage => req as unknown as IncomingMessage;
-const rawNames = (req: Http2ServerRequest): string[] => req.rawHeaders.filter((_, i) => i % 2 === 0).filter((h) => !h.startsWith(':')).sort();
-const sentOverHttp2 = { authorization: 'Bearer secret', 'x-remote-user': 'alice', 'x-remote-group': ['a', 'b'], 'x-kept': ['1', '2'] };
+const rawNames = (req: Http2ServerRequest): string[] =>
+  req.rawHeaders
+    .filter((_, i) => i % 2 === 0)
+    .filter((h) => !h.startsWith(':'))
+    .sort();
+const sentOverHttp2 = {
+  authorization: 'Bearer secret',
+  'x-remote-user': 'alice',
+  'x-remote-group': ['a', 'b'],
+  'x-kept': ['1', '2'],
+};
 
 describe('header values: deleteHeaders over HTTP/2', () => {
   it('strips the joined map and the raw list without building a per-line map; one built later lacks the lines', async () => {
@@ -137,14 +168,23 @@ describe('header values: deleteHeaders over HTTP/2', () => {
       const builtBeforeAsked = Object.hasOwn(req, 'headersDistinct');
       return {
         builtBeforeAsked,
-        joined: Object.keys(req.headers).filter((h) => !h.startsWith(':')).sort(),
+        joined: Object.keys(req.headers)
+          .filter((h) => !h.startsWith(':'))
+          .sort(),
         raw: rawNames(req),
         user: headerValues(asNodeRequest(req), 'x-remote-user'),
         authorization: headerValues(asNodeRequest(req), 'authorization'),
         kept: headerValues(asNodeRequest(req), 'x-kept'),
       };
     });
-    expect(seen).to.deep.equal({ builtBeforeAsked: false, joined: ['x-kept'], raw: ['x-kept', 'x-kept'], user: [], authorization: [], kept: ['1', '2'] });
+    expect(seen).to.deep.equal({
+      builtBeforeAsked: false,
+      joined: ['x-kept'],
+      raw: ['x-kept', 'x-kept'],
+      user: [],
+      authorization: [],
+      kept: ['1', '2'],
+    });
   });
 
   it('strips a per-line map that was read before the strip', async () => {
@@ -152,7 +192,11 @@ describe('header values: deleteHeaders over HTTP/2', () => {
       expect(headerValues(asNodeRequest(req), 'x-remote-group')).to.deep.equal(['a', 'b']);
       deleteHeaders(asNodeRequest(req), isRemote);
       deleteHeaders(asNodeRequest(req), isAuthorization);
-      return { group: headerValues(asNodeRequest(req), 'x-remote-group'), authorization: headerValues(asNodeRequest(req), 'authorization'), raw: rawNames(req) };
+      return {
+        group: headerValues(asNodeRequest(req), 'x-remote-group'),
+        authorization: headerValues(asNodeRequest(req), 'authorization'),
+        raw: rawNames(req),
+      };
     });
     expect(seen).to.deep.equal({ group: [], authorization: [], raw: ['x-kept', 'x-kept'] });
   });

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import Koa from 'koa';
-import { createHealthChecks, createHealthHandler, pingCheck, logCheck, type HealthChecks } from '../../gateway/handlers/health.js';
+import {
+  createHealthChecks,
+  createHealthHandler,
+  pingCheck,
+  logCheck,
+  type HealthChecks,
+} from '../../gateway/handlers/health.js';
 import { serveKoa, type TestServer } from '../helpers/koa-server.js';
 
 describe('health endpoints', () => {
@@ -17,10 +23,18 @@ describe('health endpoints', () => {
     checks = createHealthChecks({ livezGracePeriodMs: 10_000, now: () => clock });
     checks.add(pingCheck());
     checks.add(logCheck());
-    checks.add({ name: 'etcd', async check() { if (!storageUp) throw new Error('storage down: secret detail'); } });
+    checks.add({
+      name: 'etcd',
+      async check() {
+        if (!storageUp) throw new Error('storage down: secret detail');
+      },
+    });
     const app = new Koa();
     app.use(createHealthHandler(checks, { log: (l) => logged.push(l) }));
-    app.use((ctx) => { ctx.status = 404; ctx.body = 'fell through'; });
+    app.use((ctx) => {
+      ctx.status = 404;
+      ctx.body = 'fell through';
+    });
     server = await serveKoa(app);
   });
   afterEach(() => server.close());

@@ -27,7 +27,11 @@ describe('hot path shortcuts', () => {
 
   it('parses paths with doubled, trailing and empty segments as before', () => {
     const q = new URLSearchParams();
-    expect(parseRequestInfo('GET', '//api/v1/namespaces/a/configmaps/x/', q)).to.include({ isResourceRequest: true, namespace: 'a', name: 'x' });
+    expect(parseRequestInfo('GET', '//api/v1/namespaces/a/configmaps/x/', q)).to.include({
+      isResourceRequest: true,
+      namespace: 'a',
+      name: 'x',
+    });
     expect(parseRequestInfo('GET', '/api/v1//configmaps', q).parts).to.deep.equal(['', 'configmaps']);
     expect(parseRequestInfo('GET', '/', q).isResourceRequest).to.equal(false);
     expect(parseRequestInfo('GET', '/apis/apps/v1/', q).isResourceRequest).to.equal(false);

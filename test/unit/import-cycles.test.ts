@@ -15,10 +15,18 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // Every source folder rather than only the server's entry points, so that a module no entry reaches yet (a new
 // controller, a bench scenario) is checked before it is wired in.
-const ENTRIES = ['api/**/*.ts', 'backends/**/*.ts', 'policies/**/*.ts', 'gateway/**/*.ts', 'bench/**/*.ts', 'test/helpers/*.ts'];
+const ENTRIES = [
+  'api/**/*.ts',
+  'backends/**/*.ts',
+  'policies/**/*.ts',
+  'gateway/**/*.ts',
+  'bench/**/*.ts',
+  'test/helpers/*.ts',
+];
 
 // A top-level `import … from` / `export … from` (the code is formatted: declarations start their line).
-const FROM_DECLARATION = /^(import|export)(\s+type)?\s+(\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+[\w$]+))?)\s+from\s+['"]([^'"]+)['"]/gm;
+const FROM_DECLARATION =
+  /^(import|export)(\s+type)?\s+(\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?|[\w$]+(?:\s*,\s*(?:\{[^}]*\}|\*\s+as\s+[\w$]+))?)\s+from\s+['"]([^'"]+)['"]/gm;
 
 /** Specifiers of `file` that only type-only declarations name, so that nothing loads them at run time. */
 function typeOnlySpecifiers(file: string): Set<string> {
@@ -66,8 +74,12 @@ describe('import graph', () => {
     ].join('\n');
     const found = [...sample.matchAll(FROM_DECLARATION)].map((m) => `${m[2] ? 'type' : 'value'} ${m[4]}`);
     expect(found).to.deep.equal([
-      'type ./types-only.js', 'value ./still-loaded.js', 'type ./both.js', 'value ./both.js',
-      'type ./re-exported-types.js', 'value ./everything.js',
+      'type ./types-only.js',
+      'value ./still-loaded.js',
+      'type ./both.js',
+      'value ./both.js',
+      'type ./re-exported-types.js',
+      'value ./everything.js',
     ]);
   });
 });

@@ -7,10 +7,17 @@ import { startInformer } from '../../gateway/controllers/informer.js';
 import type { ResourceStore } from '../../gateway/registry/store.js';
 import { eventually } from '../helpers/api.js';
 
-const obj = (name: string, rv: number): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: String(rv) } });
+const obj = (name: string, rv: number): KObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', resourceVersion: String(rv) },
+});
 
 /** Storage whose watches play scripted scenarios, one per call; the last one stays open until aborted. */
-function fakeStore(lists: KObject[][], watches: Array<(opts: WatchOptions) => StorageEvent[] | Error>): { store: ResourceStore; watchedFrom: bigint[] } {
+function fakeStore(
+  lists: KObject[][],
+  watches: Array<(opts: WatchOptions) => StorageEvent[] | Error>,
+): { store: ResourceStore; watchedFrom: bigint[] } {
   const watchedFrom: bigint[] = [];
   let listCall = 0;
   let watchCall = 0;
@@ -31,12 +38,16 @@ function fakeStore(lists: KObject[][], watches: Array<(opts: WatchOptions) => St
       })();
     },
   };
-  const store = { storage, groupResource: { group: '', resource: 'configmaps' }, prefix: () => '/configmaps/' } as unknown as ResourceStore;
+  const store = {
+    storage,
+    groupResource: { group: '', resource: 'configmaps' },
+    prefix: () => '/configmaps/',
+  } as unknown as ResourceStore;
   return { store, watchedFrom };
 }
 
 describe('informer', () => {
-  it('lists, then applies watch events from the list\'s revision in order', async () => {
+  it("lists, then applies watch events from the list's revision in order", async () => {
     const state = new Map<string, string>();
     const { store, watchedFrom } = fakeStore(
       [[obj('a', 1)], [obj('a', 1), obj('c', 15)]],
@@ -48,15 +59,19 @@ describe('informer', () => {
       ],
     );
     let replaced = 0;
-    const informer = startInformer(store, {
-      replace(objects) {
-        replaced++;
-        state.clear();
-        for (const o of objects) state.set(o.metadata.name as string, o.metadata.resourceVersion as string);
+    const informer = startInformer(
+      store,
+      {
+        replace(objects) {
+          replaced++;
+          state.clear();
+          for (const o of objects) state.set(o.metadata.name as string, o.metadata.resourceVersion as string);
+        },
+        put: (o) => state.set(o.metadata.name as string, o.metadata.resourceVersion as string),
+        removed: (o) => state.delete(o.metadata.name as string),
       },
-      put: (o) => state.set(o.metadata.name as string, o.metadata.resourceVersion as string),
-      removed: (o) => state.delete(o.metadata.name as string),
-    }, { log: () => {}, retryMs: 10 });
+      { log: () => {}, retryMs: 10 },
+    );
     await informer.synced;
     // The first watch's events, then its end (the scripted stream stays open): a second script only runs on relist.
     await eventually('first events applied', async () => state.has('b') && !state.has('a'));
@@ -72,11 +87,15 @@ describe('informer', () => {
       [[obj('a', 1)], [obj('b', 2)], [obj('c', 3)]],
       [() => new StorageError('Expired', 'compacted'), () => new Error('connection reset'), () => []],
     );
-    const informer = startInformer(store, {
-      replace: (objects) => names.push(objects.map((o) => o.metadata.name as string)),
-      put: () => {},
-      removed: () => {},
-    }, { log: (l) => logs.push(l), retryMs: 10 });
+    const informer = startInformer(
+      store,
+      {
+        replace: (objects) => names.push(objects.map((o) => o.metadata.name as string)),
+        put: () => {},
+        removed: () => {},
+      },
+      { log: (l) => logs.push(l), retryMs: 10 },
+    );
     await eventually('three lists', async () => names.length === 3);
     await informer.stop();
     expect(names).to.deep.equal([['a'], ['b'], ['c']]);

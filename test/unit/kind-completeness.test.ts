@@ -26,7 +26,9 @@ describe('every built-in kind', () => {
 
       it('has an OpenAPI definition naming its group, version and kind', () => {
         const doc = buildOpenAPIDocument(builtinKinds, groupVersionKey(def).replace(/^apis?\//, ''));
-        const gvks = Object.values(doc?.components.schemas ?? {}).flatMap((s: any) => s['x-kubernetes-group-version-kind'] ?? []);
+        const gvks = Object.values(doc?.components.schemas ?? {}).flatMap(
+          (s: any) => s['x-kubernetes-group-version-kind'] ?? [],
+        );
         expect(gvks).to.deep.include({ group: def.group, version: def.version, kind: def.kind });
       });
 
@@ -35,12 +37,15 @@ describe('every built-in kind', () => {
         else expect(def.tableColumns ?? [], def.kind).to.not.be.empty;
       });
 
-      if (def.namespaced) it('is named by a default role other than cluster-admin', () => {
-        const named = bootstrapClusterRoles()
-          .filter((role) => !GENERIC_ROLES.has(role.metadata.name ?? ''))
-          .some((role) => (role.rules ?? []).some((r) => r.apiGroups?.includes(def.group) && r.resources?.includes(def.resource)));
-        expect(named, `${def.resource} in ${def.group || 'the core group'}`).to.equal(true);
-      });
+      if (def.namespaced)
+        it('is named by a default role other than cluster-admin', () => {
+          const named = bootstrapClusterRoles()
+            .filter((role) => !GENERIC_ROLES.has(role.metadata.name ?? ''))
+            .some((role) =>
+              (role.rules ?? []).some((r) => r.apiGroups?.includes(def.group) && r.resources?.includes(def.resource)),
+            );
+          expect(named, `${def.resource} in ${def.group || 'the core group'}`).to.equal(true);
+        });
     });
   }
 });

@@ -19,40 +19,126 @@ import { roleBinding } from '../../api/rbac/v1/role-binding.js';
 import { clusterRoleBinding } from '../../api/rbac/v1/cluster-role-binding.js';
 
 const meta = (def: KindDefinition, name = 'x') => (def.namespaced ? { name, namespace: 'default' } : { name });
-const mk = (def: KindDefinition, body: Record<string, unknown> = {}, name = 'x'): KObject => ({ metadata: meta(def, name), ...structuredClone(body) });
-const fields = (def: KindDefinition, o: unknown) => createKindValidator(def).validate(o).map((e) => e.field);
+const mk = (def: KindDefinition, body: Record<string, unknown> = {}, name = 'x'): KObject => ({
+  metadata: meta(def, name),
+  ...structuredClone(body),
+});
+const fields = (def: KindDefinition, o: unknown) =>
+  createKindValidator(def)
+    .validate(o)
+    .map((e) => e.field);
 const messages = (def: KindDefinition, o: unknown) => createKindValidator(def).validate(o).map(fieldErrorMessage);
-const defaulted = (def: KindDefinition, o: KObject) => { def.defaults?.(o); return o; };
+const defaulted = (def: KindDefinition, o: KObject) => {
+  def.defaults?.(o);
+  return o;
+};
 
-const rsBody = { spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
-const npBody = { spec: { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/16', except: ['10.0.1.0/24'] } }], ports: [{ port: 80, endPort: 90 }] }] } };
-const cjBody = { spec: { schedule: '*/5 * * * 1-5', timeZone: 'Europe/Paris', jobTemplate: { spec: { template: {} } } } };
-const rbBody = { roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.platform.io' }] };
-const crbBody = { roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'ServiceAccount', name: 'sa', namespace: 'ns', apiGroup: '' }] };
+const rsBody = {
+  spec: {
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+  },
+};
+const npBody = {
+  spec: {
+    podSelector: {},
+    ingress: [
+      { from: [{ ipBlock: { cidr: '10.0.0.0/16', except: ['10.0.1.0/24'] } }], ports: [{ port: 80, endPort: 90 }] },
+    ],
+  },
+};
+const cjBody = {
+  spec: { schedule: '*/5 * * * 1-5', timeZone: 'Europe/Paris', jobTemplate: { spec: { template: {} } } },
+};
+const rbBody = {
+  roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' },
+  subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.platform.io' }],
+};
+const crbBody = {
+  roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'view' },
+  subjects: [{ kind: 'ServiceAccount', name: 'sa', namespace: 'ns', apiGroup: '' }],
+};
 
 const valid: [KindDefinition, Record<string, unknown>, string?][] = [
   [namespace, {}, 'team-a'],
-  [node, { spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24', 'fd00::/64'], taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }] }, status: { capacity: { cpu: '4', memory: '16Gi' }, conditions: [{ type: 'Ready', status: 'True' }] } }],
-  [resourceQuota, { spec: { hard: { pods: '10', 'requests.cpu': '1.5' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] } } }],
+  [
+    node,
+    {
+      spec: {
+        podCIDR: '10.0.0.0/24',
+        podCIDRs: ['10.0.0.0/24', 'fd00::/64'],
+        taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }],
+      },
+      status: { capacity: { cpu: '4', memory: '16Gi' }, conditions: [{ type: 'Ready', status: 'True' }] },
+    },
+  ],
+  [
+    resourceQuota,
+    {
+      spec: {
+        hard: { pods: '10', 'requests.cpu': '1.5' },
+        scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['high'] }] },
+      },
+    },
+  ],
   [secret, { data: { token: 'aGVsbG8=' }, type: 'Opaque' }],
   [configMap, { data: { 'app.conf': 'x=1' }, binaryData: { blob: 'AAEC' } }],
-  [serviceAccount, { secrets: [{ name: 's' }], imagePullSecrets: [{ name: 'p' }], automountServiceAccountToken: false }],
+  [
+    serviceAccount,
+    { secrets: [{ name: 's' }], imagePullSecrets: [{ name: 'p' }], automountServiceAccountToken: false },
+  ],
   [networkPolicy, npBody],
   [replicaSet, rsBody],
   [cronJob, cjBody],
   [role, { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }, 'pod-reader'],
-  [clusterRole, { rules: [{ nonResourceURLs: ['/healthz*'], verbs: ['get'] }], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } }, 'system:health'],
+  [
+    clusterRole,
+    {
+      rules: [{ nonResourceURLs: ['/healthz*'], verbs: ['get'] }],
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] },
+    },
+    'system:health',
+  ],
   [roleBinding, rbBody],
   [clusterRoleBinding, crbBody],
 ];
 
 describe('built-in kinds', () => {
   it('registers the 15 kinds with kube-apiserver names', () => {
-    expect(builtinKinds.map((k) => k.resource)).to.have.members(['namespaces', 'nodes', 'resourcequotas', 'secrets', 'configmaps', 'serviceaccounts', 'events', 'networkpolicies', 'replicasets', 'cronjobs', 'events', 'roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
-    expect(Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames]))).to.deep.equal({
-      namespaces: ['ns'], nodes: ['no'], resourcequotas: ['quota'], configmaps: ['cm'], serviceaccounts: ['sa'], events: ['ev'], networkpolicies: ['netpol'], replicasets: ['rs'], cronjobs: ['cj'],
+    expect(builtinKinds.map((k) => k.resource)).to.have.members([
+      'namespaces',
+      'nodes',
+      'resourcequotas',
+      'secrets',
+      'configmaps',
+      'serviceaccounts',
+      'events',
+      'networkpolicies',
+      'replicasets',
+      'cronjobs',
+      'events',
+      'roles',
+      'clusterroles',
+      'rolebindings',
+      'clusterrolebindings',
+    ]);
+    expect(
+      Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames])),
+    ).to.deep.equal({
+      namespaces: ['ns'],
+      nodes: ['no'],
+      resourcequotas: ['quota'],
+      configmaps: ['cm'],
+      serviceaccounts: ['sa'],
+      events: ['ev'],
+      networkpolicies: ['netpol'],
+      replicasets: ['rs'],
+      cronjobs: ['cj'],
     });
-    expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members(['ReplicaSet', 'CronJob']);
+    expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members([
+      'ReplicaSet',
+      'CronJob',
+    ]);
   });
 
   for (const [def, body, name] of valid) {
@@ -73,8 +159,25 @@ describe('built-in kinds', () => {
 
 describe('Node', () => {
   it('reports taint, CIDR and quantity errors with their paths', () => {
-    const o = mk(node, { spec: { taints: [{ key: 'a', effect: 'NoSchedule', timeAdded: '2024-01-01T00:00:00Z' }, { key: 'a', effect: 'NoSchedule' }, { key: 'bad key!', effect: 'NoExecute' }], podCIDRs: ['10.0.0.0/24', '10.1.0.0/24', 'nope'] }, status: { capacity: { cpu: 'lots' } } });
-    expect(fields(node, o)).to.have.members(['spec.taints[0].timeAdded', 'spec.taints[1]', 'spec.taints[2].key', 'spec.podCIDRs[2]', 'spec.podCIDRs', 'status.capacity[cpu]']);
+    const o = mk(node, {
+      spec: {
+        taints: [
+          { key: 'a', effect: 'NoSchedule', timeAdded: '2024-01-01T00:00:00Z' },
+          { key: 'a', effect: 'NoSchedule' },
+          { key: 'bad key!', effect: 'NoExecute' },
+        ],
+        podCIDRs: ['10.0.0.0/24', '10.1.0.0/24', 'nope'],
+      },
+      status: { capacity: { cpu: 'lots' } },
+    });
+    expect(fields(node, o)).to.have.members([
+      'spec.taints[0].timeAdded',
+      'spec.taints[1]',
+      'spec.taints[2].key',
+      'spec.podCIDRs[2]',
+      'spec.podCIDRs',
+      'status.capacity[cpu]',
+    ]);
   });
   it('fills podCIDRs from podCIDR and forbids changing them later', () => {
     const o = defaulted(node, mk(node, { spec: { podCIDR: '10.0.0.0/24' } }));
@@ -83,7 +186,9 @@ describe('Node', () => {
     expect(node.validateUpdate!(changed, o).map((e) => e.field)).to.deep.equal(['spec.podCIDRs']);
   });
   it('selects on spec.unschedulable', () => {
-    expect(node.selectableFields!(mk(node, { spec: { unschedulable: true } }))).to.deep.equal({ 'spec.unschedulable': 'true' });
+    expect(node.selectableFields!(mk(node, { spec: { unschedulable: true } }))).to.deep.equal({
+      'spec.unschedulable': 'true',
+    });
   });
 });
 
@@ -98,8 +203,22 @@ describe('Namespace', () => {
 
 describe('ResourceQuota', () => {
   it('checks scope selector values per operator and quantities', () => {
-    const o = mk(resourceQuota, { spec: { hard: { cpu: '1x' }, scopeSelector: { matchExpressions: [{ scopeName: 'A', operator: 'In' }, { scopeName: 'B', operator: 'Exists', values: ['x'] }] } } });
-    expect(fields(resourceQuota, o)).to.have.members(['spec.hard[cpu]', 'spec.scopeSelector.matchExpressions[0].values', 'spec.scopeSelector.matchExpressions[1].values']);
+    const o = mk(resourceQuota, {
+      spec: {
+        hard: { cpu: '1x' },
+        scopeSelector: {
+          matchExpressions: [
+            { scopeName: 'A', operator: 'In' },
+            { scopeName: 'B', operator: 'Exists', values: ['x'] },
+          ],
+        },
+      },
+    });
+    expect(fields(resourceQuota, o)).to.have.members([
+      'spec.hard[cpu]',
+      'spec.scopeSelector.matchExpressions[0].values',
+      'spec.scopeSelector.matchExpressions[1].values',
+    ]);
   });
 });
 
@@ -113,17 +232,25 @@ describe('Secret and ConfigMap', () => {
   });
   it('rejects bad keys, and leaves bad base64 to the decoding step', () => {
     expect(fields(secret, mk(secret, { data: { 'bad key': 'eA==' } }))).to.have.members(['data[bad key]']);
-    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==', bad: 'eA=' } }))).to.equal('illegal base64 data at input byte 3');
+    expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==', bad: 'eA=' } }))).to.equal(
+      'illegal base64 data at input byte 3',
+    );
     expect(secret.decodeProblem!(mk(secret, { data: { ok: 'eA==\n' } }))).to.equal(undefined);
   });
   it('keeps immutable payloads immutable', () => {
     const old = mk(secret, { data: { a: 'eA==' }, immutable: true, type: 'Opaque' });
     const next = mk(secret, { data: { a: 'eQ==' }, immutable: true, type: 'Opaque' });
-    expect(secret.validateUpdate!(next, old).map(fieldErrorMessage)).to.deep.equal(['data: Forbidden: field is immutable when `immutable` is set']);
-    expect(secret.validateUpdate!(mk(secret, { data: { a: 'eA==' }, type: 'Opaque' }), old).map((e) => e.field)).to.deep.equal(['immutable']);
+    expect(secret.validateUpdate!(next, old).map(fieldErrorMessage)).to.deep.equal([
+      'data: Forbidden: field is immutable when `immutable` is set',
+    ]);
+    expect(
+      secret.validateUpdate!(mk(secret, { data: { a: 'eA==' }, type: 'Opaque' }), old).map((e) => e.field),
+    ).to.deep.equal(['immutable']);
     const cmOld = mk(configMap, { data: { a: '1' }, immutable: true });
     expect(configMap.validateUpdate!(mk(configMap, { data: { a: '2' }, immutable: true }), cmOld)).to.have.length(1);
-    expect(configMap.validateUpdate!(mk(configMap, { data: { a: '2' } }), mk(configMap, { data: { a: '1' } }))).to.deep.equal([]);
+    expect(
+      configMap.validateUpdate!(mk(configMap, { data: { a: '2' } }), mk(configMap, { data: { a: '1' } })),
+    ).to.deep.equal([]);
   });
   it('forbids a key in both data and binaryData', () => {
     expect(fields(configMap, mk(configMap, { data: { k: 'v' }, binaryData: { k: 'AA==' } }))).to.deep.equal(['data']);
@@ -132,20 +259,40 @@ describe('Secret and ConfigMap', () => {
 
 describe('NetworkPolicy', () => {
   it('defaults protocol and policyTypes', () => {
-    const o = defaulted(networkPolicy, mk(networkPolicy, { spec: { podSelector: {}, egress: [{ ports: [{ port: 53 }] }] } }));
+    const o = defaulted(
+      networkPolicy,
+      mk(networkPolicy, { spec: { podSelector: {}, egress: [{ ports: [{ port: 53 }] }] } }),
+    );
     expect((o.spec as any).policyTypes).to.deep.equal(['Ingress', 'Egress']);
     expect((o.spec as any).egress[0].ports[0].protocol).to.equal('TCP');
     const ingressOnly = defaulted(networkPolicy, mk(networkPolicy, { spec: { podSelector: {} } }));
     expect((ingressOnly.spec as any).policyTypes).to.deep.equal(['Ingress']);
   });
   it('reports peer, ipBlock and port errors', () => {
-    const o = mk(networkPolicy, { spec: { podSelector: {}, ingress: [{
-      from: [{ ipBlock: { cidr: '10.0.0.0/16', except: ['10.1.0.0/24'] }, podSelector: {} }, {}, { ipBlock: { cidr: 'nope' } }],
-      ports: [{ port: 'http', endPort: 90 }, { endPort: 90 }, { port: 100, endPort: 90 }, { port: 0 }],
-    }] } });
+    const o = mk(networkPolicy, {
+      spec: {
+        podSelector: {},
+        ingress: [
+          {
+            from: [
+              { ipBlock: { cidr: '10.0.0.0/16', except: ['10.1.0.0/24'] }, podSelector: {} },
+              {},
+              { ipBlock: { cidr: 'nope' } },
+            ],
+            ports: [{ port: 'http', endPort: 90 }, { endPort: 90 }, { port: 100, endPort: 90 }, { port: 0 }],
+          },
+        ],
+      },
+    });
     expect(fields(networkPolicy, o)).to.have.members([
-      'spec.ingress[0].from[0]', 'spec.ingress[0].from[0].ipBlock.except[0]', 'spec.ingress[0].from[1]', 'spec.ingress[0].from[2].ipBlock.cidr',
-      'spec.ingress[0].ports[0].endPort', 'spec.ingress[0].ports[1].port', 'spec.ingress[0].ports[2].endPort', 'spec.ingress[0].ports[3].port',
+      'spec.ingress[0].from[0]',
+      'spec.ingress[0].from[0].ipBlock.except[0]',
+      'spec.ingress[0].from[1]',
+      'spec.ingress[0].from[2].ipBlock.cidr',
+      'spec.ingress[0].ports[0].endPort',
+      'spec.ingress[0].ports[1].port',
+      'spec.ingress[0].ports[2].endPort',
+      'spec.ingress[0].ports[3].port',
     ]);
   });
   it('requires podSelector', () => {
@@ -155,7 +302,7 @@ describe('NetworkPolicy', () => {
 
 describe('ReplicaSet', () => {
   it('defaults replicas to 1 but keeps an explicit 0', () => {
-    expect((defaulted(replicaSet, mk(replicaSet, rsBody)).spec as any)).to.include({ replicas: 1, minReadySeconds: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, rsBody)).spec as any).to.include({ replicas: 1, minReadySeconds: 0 });
     const zero = mk(replicaSet, rsBody);
     (zero.spec as any).replicas = 0;
     expect((defaulted(replicaSet, zero).spec as any).replicas).to.equal(0);
@@ -163,7 +310,9 @@ describe('ReplicaSet', () => {
   it('requires a selector matching the template labels', () => {
     const o = mk(replicaSet, rsBody);
     (o.spec as any).selector = { matchLabels: { app: 'other' } };
-    expect(messages(replicaSet, o)).to.deep.equal(['spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`']);
+    expect(messages(replicaSet, o)).to.deep.equal([
+      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+    ]);
     delete (o.spec as any).selector;
     expect(fields(replicaSet, o)).to.deep.equal(['spec.selector']);
   });
@@ -178,9 +327,13 @@ describe('ReplicaSet', () => {
     const next = mk(replicaSet, rsBody);
     (next.spec as any).selector = { matchLabels: { app: 'web', tier: 'x' } };
     (next.spec as any).template.metadata.labels.tier = 'x';
-    expect(createKindValidator(replicaSet).validateUpdate(next, old).map((e) => e.field)).to.deep.equal(['spec.selector']);
+    expect(
+      createKindValidator(replicaSet)
+        .validateUpdate(next, old)
+        .map((e) => e.field),
+    ).to.deep.equal(['spec.selector']);
   });
-  it('defaults missing or empty labels to the template\'s, and leaves labels of another type to validation', () => {
+  it("defaults missing or empty labels to the template's, and leaves labels of another type to validation", () => {
     expect(defaulted(replicaSet, mk(replicaSet, rsBody)).metadata.labels).to.deep.equal({ app: 'web' });
     const empty = mk(replicaSet, rsBody);
     empty.metadata.labels = {};
@@ -194,23 +347,51 @@ describe('ReplicaSet', () => {
     const created = mk(replicaSet, { ...rsBody, status: { replicas: 4 } });
     replicaSet.prepareForCreate!(created);
     expect(created.status).to.deep.equal({ replicas: 0 });
-    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({ readyReplicas: 1, replicas: 0 });
+    expect(defaulted(replicaSet, mk(replicaSet, { ...rsBody, status: { readyReplicas: 1 } })).status).to.deep.equal({
+      readyReplicas: 1,
+      replicas: 0,
+    });
   });
   it('selects on status.replicas', () => {
-    expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({ 'status.replicas': '3' });
+    expect(replicaSet.selectableFields!(mk(replicaSet, { status: { replicas: 3 } }))).to.deep.equal({
+      'status.replicas': '3',
+    });
   });
 });
 
 describe('CronJob', () => {
   it('applies defaults', () => {
-    expect(defaulted(cronJob, mk(cronJob, cjBody)).spec).to.include({ concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 });
+    expect(defaulted(cronJob, mk(cronJob, cjBody)).spec).to.include({
+      concurrencyPolicy: 'Allow',
+      suspend: false,
+      successfulJobsHistoryLimit: 3,
+      failedJobsHistoryLimit: 1,
+    });
   });
   it('validates schedule, time zone, policy and limits', () => {
-    const o = mk(cronJob, { spec: { schedule: '61 * * * *', timeZone: 'Mars/Olympus', concurrencyPolicy: 'Sometimes', failedJobsHistoryLimit: -1, jobTemplate: {} } });
-    expect(fields(cronJob, o)).to.have.members(['spec.schedule', 'spec.timeZone', 'spec.concurrencyPolicy', 'spec.failedJobsHistoryLimit']);
-    for (const ok of ['@hourly', '0 0 1 jan mon', '*/15 9-17 * * 1-5']) expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, schedule: ok } })), ok).to.deep.equal([]);
-    for (const bad of ['* * * *', '@sometimes', 'TZ=UTC * * * * *']) expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, schedule: bad } })), bad).to.deep.equal(['spec.schedule']);
-    for (const tz of ['UTC', 'Etc/UTC', 'America/New_York']) expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, timeZone: tz } })), tz).to.deep.equal([]);
+    const o = mk(cronJob, {
+      spec: {
+        schedule: '61 * * * *',
+        timeZone: 'Mars/Olympus',
+        concurrencyPolicy: 'Sometimes',
+        failedJobsHistoryLimit: -1,
+        jobTemplate: {},
+      },
+    });
+    expect(fields(cronJob, o)).to.have.members([
+      'spec.schedule',
+      'spec.timeZone',
+      'spec.concurrencyPolicy',
+      'spec.failedJobsHistoryLimit',
+    ]);
+    for (const ok of ['@hourly', '0 0 1 jan mon', '*/15 9-17 * * 1-5'])
+      expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, schedule: ok } })), ok).to.deep.equal([]);
+    for (const bad of ['* * * *', '@sometimes', 'TZ=UTC * * * * *'])
+      expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, schedule: bad } })), bad).to.deep.equal([
+        'spec.schedule',
+      ]);
+    for (const tz of ['UTC', 'Etc/UTC', 'America/New_York'])
+      expect(fields(cronJob, mk(cronJob, { spec: { ...cjBody.spec, timeZone: tz } })), tz).to.deep.equal([]);
   });
   it('requires schedule and jobTemplate', () => {
     expect(fields(cronJob, mk(cronJob, { spec: {} }))).to.have.members(['spec.schedule', 'spec.jobTemplate']);
@@ -219,7 +400,13 @@ describe('CronJob', () => {
 
 describe('RBAC', () => {
   it('requires verbs and resources or non-resource URLs', () => {
-    const o = mk(role, { rules: [{ apiGroups: [''], resources: ['pods'] }, { verbs: ['get'] }, { verbs: ['get'], nonResourceURLs: ['/x'] }] });
+    const o = mk(role, {
+      rules: [
+        { apiGroups: [''], resources: ['pods'] },
+        { verbs: ['get'] },
+        { verbs: ['get'], nonResourceURLs: ['/x'] },
+      ],
+    });
     expect(messages(role, o)).to.have.members([
       'rules[0].verbs: Required value: verbs must contain at least one value',
       'rules[1].apiGroups: Required value: resource rules must supply at least one api group',
@@ -228,23 +415,51 @@ describe('RBAC', () => {
     ]);
   });
   it('requires at least one aggregation selector when aggregationRule is set', () => {
-    expect(fields(clusterRole, mk(clusterRole, { aggregationRule: {} }))).to.deep.equal(['aggregationRule.clusterRoleSelectors']);
+    expect(fields(clusterRole, mk(clusterRole, { aggregationRule: {} }))).to.deep.equal([
+      'aggregationRule.clusterRoleSelectors',
+    ]);
   });
   it('defaults subject apiGroups, leaving out an empty one as upstream JSON does', () => {
-    const o = defaulted(roleBinding, mk(roleBinding, { roleRef: rbBody.roleRef, subjects: [{ kind: 'User', name: 'a' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c', apiGroup: '' }] }));
-    expect(o.subjects).to.deep.equal([{ kind: 'User', name: 'a', apiGroup: 'rbac.authorization.platform.io' }, { kind: 'ServiceAccount', name: 'b' }, { kind: 'ServiceAccount', name: 'c' }]);
+    const o = defaulted(
+      roleBinding,
+      mk(roleBinding, {
+        roleRef: rbBody.roleRef,
+        subjects: [
+          { kind: 'User', name: 'a' },
+          { kind: 'ServiceAccount', name: 'b' },
+          { kind: 'ServiceAccount', name: 'c', apiGroup: '' },
+        ],
+      }),
+    );
+    expect(o.subjects).to.deep.equal([
+      { kind: 'User', name: 'a', apiGroup: 'rbac.authorization.platform.io' },
+      { kind: 'ServiceAccount', name: 'b' },
+      { kind: 'ServiceAccount', name: 'c' },
+    ]);
   });
   it('validates roleRef and subjects', () => {
-    const o = mk(clusterRoleBinding, { roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' }, subjects: [
-      { kind: 'ServiceAccount', name: 'sa', apiGroup: '' }, { kind: 'User', name: 'u', apiGroup: 'rbac.authorization.platform.io', namespace: 'ns' }, { kind: 'Robot', name: 'r' },
-    ] });
-    expect(fields(clusterRoleBinding, o)).to.have.members(['roleRef.kind', 'subjects[0].namespace', 'subjects[1].namespace', 'subjects[2].kind']);
+    const o = mk(clusterRoleBinding, {
+      roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'Role', name: 'r' },
+      subjects: [
+        { kind: 'ServiceAccount', name: 'sa', apiGroup: '' },
+        { kind: 'User', name: 'u', apiGroup: 'rbac.authorization.platform.io', namespace: 'ns' },
+        { kind: 'Robot', name: 'r' },
+      ],
+    });
+    expect(fields(clusterRoleBinding, o)).to.have.members([
+      'roleRef.kind',
+      'subjects[0].namespace',
+      'subjects[1].namespace',
+      'subjects[2].kind',
+    ]);
     expect(fields(roleBinding, mk(roleBinding, { subjects: [] }))).to.deep.equal(['roleRef']);
   });
   it('makes roleRef immutable', () => {
     const old = mk(roleBinding, rbBody);
     const next = mk(roleBinding, { ...rbBody, roleRef: { ...rbBody.roleRef, name: 'other' } });
     const errs = createKindValidator(roleBinding).validateUpdate(next, old);
-    expect(errs.map(fieldErrorMessage)).to.deep.equal(['roleRef: Invalid value: {"apiGroup":"rbac.authorization.platform.io","kind":"Role","name":"other"}: cannot change roleRef']);
+    expect(errs.map(fieldErrorMessage)).to.deep.equal([
+      'roleRef: Invalid value: {"apiGroup":"rbac.authorization.platform.io","kind":"Role","name":"other"}: cannot change roleRef',
+    ]);
   });
 });

@@ -12,22 +12,49 @@ const protobuf = createProtobufSerializer();
 
 /** ConfigMaps whose data holds what encoders treat specially: multi-line text, blank lines, quotes, look-alikes. */
 function configMapList(n: number): ListValue {
-  const values = ['plain', 'two\nlines', 'blank\n\nline\n', '  leading spaces\nx', 'true', '1', '', 'é"\\', '- dash', 'a: b', '\ttab', 'keep\n\n'];
+  const values = [
+    'plain',
+    'two\nlines',
+    'blank\n\nline\n',
+    '  leading spaces\nx',
+    'true',
+    '1',
+    '',
+    'é"\\',
+    '- dash',
+    'a: b',
+    '\ttab',
+    'keep\n\n',
+  ];
   return {
-    kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'abc' },
+    kind: 'ConfigMapList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '7', continue: 'abc' },
     items: Array.from({ length: n }, (_, i) => ({
-      kind: 'ConfigMap', apiVersion: 'v1',
-      metadata: { name: `cm-${i}`, namespace: 'default', labels: { i: String(i) }, annotations: i % 5 === 0 ? {} : { note: values[i % values.length] } },
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: {
+        name: `cm-${i}`,
+        namespace: 'default',
+        labels: { i: String(i) },
+        annotations: i % 5 === 0 ? {} : { note: values[i % values.length] },
+      },
       data: { v: values[i % values.length], w: values[(i * 7) % values.length], list: '' },
     })),
   };
 }
 
-const table = (n: number): ListValue => ({
-  kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '9' },
-  columnDefinitions: [{ name: 'Name', type: 'string', format: 'name', description: 'x', priority: 0 }],
-  rows: Array.from({ length: n }, (_, i) => ({ cells: [`cm-${i}`, null], object: { kind: 'PartialObjectMetadata', metadata: { name: `cm-${i}` } } })),
-} as unknown as ListValue);
+const table = (n: number): ListValue =>
+  ({
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { resourceVersion: '9' },
+    columnDefinitions: [{ name: 'Name', type: 'string', format: 'name', description: 'x', priority: 0 }],
+    rows: Array.from({ length: n }, (_, i) => ({
+      cells: [`cm-${i}`, null],
+      object: { kind: 'PartialObjectMetadata', metadata: { name: `cm-${i}` } },
+    })),
+  }) as unknown as ListValue;
 
 const joined = (pieces: Iterable<Buffer> | undefined): string => {
   expect(pieces, 'chunked').to.not.equal(undefined);
@@ -45,13 +72,17 @@ describe('large list encoding', () => {
 
     it(`pretty JSON chunks join to the whole indented encoding, ${n} items`, () => {
       const value = configMapList(n);
-      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(json.encode(value, { pretty: true }).toString('utf8'));
+      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(
+        json.encode(value, { pretty: true }).toString('utf8'),
+      );
     });
 
     it(`Table rows are chunked in JSON (compact and pretty) and YAML, ${n} rows`, () => {
       const value = table(n);
       expect(joined(json.encodeList?.(value))).to.equal(json.encode(value).toString('utf8'));
-      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(json.encode(value, { pretty: true }).toString('utf8'));
+      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(
+        json.encode(value, { pretty: true }).toString('utf8'),
+      );
       expect(joined(yaml.encodeList?.(value))).to.equal(yaml.encode(value).toString('utf8'));
     });
 
@@ -64,7 +95,9 @@ describe('large list encoding', () => {
 
   it('pretty JSON of an empty list and of a list without other fields match the whole encoding', () => {
     for (const value of [{ ...configMapList(0) }, { items: [{ a: 1 }, { b: [] }] }] as ListValue[]) {
-      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(json.encode(value, { pretty: true }).toString('utf8'));
+      expect(joined(json.encodeList?.(value, undefined, { pretty: true }))).to.equal(
+        json.encode(value, { pretty: true }).toString('utf8'),
+      );
     }
   });
 

@@ -1,7 +1,13 @@
 // The logger: klog verbosity onto pino levels, klog's text shape, the JSON keys, redaction, and one logger per
 // server (two in one process keep their own level and destination).
 import { expect } from 'chai';
-import { createLogger, lineLog, pinoLevelForVerbosity, verbosityOfLevel, type LoggerOptions } from '../../gateway/server/logger.js';
+import {
+  createLogger,
+  lineLog,
+  pinoLevelForVerbosity,
+  verbosityOfLevel,
+  type LoggerOptions,
+} from '../../gateway/server/logger.js';
 import { formatKlogText, klogHeader } from '../../gateway/server/klog-text.js';
 import { parseOptions } from '../../gateway/server/options.js';
 import { parseEntry } from '../helpers/klog.js';
@@ -14,19 +20,41 @@ function capture(opts: Omit<LoggerOptions, 'sink'> = {}) {
 describe('logger', () => {
   describe('verbosity', () => {
     it('maps klog levels onto pino levels: 0-1 info, 2-4 debug, 5 and above trace', () => {
-      expect([0, 1, 2, 3, 4, 5, 6, 10].map(pinoLevelForVerbosity)).to.deep.equal(['info', 'info', 'debug', 'debug', 'debug', 'trace', 'trace', 'trace']);
-      expect(['trace', 'debug', 'info', 'warn', 'error'].map(verbosityOfLevel)).to.deep.equal([5, 2, 0, undefined, undefined]);
+      expect([0, 1, 2, 3, 4, 5, 6, 10].map(pinoLevelForVerbosity)).to.deep.equal([
+        'info',
+        'info',
+        'debug',
+        'debug',
+        'debug',
+        'trace',
+        'trace',
+        'trace',
+      ]);
+      expect(['trace', 'debug', 'info', 'warn', 'error'].map(verbosityOfLevel)).to.deep.equal([
+        5,
+        2,
+        0,
+        undefined,
+        undefined,
+      ]);
     });
 
     it('writes errors and warnings at -v 0, and debug and trace entries only from -v 2 and -v 5', () => {
-      for (const [verbosity, expected] of [[0, ['E', 'W', 'info']], [2, ['E', 'W', 'info', 'debug']], [5, ['E', 'W', 'info', 'debug', 'trace']]] as const) {
+      for (const [verbosity, expected] of [
+        [0, ['E', 'W', 'info']],
+        [2, ['E', 'W', 'info', 'debug']],
+        [5, ['E', 'W', 'info', 'debug', 'trace']],
+      ] as const) {
         const { logger, entries } = capture({ verbosity });
         logger.error('E');
         logger.warn('W');
         logger.info('info');
         logger.debug('debug');
         logger.trace('trace');
-        expect(entries.map((e) => parseEntry(e)?.message), `-v ${verbosity}`).to.deep.equal(expected);
+        expect(
+          entries.map((e) => parseEntry(e)?.message),
+          `-v ${verbosity}`,
+        ).to.deep.equal(expected);
       }
     });
 
@@ -36,7 +64,9 @@ describe('logger', () => {
         expect(parseOptions(argv, '/tmp').verbosity, argv.join(' ')).to.equal(4);
       }
       expect(parseOptions(['--logging-format=json'], '/tmp').loggingFormat).to.equal('json');
-      expect(() => parseOptions(['--logging-format=yaml'], '/tmp')).to.throw('invalid argument "yaml" for "--logging-format" flag');
+      expect(() => parseOptions(['--logging-format=yaml'], '/tmp')).to.throw(
+        'invalid argument "yaml" for "--logging-format" flag',
+      );
       expect(() => parseOptions(['-v', '-1'], '/tmp')).to.throw('"--v" flag');
     });
   });
@@ -50,24 +80,46 @@ describe('logger', () => {
 
     it('quotes the message and string values, leaves numbers bare, and shows an error by its message', () => {
       const ts = new Date(2026, 0, 2, 3, 4, 5).getTime() / 1000;
-      expect(formatKlogText({ level: 'info', v: 0, ts, msg: 'HTTP', verb: 'GET', URI: '/api?x="y"', resp: 200, ok: true }, 7))
-        .to.equal('I0102 03:04:05.000000       7] "HTTP" verb="GET" URI="/api?x=\\"y\\"" resp=200 ok=true');
-      expect(formatKlogText({ level: 'warn', ts, msg: 'careful' }, 7)).to.equal('W0102 03:04:05.000000       7] "careful"');
-      expect(formatKlogText({ level: 'error', ts, msg: 'Unable to authenticate the request', err: 'invalid bearer token' }, 7))
-        .to.equal('E0102 03:04:05.000000       7] "Unable to authenticate the request" err="invalid bearer token"');
+      expect(
+        formatKlogText(
+          { level: 'info', v: 0, ts, msg: 'HTTP', verb: 'GET', URI: '/api?x="y"', resp: 200, ok: true },
+          7,
+        ),
+      ).to.equal('I0102 03:04:05.000000       7] "HTTP" verb="GET" URI="/api?x=\\"y\\"" resp=200 ok=true');
+      expect(formatKlogText({ level: 'warn', ts, msg: 'careful' }, 7)).to.equal(
+        'W0102 03:04:05.000000       7] "careful"',
+      );
+      expect(
+        formatKlogText(
+          { level: 'error', ts, msg: 'Unable to authenticate the request', err: 'invalid bearer token' },
+          7,
+        ),
+      ).to.equal('E0102 03:04:05.000000       7] "Unable to authenticate the request" err="invalid bearer token"');
     });
 
     it("puts a stack trace on klog's multi-line form, so the entry's first line stays one line", () => {
       const ts = new Date(2026, 0, 2, 3, 4, 5).getTime() / 1000;
-      const text = formatKlogText({ level: 'error', ts, msg: 'internal error', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at f (x.ts:1:2)' } }, 7);
-      expect(text).to.equal('E0102 03:04:05.000000       7] "internal error" err="boom" stack=<\n\tError: boom\n\t    at f (x.ts:1:2)\n >');
+      const text = formatKlogText(
+        {
+          level: 'error',
+          ts,
+          msg: 'internal error',
+          err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at f (x.ts:1:2)' },
+        },
+        7,
+      );
+      expect(text).to.equal(
+        'E0102 03:04:05.000000       7] "internal error" err="boom" stack=<\n\tError: boom\n\t    at f (x.ts:1:2)\n >',
+      );
     });
 
     it('formats what the logger writes', () => {
       const { logger, entries } = capture();
       logger.error({ err: new Error('boom'), verb: 'POST' }, 'internal error');
       expect(entries).to.have.length(1);
-      expect(entries[0]).to.match(/^E\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+\] "internal error" err="boom" stack=<\n\tError: boom\n/);
+      expect(entries[0]).to.match(
+        /^E\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+\] "internal error" err="boom" stack=<\n\tError: boom\n/,
+      );
       expect(entries[0]).to.contain(' verb="POST"');
     });
   });
@@ -91,10 +143,20 @@ describe('logger', () => {
   it('redacts credential-bearing keys, at the top and one level down, in both formats', () => {
     for (const format of ['text', 'json'] as const) {
       const { logger, entries } = capture({ format });
-      logger.info({
-        headers: { authorization: 'Bearer s3cr3t-1', cookie: 'session=s3cr3t-2', 'proxy-authorization': 'Basic s3cr3t-3', accept: 'application/json' },
-        token: 's3cr3t-4', password: 's3cr3t-5', key: 's3cr3t-6',
-      }, 'request');
+      logger.info(
+        {
+          headers: {
+            authorization: 'Bearer s3cr3t-1',
+            cookie: 'session=s3cr3t-2',
+            'proxy-authorization': 'Basic s3cr3t-3',
+            accept: 'application/json',
+          },
+          token: 's3cr3t-4',
+          password: 's3cr3t-5',
+          key: 's3cr3t-6',
+        },
+        'request',
+      );
       expect(entries).to.have.length(1);
       expect(entries[0], format).to.not.match(/s3cr3t/);
       expect(entries[0], format).to.contain('application/json').and.contain('[REDACTED]');

@@ -46,14 +46,23 @@ function random(seed: number): Random {
 }
 
 /** A random string map over a few keys (values from a few), or undefined. */
-function someMap(r: Random, keys: readonly string[], values: readonly string[], p = 0.5): Record<string, string> | undefined {
+function someMap(
+  r: Random,
+  keys: readonly string[],
+  values: readonly string[],
+  p = 0.5,
+): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const k of keys) if (r.chance(p)) out[k] = r.pick(values);
   return Object.keys(out).length > 0 || r.chance(0.3) ? out : undefined;
 }
 
 /** A random merge patch over the same keys: set, delete (null) or leave each. */
-function someMapPatch(r: Random, keys: readonly string[], values: readonly string[]): Record<string, string | null> | undefined {
+function someMapPatch(
+  r: Random,
+  keys: readonly string[],
+  values: readonly string[],
+): Record<string, string | null> | undefined {
   const out: Record<string, string | null> = {};
   for (const k of keys) {
     const roll = r.int(3);
@@ -108,8 +117,15 @@ const replicaSets: KindUnderTest = {
     // Mostly valid: the selector and the template labels agree; sometimes one is left to whoever owns it.
     if (r.chance(0.85)) spec.selector = { matchLabels: { app: 'w' } };
     const template: Record<string, unknown> = {};
-    if (r.chance(0.85)) template.metadata = { labels: { app: 'w', ...(r.chance(0.3) ? { tier: r.pick(['a', 'b']) } : {}) } };
-    const containers = ['c1', 'c2'].filter(() => r.chance(0.6)).map((c) => ({ name: c, image: r.pick(['i:1', 'i:2']), ...(r.chance(0.3) ? { args: [r.pick(['x', 'y'])] } : {}) }));
+    if (r.chance(0.85))
+      template.metadata = { labels: { app: 'w', ...(r.chance(0.3) ? { tier: r.pick(['a', 'b']) } : {}) } };
+    const containers = ['c1', 'c2']
+      .filter(() => r.chance(0.6))
+      .map((c) => ({
+        name: c,
+        image: r.pick(['i:1', 'i:2']),
+        ...(r.chance(0.3) ? { args: [r.pick(['x', 'y'])] } : {}),
+      }));
     if (containers.length > 0) template.spec = { containers };
     if (Object.keys(template).length > 0) spec.template = template;
     const metadata: Record<string, unknown> = { name };
@@ -121,8 +137,11 @@ const replicaSets: KindUnderTest = {
     const roll = r.int(4);
     if (roll === 0) return { spec: { replicas: r.int(3) } };
     if (roll === 1) return { metadata: { labels: someMapPatch(r, ['x', 'y'], ['1', '2']) ?? { x: null } } };
-    if (roll === 2) return { spec: { template: { metadata: { labels: { tier: r.chance(0.5) ? null : r.pick(['a', 'b']) } } } } };
-    return { spec: { template: { spec: { containers: [{ name: r.pick(['c1', 'c2']), image: r.pick(['i:1', 'i:3']) }] } } } };
+    if (roll === 2)
+      return { spec: { template: { metadata: { labels: { tier: r.chance(0.5) ? null : r.pick(['a', 'b']) } } } } };
+    return {
+      spec: { template: { spec: { containers: [{ name: r.pick(['c1', 'c2']), image: r.pick(['i:1', 'i:3']) }] } } },
+    };
   },
 };
 
@@ -133,7 +152,13 @@ type Step =
   | { op: 'migrate'; from: string; to: string }
   | { op: 'mark'; manager: string; fieldsV1: unknown };
 
-const ctxOf = (manager: string): WriteContext => ({ dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [], fieldManager: manager });
+const ctxOf = (manager: string): WriteContext => ({
+  dryRun: false,
+  fieldValidation: 'Ignore',
+  duplicateFields: [],
+  warnings: [],
+  fieldManager: manager,
+});
 
 function withoutManagedFields(obj: KObject): Record<string, unknown> {
   const { managedFields: _m, ...metadata } = obj.metadata;
@@ -145,7 +170,11 @@ function migrated(current: KObject, from: string, to: string): KObject['metadata
   const entries = (current.metadata.managedFields ?? []) as Array<Record<string, any>>;
   const source = entries.find((e) => e.manager === from && e.operation === 'Update');
   if (!source) return undefined;
-  const target = entries.find((e) => e.manager === to && e.operation === 'Apply') ?? { ...source, manager: to, operation: 'Apply' };
+  const target = entries.find((e) => e.manager === to && e.operation === 'Apply') ?? {
+    ...source,
+    manager: to,
+    operation: 'Apply',
+  };
   const joined = FieldSet.fromFieldsV1(target.fieldsV1 ?? {}).union(FieldSet.fromFieldsV1(source.fieldsV1 ?? {}));
   const rest = entries.filter((e) => e !== source && e !== target);
   return [...rest, { ...target, fieldsV1: joined.toFieldsV1() }] as KObject['metadata']['managedFields'];
@@ -156,7 +185,8 @@ function withDots(r: Random, fieldsV1: Record<string, any>, depth = 0): Record<s
   const out: Record<string, any> = {};
   for (const [k, v] of Object.entries(fieldsV1)) {
     const inner = Object.keys(v).filter((key) => key !== '.');
-    out[k] = inner.length > 0 ? { ...withDots(r, v, depth + 1), ...(depth > 0 && r.chance(0.5) ? { '.': {} } : {}) } : v;
+    out[k] =
+      inner.length > 0 ? { ...withDots(r, v, depth + 1), ...(depth > 0 && r.chance(0.5) ? { '.': {} } : {}) } : v;
   }
   return out;
 }
@@ -166,12 +196,15 @@ async function runHistory(store: ResourceStore, kut: KindUnderTest, seed: number
   const name = `h${seed}`;
   const history: Step[] = [];
   const fail = (why: string): never => {
-    throw new Error(`seed ${seed} (${kut.kind}): ${why}\nhistory:\n${history.map((s) => JSON.stringify(s)).join('\n')}`);
+    throw new Error(
+      `seed ${seed} (${kut.kind}): ${why}\nhistory:\n${history.map((s) => JSON.stringify(s)).join('\n')}`,
+    );
   };
-  const current = async (): Promise<KObject | undefined> => store.get(NS, name).catch((e) => {
-    if (isStatusError(e) && e.code === 404) return undefined;
-    throw e;
-  });
+  const current = async (): Promise<KObject | undefined> =>
+    store.get(NS, name).catch((e) => {
+      if (isStatusError(e) && e.code === 404) return undefined;
+      throw e;
+    });
   const attempt = async <T>(write: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await write();
@@ -201,26 +234,42 @@ async function runHistory(store: ResourceStore, kut: KindUnderTest, seed: number
     } else if (roll < 5) {
       // What `kubectl apply -f` leaves: the manifest's fields and the annotation, written by its Update manager.
       const manifest = kut.config(r, name);
-      const annotated = mergePatch(manifest, { metadata: { annotations: { [LAST_APPLIED]: `${JSON.stringify(manifest)}\n` } } });
+      const annotated = mergePatch(manifest, {
+        metadata: { annotations: { [LAST_APPLIED]: `${JSON.stringify(manifest)}\n` } },
+      });
       history.push({ op: 'client-side-apply', manager: CLIENT_SIDE, body: annotated });
-      await attempt(() => (live
-        ? store.patch(NS, name, (cur) => mergePatch(cur, annotated), ctxOf(CLIENT_SIDE), '')
-        : store.create(NS, structuredClone(annotated), ctxOf(CLIENT_SIDE))));
+      await attempt(() =>
+        live
+          ? store.patch(NS, name, (cur) => mergePatch(cur, annotated), ctxOf(CLIENT_SIDE), '')
+          : store.create(NS, structuredClone(annotated), ctxOf(CLIENT_SIDE)),
+      );
     } else if (live && roll < 6 && r.chance(0.4)) {
       const entries = (live.metadata.managedFields ?? []) as Array<Record<string, any>>;
       const index = r.int(entries.length);
       if (entries.length === 0) continue;
       const fieldsV1 = withDots(r, entries[index].fieldsV1 ?? {});
       history.push({ op: 'mark', manager: entries[index].manager, fieldsV1 });
-      const managedFields = entries.map((e, i) => (i === index ? { ...e, fieldsV1 } : e)) as KObject['metadata']['managedFields'];
-      await attempt(() => store.patch(NS, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, managedFields } }), ctxOf('marker'), ''));
+      const managedFields = entries.map((e, i) =>
+        i === index ? { ...e, fieldsV1 } : e,
+      ) as KObject['metadata']['managedFields'];
+      await attempt(() =>
+        store.patch(NS, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, managedFields } }), ctxOf('marker'), ''),
+      );
     } else if (live && roll < 6) {
       const from = r.pick([CLIENT_SIDE, ...MANAGERS]);
       const to = r.pick(MANAGERS);
       const managedFields = migrated(live, from, to);
       if (!managedFields) continue;
       history.push({ op: 'migrate', from, to });
-      await attempt(() => store.patch(NS, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, managedFields } }), ctxOf('kubectl'), ''));
+      await attempt(() =>
+        store.patch(
+          NS,
+          name,
+          (cur) => ({ ...cur, metadata: { ...cur.metadata, managedFields } }),
+          ctxOf('kubectl'),
+          '',
+        ),
+      );
     } else {
       const applier = r.pick(MANAGERS);
       const config = kut.config(r, name);
@@ -232,15 +281,27 @@ async function runHistory(store: ResourceStore, kut: KindUnderTest, seed: number
   }
 }
 
-async function checkApply(store: ResourceStore, before: KObject | undefined, after: KObject, applier: string, force: boolean, config: KObject, name: string, fail: (why: string) => never): Promise<void> {
+async function checkApply(
+  store: ResourceStore,
+  before: KObject | undefined,
+  after: KObject,
+  applier: string,
+  force: boolean,
+  config: KObject,
+  name: string,
+  fail: (why: string) => never,
+): Promise<void> {
   const schema = store.def.schema;
-  const again = await store.apply(NS, name, structuredClone(config), force, ctxOf(applier), '').catch((e) => fail(`the repeated apply failed: ${String(e)}`));
+  const again = await store
+    .apply(NS, name, structuredClone(config), force, ctxOf(applier), '')
+    .catch((e) => fail(`the repeated apply failed: ${String(e)}`));
   if (again.object.metadata.resourceVersion !== after.metadata.resourceVersion) {
     fail(`the repeated apply wrote again:\nfirst:  ${JSON.stringify(after)}\nsecond: ${JSON.stringify(again.object)}`);
   }
   const present = toFieldSet(withoutManagedFields(after), schema);
   for (const path of toFieldSet(config, schema).paths()) {
-    if (!present.hasPrefix(path)) fail(`the apply lost ${path.join('/')} of its configuration: ${JSON.stringify(after)}`);
+    if (!present.hasPrefix(path))
+      fail(`the apply lost ${path.join('/')} of its configuration: ${JSON.stringify(after)}`);
   }
   if (!before) return;
   const existed = toFieldSet(withoutManagedFields(before), schema);
@@ -248,7 +309,9 @@ async function checkApply(store: ResourceStore, before: KObject | undefined, aft
     if (entry.manager === applier && entry.operation === 'Apply') continue;
     for (const path of FieldSet.fromFieldsV1(entry.fieldsV1 ?? {}).paths()) {
       if (existed.hasPrefix(path) && !present.hasPrefix(path)) {
-        fail(`the apply removed ${path.join('/')}, owned by ${entry.manager} (${entry.operation}):\nbefore: ${JSON.stringify(before)}\nafter:  ${JSON.stringify(after)}`);
+        fail(
+          `the apply removed ${path.join('/')}, owned by ${entry.manager} (${entry.operation}):\nbefore: ${JSON.stringify(before)}\nafter:  ${JSON.stringify(after)}`,
+        );
       }
     }
   }

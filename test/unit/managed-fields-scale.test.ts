@@ -17,7 +17,8 @@ function timed<T>(what: string, run: () => T): T {
   return result;
 }
 
-const containers = (from: number, n: number, image: string) => Array.from({ length: n }, (_, i) => ({ name: `c-${from + i}`, image }));
+const containers = (from: number, n: number, image: string) =>
+  Array.from({ length: n }, (_, i) => ({ name: `c-${from + i}`, image }));
 const rs = (list: unknown[]) => ({ spec: { template: { spec: { containers: list } } } });
 
 describe('server-side apply on long lists', () => {
@@ -33,7 +34,9 @@ describe('server-side apply on long lists', () => {
     const elements = [...owned.paths()].filter((p) => p.length === 5);
     expect(elements).to.have.length(N / 2);
     timed('removePaths', () => removePaths(merged, elements, replicaSet.schema));
-    expect(merged.spec.template.spec.containers.map((c: { name: string }) => c.name)).to.deep.equal(containers(N / 2, N, '').map((c) => c.name));
+    expect(merged.spec.template.spec.containers.map((c: { name: string }) => c.name)).to.deep.equal(
+      containers(N / 2, N, '').map((c) => c.name),
+    );
   });
 });
 

@@ -14,7 +14,9 @@ describe('in-flight limit filter', () => {
 
   /** The next request to a path ending in /hold stays in its handler until `release()`. */
   function holdNext(): Promise<void> {
-    entered = new Promise((resolve) => { enter = resolve; });
+    entered = new Promise((resolve) => {
+      enter = resolve;
+    });
     return entered;
   }
 
@@ -54,12 +56,21 @@ describe('in-flight limit filter', () => {
 
   it('counts every verb but get, list and watch as mutating, and those apart', async () => {
     await whileHeld('DELETE', async () => {
-      for (const [method, path] of [['POST', '/api/v1/namespaces/a/pods'], ['PUT', '/api/v1/namespaces/a/pods/x'], ['PATCH', '/api/v1/namespaces/a/pods/x'],
-        ['DELETE', '/api/v1/namespaces/a/pods'], ['POST', '/api/v1/namespaces/a/pods/x/eviction']]) {
+      for (const [method, path] of [
+        ['POST', '/api/v1/namespaces/a/pods'],
+        ['PUT', '/api/v1/namespaces/a/pods/x'],
+        ['PATCH', '/api/v1/namespaces/a/pods/x'],
+        ['DELETE', '/api/v1/namespaces/a/pods'],
+        ['POST', '/api/v1/namespaces/a/pods/x/eviction'],
+      ]) {
         const res = await server.request(method, path);
         expect(res.status, `${method} ${path}`).to.equal(429);
         expect(res.json()).to.deep.include({
-          kind: 'Status', reason: 'TooManyRequests', message: 'Too many requests, please try again later.', code: 429, details: { retryAfterSeconds: 1 },
+          kind: 'Status',
+          reason: 'TooManyRequests',
+          message: 'Too many requests, please try again later.',
+          code: 429,
+          details: { retryAfterSeconds: 1 },
         });
       }
       expect((await server.request('GET', '/api/v1/namespaces/a/pods')).status).to.equal(200);
@@ -82,8 +93,12 @@ describe('in-flight limit filter', () => {
 
   it('serves system:masters past the limit without taking a place', async () => {
     await whileHeld('POST', async () => {
-      expect((await server.request('POST', '/api/v1/namespaces/a/pods', { 'x-groups': 'staff,system:masters' })).status).to.equal(200);
-      expect((await server.request('POST', '/api/v1/namespaces/a/pods', { 'x-groups': 'system:mastersx' })).status).to.equal(429);
+      expect(
+        (await server.request('POST', '/api/v1/namespaces/a/pods', { 'x-groups': 'staff,system:masters' })).status,
+      ).to.equal(200);
+      expect(
+        (await server.request('POST', '/api/v1/namespaces/a/pods', { 'x-groups': 'system:mastersx' })).status,
+      ).to.equal(429);
     });
   });
 });
@@ -92,11 +107,17 @@ describe('summary log', () => {
   it('tells the first event at once and the rest in one line when the interval is over', async () => {
     const lines: string[] = [];
     let second: () => void = () => {};
-    const told = new Promise<void>((resolve) => { second = resolve; });
-    const summary = createSummaryLog((line) => {
-      lines.push(line);
-      if (lines.length === 2) second();
-    }, (count, first) => (first ? 'first' : `${count} more`), 50);
+    const told = new Promise<void>((resolve) => {
+      second = resolve;
+    });
+    const summary = createSummaryLog(
+      (line) => {
+        lines.push(line);
+        if (lines.length === 2) second();
+      },
+      (count, first) => (first ? 'first' : `${count} more`),
+      50,
+    );
     for (let i = 0; i < 5; i++) summary.note();
     expect(lines).to.deep.equal(['first']);
     await told;

@@ -65,7 +65,10 @@ describe('namespace gate', () => {
   it('reads a namespace deleted through this gateway consistently for the live-lookup window, then the cache again', async () => {
     let now = 1_000_000;
     const r = reader(namespace('a'), namespace('a', true));
-    const gate = createNamespaceGate(() => r, () => now);
+    const gate = createNamespaceGate(
+      () => r,
+      () => now,
+    );
     gate.deleted('a');
     expect(await outcome(gate.admitCreate('a'))).to.equal(403);
     expect(r.reads).to.deep.equal(['consistent']);

@@ -12,7 +12,12 @@ import type { HttpsFetch } from '../../gateway/authn/oidc/fetch.js';
 const ISSUER = 'https://idp.example.com';
 const AUD = 'gatehouse';
 
-interface Key { kid: string; alg: string; privateKey: CryptoKey; jwk: JWK }
+interface Key {
+  kid: string;
+  alg: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
 
 async function key(kid: string, alg: 'ES256' | 'RS256' = 'ES256'): Promise<Key> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
@@ -23,7 +28,12 @@ function jwt(overrides: Partial<JwtAuthenticatorConfig> = {}): JwtAuthenticatorC
   return {
     issuer: { url: ISSUER, audiences: [AUD] },
     claimValidationRules: [],
-    claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { claim: 'groups', prefix: '' }, uid: {}, extra: [] },
+    claimMappings: {
+      username: { claim: 'sub', prefix: 'oidc:' },
+      groups: { claim: 'groups', prefix: '' },
+      uid: {},
+      extra: [],
+    },
     userValidationRules: [],
     ...overrides,
   };
@@ -42,13 +52,21 @@ describe('JWT token authenticator', () => {
     if (url === `${ISSUER}/.well-known/openid-configuration` || url === 'https://elsewhere.example.com/discovery') {
       return new Response(JSON.stringify(discovery.body), { status: discovery.status });
     }
-    if (url === `${ISSUER}/keys`) return new Response(JSON.stringify({ keys: published.map((k) => k.jwk) }), { status: 200 });
+    if (url === `${ISSUER}/keys`)
+      return new Response(JSON.stringify({ keys: published.map((k) => k.jwk) }), { status: 200 });
     return new Response('not found', { status: 404 });
   };
 
-  const create = (configs: JwtAuthenticatorConfig[] = [jwt()], signingAlgs = ['ES256', 'RS256']): JwtTokenAuthenticator =>
+  const create = (
+    configs: JwtAuthenticatorConfig[] = [jwt()],
+    signingAlgs = ['ES256', 'RS256'],
+  ): JwtTokenAuthenticator =>
     createJwtTokenAuthenticator(compileAuthenticationConfig({ jwt: configs }), {
-      signingAlgs, log: (l) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch, retryAfterMs: 1_000,
+      signingAlgs,
+      log: (l) => logs.push(l),
+      now: () => clock,
+      fetchFor: () => fakeFetch,
+      retryAfterMs: 1_000,
     });
 
   const mint = (claims: JWTPayload, k: Key = signing, header: Record<string, unknown> = {}): Promise<string> => {
@@ -89,10 +107,14 @@ describe('JWT token authenticator', () => {
 
   it('maps a valid token: prefixed username, groups from an array or a string', async () => {
     const a = create();
-    expect(await a.authenticateToken(await mint({ groups: ['a', 'b'] }))).to.deep.equal({ user: { name: 'oidc:alice', groups: ['a', 'b'] } });
+    expect(await a.authenticateToken(await mint({ groups: ['a', 'b'] }))).to.deep.equal({
+      user: { name: 'oidc:alice', groups: ['a', 'b'] },
+    });
     expect((await a.authenticateToken(await mint({ groups: 'solo' })))!.user.groups).to.deep.equal(['solo']);
     expect((await a.authenticateToken(await mint({})))!.user.groups).to.deep.equal([]);
-    expect(await reason(a, await mint({ groups: [1] }))).to.equal('oidc: parse groups claim "groups": must be a string or an array of strings');
+    expect(await reason(a, await mint({ groups: [1] }))).to.equal(
+      'oidc: parse groups claim "groups": must be a string or an array of strings',
+    );
   });
 
   it('refuses bad signatures, algorithms, audiences and times with the reason', async () => {
@@ -103,60 +125,112 @@ describe('JWT token authenticator', () => {
     published.push(rsa);
     expect(await reason(a, await mint({}, rsa))).to.match(/^oidc: verify token: .*"alg"/);
     expect(await reason(a, await mint({ aud: 'other' }))).to.match(/^oidc: verify token: aud claim check failed/);
-    expect(await reason(a, await mint({ exp: Math.floor(clock / 1000) - 1 }))).to.equal('oidc: verify token: token is expired');
+    expect(await reason(a, await mint({ exp: Math.floor(clock / 1000) - 1 }))).to.equal(
+      'oidc: verify token: token is expired',
+    );
     expect(await reason(a, await mint({ exp: undefined }))).to.match(/^oidc: verify token: exp claim check failed/);
-    expect(await reason(a, await mint({ nbf: Math.floor(clock / 1000) + 301 }))).to.match(/^oidc: verify token: nbf claim check failed/);
+    expect(await reason(a, await mint({ nbf: Math.floor(clock / 1000) + 301 }))).to.match(
+      /^oidc: verify token: nbf claim check failed/,
+    );
     expect(await a.authenticateToken(await mint({ nbf: Math.floor(clock / 1000) + 299 }))).to.not.equal(null);
-    expect(await reason(a, await mint({ sub: undefined }))).to.equal('oidc: parse username claim "sub": claim not present');
-    expect(await reason(a, await mint({ sub: 7 as unknown as string }))).to.equal('oidc: parse username claim "sub": cannot unmarshal number into a string');
+    expect(await reason(a, await mint({ sub: undefined }))).to.equal(
+      'oidc: parse username claim "sub": claim not present',
+    );
+    expect(await reason(a, await mint({ sub: 7 as unknown as string }))).to.equal(
+      'oidc: parse username claim "sub": cannot unmarshal number into a string',
+    );
   });
 
   it('checks required claims and email verification', async () => {
-    const a = create([jwt({
-      claimValidationRules: [{ claim: 'tenant', requiredValue: 'acme' }],
-      claimMappings: { username: { claim: 'email', prefix: '' }, groups: {}, uid: { claim: 'sub' }, extra: [] },
-    })]);
-    expect(await a.authenticateToken(await mint({ email: 'a@x', tenant: 'acme' }))).to.deep.equal({ user: { name: 'a@x', uid: 'alice', groups: [] } });
-    expect(await reason(a, await mint({ email: 'a@x' }))).to.equal('oidc: required claim tenant not present in ID token');
-    expect(await reason(a, await mint({ email: 'a@x', tenant: 'globex' }))).to.equal('oidc: required claim tenant value does not match');
-    expect(await reason(a, await mint({ email: 'a@x', tenant: ['acme'] }))).to.equal('oidc: parse claim tenant: cannot unmarshal array into a string');
-    expect(await reason(a, await mint({ email: 'a@x', tenant: 'acme', email_verified: false }))).to.equal('oidc: email not verified');
-    expect(await reason(a, await mint({ email: 'a@x', tenant: 'acme', email_verified: 'yes' }))).to.match(/^oidc: parse 'email_verified' claim/);
+    const a = create([
+      jwt({
+        claimValidationRules: [{ claim: 'tenant', requiredValue: 'acme' }],
+        claimMappings: { username: { claim: 'email', prefix: '' }, groups: {}, uid: { claim: 'sub' }, extra: [] },
+      }),
+    ]);
+    expect(await a.authenticateToken(await mint({ email: 'a@x', tenant: 'acme' }))).to.deep.equal({
+      user: { name: 'a@x', uid: 'alice', groups: [] },
+    });
+    expect(await reason(a, await mint({ email: 'a@x' }))).to.equal(
+      'oidc: required claim tenant not present in ID token',
+    );
+    expect(await reason(a, await mint({ email: 'a@x', tenant: 'globex' }))).to.equal(
+      'oidc: required claim tenant value does not match',
+    );
+    expect(await reason(a, await mint({ email: 'a@x', tenant: ['acme'] }))).to.equal(
+      'oidc: parse claim tenant: cannot unmarshal array into a string',
+    );
+    expect(await reason(a, await mint({ email: 'a@x', tenant: 'acme', email_verified: false }))).to.equal(
+      'oidc: email not verified',
+    );
+    expect(await reason(a, await mint({ email: 'a@x', tenant: 'acme', email_verified: 'yes' }))).to.match(
+      /^oidc: parse 'email_verified' claim/,
+    );
   });
 
   it('evaluates CEL mappings and rules, checking result types at run time', async () => {
-    const a = create([jwt({
-      claimValidationRules: [{ expression: 'claims.tenant == "acme"', message: 'tenant must be acme' }],
-      claimMappings: {
-        username: { expression: 'claims.name' },
-        groups: { expression: 'claims.roles' },
-        uid: { expression: 'claims.id' },
-        extra: [{ key: 'example.com/a', valueExpression: 'claims.x' }, { key: 'example.com/b', valueExpression: 'claims.y' }],
-      },
-      userValidationRules: [{ expression: '!("banned" in user.groups)', message: 'banned' }],
-    })]);
+    const a = create([
+      jwt({
+        claimValidationRules: [{ expression: 'claims.tenant == "acme"', message: 'tenant must be acme' }],
+        claimMappings: {
+          username: { expression: 'claims.name' },
+          groups: { expression: 'claims.roles' },
+          uid: { expression: 'claims.id' },
+          extra: [
+            { key: 'example.com/a', valueExpression: 'claims.x' },
+            { key: 'example.com/b', valueExpression: 'claims.y' },
+          ],
+        },
+        userValidationRules: [{ expression: '!("banned" in user.groups)', message: 'banned' }],
+      }),
+    ]);
     const base = { tenant: 'acme', name: 'Alice', roles: ['r1'], id: 'u-1', x: 'one', y: ['two', 'three'] };
     expect(await a.authenticateToken(await mint(base))).to.deep.equal({
-      user: { name: 'Alice', uid: 'u-1', groups: ['r1'], extra: { 'example.com/a': ['one'], 'example.com/b': ['two', 'three'] } },
+      user: {
+        name: 'Alice',
+        uid: 'u-1',
+        groups: ['r1'],
+        extra: { 'example.com/a': ['one'], 'example.com/b': ['two', 'three'] },
+      },
     });
-    expect((await a.authenticateToken(await mint({ ...base, x: '', y: null, roles: 'solo' })))!.user).to.deep.equal({ name: 'Alice', uid: 'u-1', groups: ['solo'] });
-    expect(await reason(a, await mint({ ...base, tenant: 'globex' })))
-      .to.equal('oidc: error evaluating claim validation expression: validation expression claims.tenant == "acme" failed: tenant must be acme');
-    expect(await reason(a, await mint({ ...base, roles: ['banned'] })))
-      .to.equal('oidc: error evaluating user info validation rule: validation expression !("banned" in user.groups) failed: banned');
-    expect(await reason(a, await mint({ ...base, name: 5 }))).to.equal('oidc: error evaluating username claim expression: username claim expression must return a string');
-    expect(await reason(a, await mint({ ...base, name: '' }))).to.equal('oidc: empty username via CEL expression is not allowed');
-    expect(await reason(a, await mint({ ...base, id: false }))).to.equal('oidc: error evaluating uid claim expression: uid claim expression must return a string');
-    expect(await reason(a, await mint({ ...base, roles: [1, 2] }))).to.equal('oidc: error evaluating group claim expression: expression must return a string or a list of strings');
-    expect(await reason(a, await mint({ ...base, y: { no: 1 } }))).to.match(/^oidc: error evaluating extra claim expression for key example.com\/b/);
-    expect(await reason(a, await mint({ ...base, tenant: undefined }))).to.match(/^oidc: error evaluating claim validation expression: /);
+    expect((await a.authenticateToken(await mint({ ...base, x: '', y: null, roles: 'solo' })))!.user).to.deep.equal({
+      name: 'Alice',
+      uid: 'u-1',
+      groups: ['solo'],
+    });
+    expect(await reason(a, await mint({ ...base, tenant: 'globex' }))).to.equal(
+      'oidc: error evaluating claim validation expression: validation expression claims.tenant == "acme" failed: tenant must be acme',
+    );
+    expect(await reason(a, await mint({ ...base, roles: ['banned'] }))).to.equal(
+      'oidc: error evaluating user info validation rule: validation expression !("banned" in user.groups) failed: banned',
+    );
+    expect(await reason(a, await mint({ ...base, name: 5 }))).to.equal(
+      'oidc: error evaluating username claim expression: username claim expression must return a string',
+    );
+    expect(await reason(a, await mint({ ...base, name: '' }))).to.equal(
+      'oidc: empty username via CEL expression is not allowed',
+    );
+    expect(await reason(a, await mint({ ...base, id: false }))).to.equal(
+      'oidc: error evaluating uid claim expression: uid claim expression must return a string',
+    );
+    expect(await reason(a, await mint({ ...base, roles: [1, 2] }))).to.equal(
+      'oidc: error evaluating group claim expression: expression must return a string or a list of strings',
+    );
+    expect(await reason(a, await mint({ ...base, y: { no: 1 } }))).to.match(
+      /^oidc: error evaluating extra claim expression for key example.com\/b/,
+    );
+    expect(await reason(a, await mint({ ...base, tenant: undefined }))).to.match(
+      /^oidc: error evaluating claim validation expression: /,
+    );
   });
 
   it('refuses tokens while discovery fails, retries after the interval, and checks the discovered issuer', async () => {
     discovery = { status: 500, body: {} };
     const a = create();
     const token = await mint({});
-    expect(await reason(a, token)).to.match(/^oidc: authenticator for issuer https:\/\/idp\.example\.com not initialized: discovery at .* failed: 500/);
+    expect(await reason(a, token)).to.match(
+      /^oidc: authenticator for issuer https:\/\/idp\.example\.com not initialized: discovery at .* failed: 500/,
+    );
     const attempts = fetches.length;
     discovery = { status: 200, body: { issuer: ISSUER, jwks_uri: `${ISSUER}/keys` } };
     // Inside the retry interval the failure is answered without contacting the issuer again.
@@ -167,16 +241,25 @@ describe('JWT token authenticator', () => {
 
     discovery = { status: 200, body: { issuer: 'https://impostor.example.com', jwks_uri: `${ISSUER}/keys` } };
     const b = create();
-    expect(await reason(b, await mint({}))).to.include('oidc: issuer did not match the issuer returned by provider, expected "https://idp.example.com" got "https://impostor.example.com"');
+    expect(await reason(b, await mint({}))).to.include(
+      'oidc: issuer did not match the issuer returned by provider, expected "https://idp.example.com" got "https://impostor.example.com"',
+    );
     // With an explicit discoveryURL the document's issuer may differ (upstream's InsecureIssuerURLContext).
-    const c = create([jwt({ issuer: { url: ISSUER, discoveryURL: 'https://elsewhere.example.com/discovery', audiences: [AUD] } })]);
+    const c = create([
+      jwt({ issuer: { url: ISSUER, discoveryURL: 'https://elsewhere.example.com/discovery', audiences: [AUD] } }),
+    ]);
     expect(await c.authenticateToken(await mint({}))).to.not.equal(null);
   });
 
   it('fetches the key set again for an unknown kid, at most once per cool-down', async () => {
     const keysFetched = () => fetches.filter((f) => f.endsWith('/keys')).length;
     const compiled = compileAuthenticationConfig({ jwt: [jwt()] });
-    const options = { signingAlgs: ['ES256'], log: (l: string) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch };
+    const options = {
+      signingAlgs: ['ES256'],
+      log: (l: string) => logs.push(l),
+      now: () => clock,
+      fetchFor: () => fakeFetch,
+    };
     const eager = createJwtTokenAuthenticator(compiled, { ...options, unknownKeyCooldownMs: 0 });
     const patient = createJwtTokenAuthenticator(compiled, options);
     await eager.authenticateToken(await mint({}));
@@ -195,7 +278,11 @@ describe('JWT token authenticator', () => {
     const a = create();
     await a.authenticateToken(await mint({}));
     const discoveries = fetches.filter((f) => f.includes('openid-configuration')).length;
-    a.update(compileAuthenticationConfig({ jwt: [jwt({ claimMappings: { username: { claim: 'sub', prefix: 'v2:' }, groups: {}, uid: {}, extra: [] } })] }));
+    a.update(
+      compileAuthenticationConfig({
+        jwt: [jwt({ claimMappings: { username: { claim: 'sub', prefix: 'v2:' }, groups: {}, uid: {}, extra: [] } })],
+      }),
+    );
     expect((await a.authenticateToken(await mint({})))!.user.name).to.equal('v2:alice');
     expect(fetches.filter((f) => f.includes('openid-configuration')).length).to.equal(discoveries);
     a.update([]);
@@ -219,10 +306,11 @@ describe('JWT token authenticator', () => {
       subtle.verify = realVerify;
     });
 
-    it('checks a token\'s signature once, and the time rules on every request', async () => {
+    it("checks a token's signature once, and the time rules on every request", async () => {
       const a = create();
       const token = await mint({ groups: ['g'], exp: Math.floor(clock / 1000) + 60 });
-      for (let i = 0; i < 3; i++) expect(await a.authenticateToken(token)).to.deep.equal({ user: { name: 'oidc:alice', groups: ['g'] } });
+      for (let i = 0; i < 3; i++)
+        expect(await a.authenticateToken(token)).to.deep.equal({ user: { name: 'oidc:alice', groups: ['g'] } });
       expect(signatureChecks).to.equal(1);
       clock += 61_000;
       expect(await reason(a, token)).to.equal('oidc: verify token: token is expired');
@@ -235,9 +323,13 @@ describe('JWT token authenticator', () => {
       expect((await a.authenticateToken(token))!.user.groups).to.deep.equal(['g']);
     });
 
-    it('checks a token again once its key left the issuer\'s key set, or the set was fetched again', async () => {
+    it("checks a token again once its key left the issuer's key set, or the set was fetched again", async () => {
       const a = createJwtTokenAuthenticator(compileAuthenticationConfig({ jwt: [jwt()] }), {
-        signingAlgs: ['ES256'], log: (l) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch, unknownKeyCooldownMs: 0,
+        signingAlgs: ['ES256'],
+        log: (l) => logs.push(l),
+        now: () => clock,
+        fetchFor: () => fakeFetch,
+        unknownKeyCooldownMs: 0,
       });
       const old = await mint({});
       expect(await a.authenticateToken(old)).to.not.equal(null);
@@ -260,16 +352,29 @@ describe('JWT token authenticator', () => {
       const a = create();
       const token = await mint({});
       expect((await a.authenticateToken(token))!.user.name).to.equal('oidc:alice');
-      a.update(compileAuthenticationConfig({ jwt: [jwt({ claimMappings: { username: { claim: 'sub', prefix: 'v2:' }, groups: {}, uid: {}, extra: [] } })] }));
+      a.update(
+        compileAuthenticationConfig({
+          jwt: [jwt({ claimMappings: { username: { claim: 'sub', prefix: 'v2:' }, groups: {}, uid: {}, extra: [] } })],
+        }),
+      );
       expect((await a.authenticateToken(token))!.user.name).to.equal('v2:alice');
       a.update([]);
       expect(await a.authenticateToken(token)).to.equal(null);
     });
 
     it('keeps a bounded number of tokens, the oldest going first, and none that was refused', async () => {
-      const a = createJwtTokenAuthenticator(compileAuthenticationConfig({ jwt: [jwt({ userValidationRules: [{ expression: '!("banned" in user.groups)', message: 'banned' }] })] }), {
-        signingAlgs: ['ES256'], log: (l) => logs.push(l), now: () => clock, fetchFor: () => fakeFetch, acceptedTokensKept: 2,
-      });
+      const a = createJwtTokenAuthenticator(
+        compileAuthenticationConfig({
+          jwt: [jwt({ userValidationRules: [{ expression: '!("banned" in user.groups)', message: 'banned' }] })],
+        }),
+        {
+          signingAlgs: ['ES256'],
+          log: (l) => logs.push(l),
+          now: () => clock,
+          fetchFor: () => fakeFetch,
+          acceptedTokensKept: 2,
+        },
+      );
       const [first, second, third] = await Promise.all([mint({ sub: 'a' }), mint({ sub: 'b' }), mint({ sub: 'c' })]);
       for (const token of [first, second, third]) await a.authenticateToken(token);
       const checks = signatureChecks;

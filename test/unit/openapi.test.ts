@@ -8,7 +8,8 @@ import { aliasedKinds } from '../../gateway/request/group-alias.js';
 
 const GVK = 'x-kubernetes-group-version-kind';
 
-const docs = () => Object.keys(buildOpenAPIIndex(builtinKinds).paths).map((k) => [k, buildOpenAPIDocument(builtinKinds, k)!] as const);
+const docs = () =>
+  Object.keys(buildOpenAPIIndex(builtinKinds).paths).map((k) => [k, buildOpenAPIDocument(builtinKinds, k)!] as const);
 
 function collectRefs(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) value.forEach((v) => collectRefs(v, out));
@@ -25,7 +26,12 @@ describe('OpenAPI v3 documents', () => {
   it('indexes every group version with a hashed server-relative URL', () => {
     const index = buildOpenAPIIndex(builtinKinds);
     expect(Object.keys(index.paths)).to.have.members([
-      'api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/events.platform.io/v1', 'apis/networking.platform.io/v1', 'apis/rbac.authorization.platform.io/v1',
+      'api/v1',
+      'apis/apps/v1',
+      'apis/batch/v1',
+      'apis/events.platform.io/v1',
+      'apis/networking.platform.io/v1',
+      'apis/rbac.authorization.platform.io/v1',
     ]);
     const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(index.paths['api/v1'].serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
@@ -36,25 +42,44 @@ describe('OpenAPI v3 documents', () => {
     const doc = buildOpenAPIDocument(builtinKinds, 'apis/apps/v1')!;
     const item = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale'] as Record<string, any>;
     expect(item.get.operationId).to.equal('readAppsV1NamespacedReplicaSetScale');
-    expect(item.put['x-kubernetes-group-version-kind']).to.deep.equal({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    expect(item.put['x-kubernetes-group-version-kind']).to.deep.equal({
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+    });
     expect(Object.keys(item.patch.requestBody.content)).to.not.include('application/apply-patch+yaml');
-    expect(doc.components.schemas['io.platform.api.autoscaling.v1.Scale']).to.have.property('x-kubernetes-group-version-kind');
+    expect(doc.components.schemas['io.platform.api.autoscaling.v1.Scale']).to.have.property(
+      'x-kubernetes-group-version-kind',
+    );
   });
 
   it('answers undefined for an unknown group version and accepts apiVersion spellings', () => {
     expect(buildOpenAPIDocument(builtinKinds, 'apis/nope/v1')).to.equal(undefined);
-    expect(buildOpenAPIDocument(builtinKinds, 'apps/v1')).to.deep.equal(buildOpenAPIDocument(builtinKinds, 'apis/apps/v1'));
+    expect(buildOpenAPIDocument(builtinKinds, 'apps/v1')).to.deep.equal(
+      buildOpenAPIDocument(builtinKinds, 'apis/apps/v1'),
+    );
   });
 
   it('gives every kind a PATCH operation with fieldValidation, all patch types and its GVK', () => {
     for (const def of builtinKinds) {
       const doc = buildOpenAPIDocument(builtinKinds, groupVersionKey(def))!;
-      const patches = Object.values(doc.paths).map((p) => p.patch as any).filter((op) => op && op['x-kubernetes-group-version-kind'].kind === def.kind);
+      const patches = Object.values(doc.paths)
+        .map((p) => p.patch as any)
+        .filter((op) => op && op['x-kubernetes-group-version-kind'].kind === def.kind);
       expect(patches, def.kind).to.have.length(def.statusSubresource ? 2 : 1);
       for (const op of patches) {
-        expect(op['x-kubernetes-group-version-kind']).to.deep.equal({ group: def.group, version: def.version, kind: def.kind });
+        expect(op['x-kubernetes-group-version-kind']).to.deep.equal({
+          group: def.group,
+          version: def.version,
+          kind: def.kind,
+        });
         expect(op['x-kubernetes-action']).to.equal('patch');
-        expect(op.parameters.map((p: any) => p.name)).to.include.members(['dryRun', 'fieldManager', 'fieldValidation', 'force']);
+        expect(op.parameters.map((p: any) => p.name)).to.include.members([
+          'dryRun',
+          'fieldManager',
+          'fieldValidation',
+          'force',
+        ]);
         expect(Object.keys(op.requestBody.content)).to.have.members(PATCH_CONTENT_TYPES);
       }
     }
@@ -63,9 +88,18 @@ describe('OpenAPI v3 documents', () => {
   it('serves collection, item, all-namespaces and status paths with their actions', () => {
     const doc = buildOpenAPIDocument(builtinKinds, 'apis/apps/v1')!;
     const coll = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets'] as any;
-    expect([coll.get, coll.post, coll.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal(['list', 'post', 'deletecollection']);
+    expect([coll.get, coll.post, coll.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal([
+      'list',
+      'post',
+      'deletecollection',
+    ]);
     const item = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets/{name}'] as any;
-    expect([item.get, item.put, item.patch, item.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal(['get', 'put', 'patch', 'delete']);
+    expect([item.get, item.put, item.patch, item.delete].map((o) => o['x-kubernetes-action'])).to.deep.equal([
+      'get',
+      'put',
+      'patch',
+      'delete',
+    ]);
     expect((doc.paths['/apis/apps/v1/replicasets'] as any).get['x-kubernetes-action']).to.equal('list');
     expect(doc.paths).to.have.property('/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/status');
     const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
@@ -78,9 +112,14 @@ describe('OpenAPI v3 documents', () => {
 
   it('answers a deleted ResourceQuota with the object and others with a Status', () => {
     const core = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
-    const schemaOf = (p: string) => (core.paths[p] as any).delete.responses['200'].content['application/json'].schema.$ref;
-    expect(schemaOf('/api/v1/namespaces/{namespace}/resourcequotas/{name}')).to.equal('#/components/schemas/io.platform.api.core.v1.ResourceQuota');
-    expect(schemaOf('/api/v1/namespaces/{namespace}/configmaps/{name}')).to.equal('#/components/schemas/io.platform.apimachinery.pkg.apis.meta.v1.Status');
+    const schemaOf = (p: string) =>
+      (core.paths[p] as any).delete.responses['200'].content['application/json'].schema.$ref;
+    expect(schemaOf('/api/v1/namespaces/{namespace}/resourcequotas/{name}')).to.equal(
+      '#/components/schemas/io.platform.api.core.v1.ResourceQuota',
+    );
+    expect(schemaOf('/api/v1/namespaces/{namespace}/configmaps/{name}')).to.equal(
+      '#/components/schemas/io.platform.apimachinery.pkg.apis.meta.v1.Status',
+    );
   });
 
   it('marks kind and list component schemas with GVK arrays', () => {
@@ -89,8 +128,12 @@ describe('OpenAPI v3 documents', () => {
       const pkg = def.group ? def.group.split('.')[0] : 'core';
       const kindSchema = schemas[`io.platform.api.${pkg}.v1.${def.kind}`];
       expect(kindSchema, def.kind).to.not.equal(undefined);
-      expect(kindSchema['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: def.kind }]);
-      expect(schemas[`io.platform.api.${pkg}.v1.${def.kind}List`]['x-kubernetes-group-version-kind']).to.deep.equal([{ group: def.group, version: def.version, kind: `${def.kind}List` }]);
+      expect(kindSchema['x-kubernetes-group-version-kind']).to.deep.equal([
+        { group: def.group, version: def.version, kind: def.kind },
+      ]);
+      expect(schemas[`io.platform.api.${pkg}.v1.${def.kind}List`]['x-kubernetes-group-version-kind']).to.deep.equal([
+        { group: def.group, version: def.version, kind: `${def.kind}List` },
+      ]);
     }
   });
 
@@ -120,11 +163,19 @@ describe('OpenAPI v3 documents', () => {
 describe('OpenAPI v2 document', () => {
   const served = [...builtinKinds, ...aliasedKinds(builtinKinds)];
   let doc: SwaggerDocument;
-  before(() => { doc = buildOpenAPIV2(served, 'v1.32.0'); });
+  before(() => {
+    doc = buildOpenAPIV2(served, 'v1.32.0');
+  });
 
   it('turns v3 references with a use-site description into Swagger 2.0 pairs', () => {
-    expect(v2Schema({ description: 'd', allOf: [{ $ref: '#/components/schemas/X' }], default: {} })).to.deep.equal({ description: 'd', $ref: '#/definitions/X' });
-    expect(v2Schema({ type: 'array', items: { $ref: '#/components/schemas/Y' } })).to.deep.equal({ type: 'array', items: { $ref: '#/definitions/Y' } });
+    expect(v2Schema({ description: 'd', allOf: [{ $ref: '#/components/schemas/X' }], default: {} })).to.deep.equal({
+      description: 'd',
+      $ref: '#/definitions/X',
+    });
+    expect(v2Schema({ type: 'array', items: { $ref: '#/components/schemas/Y' } })).to.deep.equal({
+      type: 'array',
+      items: { $ref: '#/definitions/Y' },
+    });
   });
 
   it('resolves every $ref among its definitions and keeps no v3-only keyword', () => {
@@ -140,15 +191,31 @@ describe('OpenAPI v2 document', () => {
       { group: 'rbac.authorization.platform.io', version: 'v1', kind: 'ClusterRoleBindingList' },
       { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBindingList' },
     ]);
-    expect(doc.definitions['io.platform.apimachinery.pkg.apis.meta.v1.DeleteOptions'][GVK]).to.deep.include({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'DeleteOptions' });
+    expect(doc.definitions['io.platform.apimachinery.pkg.apis.meta.v1.DeleteOptions'][GVK]).to.deep.include({
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      kind: 'DeleteOptions',
+    });
   });
 
   it('gives each operation a body parameter, flat query parameters and content types', () => {
     const coll = doc.paths['/apis/apps/v1/namespaces/{namespace}/replicasets'] as any;
-    expect(coll.post.parameters[0]).to.deep.equal({ name: 'body', in: 'body', schema: { $ref: '#/definitions/io.platform.api.apps.v1.ReplicaSet' }, required: true });
-    expect(coll.post.parameters.find((p: any) => p.name === 'fieldValidation')).to.include({ in: 'query', type: 'string', uniqueItems: true });
+    expect(coll.post.parameters[0]).to.deep.equal({
+      name: 'body',
+      in: 'body',
+      schema: { $ref: '#/definitions/io.platform.api.apps.v1.ReplicaSet' },
+      required: true,
+    });
+    expect(coll.post.parameters.find((p: any) => p.name === 'fieldValidation')).to.include({
+      in: 'query',
+      type: 'string',
+      uniqueItems: true,
+    });
     expect(coll.get.produces).to.include('application/json;stream=watch');
-    expect(coll.parameters.map((p: any) => [p.name, p.in, p.type])).to.deep.equal([['namespace', 'path', 'string'], ['pretty', 'query', 'string']]);
+    expect(coll.parameters.map((p: any) => [p.name, p.in, p.type])).to.deep.equal([
+      ['namespace', 'path', 'string'],
+      ['pretty', 'query', 'string'],
+    ]);
     expect(coll.get.responses['401']).to.deep.equal({ description: 'Unauthorized' });
   });
 
@@ -156,20 +223,41 @@ describe('OpenAPI v2 document', () => {
     const decoded = decodeOpenAPIV2(encodeOpenAPIV2(doc)) as any;
     expect(decoded.swagger).to.equal('2.0');
     expect(decoded.info).to.deep.equal({ title: 'Gatehouse', version: 'v1.32.0' });
-    expect(decoded.definitions.additional_properties.map((d: any) => d.name)).to.deep.equal(Object.keys(doc.definitions));
+    expect(decoded.definitions.additional_properties.map((d: any) => d.name)).to.deep.equal(
+      Object.keys(doc.definitions),
+    );
     expect(decoded.paths.path.map((p: any) => p.name)).to.deep.equal(Object.keys(doc.paths));
-    const taint = decoded.definitions.additional_properties.find((d: any) => d.name === 'io.platform.api.core.v1.Taint').value;
+    const taint = decoded.definitions.additional_properties.find(
+      (d: any) => d.name === 'io.platform.api.core.v1.Taint',
+    ).value;
     const effect = taint.properties.additional_properties.find((p: any) => p.name === 'effect').value;
     expect(effect.type.value).to.deep.equal(['string']);
-    expect(effect.enum.map((e: any) => JSON.parse(e.yaml))).to.deep.equal(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
-    const meta = decoded.definitions.additional_properties.find((d: any) => d.name === 'io.platform.api.core.v1.ConfigMap').value
-      .properties.additional_properties.find((p: any) => p.name === 'metadata').value;
-    expect(meta).to.deep.equal({ _ref: '#/definitions/io.platform.apimachinery.pkg.apis.meta.v1.ObjectMeta', description: "Standard object's metadata." });
-    const item = decoded.paths.path.find((p: any) => p.name === '/api/v1/namespaces/{namespace}/configmaps/{name}').value;
+    expect(effect.enum.map((e: any) => JSON.parse(e.yaml))).to.deep.equal([
+      'NoSchedule',
+      'PreferNoSchedule',
+      'NoExecute',
+    ]);
+    const meta = decoded.definitions.additional_properties
+      .find((d: any) => d.name === 'io.platform.api.core.v1.ConfigMap')
+      .value.properties.additional_properties.find((p: any) => p.name === 'metadata').value;
+    expect(meta).to.deep.equal({
+      _ref: '#/definitions/io.platform.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+      description: "Standard object's metadata.",
+    });
+    const item = decoded.paths.path.find(
+      (p: any) => p.name === '/api/v1/namespaces/{namespace}/configmaps/{name}',
+    ).value;
     const gvk = item.patch.vendor_extension.find((e: any) => e.name === GVK);
     expect(JSON.parse(gvk.value.yaml)).to.deep.equal({ group: '', version: 'v1', kind: 'ConfigMap' });
     expect(item.patch.parameters[0].parameter.body_parameter).to.include({ name: 'body', in: 'body', required: true });
-    expect(item.parameters[0].parameter.non_body_parameter.path_parameter_sub_schema).to.include({ name: 'name', in: 'path', required: true, type: 'string' });
-    expect(item.get.responses.response_code.find((r: any) => r.name === '200').value.response.schema.schema._ref).to.equal('#/definitions/io.platform.api.core.v1.ConfigMap');
+    expect(item.parameters[0].parameter.non_body_parameter.path_parameter_sub_schema).to.include({
+      name: 'name',
+      in: 'path',
+      required: true,
+      type: 'string',
+    });
+    expect(
+      item.get.responses.response_code.find((r: any) => r.name === '200').value.response.schema.schema._ref,
+    ).to.equal('#/definitions/io.platform.api.core.v1.ConfigMap');
   });
 });

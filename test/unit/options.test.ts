@@ -9,14 +9,21 @@ import { parseRuntimeConfig } from '../../gateway/server/runtime-config.js';
 
 const cwd = '/srv/gh';
 
-
 describe('options', () => {
   it('defaults like kube-apiserver', () => {
     const o = parseOptions([], cwd);
     expect(o).to.include({
-      securePort: 6443, bindAddress: '0.0.0.0', dataDir: path.join(cwd, '.data'), anonymousAuth: true,
-      maxRequestBodyBytes: 3145728, historyWindowMs: 300_000, shutdownDelayMs: 0, livezGracePeriodMs: 0,
-      storageBackend: 'embedded', help: false, eventTtlMs: 3_600_000,
+      securePort: 6443,
+      bindAddress: '0.0.0.0',
+      dataDir: path.join(cwd, '.data'),
+      anonymousAuth: true,
+      maxRequestBodyBytes: 3145728,
+      historyWindowMs: 300_000,
+      shutdownDelayMs: 0,
+      livezGracePeriodMs: 0,
+      storageBackend: 'embedded',
+      help: false,
+      eventTtlMs: 3_600_000,
     });
     expect(o.certDir).to.equal(path.join(cwd, '.data', 'pki'));
     expect(o.authorizationModes).to.deep.equal(['AlwaysAllow']);
@@ -25,7 +32,10 @@ describe('options', () => {
   });
 
   it('accepts --flag=value and --flag value, last one wins, paths resolved against cwd', () => {
-    const o = parseOptions(['--secure-port', '0', '--data-dir=d', '--secure-port=7443', '--token-auth-file', '/etc/t.csv'], cwd);
+    const o = parseOptions(
+      ['--secure-port', '0', '--data-dir=d', '--secure-port=7443', '--token-auth-file', '/etc/t.csv'],
+      cwd,
+    );
     expect(o.securePort).to.equal(7443);
     expect(o.dataDir).to.equal(path.join(cwd, 'd'));
     expect(o.certDir).to.equal(path.join(cwd, 'd', 'pki'));
@@ -65,10 +75,16 @@ describe('options', () => {
     expect(port.message).to.contain('"http"').and.contain('--secure-port');
     expect(optionsError(['--secure-port=70000']).message).to.contain('between 0 and 65535');
     expect(optionsError(['--bind-address=localhost']).message).to.contain('--bind-address');
-    expect(optionsError(['--shutdown-delay-duration=soon']).message).to.contain('"soon"').and.contain('--shutdown-delay-duration');
+    expect(optionsError(['--shutdown-delay-duration=soon']).message)
+      .to.contain('"soon"')
+      .and.contain('--shutdown-delay-duration');
     expect(optionsError(['--max-request-body-bytes=0']).message).to.contain('--max-request-body-bytes');
-    expect(optionsError(['--storage-backend=etcd']).message).to.contain('"etcd"').and.contain('--storage-backend');
-    expect(optionsError(['--storage-backend=postgres']).message).to.contain('--storage-url').and.contain('GATEHOUSE_STORAGE_URL');
+    expect(optionsError(['--storage-backend=etcd']).message)
+      .to.contain('"etcd"')
+      .and.contain('--storage-backend');
+    expect(optionsError(['--storage-backend=postgres']).message)
+      .to.contain('--storage-url')
+      .and.contain('GATEHOUSE_STORAGE_URL');
     const badUrl = optionsError(['--storage-backend=postgres', '--storage-url=mysql://u:secret@h/db']).message;
     expect(badUrl).to.contain('--storage-url').and.not.contain('secret');
     expect(optionsError(['--anonymous-auth=maybe']).message).to.contain('"maybe"');
@@ -85,60 +101,109 @@ describe('options', () => {
       }
       throw new Error(`expected ${argv.join(' ')} to be refused`);
     };
-    expect(parseOptions(['--storage-backend=postgres'], cwd, env)).to.deep.include({ storageUrl: env.GATEHOUSE_STORAGE_URL, warnings: [] });
-    expect(parseOptions(['--storage-backend=postgres', '--storage-url=postgresql://a:b@h/x'], cwd, env).storageUrl).to.equal('postgresql://a:b@h/x');
+    expect(parseOptions(['--storage-backend=postgres'], cwd, env)).to.deep.include({
+      storageUrl: env.GATEHOUSE_STORAGE_URL,
+      warnings: [],
+    });
+    expect(
+      parseOptions(['--storage-backend=postgres', '--storage-url=postgresql://a:b@h/x'], cwd, env).storageUrl,
+    ).to.equal('postgresql://a:b@h/x');
 
     // A URL flag with another backend was meant for a database: refused rather than silently unused.
-    for (const argv of [['--storage-url=postgres://gh:secret@db/gh'], ['--storage-backend=memory', '--storage-url=postgres://gh:secret@db/gh']]) {
+    for (const argv of [
+      ['--storage-url=postgres://gh:secret@db/gh'],
+      ['--storage-backend=memory', '--storage-url=postgres://gh:secret@db/gh'],
+    ]) {
       const message = refused(argv);
-      expect(message).to.contain('--storage-url').and.contain('--storage-backend=postgres').and.contain('postgres://gh:***@db/gh');
+      expect(message)
+        .to.contain('--storage-url')
+        .and.contain('--storage-backend=postgres')
+        .and.contain('postgres://gh:***@db/gh');
       expect(message).not.to.contain('secret');
     }
     // The environment variable may be set for the whole host: another backend only warns.
     expect(parseOptions([], cwd, env)).to.deep.include({
-      storageBackend: 'embedded', storageUrl: undefined, warnings: ['GATEHOUSE_STORAGE_URL is set but the storage backend is embedded: the URL is not used'],
+      storageBackend: 'embedded',
+      storageUrl: undefined,
+      warnings: ['GATEHOUSE_STORAGE_URL is set but the storage backend is embedded: the URL is not used'],
     });
     expect(parseOptions([], cwd, {}).warnings).to.deep.equal([]);
 
     // A value that is not a URL may be a password pasted alone: nothing of it is shown.
-    expect(refused(['--storage-backend=postgres', '--storage-url=hunter2secret']))
-      .to.equal('invalid argument for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database; the value is not shown, as it may hold a password)');
+    expect(refused(['--storage-backend=postgres', '--storage-url=hunter2secret'])).to.equal(
+      'invalid argument for "--storage-url" flag: not a URL (expected postgres://user:password@host:port/database; the value is not shown, as it may hold a password)',
+    );
     const masked = refused(['--storage-backend=postgres', '--storage-url=gh:secret@db:5432/gh']);
     expect(masked).to.contain('"***@db:5432/gh"').and.not.contain('secret');
-    expect(refused(['--storage-backend=embedded', '--storage-url=hunter2secret'])).to.contain('"(value not shown)"').and.not.contain('hunter2');
+    expect(refused(['--storage-backend=embedded', '--storage-url=hunter2secret']))
+      .to.contain('"(value not shown)"')
+      .and.not.contain('hunter2');
     // A bad value from the environment names the variable, not the flag.
     const fromEnv = refused(['--storage-backend=postgres'], { GATEHOUSE_STORAGE_URL: 'mysql://gh:secret@db/gh' });
-    expect(fromEnv).to.equal('invalid argument "mysql://***@db/gh" in GATEHOUSE_STORAGE_URL: must be a postgres:// or postgresql:// URL');
+    expect(fromEnv).to.equal(
+      'invalid argument "mysql://***@db/gh" in GATEHOUSE_STORAGE_URL: must be a postgres:// or postgresql:// URL',
+    );
   });
 
-  it('takes the HTTP/2 flags with kube-apiserver\'s defaults and bounds', () => {
+  it("takes the HTTP/2 flags with kube-apiserver's defaults and bounds", () => {
     expect(parseOptions([], cwd)).to.include({ http2MaxStreamsPerConnection: 1000, goawayChance: 0 });
-    expect(parseOptions(['--goaway-chance=.001', '--http2-max-streams-per-connection=250'], cwd)).to.include({ goawayChance: 0.001, http2MaxStreamsPerConnection: 250 });
+    expect(parseOptions(['--goaway-chance=.001', '--http2-max-streams-per-connection=250'], cwd)).to.include({
+      goawayChance: 0.001,
+      http2MaxStreamsPerConnection: 250,
+    });
     expect(parseOptions(['--goaway-chance=2e-2'], cwd).goawayChance).to.equal(0.02);
-    expect(optionsError(['--goaway-chance=0.03']).message).to.equal('--goaway-chance can not be less than 0 or greater than 0.02');
-    expect(optionsError(['--goaway-chance=-0.01']).message).to.equal('--goaway-chance can not be less than 0 or greater than 0.02');
-    expect(optionsError(['--goaway-chance=often']).message)
-      .to.equal('invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
-    expect(optionsError(['--http2-max-streams-per-connection=-1']).message).to.contain('--http2-max-streams-per-connection');
+    expect(optionsError(['--goaway-chance=0.03']).message).to.equal(
+      '--goaway-chance can not be less than 0 or greater than 0.02',
+    );
+    expect(optionsError(['--goaway-chance=-0.01']).message).to.equal(
+      '--goaway-chance can not be less than 0 or greater than 0.02',
+    );
+    expect(optionsError(['--goaway-chance=often']).message).to.equal(
+      'invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax',
+    );
+    expect(optionsError(['--http2-max-streams-per-connection=-1']).message).to.contain(
+      '--http2-max-streams-per-connection',
+    );
   });
 
-  it('takes the in-flight limits with kube-apiserver\'s defaults, 0 for no limit, and refuses negative ones as it does', () => {
+  it("takes the in-flight limits with kube-apiserver's defaults, 0 for no limit, and refuses negative ones as it does", () => {
     expect(parseOptions([], cwd)).to.include({ maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 });
-    expect(parseOptions(['--max-requests-inflight=0', '--max-mutating-requests-inflight=7'], cwd)).to.include({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 7 });
-    expect(optionsError(['--max-requests-inflight=-1']).message).to.equal('--max-requests-inflight can not be negative value');
-    expect(optionsError(['--max-mutating-requests-inflight=-5']).message).to.equal('--max-mutating-requests-inflight can not be negative value');
-    expect(optionsError(['--max-requests-inflight=many']).message)
-      .to.equal('invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax');
+    expect(parseOptions(['--max-requests-inflight=0', '--max-mutating-requests-inflight=7'], cwd)).to.include({
+      maxRequestsInflight: 0,
+      maxMutatingRequestsInflight: 7,
+    });
+    expect(optionsError(['--max-requests-inflight=-1']).message).to.equal(
+      '--max-requests-inflight can not be negative value',
+    );
+    expect(optionsError(['--max-mutating-requests-inflight=-5']).message).to.equal(
+      '--max-mutating-requests-inflight can not be negative value',
+    );
+    expect(optionsError(['--max-requests-inflight=many']).message).to.equal(
+      'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax',
+    );
   });
 
   it('takes the connection bounds: 32 s for a request head, 32 s for a body, half the open-file limit in connections; 0 disables each', () => {
-    expect(parseOptions([], cwd)).to.include({ readHeaderTimeoutMs: 32_000, readBodyTimeoutMs: 32_000, maxConnections: undefined });
-    expect(defaultMaxConnections('Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 4096                 files     \n')).to.equal(512);
+    expect(parseOptions([], cwd)).to.include({
+      readHeaderTimeoutMs: 32_000,
+      readBodyTimeoutMs: 32_000,
+      maxConnections: undefined,
+    });
+    expect(
+      defaultMaxConnections(
+        'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 4096                 files     \n',
+      ),
+    ).to.equal(512);
     expect(defaultMaxConnections('')).to.equal(512);
-    expect(parseOptions(['--read-header-timeout=250ms', '--read-body-timeout=1m', '--max-connections=0'], cwd))
-      .to.include({ readHeaderTimeoutMs: 250, readBodyTimeoutMs: 60_000, maxConnections: 0 });
-    expect(optionsError(['--max-connections=-1']).message).to.equal('invalid argument "-1" for "--max-connections" flag: must be between 0 and 2147483647');
-    expect(optionsError(['--read-header-timeout=soon']).message).to.equal('invalid argument "soon" for "--read-header-timeout" flag: time: invalid duration "soon"');
+    expect(
+      parseOptions(['--read-header-timeout=250ms', '--read-body-timeout=1m', '--max-connections=0'], cwd),
+    ).to.include({ readHeaderTimeoutMs: 250, readBodyTimeoutMs: 60_000, maxConnections: 0 });
+    expect(optionsError(['--max-connections=-1']).message).to.equal(
+      'invalid argument "-1" for "--max-connections" flag: must be between 0 and 2147483647',
+    );
+    expect(optionsError(['--read-header-timeout=soon']).message).to.equal(
+      'invalid argument "soon" for "--read-header-timeout" flag: time: invalid duration "soon"',
+    );
   });
 
   it('requires the TLS pair together', () => {
@@ -148,32 +213,57 @@ describe('options', () => {
   });
 
   it('takes an ordered list of authorization modes and refuses unknown ones and modes missing their files', () => {
-    expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal(['AlwaysDeny', 'AlwaysAllow']);
+    expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal([
+      'AlwaysDeny',
+      'AlwaysAllow',
+    ]);
     expect(optionsError(['--authorization-mode=Magic']).message).to.contain('"Magic" is not a valid mode');
-    expect(optionsError(['--authorization-mode=ABAC']).message).to.contain("authorization policy file not passed");
+    expect(optionsError(['--authorization-mode=ABAC']).message).to.contain('authorization policy file not passed');
     expect(optionsError(['--authorization-mode=AlwaysAllow,AlwaysAllow']).message).to.contain('more than once');
     expect(optionsError(['--authorization-mode=']).message).to.contain('--authorization-mode');
   });
 
   it('reports feature gate errors through the flag', () => {
-    expect(optionsError(['--feature-gates=NoSuchGate=true']).message).to.contain('unrecognized feature gate: NoSuchGate');
-    expect(optionsError(['--feature-gates=APIResponseCompression=yes']).message).to.contain('APIResponseCompression=yes');
-    const o = parseOptions(['--feature-gates=APIResponseCompression=false', '--feature-gates', 'CBORServingAndStorage=true'], cwd);
+    expect(optionsError(['--feature-gates=NoSuchGate=true']).message).to.contain(
+      'unrecognized feature gate: NoSuchGate',
+    );
+    expect(optionsError(['--feature-gates=APIResponseCompression=yes']).message).to.contain(
+      'APIResponseCompression=yes',
+    );
+    const o = parseOptions(
+      ['--feature-gates=APIResponseCompression=false', '--feature-gates', 'CBORServingAndStorage=true'],
+      cwd,
+    );
     expect(o.featureGates.enabled('APIResponseCompression')).to.equal(false);
     expect(o.featureGates.enabled('CBORServingAndStorage')).to.equal(true);
   });
 
   it('lists every flag in the usage text', () => {
-    for (const flag of ['--secure-port', '--bind-address', '--tls-cert-file', '--tls-private-key-file', '--cert-dir', '--data-dir',
-      '--token-auth-file', '--authorization-mode', '--runtime-config', '--feature-gates', '--shutdown-delay-duration']) {
+    for (const flag of [
+      '--secure-port',
+      '--bind-address',
+      '--tls-cert-file',
+      '--tls-private-key-file',
+      '--cert-dir',
+      '--data-dir',
+      '--token-auth-file',
+      '--authorization-mode',
+      '--runtime-config',
+      '--feature-gates',
+      '--shutdown-delay-duration',
+    ]) {
       expect(usage()).to.contain(flag);
     }
   });
 
   it('sets every description apart from its flag, in one column, however long the flag', () => {
-    const rows = usage().split('\n').filter((line) => line.startsWith('      --'));
+    const rows = usage()
+      .split('\n')
+      .filter((line) => line.startsWith('      --'));
     const columns = new Set(rows.map((line) => /^ {6}--\S+(?: \S+)? {2,}/.exec(line)?.[0].length));
-    expect(columns.has(undefined), rows.filter((line) => !/^ {6}--\S+(?: \S+)? {2,}/.test(line)).join('\n')).to.equal(false);
+    expect(columns.has(undefined), rows.filter((line) => !/^ {6}--\S+(?: \S+)? {2,}/.test(line)).join('\n')).to.equal(
+      false,
+    );
     expect(columns.size).to.equal(1);
   });
 });

@@ -16,14 +16,23 @@ describe('preconditions', () => {
 
   it('fails a mismatch, an empty string included, with upstream wording, the UID first', () => {
     expect(preconditionFailure({ uid: '', resourceVersion: '8' }, stored)).to.deep.equal({
-      field: 'uid', message: 'Precondition failed: UID in precondition: , UID in object meta: u1',
+      field: 'uid',
+      message: 'Precondition failed: UID in precondition: , UID in object meta: u1',
     });
-    expect(preconditionFailure({ resourceVersion: '8' }, stored)?.message)
-      .to.equal('Precondition failed: ResourceVersion in precondition: 8, ResourceVersion in object meta: 7');
+    expect(preconditionFailure({ resourceVersion: '8' }, stored)?.message).to.equal(
+      'Precondition failed: ResourceVersion in precondition: 8, ResourceVersion in object meta: 7',
+    );
   });
 
   it('is a PreconditionUid or Conflict storage error inside the backends', () => {
-    const thrown = (pre: object): unknown => { try { checkPreconditions('/k', stored, pre); } catch (e) { return e; } return undefined; };
+    const thrown = (pre: object): unknown => {
+      try {
+        checkPreconditions('/k', stored, pre);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
     expect(isStorageError(thrown({ uid: 'u2' }), 'PreconditionUid')).to.equal(true);
     expect(isStorageError(thrown({ resourceVersion: '1' }), 'Conflict')).to.equal(true);
   });

@@ -4,7 +4,10 @@ import { expect } from 'chai';
 import protobuf from 'protobufjs';
 import { isStatusError } from '../../api/meta/errors.js';
 import {
-  decodeProtobufObject, decodeProtobufWatchFrames, encodeProtobufObject, encodeProtobufWatchFrame,
+  decodeProtobufObject,
+  decodeProtobufWatchFrames,
+  encodeProtobufObject,
+  encodeProtobufWatchFrame,
 } from '../../api/proto/object-codec.js';
 
 const PREFIX = Buffer.from('k8s\0', 'latin1');
@@ -41,34 +44,59 @@ function statusCode(fn: () => unknown): number {
 describe('protobuf codec', () => {
   it('reads Go-written zero values as absent, an empty time as null, and keeps zero pointers', () => {
     const metaW = protobuf.Writer.create();
-    str(metaW, 1, 'x'); str(metaW, 2, ''); str(metaW, 3, 'ns'); str(metaW, 5, '');
+    str(metaW, 1, 'x');
+    str(metaW, 2, '');
+    str(metaW, 3, 'ns');
+    str(metaW, 5, '');
     metaW.uint32(7 << 3).int64(0);
     ld(metaW, 8, new Uint8Array());
     const cm = protobuf.Writer.create();
     ld(cm, 1, metaW.finish());
     // data entry "a" → "" (map entries keep empty values), immutable=false (a pointer: kept).
     const entry = protobuf.Writer.create();
-    str(entry, 1, 'a'); str(entry, 2, '');
+    str(entry, 1, 'a');
+    str(entry, 2, '');
     ld(cm, 2, entry.finish());
     cm.uint32(4 << 3).bool(false);
     const obj = decodeProtobufObject(envelope('v1', 'ConfigMap', cm.finish()));
     expect(obj).to.deep.equal({
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: 'x', namespace: 'ns', creationTimestamp: null },
-      immutable: false, data: { a: '' },
+      immutable: false,
+      data: { a: '' },
     });
   });
 
   it('maps quantities, bytes and times with offsets and fractions as the Go JSON form does', () => {
-    const rq = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { cpu: '1500m', pods: 10 } } };
-    expect(decodeProtobufObject(encodeProtobufObject(rq))).to.deep.equal({ ...rq, spec: { hard: { cpu: '1500m', pods: '10' } } });
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { k: Buffer.from('value').toString('base64') } };
+    const rq = {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'q' },
+      spec: { hard: { cpu: '1500m', pods: 10 } },
+    };
+    expect(decodeProtobufObject(encodeProtobufObject(rq))).to.deep.equal({
+      ...rq,
+      spec: { hard: { cpu: '1500m', pods: '10' } },
+    });
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { k: Buffer.from('value').toString('base64') },
+    };
     const bytes = encodeProtobufObject(secret);
     // The secret's bytes are on the wire as themselves, not as base64 text.
     expect(bytes.includes(Buffer.from('value'))).to.equal(true);
     expect(decodeProtobufObject(bytes)).to.deep.equal(secret);
-    const fractional = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n', creationTimestamp: '2024-01-02T03:04:05.678+02:00' } };
-    expect((decodeProtobufObject(encodeProtobufObject(fractional)) as any).metadata.creationTimestamp).to.equal('2024-01-02T01:04:05Z');
+    const fractional = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'n', creationTimestamp: '2024-01-02T03:04:05.678+02:00' },
+    };
+    expect((decodeProtobufObject(encodeProtobufObject(fractional)) as any).metadata.creationTimestamp).to.equal(
+      '2024-01-02T01:04:05Z',
+    );
   });
 
   it('uses the expected kind when the envelope names none', () => {
@@ -81,7 +109,12 @@ describe('protobuf codec', () => {
   });
 
   it('answers 400 for every malformed body, never a crash', () => {
-    const good = encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: 'b' } });
+    const good = encodeProtobufObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x' },
+      data: { a: 'b' },
+    });
     const bad: Buffer[] = [
       Buffer.alloc(0),
       Buffer.from('{"kind":"ConfigMap"}'),
@@ -101,14 +134,28 @@ describe('protobuf codec', () => {
     const entry = ld(protobuf.Writer.create(), 7, fields).finish();
     const metaW = ld(protobuf.Writer.create(), 17, entry).finish();
     bad.push(envelope('v1', 'ConfigMap', ld(protobuf.Writer.create(), 1, metaW).finish()));
-    for (const body of bad) expect(statusCode(() => decodeProtobufObject(body)), body.toString('hex')).to.equal(400);
+    for (const body of bad)
+      expect(
+        statusCode(() => decodeProtobufObject(body)),
+        body.toString('hex'),
+      ).to.equal(400);
   });
 
   it('never throws anything but a 400 for a corrupted body, byte by byte', () => {
     const good = encodeProtobufObject({
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
-      metadata: { name: 'x', labels: { a: 'b' }, creationTimestamp: '2024-01-01T00:00:00Z', managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }] },
-      spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'a', image: 'b', resources: { limits: { cpu: '1' } } }] } } },
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name: 'x',
+        labels: { a: 'b' },
+        creationTimestamp: '2024-01-01T00:00:00Z',
+        managedFields: [{ manager: 'm', fieldsV1: { 'f:spec': {} } }],
+      },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { a: 'b' } },
+        template: { spec: { containers: [{ name: 'a', image: 'b', resources: { limits: { cpu: '1' } } }] } },
+      },
     });
     let refused = 0;
     for (let at = 4; at < good.length; at++) {
@@ -125,26 +172,48 @@ describe('protobuf codec', () => {
     }
     expect(refused).to.be.greaterThan(0);
     // Deeply nested groups (wire type 3) exhaust the decoder's recursion: still a 400.
-    const deep = Buffer.concat([good.subarray(0, 4), Buffer.from([0x12, 0xa0, 0x8d, 0x06]), Buffer.alloc(100_000, 0x0b)]);
+    const deep = Buffer.concat([
+      good.subarray(0, 4),
+      Buffer.from([0x12, 0xa0, 0x8d, 0x06]),
+      Buffer.alloc(100_000, 0x0b),
+    ]);
     expect(statusCode(() => decodeProtobufObject(deep))).to.equal(400);
   });
 
   it('frames watch events as upstream: length prefix, bare WatchEvent, enveloped object', () => {
-    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', resourceVersion: '5' }, data: { a: 'b' } };
+    const object = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x', resourceVersion: '5' },
+      data: { a: 'b' },
+    };
     const frame = encodeProtobufWatchFrame({ type: 'ADDED', object });
     expect(frame.readUInt32BE(0)).to.equal(frame.length - 4);
     // The WatchEvent itself has no envelope: field 1 (type) comes first.
     expect(frame[4]).to.equal(0x0a);
     expect(frame.includes(PREFIX)).to.equal(true);
-    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'gone', reason: 'Expired', code: 410 };
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'gone',
+      reason: 'Expired',
+      code: 410,
+    };
     const stream = Buffer.concat([frame, encodeProtobufWatchFrame({ type: 'ERROR', object: status })]);
     const { events, rest } = decodeProtobufWatchFrames(Buffer.concat([stream, stream.subarray(0, 6)]));
-    expect(events).to.deep.equal([{ type: 'ADDED', object }, { type: 'ERROR', object: status }]);
+    expect(events).to.deep.equal([
+      { type: 'ADDED', object },
+      { type: 'ERROR', object: status },
+    ]);
     expect(rest.length).to.equal(6);
   });
 
   it('refuses to encode objects without a protobuf form with a 500', () => {
     expect(statusCode(() => encodeProtobufObject({ apiVersion: 'example.com/v1', kind: 'Thing' }))).to.equal(500);
-    expect(statusCode(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 7 } }))).to.equal(500);
+    expect(
+      statusCode(() => encodeProtobufObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 7 } })),
+    ).to.equal(500);
   });
 });

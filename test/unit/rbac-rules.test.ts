@@ -18,20 +18,53 @@ const alice = { name: 'alice', groups: ['dev', 'system:authenticated'] };
 
 function attrs(over: Partial<Attributes>): Attributes {
   return {
-    user: alice, verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1',
-    resource: 'configmaps', subresource: '', namespace: 'ns1', name: '', ...over,
+    user: alice,
+    verb: 'get',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: '',
+    apiVersion: 'v1',
+    resource: 'configmaps',
+    subresource: '',
+    namespace: 'ns1',
+    name: '',
+    ...over,
   };
 }
 
-const role = (kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], namespace?: string, labels?: Record<string, string>): RoleObject => ({
-  apiVersion: `${G}/v1`, kind, metadata: { name, ...(namespace ? { namespace } : {}), ...(labels ? { labels } : {}) }, rules,
+const role = (
+  kind: 'Role' | 'ClusterRole',
+  name: string,
+  rules: PolicyRule[],
+  namespace?: string,
+  labels?: Record<string, string>,
+): RoleObject => ({
+  apiVersion: `${G}/v1`,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}), ...(labels ? { labels } : {}) },
+  rules,
 });
-const binding = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, ref: { kind: string; name: string }, subjects: Subject[], namespace?: string): BindingObject => ({
-  apiVersion: `${G}/v1`, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, roleRef: { apiGroup: G, ...ref }, subjects,
+const binding = (
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  ref: { kind: string; name: string },
+  subjects: Subject[],
+  namespace?: string,
+): BindingObject => ({
+  apiVersion: `${G}/v1`,
+  kind,
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  roleRef: { apiGroup: G, ...ref },
+  subjects,
 });
 
 describe('RBAC rule matching', () => {
-  const r = (rule: Partial<PolicyRule>): PolicyRule => ({ verbs: ['get'], apiGroups: [''], resources: ['configmaps'], ...rule });
+  const r = (rule: Partial<PolicyRule>): PolicyRule => ({
+    verbs: ['get'],
+    apiGroups: [''],
+    resources: ['configmaps'],
+    ...rule,
+  });
 
   it('matches verbs, groups and resources, with * for each', () => {
     expect(ruleAllows(attrs({}), r({}))).to.equal(true);
@@ -49,7 +82,9 @@ describe('RBAC rule matching', () => {
     expect(ruleAllows(status, r({ verbs: ['update'], resources: ['nodes/status'] }))).to.equal(true);
     expect(ruleAllows(status, r({ verbs: ['update'], resources: ['*/status'] }))).to.equal(true);
     expect(ruleAllows(status, r({ verbs: ['update'], resources: ['*/scale'] }))).to.equal(false);
-    expect(ruleAllows(attrs({ resource: 'nodes', verb: 'update' }), r({ verbs: ['update'], resources: ['*/status'] }))).to.equal(false);
+    expect(
+      ruleAllows(attrs({ resource: 'nodes', verb: 'update' }), r({ verbs: ['update'], resources: ['*/status'] })),
+    ).to.equal(false);
   });
 
   it('restricts by resourceNames only requests that carry a name', () => {
@@ -90,26 +125,41 @@ describe('RBAC authorizer over the index', () => {
     role('ClusterRole', 'read-cm', [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] }]),
     role('ClusterRole', 'health', [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }]),
   ]);
-  index.replace('Role', [role('Role', 'secrets', [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], 'ns1')]);
+  index.replace('Role', [
+    role('Role', 'secrets', [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], 'ns1'),
+  ]);
   index.replace('RoleBinding', [
     binding('RoleBinding', 'rb', { kind: 'ClusterRole', name: 'read-cm' }, [{ kind: 'User', name: 'alice' }], 'ns1'),
     binding('RoleBinding', 'rb2', { kind: 'Role', name: 'secrets' }, [{ kind: 'Group', name: 'dev' }], 'ns1'),
     binding('RoleBinding', 'broken', { kind: 'Role', name: 'missing' }, [{ kind: 'User', name: 'alice' }], 'ns2'),
   ]);
-  index.replace('ClusterRoleBinding', [binding('ClusterRoleBinding', 'crb', { kind: 'ClusterRole', name: 'health' }, [{ kind: 'Group', name: 'system:authenticated' }])]);
+  index.replace('ClusterRoleBinding', [
+    binding('ClusterRoleBinding', 'crb', { kind: 'ClusterRole', name: 'health' }, [
+      { kind: 'Group', name: 'system:authenticated' },
+    ]),
+  ]);
   const authz = createRbacAuthorizer(index);
 
-  it('allows through a RoleBinding to a ClusterRole only in its namespace, with upstream\'s reason', async () => {
+  it("allows through a RoleBinding to a ClusterRole only in its namespace, with upstream's reason", async () => {
     const ok = await authz.authorize(attrs({}));
-    expect(ok).to.deep.equal({ decision: 'Allow', reason: 'RBAC: allowed by RoleBinding "rb/ns1" of ClusterRole "read-cm" to User "alice"' });
+    expect(ok).to.deep.equal({
+      decision: 'Allow',
+      reason: 'RBAC: allowed by RoleBinding "rb/ns1" of ClusterRole "read-cm" to User "alice"',
+    });
     expect((await authz.authorize(attrs({ namespace: 'ns3' }))).decision).to.equal('NoOpinion');
     expect((await authz.authorize(attrs({ namespace: '' }))).decision).to.equal('NoOpinion');
   });
 
   it('allows through a group subject and a ClusterRoleBinding', async () => {
-    expect((await authz.authorize(attrs({ resource: 'secrets', name: 'x' }))).reason).to.equal('RBAC: allowed by RoleBinding "rb2/ns1" of Role "secrets" to Group "dev"');
-    const health = await authz.authorize(attrs({ isResourceRequest: false, path: '/healthz', namespace: '', resource: '' }));
-    expect(health.reason).to.equal('RBAC: allowed by ClusterRoleBinding "crb" of ClusterRole "health" to Group "system:authenticated"');
+    expect((await authz.authorize(attrs({ resource: 'secrets', name: 'x' }))).reason).to.equal(
+      'RBAC: allowed by RoleBinding "rb2/ns1" of Role "secrets" to Group "dev"',
+    );
+    const health = await authz.authorize(
+      attrs({ isResourceRequest: false, path: '/healthz', namespace: '', resource: '' }),
+    );
+    expect(health.reason).to.equal(
+      'RBAC: allowed by ClusterRoleBinding "crb" of ClusterRole "health" to Group "system:authenticated"',
+    );
   });
 
   it('reports an unresolvable roleRef without failing, and never denies', async () => {
@@ -119,14 +169,20 @@ describe('RBAC authorizer over the index', () => {
   });
 
   it('follows index changes', async () => {
-    const b = binding('RoleBinding', 'bob', { kind: 'ClusterRole', name: 'read-cm' }, [{ kind: 'User', name: 'bob' }], 'ns1');
+    const b = binding(
+      'RoleBinding',
+      'bob',
+      { kind: 'ClusterRole', name: 'read-cm' },
+      [{ kind: 'User', name: 'bob' }],
+      'ns1',
+    );
     index.put('RoleBinding', b);
     expect((await authz.authorize(attrs({ user: { name: 'bob', groups: [] } }))).decision).to.equal('Allow');
     index.remove('RoleBinding', b);
     expect((await authz.authorize(attrs({ user: { name: 'bob', groups: [] } }))).decision).to.equal('NoOpinion');
   });
 
-  it('lists a user\'s rules for SelfSubjectRulesReview', async () => {
+  it("lists a user's rules for SelfSubjectRulesReview", async () => {
     const rules = await authz.rulesFor(alice, 'ns1');
     expect(rules.resourceRules).to.deep.include({ verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] });
     expect(rules.resourceRules).to.deep.include({ verbs: ['get'], apiGroups: [''], resources: ['secrets'] });
@@ -142,17 +198,28 @@ describe('RBAC coverage and escalation checks', () => {
       { verbs: ['get'], apiGroups: ['apps'], resources: ['replicasets'], resourceNames: ['a'] },
       { verbs: ['get'], nonResourceURLs: ['/apis/*'] },
     ];
-    expect(uncovered(held, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps', 'nodes/status'] }])).to.deep.equal([]);
-    expect(uncovered(held, [{ verbs: ['get'], apiGroups: ['apps'], resources: ['replicasets'], resourceNames: ['a'] }])).to.deep.equal([]);
+    expect(
+      uncovered(held, [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps', 'nodes/status'] }]),
+    ).to.deep.equal([]);
+    expect(
+      uncovered(held, [{ verbs: ['get'], apiGroups: ['apps'], resources: ['replicasets'], resourceNames: ['a'] }]),
+    ).to.deep.equal([]);
     expect(uncovered(held, [{ verbs: ['get'], apiGroups: ['apps'], resources: ['replicasets'] }])).to.have.length(1);
     expect(uncovered(held, [{ verbs: ['get'], nonResourceURLs: ['/apis/apps'] }])).to.deep.equal([]);
     const missing = uncovered(held, [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['secrets'] }]);
-    expect(missing.map(compactString)).to.deep.equal(['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}', '{APIGroups:[""], Resources:["secrets"], Verbs:["delete"]}']);
+    expect(missing.map(compactString)).to.deep.equal([
+      '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}',
+      '{APIGroups:[""], Resources:["secrets"], Verbs:["delete"]}',
+    ]);
   });
 
   const index = createRbacIndex();
-  index.replace('ClusterRole', [role('ClusterRole', 'read-cm', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }])]);
-  index.replace('RoleBinding', [binding('RoleBinding', 'rb', { kind: 'ClusterRole', name: 'read-cm' }, [{ kind: 'User', name: 'alice' }], 'ns1')]);
+  index.replace('ClusterRole', [
+    role('ClusterRole', 'read-cm', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }]),
+  ]);
+  index.replace('RoleBinding', [
+    binding('RoleBinding', 'rb', { kind: 'ClusterRole', name: 'read-cm' }, [{ kind: 'User', name: 'alice' }], 'ns1'),
+  ]);
   const deps = { authorizer: createRbacAuthorizer(index), resolver: createRuleResolver(index) };
   const forbidden = async (p: Promise<void>): Promise<string> => {
     try {
@@ -167,26 +234,57 @@ describe('RBAC coverage and escalation checks', () => {
   it('lets a role grant only what its author holds in that namespace', async () => {
     const cm = role('Role', 'r', [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }], 'ns1');
     await checkRbacWrite({ kind: 'Role', namespace: 'ns1', name: 'r', object: cm, user: alice }, deps);
-    const msg = await forbidden(checkRbacWrite({ kind: 'Role', namespace: 'ns2', name: 'r', object: cm, user: alice }, deps));
-    expect(msg).to.equal(`roles.${G} "r" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["get"]}`);
-    await checkRbacWrite({ kind: 'Role', namespace: 'ns2', name: 'r', object: cm, user: { name: 'root', groups: ['system:masters'] } }, deps);
+    const msg = await forbidden(
+      checkRbacWrite({ kind: 'Role', namespace: 'ns2', name: 'r', object: cm, user: alice }, deps),
+    );
+    expect(msg).to.equal(
+      `roles.${G} "r" is forbidden: user "alice" (groups=["dev" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["get"]}`,
+    );
+    await checkRbacWrite(
+      { kind: 'Role', namespace: 'ns2', name: 'r', object: cm, user: { name: 'root', groups: ['system:masters'] } },
+      deps,
+    );
   });
 
   it('lets a binding grant only a held role, and reports an unresolvable one', async () => {
-    const b = binding('RoleBinding', 'b', { kind: 'ClusterRole', name: 'read-cm' }, [{ kind: 'User', name: 'bob' }], 'ns1');
+    const b = binding(
+      'RoleBinding',
+      'b',
+      { kind: 'ClusterRole', name: 'read-cm' },
+      [{ kind: 'User', name: 'bob' }],
+      'ns1',
+    );
     await checkRbacWrite({ kind: 'RoleBinding', namespace: 'ns1', name: 'b', object: b, user: alice }, deps);
     await forbidden(checkRbacWrite({ kind: 'RoleBinding', namespace: 'ns2', name: 'b', object: b, user: alice }, deps));
     const missing = binding('RoleBinding', 'b', { kind: 'ClusterRole', name: 'nope' }, [], 'ns1');
-    expect(await forbidden(checkRbacWrite({ kind: 'RoleBinding', namespace: 'ns1', name: 'b', object: missing, user: alice }, deps))).to.contain('"nope" not found');
+    expect(
+      await forbidden(
+        checkRbacWrite({ kind: 'RoleBinding', namespace: 'ns1', name: 'b', object: missing, user: alice }, deps),
+      ),
+    ).to.contain('"nope" not found');
   });
 });
 
 describe('role aggregation', () => {
   it('unites the rules of matching ClusterRoles in name order, each rule once', () => {
     const sel = { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] };
-    const agg: RoleObject = { ...role('ClusterRole', 'agg', [{ verbs: ['hand'], apiGroups: [''], resources: ['x'] }]), aggregationRule: sel };
-    const b = role('ClusterRole', 'b', [{ verbs: ['get'], apiGroups: [''], resources: ['b'] }, { resources: ['a'], apiGroups: [''], verbs: ['get'] }], undefined, { agg: 'true' });
-    const a = role('ClusterRole', 'a', [{ verbs: ['get'], apiGroups: [''], resources: ['a'] }], undefined, { agg: 'true' });
+    const agg: RoleObject = {
+      ...role('ClusterRole', 'agg', [{ verbs: ['hand'], apiGroups: [''], resources: ['x'] }]),
+      aggregationRule: sel,
+    };
+    const b = role(
+      'ClusterRole',
+      'b',
+      [
+        { verbs: ['get'], apiGroups: [''], resources: ['b'] },
+        { resources: ['a'], apiGroups: [''], verbs: ['get'] },
+      ],
+      undefined,
+      { agg: 'true' },
+    );
+    const a = role('ClusterRole', 'a', [{ verbs: ['get'], apiGroups: [''], resources: ['a'] }], undefined, {
+      agg: 'true',
+    });
     const other = role('ClusterRole', 'c', [{ verbs: ['get'], apiGroups: [''], resources: ['c'] }]);
     expect(aggregatedRules(agg, [agg, b, other, a])).to.deep.equal([
       { verbs: ['get'], apiGroups: [''], resources: ['a'] },
@@ -202,19 +300,28 @@ describe('Node authorizer', () => {
   const nodeAttrs = (over: Partial<Attributes>) => attrs({ user: n1, resource: 'nodes', namespace: '', ...over });
 
   it('lets a node read nodes and write its own Node and status only', async () => {
-    for (const verb of ['get', 'list', 'watch']) expect((await node.authorize(nodeAttrs({ verb, name: verb === 'get' ? 'n2' : '' }))).decision).to.equal('Allow');
+    for (const verb of ['get', 'list', 'watch'])
+      expect((await node.authorize(nodeAttrs({ verb, name: verb === 'get' ? 'n2' : '' }))).decision).to.equal('Allow');
     expect((await node.authorize(nodeAttrs({ verb: 'update', name: 'n1' }))).decision).to.equal('Allow');
-    expect((await node.authorize(nodeAttrs({ verb: 'patch', name: 'n1', subresource: 'status' }))).decision).to.equal('Allow');
+    expect((await node.authorize(nodeAttrs({ verb: 'patch', name: 'n1', subresource: 'status' }))).decision).to.equal(
+      'Allow',
+    );
     const other = await node.authorize(nodeAttrs({ verb: 'update', name: 'n2' }));
     expect(other.decision).to.equal('NoOpinion');
     expect(other.reason).to.contain("node 'n1' cannot modify node 'n2'");
-    expect((await node.authorize(nodeAttrs({ verb: 'patch', name: 'n2', subresource: 'status' }))).decision).to.equal('NoOpinion');
+    expect((await node.authorize(nodeAttrs({ verb: 'patch', name: 'n2', subresource: 'status' }))).decision).to.equal(
+      'NoOpinion',
+    );
     expect((await node.authorize(nodeAttrs({ verb: 'delete', name: 'n1' }))).decision).to.equal('NoOpinion');
   });
 
   it('has no opinion on other users and other resources', async () => {
     expect((await node.authorize(nodeAttrs({ user: alice }))).decision).to.equal('NoOpinion');
-    expect((await node.authorize(nodeAttrs({ user: { name: 'system:node:n1', groups: [] } }))).decision).to.equal('NoOpinion');
-    expect((await node.authorize(nodeAttrs({ resource: 'secrets', namespace: 'ns1', name: 's' }))).decision).to.equal('NoOpinion');
+    expect((await node.authorize(nodeAttrs({ user: { name: 'system:node:n1', groups: [] } }))).decision).to.equal(
+      'NoOpinion',
+    );
+    expect((await node.authorize(nodeAttrs({ resource: 'secrets', namespace: 'ns1', name: 's' }))).decision).to.equal(
+      'NoOpinion',
+    );
   });
 });

@@ -27,13 +27,18 @@ describe('--requestheader-* options', () => {
   });
 
   it('resolves the CA path and collects repeated, comma-separated lists', () => {
-    const o = parseOptions([
-      '--requestheader-client-ca-file=proxy-ca.crt',
-      '--requestheader-username-headers', 'X-Remote-User, X-Forwarded-User',
-      '--requestheader-group-headers=X-Remote-Group', '--requestheader-group-headers=X-Groups',
-      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-      '--requestheader-allowed-names=front-proxy,aggregator',
-    ], dir);
+    const o = parseOptions(
+      [
+        '--requestheader-client-ca-file=proxy-ca.crt',
+        '--requestheader-username-headers',
+        'X-Remote-User, X-Forwarded-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-group-headers=X-Groups',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        '--requestheader-allowed-names=front-proxy,aggregator',
+      ],
+      dir,
+    );
     expect(o.requestHeader).to.deep.equal({
       clientCaFile: caFile,
       usernameHeaders: ['X-Remote-User', 'X-Forwarded-User'],
@@ -44,23 +49,36 @@ describe('--requestheader-* options', () => {
   });
 
   it('allows any CN when --requestheader-allowed-names is empty or absent', () => {
-    expect(parseOptions(['--requestheader-client-ca-file', caFile, '--requestheader-allowed-names='], dir).requestHeader?.allowedNames).to.deep.equal([]);
+    expect(
+      parseOptions(['--requestheader-client-ca-file', caFile, '--requestheader-allowed-names='], dir).requestHeader
+        ?.allowedNames,
+    ).to.deep.equal([]);
     expect(parseOptions(['--requestheader-client-ca-file', caFile], dir).requestHeader?.allowedNames).to.deep.equal([]);
   });
 
   it('refuses a CA file without certificates, a missing one, blank header names and blank allowed names', () => {
-    expect(refused(['--requestheader-client-ca-file=junk.crt'])).to.match(/^invalid argument ".*junk\.crt" for "--requestheader-client-ca-file" flag: .*PEM/);
+    expect(refused(['--requestheader-client-ca-file=junk.crt'])).to.match(
+      /^invalid argument ".*junk\.crt" for "--requestheader-client-ca-file" flag: .*PEM/,
+    );
     expect(refused(['--requestheader-client-ca-file=missing.crt'])).to.contain('--requestheader-client-ca-file');
-    expect(refused(['--requestheader-client-ca-file=']))
-      .to.equal('invalid argument "" for "--requestheader-client-ca-file" flag: must not be empty');
-    expect(refused(['--requestheader-username-headers=X-Remote-User, ,X-Other']))
-      .to.equal('invalid argument "X-Remote-User, ,X-Other" for "--requestheader-username-headers" flag: empty header name');
+    expect(refused(['--requestheader-client-ca-file='])).to.equal(
+      'invalid argument "" for "--requestheader-client-ca-file" flag: must not be empty',
+    );
+    expect(refused(['--requestheader-username-headers=X-Remote-User, ,X-Other'])).to.equal(
+      'invalid argument "X-Remote-User, ,X-Other" for "--requestheader-username-headers" flag: empty header name',
+    );
     expect(refused(['--requestheader-allowed-names=a,,b'])).to.contain('--requestheader-allowed-names');
   });
 
   it('is listed in --help', async () => {
     const { usage } = await import('../../gateway/server/options.js');
-    for (const flag of ['client-ca-file', 'allowed-names', 'username-headers', 'group-headers', 'extra-headers-prefix']) {
+    for (const flag of [
+      'client-ca-file',
+      'allowed-names',
+      'username-headers',
+      'group-headers',
+      'extra-headers-prefix',
+    ]) {
       expect(usage()).to.contain(`--requestheader-${flag}`);
     }
   });

@@ -54,11 +54,16 @@ describe('revision history key order', () => {
     }
     for (const prefix of [...prefixes, '/configmaps/', '']) {
       expect(scanned(history, prefix, prefix, history.current())).to.deep.equal(expected(live, prefix, prefix));
-      for (const then of past) expect(scanned(history, prefix, prefix, then.revision)).to.deep.equal(expected(then.live, prefix, prefix));
+      for (const then of past)
+        expect(scanned(history, prefix, prefix, then.revision)).to.deep.equal(expected(then.live, prefix, prefix));
     }
     // A start inside the prefix (a continue token's position) and one before it.
-    expect(scanned(history, '/configmaps/a/', '/configmaps/a/c-2', history.current())).to.deep.equal(expected(live, '/configmaps/a/', '/configmaps/a/c-2'));
-    expect(scanned(history, '/configmaps/b/', '/', history.current())).to.deep.equal(expected(live, '/configmaps/b/', '/configmaps/b/'));
+    expect(scanned(history, '/configmaps/a/', '/configmaps/a/c-2', history.current())).to.deep.equal(
+      expected(live, '/configmaps/a/', '/configmaps/a/c-2'),
+    );
+    expect(scanned(history, '/configmaps/b/', '/', history.current())).to.deep.equal(
+      expected(live, '/configmaps/b/', '/configmaps/b/'),
+    );
   });
 
   it('drops compacted-away deletions from the order and keeps later creates of the same key', () => {
@@ -94,8 +99,13 @@ describe('revision history key order', () => {
     const snapshot = history.snapshot(history.current());
     const restored = createRevisionHistory();
     // The base as a durable copy would hand it back: reversed, to show the order does not come from the input.
-    restored.restore(snapshot.compacted, [...snapshot.base].reverse().map(({ key, object: o }) => ({ key, object: structuredClone(o) })));
+    restored.restore(
+      snapshot.compacted,
+      [...snapshot.base].reverse().map(({ key, object: o }) => ({ key, object: structuredClone(o) })),
+    );
     expect(snapshot.base).to.have.length(names.length);
-    expect(scanned(restored, '/k/', '/k/', restored.current())).to.deep.equal(scanned(history, '/k/', '/k/', history.current()));
+    expect(scanned(restored, '/k/', '/k/', restored.current())).to.deep.equal(
+      scanned(history, '/k/', '/k/', history.current()),
+    );
   });
 });

@@ -6,11 +6,16 @@ import { node } from '../../api/core/v1/node.js';
 import { cronJob } from '../../api/batch/v1/cron-job.js';
 import { networkPolicy } from '../../api/networking/v1/network-policy.js';
 
-const rs = () => ({
-  apiVersion: 'apps/v1', kind: 'ReplicaSet',
-  metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
-  spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
-}) as any;
+const rs = () =>
+  ({
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
+  }) as any;
 
 describe('schema validator: prune', () => {
   const v = createKindValidator(replicaSet);
@@ -38,7 +43,15 @@ describe('schema validator: prune', () => {
   });
 
   it('keeps map entries and reports unknown fields inside list items with their index', () => {
-    const o = { metadata: { name: 'n', labels: { anything: 'x' } }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }, { key: 'k2', effect: 'NoExecute', colour: 'red' }] } };
+    const o = {
+      metadata: { name: 'n', labels: { anything: 'x' } },
+      spec: {
+        taints: [
+          { key: 'k', effect: 'NoSchedule' },
+          { key: 'k2', effect: 'NoExecute', colour: 'red' },
+        ],
+      },
+    };
     expect(createKindValidator(node).prune(o)).to.deep.equal(['spec.taints[1].colour']);
     expect(o.metadata.labels).to.deep.equal({ anything: 'x' });
   });
@@ -51,7 +64,10 @@ describe('schema validator: prune', () => {
   });
 
   it('keeps the job template spec of a CronJob as sent', () => {
-    const o: any = { metadata: { name: 'c', namespace: 'd' }, spec: { schedule: '@hourly', jobTemplate: { spec: { backoffLimit: 2, template: { x: 1 } } } } };
+    const o: any = {
+      metadata: { name: 'c', namespace: 'd' },
+      spec: { schedule: '@hourly', jobTemplate: { spec: { backoffLimit: 2, template: { x: 1 } } } },
+    };
     expect(createKindValidator(cronJob).prune(o)).to.deep.equal([]);
     expect(o.spec.jobTemplate.spec).to.deep.equal({ backoffLimit: 2, template: { x: 1 } });
   });
@@ -62,12 +78,19 @@ describe('schema validator: validate', () => {
     const o = rs();
     o.spec.replicas = 'three';
     const errs = createKindValidator(replicaSet).validate(o);
-    expect(errs.map(fieldErrorMessage)).to.deep.equal(['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"']);
+    expect(errs.map(fieldErrorMessage)).to.deep.equal([
+      'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    ]);
   });
 
   it('paths list items with indexes and map values with keys', () => {
-    const o: any = { metadata: { name: 'n', labels: { a: 5 } }, spec: { taints: [{ key: 'k', effect: 'NoSchedule', timeAdded: 'yesterday' }] } };
-    const fields = createSchemaValidator(node.schema).validate(o).map((e) => e.field);
+    const o: any = {
+      metadata: { name: 'n', labels: { a: 5 } },
+      spec: { taints: [{ key: 'k', effect: 'NoSchedule', timeAdded: 'yesterday' }] },
+    };
+    const fields = createSchemaValidator(node.schema)
+      .validate(o)
+      .map((e) => e.field);
     expect(fields).to.include('metadata.labels[a]');
     expect(fields).to.include('spec.taints[0].timeAdded');
   });
@@ -82,7 +105,10 @@ describe('schema validator: validate', () => {
   });
 
   it('accepts integers and strings for int-or-string fields and rejects others', () => {
-    const np = (port: unknown) => ({ metadata: { name: 'p', namespace: 'd' }, spec: { podSelector: {}, ingress: [{ ports: [{ port }] }] } });
+    const np = (port: unknown) => ({
+      metadata: { name: 'p', namespace: 'd' },
+      spec: { podSelector: {}, ingress: [{ ports: [{ port }] }] },
+    });
     const v = createSchemaValidator(networkPolicy.schema);
     expect(v.validate(np(80))).to.deep.equal([]);
     expect(v.validate(np('http'))).to.deep.equal([]);

@@ -1,9 +1,14 @@
 import { expect } from 'chai';
 import { FieldPath } from '../../api/meta/field-errors.js';
 import { statusErrorOf } from '../helpers/assertions.js';
-import { everything, labelSelectorFromObject, labelSelectorFromSet, nothing, parseLabelSelector } from '../../api/meta/selectors.js';
+import {
+  everything,
+  labelSelectorFromObject,
+  labelSelectorFromSet,
+  nothing,
+  parseLabelSelector,
+} from '../../api/meta/selectors.js';
 import { assertSupportedFields, parseFieldSelector, unsupportedFieldKeys } from '../../api/meta/field-selectors.js';
-
 
 describe('label selectors', () => {
   const labels = { app: 'web', tier: 'front', env: 'prod' };
@@ -62,27 +67,55 @@ describe('label selectors', () => {
     const e = statusErrorOf(() => parseLabelSelector('app:monolith'));
     expect(e.code).to.equal(400);
     expect(e.reason).to.equal('BadRequest');
-    expect(e.message).to.match(/^unable to parse requirement: <nil>: Invalid value: "app:monolith": name part must consist of alphanumeric characters/);
-    expect(statusErrorOf(() => parseLabelSelector('Bad_Prefix/app=x')).message).to.contain('prefix part a lowercase RFC 1123 subdomain');
-    expect(statusErrorOf(() => parseLabelSelector(`${'a'.repeat(64)}=x`)).message).to.contain('name part must be no more than 63 characters');
+    expect(e.message).to.match(
+      /^unable to parse requirement: <nil>: Invalid value: "app:monolith": name part must consist of alphanumeric characters/,
+    );
+    expect(statusErrorOf(() => parseLabelSelector('Bad_Prefix/app=x')).message).to.contain(
+      'prefix part a lowercase RFC 1123 subdomain',
+    );
+    expect(statusErrorOf(() => parseLabelSelector(`${'a'.repeat(64)}=x`)).message).to.contain(
+      'name part must be no more than 63 characters',
+    );
   });
 
   it('rejects invalid values', () => {
     const e = statusErrorOf(() => parseLabelSelector('app=-bad'));
-    expect(e.message).to.match(/^unable to parse requirement: values\[0\]\[app\]: Invalid value: "-bad": a valid label must be an empty string/);
-    expect(statusErrorOf(() => parseLabelSelector(`a=${'v'.repeat(64)}`)).message).to.contain('must be no more than 63 characters');
+    expect(e.message).to.match(
+      /^unable to parse requirement: values\[0\]\[app\]: Invalid value: "-bad": a valid label must be an empty string/,
+    );
+    expect(statusErrorOf(() => parseLabelSelector(`a=${'v'.repeat(64)}`)).message).to.contain(
+      'must be no more than 63 characters',
+    );
   });
 
   it('reports grammar errors like kube-apiserver', () => {
-    expect(statusErrorOf(() => parseLabelSelector('a=b c')).message).to.equal("found 'c', expected: ',' or 'end of string'");
-    expect(statusErrorOf(() => parseLabelSelector('a=b,')).message).to.equal("found '', expected: identifier after ','");
-    expect(statusErrorOf(() => parseLabelSelector('=a')).message).to.equal("found '=', expected: !, identifier, or 'end of string'");
-    expect(statusErrorOf(() => parseLabelSelector('a in b')).message).to.equal("unable to parse requirement: found 'b', expected: '('");
-    expect(statusErrorOf(() => parseLabelSelector('a in (b c)')).message).to.equal("unable to parse requirement: found 'c', expected: ',' or ')'");
-    expect(statusErrorOf(() => parseLabelSelector('a in (b')).message).to.equal("unable to parse requirement: found '', expected: ',' or ')'");
-    expect(statusErrorOf(() => parseLabelSelector('a (b)')).message).to.equal('unable to parse requirement: found \'(\', expected: in, notin, =, ==, !=, gt, lt');
-    expect(statusErrorOf(() => parseLabelSelector('a==(')).message).to.equal("unable to parse requirement: found '(', expected: identifier");
-    expect(statusErrorOf(() => parseLabelSelector('!a=b')).message).to.equal("found '=', expected: ',' or 'end of string'");
+    expect(statusErrorOf(() => parseLabelSelector('a=b c')).message).to.equal(
+      "found 'c', expected: ',' or 'end of string'",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a=b,')).message).to.equal(
+      "found '', expected: identifier after ','",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('=a')).message).to.equal(
+      "found '=', expected: !, identifier, or 'end of string'",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a in b')).message).to.equal(
+      "unable to parse requirement: found 'b', expected: '('",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a in (b c)')).message).to.equal(
+      "unable to parse requirement: found 'c', expected: ',' or ')'",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a in (b')).message).to.equal(
+      "unable to parse requirement: found '', expected: ',' or ')'",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a (b)')).message).to.equal(
+      "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('a==(')).message).to.equal(
+      "unable to parse requirement: found '(', expected: identifier",
+    );
+    expect(statusErrorOf(() => parseLabelSelector('!a=b')).message).to.equal(
+      "found '=', expected: ',' or 'end of string'",
+    );
   });
 });
 
@@ -99,7 +132,10 @@ describe('label selectors held in objects', () => {
   it('combines matchLabels and matchExpressions', () => {
     const { selector, errors } = labelSelectorFromObject({
       matchLabels: { app: 'web' },
-      matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'dev'] }, { key: 'legacy', operator: 'DoesNotExist' }],
+      matchExpressions: [
+        { key: 'env', operator: 'In', values: ['prod', 'dev'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+      ],
     });
     expect(errors).to.deep.equal([]);
     expect(selector.matches({ app: 'web', env: 'dev' })).to.equal(true);
@@ -110,15 +146,18 @@ describe('label selectors held in objects', () => {
 
   it('reports field errors with paths under the given root', () => {
     const path = FieldPath.root('spec').child('selector');
-    const { selector, errors } = labelSelectorFromObject({
-      matchLabels: { 'bad key': 'v' },
-      matchExpressions: [
-        { key: 'a', operator: 'In', values: [] },
-        { key: 'b', operator: 'Exists', values: ['x'] },
-        { key: 'c', operator: 'Sometimes' },
-        { key: 'd', operator: 'NotIn', values: ['-x'] },
-      ],
-    }, { path });
+    const { selector, errors } = labelSelectorFromObject(
+      {
+        matchLabels: { 'bad key': 'v' },
+        matchExpressions: [
+          { key: 'a', operator: 'In', values: [] },
+          { key: 'b', operator: 'Exists', values: ['x'] },
+          { key: 'c', operator: 'Sometimes' },
+          { key: 'd', operator: 'NotIn', values: ['-x'] },
+        ],
+      },
+      { path },
+    );
     expect(selector.matches({})).to.equal(false);
     expect(errors.map((e) => `${e.type} ${e.field}`)).to.deep.equal([
       'FieldValueInvalid spec.selector.matchLabels',
@@ -161,8 +200,12 @@ describe('field selectors', () => {
   });
 
   it('rejects bad escapes, unescaped specials and terms without operators', () => {
-    expect(statusErrorOf(() => parseFieldSelector('a=b\\n')).message).to.equal('invalid field selector: invalid escape sequence: \\n');
-    expect(statusErrorOf(() => parseFieldSelector('a=b=c')).message).to.equal('invalid field selector: unescaped character in value: =');
+    expect(statusErrorOf(() => parseFieldSelector('a=b\\n')).message).to.equal(
+      'invalid field selector: invalid escape sequence: \\n',
+    );
+    expect(statusErrorOf(() => parseFieldSelector('a=b=c')).message).to.equal(
+      'invalid field selector: unescaped character in value: =',
+    );
     const e = statusErrorOf(() => parseFieldSelector('a=b,justakey'));
     expect(e.code).to.equal(400);
     expect(e.message).to.equal("invalid selector: 'a=b,justakey'; can't understand 'justakey'");

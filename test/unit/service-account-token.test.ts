@@ -8,9 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { OptionsError, parseOptions } from '../../gateway/server/options.js';
 import {
-  GENERATED_SA_KEY_FILE, keyId, loadServiceAccountKeys, parsePemKeys, type ServiceAccountKey,
+  GENERATED_SA_KEY_FILE,
+  keyId,
+  loadServiceAccountKeys,
+  parsePemKeys,
+  type ServiceAccountKey,
 } from '../../gateway/authn/service-account-keys.js';
-import { createServiceAccountTokenAuthenticator, registryObjectGetter, type ObjectGetter, type BoundKind } from '../../gateway/authn/service-account-token.js';
+import {
+  createServiceAccountTokenAuthenticator,
+  registryObjectGetter,
+  type ObjectGetter,
+  type BoundKind,
+} from '../../gateway/authn/service-account-token.js';
 import type { Registry } from '../../gateway/registry/registry.js';
 import type { ReadRevision } from '../../backends/storage.js';
 import { errors } from '../../api/meta/errors.js';
@@ -46,17 +55,32 @@ describe('service-account token flags', () => {
   it('defaults: the kubeadm issuer, audiences = issuers, no cap, lookup on, no key files', () => {
     const sa = parseOptions([], cwd).serviceAccounts;
     expect(sa).to.deep.equal({
-      keyFiles: [], signingKeyFile: undefined, issuers: [ISSUER], apiAudiences: [ISSUER], maxExpirationSeconds: 0, lookup: true,
+      keyFiles: [],
+      signingKeyFile: undefined,
+      issuers: [ISSUER],
+      apiAudiences: [ISSUER],
+      maxExpirationSeconds: 0,
+      lookup: true,
     });
   });
 
   it('keeps every issuer and key file in order, resolves paths, splits audiences', () => {
-    const sa = parseOptions([
-      '--service-account-issuer=https://a.example', '--service-account-issuer', 'b-issuer',
-      '--service-account-key-file=k1.pem', '--service-account-key-file', '/etc/k2.pem',
-      '--service-account-signing-key-file=s.key', '--api-audiences=x,y', '--api-audiences=z',
-      '--service-account-max-token-expiration=2h', '--service-account-lookup=false',
-    ], cwd).serviceAccounts;
+    const sa = parseOptions(
+      [
+        '--service-account-issuer=https://a.example',
+        '--service-account-issuer',
+        'b-issuer',
+        '--service-account-key-file=k1.pem',
+        '--service-account-key-file',
+        '/etc/k2.pem',
+        '--service-account-signing-key-file=s.key',
+        '--api-audiences=x,y',
+        '--api-audiences=z',
+        '--service-account-max-token-expiration=2h',
+        '--service-account-lookup=false',
+      ],
+      cwd,
+    ).serviceAccounts;
     expect(sa.issuers).to.deep.equal(['https://a.example', 'b-issuer']);
     expect(sa.keyFiles).to.deep.equal([path.join(cwd, 'k1.pem'), '/etc/k2.pem']);
     expect(sa.signingKeyFile).to.equal(path.join(cwd, 's.key'));
@@ -64,7 +88,9 @@ describe('service-account token flags', () => {
     expect(sa.maxExpirationSeconds).to.equal(7200);
     expect(sa.lookup).to.equal(false);
     // Without --api-audiences every issuer is an audience (upstream's default).
-    expect(parseOptions(['--service-account-issuer=a', '--service-account-issuer=b'], cwd).serviceAccounts.apiAudiences).to.deep.equal(['a', 'b']);
+    expect(
+      parseOptions(['--service-account-issuer=a', '--service-account-issuer=b'], cwd).serviceAccounts.apiAudiences,
+    ).to.deep.equal(['a', 'b']);
   });
 
   it('refuses bad values naming the flag', () => {
@@ -72,20 +98,32 @@ describe('service-account token flags', () => {
       expect(() => parseOptions(argv, cwd)).to.throw(OptionsError, pattern);
     };
     refused(['--service-account-issuer='], /--service-account-issuer.*empty/);
-    refused(['--service-account-issuer=a', '--service-account-issuer=a'], /"a" for "--service-account-issuer".*already specified/);
+    refused(
+      ['--service-account-issuer=a', '--service-account-issuer=a'],
+      /"a" for "--service-account-issuer".*already specified/,
+    );
     refused(['--service-account-issuer=http://[::1'], /--service-account-issuer.*not a valid URL/);
-    refused(['--service-account-max-token-expiration=30m'], /--service-account-max-token-expiration.*between 1 hour and 2\^32 seconds/);
+    refused(
+      ['--service-account-max-token-expiration=30m'],
+      /--service-account-max-token-expiration.*between 1 hour and 2\^32 seconds/,
+    );
     refused(['--service-account-max-token-expiration=5'], /--service-account-max-token-expiration/);
     refused(['--service-account-lookup=maybe'], /--service-account-lookup/);
     refused(['--service-account-key-file='], /--service-account-key-file.*empty/);
-    expect(parseOptions(['--service-account-max-token-expiration=0'], cwd).serviceAccounts.maxExpirationSeconds).to.equal(0);
+    expect(
+      parseOptions(['--service-account-max-token-expiration=0'], cwd).serviceAccounts.maxExpirationSeconds,
+    ).to.equal(0);
   });
 });
 
 describe('service-account key files', () => {
   let dir: string;
-  before(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-sa-keys-')); });
-  after(async () => { await rm(dir, { recursive: true, force: true }); });
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-sa-keys-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   const write = async (name: string, text: string) => {
     const file = path.join(dir, name);
@@ -93,7 +131,8 @@ describe('service-account key files', () => {
     return file;
   };
   const options = (over: Partial<ReturnType<typeof parseOptions>['serviceAccounts']> = {}) => ({
-    ...parseOptions([], cwd).serviceAccounts, ...over,
+    ...parseOptions([], cwd).serviceAccounts,
+    ...over,
   });
 
   it('reads every PEM flavour, several per file, and skips what tokens cannot use', async () => {
@@ -105,9 +144,16 @@ describe('service-account key files', () => {
     const k1 = ecKey('secp256k1');
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const text = [
-      pem(rsa.privateKey, 'pkcs1'), pem(ec256.privateKey, 'sec1'), pem(ec384.publicKey, 'spki'), pem(ec521.privateKey, 'pkcs8'),
-      pem(rsa.publicKey, 'pkcs1'), pem(ed.publicKey, 'spki'), pem(k1.privateKey, 'sec1'), pem(small.privateKey, 'pkcs8'),
-      '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----', 'junk between blocks',
+      pem(rsa.privateKey, 'pkcs1'),
+      pem(ec256.privateKey, 'sec1'),
+      pem(ec384.publicKey, 'spki'),
+      pem(ec521.privateKey, 'pkcs8'),
+      pem(rsa.publicKey, 'pkcs1'),
+      pem(ed.publicKey, 'spki'),
+      pem(k1.privateKey, 'sec1'),
+      pem(small.privateKey, 'pkcs8'),
+      '-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----',
+      'junk between blocks',
     ].join('\n');
     const parsed = parsePemKeys(text);
     expect(parsed.publicKeys.map((k) => k.alg)).to.deep.equal(['RS256', 'ES256', 'ES384', 'ES512', 'RS256']);
@@ -132,13 +178,20 @@ describe('service-account key files', () => {
   it('falls back to --tls-private-key-file and signs with it', async () => {
     const tls = ecKey();
     const tlsKey = await write('tls.key', pem(tls.privateKey, 'sec1'));
-    const keys = await loadServiceAccountKeys(options(), { tlsPrivateKeyFile: tlsKey, certDir: path.join(dir, 'unused') });
+    const keys = await loadServiceAccountKeys(options(), {
+      tlsPrivateKeyFile: tlsKey,
+      certDir: path.join(dir, 'unused'),
+    });
     expect(keys.signing?.kid).to.equal(keyId(tls.publicKey));
     expect(keys.verification.map((k) => k.kid)).to.deep.equal([keyId(tls.publicKey)]);
     // A serving key tokens cannot use leaves service-account tokens off, with a warning, as upstream does.
     const ed = await write('ed.key', pem(generateKeyPairSync('ed25519').privateKey, 'pkcs8'));
     const logs: string[] = [];
-    const none = await loadServiceAccountKeys(options(), { tlsPrivateKeyFile: ed, certDir: dir, log: (l) => logs.push(l) });
+    const none = await loadServiceAccountKeys(options(), {
+      tlsPrivateKeyFile: ed,
+      certDir: dir,
+      log: (l) => logs.push(l),
+    });
     expect(none).to.deep.equal({ verification: [], signing: undefined });
     expect(logs.join('\n')).to.match(/service-account token authentication is disabled/);
   });
@@ -150,17 +203,26 @@ describe('service-account key files', () => {
     const pubOnly = await write('a.pub', pem(a.publicKey, 'spki'));
     const both = await write('b.pem', `${pem(b.privateKey, 'pkcs8')}\n${pem(c.privateKey, 'pkcs8')}`);
     const keys = await loadServiceAccountKeys(options({ keyFiles: [pubOnly, both] }), { certDir: dir });
-    expect(keys.verification.map((k) => k.kid)).to.deep.equal([keyId(a.publicKey), keyId(b.publicKey), keyId(c.publicKey)]);
+    expect(keys.verification.map((k) => k.kid)).to.deep.equal([
+      keyId(a.publicKey),
+      keyId(b.publicKey),
+      keyId(c.publicKey),
+    ]);
     expect(keys.signing?.kid).to.equal(keyId(b.publicKey));
 
     const s = ecKey('secp384r1');
     const signFile = await write('s.key', pem(s.privateKey, 'sec1'));
-    const withSigning = await loadServiceAccountKeys(options({ keyFiles: [pubOnly], signingKeyFile: signFile }), { certDir: dir });
+    const withSigning = await loadServiceAccountKeys(options({ keyFiles: [pubOnly], signingKeyFile: signFile }), {
+      certDir: dir,
+    });
     expect(withSigning.signing?.kid).to.equal(keyId(s.publicKey));
     expect(withSigning.verification.map((k) => k.kid)).to.deep.equal([keyId(a.publicKey), keyId(s.publicKey)]);
 
     const logs: string[] = [];
-    const verifyOnly = await loadServiceAccountKeys(options({ keyFiles: [pubOnly] }), { certDir: dir, log: (l) => logs.push(l) });
+    const verifyOnly = await loadServiceAccountKeys(options({ keyFiles: [pubOnly] }), {
+      certDir: dir,
+      log: (l) => logs.push(l),
+    });
     expect(verifyOnly.signing).to.equal(undefined);
     expect(logs.join('\n')).to.match(/verified but not issued/);
   });
@@ -180,8 +242,14 @@ describe('service-account key files', () => {
       expect.fail('expected an OptionsError');
     };
     await refused({ keyFiles: [missing] }, new RegExp(`"${missing}" for "--service-account-key-file".*ENOENT`));
-    await refused({ keyFiles: [pubOnly, junk] }, new RegExp(`"${junk}" for "--service-account-key-file".*no.* valid RSA .*or ECDSA .*public keys`));
-    await refused({ signingKeyFile: pubOnly }, new RegExp(`"${pubOnly}" for "--service-account-signing-key-file".*private key`));
+    await refused(
+      { keyFiles: [pubOnly, junk] },
+      new RegExp(`"${junk}" for "--service-account-key-file".*no.* valid RSA .*or ECDSA .*public keys`),
+    );
+    await refused(
+      { signingKeyFile: pubOnly },
+      new RegExp(`"${pubOnly}" for "--service-account-signing-key-file".*private key`),
+    );
     await refused({ signingKeyFile: missing }, /--service-account-signing-key-file/);
   });
 });
@@ -194,15 +262,33 @@ describe('service-account token authenticator', () => {
   const objects = new Map<string, KObject>();
   const getter: ObjectGetter = { get: async (kind: BoundKind, ns, name) => objects.get(`${kind}/${ns}/${name}`) };
   const put = (kind: BoundKind, ns: string, name: string, uid: string, extra: Record<string, unknown> = {}) =>
-    objects.set(`${kind}/${ns}/${name}`, { apiVersion: 'v1', kind, metadata: { name, namespace: ns || undefined, uid, ...extra } });
+    objects.set(`${kind}/${ns}/${name}`, {
+      apiVersion: 'v1',
+      kind,
+      metadata: { name, namespace: ns || undefined, uid, ...extra },
+    });
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const authenticator = (over: Partial<Parameters<typeof createServiceAccountTokenAuthenticator>[0]> = {}) =>
-    createServiceAccountTokenAuthenticator({ issuers: [ISSUER, 'legacy-issuer'], keys: verify, apiAudiences: ['api', 'api2'], lookup: true, getter, ...over });
+    createServiceAccountTokenAuthenticator({
+      issuers: [ISSUER, 'legacy-issuer'],
+      keys: verify,
+      apiAudiences: ['api', 'api2'],
+      lookup: true,
+      getter,
+      ...over,
+    });
   const claims = (over: Record<string, unknown> = {}) => {
     const t = nowSeconds();
     return {
-      iss: ISSUER, sub: 'system:serviceaccount:ns:bot', aud: ['api'], exp: t + 600, iat: t, nbf: t, jti: 'jti-1',
-      'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' } }, ...over,
+      iss: ISSUER,
+      sub: 'system:serviceaccount:ns:bot',
+      aud: ['api'],
+      exp: t + 600,
+      iat: t,
+      nbf: t,
+      jti: 'jti-1',
+      'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' } },
+      ...over,
     };
   };
   const rejects = async (token: string, pattern: RegExp, auth = authenticator()) => {
@@ -223,11 +309,17 @@ describe('service-account token authenticator', () => {
 
   it('accepts a token it issued: identity, groups, credential id, audiences', async () => {
     const signer = createServiceAccountTokenSigner(ISSUER, key);
-    const { token, claims: issued } = await signer.issue({ subject: { namespace: 'ns', name: 'bot', uid: 'sa-uid' }, audiences: ['api', 'vault'], expirationSeconds: 600 });
+    const { token, claims: issued } = await signer.issue({
+      subject: { namespace: 'ns', name: 'bot', uid: 'sa-uid' },
+      audiences: ['api', 'vault'],
+      expirationSeconds: 600,
+    });
     const result = await authenticator().authenticateToken(token);
     expect(result).to.deep.equal({
       user: {
-        name: 'system:serviceaccount:ns:bot', uid: 'sa-uid', groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
+        name: 'system:serviceaccount:ns:bot',
+        uid: 'sa-uid',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
         extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${issued.jti}`] },
       },
       audiences: ['api'],
@@ -246,7 +338,9 @@ describe('service-account token authenticator', () => {
   });
 
   it('accepts any configured issuer and a token with no audience as meant for the API', async () => {
-    const r = await authenticator().authenticateToken(await signClaims(key, claims({ iss: 'legacy-issuer', aud: undefined })));
+    const r = await authenticator().authenticateToken(
+      await signClaims(key, claims({ iss: 'legacy-issuer', aud: undefined })),
+    );
     expect(r?.audiences).to.deep.equal(['api', 'api2']);
     const single = await authenticator().authenticateToken(await signClaims(key, claims({ aud: 'api2' })));
     expect(single?.audiences).to.deep.equal(['api2']);
@@ -273,16 +367,27 @@ describe('service-account token authenticator', () => {
     await rejects(await signClaims(key, claims({ exp: undefined })), /no expiry/);
     await rejects(await signClaims(key, claims({ nbf: t + 300 })), /not valid yet/);
     await rejects(await signClaims(key, claims({ iat: t + 300 })), /issued in the future/);
-    expect(await authenticator().authenticateToken(await signClaims(key, claims({ exp: t - 30, nbf: t + 30 })))).to.not.equal(null);
+    expect(
+      await authenticator().authenticateToken(await signClaims(key, claims({ exp: t - 30, nbf: t + 30 }))),
+    ).to.not.equal(null);
   });
 
   it('refuses audiences outside the API audiences and incomplete claims', async () => {
     await rejects(await signClaims(key, claims({ aud: ['vault'] })), /audiences are invalid/);
     await rejects(await signClaims(key, claims({ aud: [7] })), /malformed/);
     await rejects(await signClaims(key, claims({ 'kubernetes.io': undefined })), /incomplete/);
-    await rejects(await signClaims(key, claims({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot' } } })), /incomplete/);
+    await rejects(
+      await signClaims(key, claims({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot' } } })),
+      /incomplete/,
+    );
     await rejects(await signClaims(key, claims({ sub: 'system:serviceaccount:ns:other' })), /subject/);
-    await rejects(await signClaims(key, claims({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, secret: 'x' } })), /secret claim/);
+    await rejects(
+      await signClaims(
+        key,
+        claims({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, secret: 'x' } }),
+      ),
+      /secret claim/,
+    );
   });
 
   describe('verified signatures', () => {
@@ -342,7 +447,9 @@ describe('service-account token authenticator', () => {
     expect(await authenticator().authenticateToken(token)).to.not.equal(null);
 
     put('ServiceAccount', 'ns', 'bot', 'sa-uid');
-    const k8s = (extra: object) => ({ 'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, ...extra } });
+    const k8s = (extra: object) => ({
+      'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, ...extra },
+    });
     const secretBound = await signClaims(key, claims(k8s({ secret: { name: 's', uid: 's-uid' } })));
     await rejects(secretBound, /bound secret ns\/s no longer exists/);
     put('Secret', 'ns', 's', 's-uid');
@@ -355,24 +462,38 @@ describe('service-account token authenticator', () => {
     put('Node', '', 'n1', 'n-uid');
     const r = await authenticator().authenticateToken(nodeBound);
     expect(r?.user.extra).to.deep.include({
-      'authentication.kubernetes.io/node-name': ['n1'], 'authentication.kubernetes.io/node-uid': ['n-uid'],
+      'authentication.kubernetes.io/node-name': ['n1'],
+      'authentication.kubernetes.io/node-uid': ['n-uid'],
     });
 
     // Pods are not served: a pod-bound token (issued elsewhere with a shared key) cannot be checked and is refused.
-    await rejects(await signClaims(key, claims(k8s({ pod: { name: 'p', uid: 'p-uid' } }))), /bound pod ns\/p no longer exists/);
+    await rejects(
+      await signClaims(key, claims(k8s({ pod: { name: 'p', uid: 'p-uid' } }))),
+      /bound pod ns\/p no longer exists/,
+    );
   });
 
   it('without lookup, trusts the claims alone', async () => {
     objects.clear();
     const auth = authenticator({ lookup: false });
-    const token = await signClaims(key, claims({
-      'kubernetes.io': { namespace: 'ns', serviceaccount: { name: 'bot', uid: 'sa-uid' }, pod: { name: 'p', uid: 'p-uid' }, node: { name: 'n', uid: 'n-uid' } },
-    }));
+    const token = await signClaims(
+      key,
+      claims({
+        'kubernetes.io': {
+          namespace: 'ns',
+          serviceaccount: { name: 'bot', uid: 'sa-uid' },
+          pod: { name: 'p', uid: 'p-uid' },
+          node: { name: 'n', uid: 'n-uid' },
+        },
+      }),
+    );
     const r = await auth.authenticateToken(token);
     expect(r?.user.extra).to.deep.equal({
-      'authentication.kubernetes.io/pod-name': ['p'], 'authentication.kubernetes.io/pod-uid': ['p-uid'],
+      'authentication.kubernetes.io/pod-name': ['p'],
+      'authentication.kubernetes.io/pod-uid': ['p-uid'],
       'authentication.kubernetes.io/credential-id': ['JTI=jti-1'],
-      'authentication.kubernetes.io/node-name': ['n'], 'authentication.kubernetes.io/node-uid': ['n-uid'],
+      'authentication.kubernetes.io/node-name': ['n'],
+      'authentication.kubernetes.io/node-uid': ['n-uid'],
     });
   });
 
@@ -393,7 +514,12 @@ describe('protobuf TokenRequest', () => {
 
   it('reads what kubectl create token sends (bytes captured from kubectl 1.32)', () => {
     const body = Buffer.from(
-      '6b 38 73 00 0a 28 0a 18 61 75 74 68 65 6e 74 69 63 61 74 69 6f 6e 2e 6b 38 73 2e 69 6f 2f 76 31 12 0c 54 6f 6b 65 6e 52 65 71 75 65 73 74 12 21 0a 10 0a 00 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 07 0a 02 61 31 20 b0 09 1a 04 0a 00 12 00 1a 00 22 00'.replace(/ /g, ''), 'hex');
+      '6b 38 73 00 0a 28 0a 18 61 75 74 68 65 6e 74 69 63 61 74 69 6f 6e 2e 6b 38 73 2e 69 6f 2f 76 31 12 0c 54 6f 6b 65 6e 52 65 71 75 65 73 74 12 21 0a 10 0a 00 12 00 1a 00 22 00 2a 00 32 00 38 00 42 00 12 07 0a 02 61 31 20 b0 09 1a 04 0a 00 12 00 1a 00 22 00'.replace(
+        / /g,
+        '',
+      ),
+      'hex',
+    );
     const decoded = decodeProtobufTokenRequest(body);
     expect(decoded).to.include({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' });
     expect(decoded.spec).to.deep.equal({ audiences: ['a1'], expirationSeconds: 1200 });
@@ -406,19 +532,28 @@ describe('protobuf TokenRequest', () => {
     const body = Buffer.concat([Buffer.from('k8s\0', 'latin1'), field(2, raw)]);
     const decoded = decodeProtobufTokenRequest(body);
     expect(decoded.metadata).to.include({ name: 'bot', namespace: 'ns' });
-    expect(decoded.spec).to.deep.equal({ audiences: ['a', 'b'], boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's', uid: 'u' } });
+    expect(decoded.spec).to.deep.equal({
+      audiences: ['a', 'b'],
+      boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's', uid: 'u' },
+    });
     for (const bad of [Buffer.from('{}'), body.subarray(0, body.length - 3), Buffer.alloc(0)]) {
-      expect(() => decodeProtobufTokenRequest(bad)).to.throw().with.property('code', 400);
+      expect(() => decodeProtobufTokenRequest(bad))
+        .to.throw()
+        .with.property('code', 400);
     }
   });
 });
 
 describe('service-account token lookups through the registry', () => {
   it('read the cache, and only on a miss the source of truth; a missing object or an unserved kind is undefined', async () => {
-    const account = (name: string) => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'ns', uid: name } }) as KObject;
+    const account = (name: string) =>
+      ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'ns', uid: name } }) as KObject;
     // "fresh" was created a moment ago through another replica: not in this one's cache yet.
     const cached = new Map([['bot', account('bot')]]);
-    const stored = new Map([['bot', account('bot')], ['fresh', account('fresh')]]);
+    const stored = new Map([
+      ['bot', account('bot')],
+      ['fresh', account('fresh')],
+    ]);
     let consistentReads = 0;
     const store = {
       def: { namespaced: true },
@@ -429,7 +564,9 @@ describe('service-account token lookups through the registry', () => {
         return found;
       },
     };
-    const registry = { byKind: (_group: string, kind: string) => (kind === 'ServiceAccount' ? store : undefined) } as unknown as Registry;
+    const registry = {
+      byKind: (_group: string, kind: string) => (kind === 'ServiceAccount' ? store : undefined),
+    } as unknown as Registry;
     const getter = registryObjectGetter(registry);
     expect(await getter.get('ServiceAccount', 'ns', 'bot')).to.equal(cached.get('bot'));
     expect(consistentReads, 'a cached account costs no consistent read').to.equal(0);

@@ -20,13 +20,22 @@ describe('bin/gatehouse.js and an outdated dist/', () => {
   beforeEach(async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-stale-'));
     await mkdir(path.join(root, 'bin'));
-    for (const file of ['gatehouse.js', 'stale-build.js']) await copyFile(path.join(REPO, 'bin', file), path.join(root, 'bin', file));
+    for (const file of ['gatehouse.js', 'stale-build.js'])
+      await copyFile(path.join(REPO, 'bin', file), path.join(root, 'bin', file));
     await writeFile(path.join(root, 'package.json'), '{"type":"module"}');
     await mkdir(path.join(root, 'dist/gateway'), { recursive: true });
     // The stand-in server says it started, so a test sees the command still starts after warning.
-    await writeFile(path.join(root, 'dist/gateway/main.js'), "export async function main() { process.stdout.write('started\\n'); }\n");
+    await writeFile(
+      path.join(root, 'dist/gateway/main.js'),
+      "export async function main() { process.stdout.write('started\\n'); }\n",
+    );
     await utimes(path.join(root, 'dist/gateway/main.js'), BUILT_AT, BUILT_AT);
-    for (const source of ['api/core/v1/pod.ts', 'backends/storage.ts', 'gateway/main.ts', 'policies/rbac/authorizer.ts']) {
+    for (const source of [
+      'api/core/v1/pod.ts',
+      'backends/storage.ts',
+      'gateway/main.ts',
+      'policies/rbac/authorizer.ts',
+    ]) {
       await mkdir(path.dirname(path.join(root, source)), { recursive: true });
       await writeFile(path.join(root, source), 'export {};\n');
       await utimes(path.join(root, source), BEFORE, BEFORE);
@@ -46,7 +55,9 @@ describe('bin/gatehouse.js and an outdated dist/', () => {
   it('warns in one line naming a newer source and suggesting make build, then starts', async () => {
     await utimes(path.join(root, 'policies/rbac/authorizer.ts'), AFTER, AFTER);
     const { stdout, stderr } = await start();
-    expect(stderr).to.equal('warning: dist/ is older than policies/rbac/authorizer.ts, so this runs an outdated build; run `make build`\n');
+    expect(stderr).to.equal(
+      'warning: dist/ is older than policies/rbac/authorizer.ts, so this runs an outdated build; run `make build`\n',
+    );
     expect(stdout).to.equal('started\n');
   });
 

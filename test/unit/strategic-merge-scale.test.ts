@@ -23,12 +23,18 @@ function timedMerge(original: Json, patch: Json, schema: JSONSchema): Json {
 
 const names = (prefix: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}-${from + i}`);
 const containers = (names: string[]) => names.map((name) => ({ name, image: `img-${name}` }));
-const podSpec = (list: unknown[], extra: Json = {}) => ({ spec: { template: { spec: { containers: list, ...extra } } } });
+const podSpec = (list: unknown[], extra: Json = {}) => ({
+  spec: { template: { spec: { containers: list, ...extra } } },
+});
 
 describe('strategic merge patch on long lists', () => {
   it('merges a primitive list (finalizers) as a set in linear time', () => {
     const stored = { metadata: { finalizers: names('a', N) } };
-    const result = timedMerge(stored, { metadata: { finalizers: [...names('a', N / 2, N / 2), ...names('b', N)] } }, node.schema);
+    const result = timedMerge(
+      stored,
+      { metadata: { finalizers: [...names('a', N / 2, N / 2), ...names('b', N)] } },
+      node.schema,
+    );
     const finalizers: string[] = result.metadata.finalizers;
     expect(finalizers).to.have.length(2 * N);
     expect(new Set(finalizers).size).to.equal(2 * N);
@@ -53,7 +59,9 @@ describe('strategic merge patch on long lists', () => {
   it('orders a merged list by $setElementOrder in linear time', () => {
     const stored = podSpec(containers(names('c', N)));
     const reversed = names('c', N).reverse();
-    const patch = podSpec([{ name: 'c-0', image: 'new' }], { '$setElementOrder/containers': reversed.map((name) => ({ name })) });
+    const patch = podSpec([{ name: 'c-0', image: 'new' }], {
+      '$setElementOrder/containers': reversed.map((name) => ({ name })),
+    });
     const list: Json[] = timedMerge(stored, patch, replicaSet.schema).spec.template.spec.containers;
     expect(list.map((c) => c.name)).to.deep.equal(reversed);
     expect(list[N - 1].image).to.equal('new');
@@ -61,7 +69,11 @@ describe('strategic merge patch on long lists', () => {
 
   it('removes values with $deleteFromPrimitiveList in linear time', () => {
     const stored = { metadata: { finalizers: names('a', N) } };
-    const result = timedMerge(stored, { metadata: { '$deleteFromPrimitiveList/finalizers': names('a', N - 1) } }, node.schema);
+    const result = timedMerge(
+      stored,
+      { metadata: { '$deleteFromPrimitiveList/finalizers': names('a', N - 1) } },
+      node.schema,
+    );
     expect(result.metadata.finalizers).to.deep.equal([`a-${N - 1}`]);
   });
 });

@@ -39,11 +39,17 @@ function badRequest(original: Json, patch: unknown, fragment: string, schema: JS
 const cond = (type: string, status: string, extra: Json = {}) => ({ type, status, ...extra });
 
 const baseNode: Json = {
-  apiVersion: 'v1', kind: 'Node',
+  apiVersion: 'v1',
+  kind: 'Node',
   metadata: { name: 'n1', labels: { zone: 'a', role: 'worker' }, annotations: { note: 'x' }, finalizers: ['f1', 'f2'] },
   spec: {
-    podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'], providerID: 'aws://i-1',
-    taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'b', value: 'v', effect: 'NoExecute' }],
+    podCIDR: '10.0.0.0/24',
+    podCIDRs: ['10.0.0.0/24'],
+    providerID: 'aws://i-1',
+    taints: [
+      { key: 'a', effect: 'NoSchedule' },
+      { key: 'b', value: 'v', effect: 'NoExecute' },
+    ],
   },
   status: {
     conditions: [
@@ -51,7 +57,10 @@ const baseNode: Json = {
       cond('MemoryPressure', 'False'),
       cond('DiskPressure', 'False'),
     ],
-    addresses: [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'Hostname', address: 'n1' }],
+    addresses: [
+      { type: 'InternalIP', address: '10.0.0.5' },
+      { type: 'Hostname', address: 'n1' },
+    ],
     nodeInfo: { architecture: 'amd64', bootID: 'b1' },
     capacity: { cpu: '4', memory: '8Gi' },
   },
@@ -72,29 +81,61 @@ function at(obj: unknown, path: string): unknown {
 const nodeCases: Case[] = [
   {
     name: 'merges conditions by type: updates one, adds one, deletes one with $patch: delete',
-    patch: { status: { conditions: [cond('Ready', 'False'), cond('PIDPressure', 'False'), { type: 'MemoryPressure', $patch: 'delete' }] } },
+    patch: {
+      status: {
+        conditions: [
+          cond('Ready', 'False'),
+          cond('PIDPressure', 'False'),
+          { type: 'MemoryPressure', $patch: 'delete' },
+        ],
+      },
+    },
     // Upstream order without $setElementOrder: patch elements first unless the stored order puts a server-only one before.
     expect: {
-      'status.conditions': [cond('Ready', 'False', { reason: 'KubeletReady', message: 'ok' }), cond('PIDPressure', 'False'), cond('DiskPressure', 'False')],
+      'status.conditions': [
+        cond('Ready', 'False', { reason: 'KubeletReady', message: 'ok' }),
+        cond('PIDPressure', 'False'),
+        cond('DiskPressure', 'False'),
+      ],
     },
   },
   {
     name: 'keeps server-only conditions ahead of a changed one that followed them',
     patch: { status: { conditions: [cond('DiskPressure', 'True')] } },
-    expect: { 'status.conditions': [cond('Ready', 'True', { reason: 'KubeletReady', message: 'ok' }), cond('MemoryPressure', 'False'), cond('DiskPressure', 'True')] },
+    expect: {
+      'status.conditions': [
+        cond('Ready', 'True', { reason: 'KubeletReady', message: 'ok' }),
+        cond('MemoryPressure', 'False'),
+        cond('DiskPressure', 'True'),
+      ],
+    },
   },
   {
     name: 'adds an address by type; a new element lands before server-only ones, as upstream',
     patch: { status: { addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }] } },
-    expect: { 'status.addresses': [{ type: 'ExternalIP', address: '1.2.3.4' }, { type: 'InternalIP', address: '10.0.0.5' }, { type: 'Hostname', address: 'n1' }] },
+    expect: {
+      'status.addresses': [
+        { type: 'ExternalIP', address: '1.2.3.4' },
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: 'n1' },
+      ],
+    },
   },
   {
     name: 'places a new address where $setElementOrder says',
-    patch: { status: {
-      '$setElementOrder/addresses': [{ type: 'InternalIP' }, { type: 'Hostname' }, { type: 'ExternalIP' }],
-      addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }],
-    } },
-    expect: { 'status.addresses': [{ type: 'InternalIP', address: '10.0.0.5' }, { type: 'Hostname', address: 'n1' }, { type: 'ExternalIP', address: '1.2.3.4' }] },
+    patch: {
+      status: {
+        '$setElementOrder/addresses': [{ type: 'InternalIP' }, { type: 'Hostname' }, { type: 'ExternalIP' }],
+        addresses: [{ type: 'ExternalIP', address: '1.2.3.4' }],
+      },
+    },
+    expect: {
+      'status.addresses': [
+        { type: 'InternalIP', address: '10.0.0.5' },
+        { type: 'Hostname', address: 'n1' },
+        { type: 'ExternalIP', address: '1.2.3.4' },
+      ],
+    },
   },
   {
     name: 'replaces atomic taints wholesale',
@@ -113,16 +154,30 @@ const nodeCases: Case[] = [
     expect: { 'spec.podCIDRs': ['10.0.0.0/24', '10.1.0.0/24'], 'spec.$deleteFromPrimitiveList/podCIDRs': undefined },
   },
   {
-    name: 'adds, deletes and orders a primitive list in one patch (kubectl\'s shape)',
+    name: "adds, deletes and orders a primitive list in one patch (kubectl's shape)",
     original: { spec: { podCIDRs: ['a', 'b', 'c', 'd'] } },
-    patch: { spec: { '$setElementOrder/podCIDRs': ['e', 'a', 'b'], '$deleteFromPrimitiveList/podCIDRs': ['c'], podCIDRs: ['e'] } },
+    patch: {
+      spec: {
+        '$setElementOrder/podCIDRs': ['e', 'a', 'b'],
+        '$deleteFromPrimitiveList/podCIDRs': ['c'],
+        podCIDRs: ['e'],
+      },
+    },
     expect: { 'spec.podCIDRs': ['e', 'a', 'b', 'd'] },
   },
   {
     name: 'reorders conditions with $setElementOrder alone',
-    patch: { status: { '$setElementOrder/conditions': [{ type: 'DiskPressure' }, { type: 'Ready' }, { type: 'MemoryPressure' }] } },
+    patch: {
+      status: {
+        '$setElementOrder/conditions': [{ type: 'DiskPressure' }, { type: 'Ready' }, { type: 'MemoryPressure' }],
+      },
+    },
     expect: {
-      'status.conditions': [cond('DiskPressure', 'False'), cond('Ready', 'True', { reason: 'KubeletReady', message: 'ok' }), cond('MemoryPressure', 'False')],
+      'status.conditions': [
+        cond('DiskPressure', 'False'),
+        cond('Ready', 'True', { reason: 'KubeletReady', message: 'ok' }),
+        cond('MemoryPressure', 'False'),
+      ],
       'status.$setElementOrder/conditions': undefined,
     },
   },
@@ -164,7 +219,10 @@ const nodeCases: Case[] = [
   {
     name: 'merges labels and annotations as maps',
     patch: { metadata: { labels: { role: 'edge', tier: 'x' }, annotations: { other: 'y' } } },
-    expect: { 'metadata.labels': { zone: 'a', role: 'edge', tier: 'x' }, 'metadata.annotations': { note: 'x', other: 'y' } },
+    expect: {
+      'metadata.labels': { zone: 'a', role: 'edge', tier: 'x' },
+      'metadata.annotations': { note: 'x', other: 'y' },
+    },
   },
   {
     name: 'merges finalizers as a set, as upstream ObjectMeta declares them',
@@ -175,13 +233,31 @@ const nodeCases: Case[] = [
   {
     name: 'merges ownerReferences by uid',
     original: { metadata: { ownerReferences: [{ uid: 'u1', name: 'a', kind: 'K', apiVersion: 'v1' }] } },
-    patch: { metadata: { ownerReferences: [{ uid: 'u1', controller: true }, { uid: 'u2', name: 'b', kind: 'K', apiVersion: 'v1' }] } },
-    expect: { 'metadata.ownerReferences': [{ uid: 'u1', name: 'a', kind: 'K', apiVersion: 'v1', controller: true }, { uid: 'u2', name: 'b', kind: 'K', apiVersion: 'v1' }] },
+    patch: {
+      metadata: {
+        ownerReferences: [
+          { uid: 'u1', controller: true },
+          { uid: 'u2', name: 'b', kind: 'K', apiVersion: 'v1' },
+        ],
+      },
+    },
+    expect: {
+      'metadata.ownerReferences': [
+        { uid: 'u1', name: 'a', kind: 'K', apiVersion: 'v1', controller: true },
+        { uid: 'u2', name: 'b', kind: 'K', apiVersion: 'v1' },
+      ],
+    },
   },
   {
     name: 'strips directives from values the stored object does not have',
     original: { metadata: { name: 'n1' } },
-    patch: { status: { '$setElementOrder/conditions': [{ type: 'B' }, { type: 'A' }], conditions: [cond('B', 'True'), cond('A', 'True'), { type: 'C', $patch: 'delete' }], config: { error: null, active: { $patch: 'delete' } } } },
+    patch: {
+      status: {
+        '$setElementOrder/conditions': [{ type: 'B' }, { type: 'A' }],
+        conditions: [cond('B', 'True'), cond('A', 'True'), { type: 'C', $patch: 'delete' }],
+        config: { error: null, active: { $patch: 'delete' } },
+      },
+    },
     expect: { 'status.conditions': [cond('B', 'True'), cond('A', 'True')], 'status.config': {} },
   },
   {
@@ -192,8 +268,17 @@ const nodeCases: Case[] = [
   },
   {
     name: 'treats an explicit $patch: merge as the default',
-    patch: { status: { nodeInfo: { $patch: 'merge', bootID: 'b2' }, conditions: [{ $patch: 'merge' }, { $patch: 'merge', type: 'Ready', status: 'False' }] } },
-    expect: { 'status.nodeInfo': { architecture: 'amd64', bootID: 'b2' }, 'status.conditions.0.status': 'False', 'status.conditions.0.reason': 'KubeletReady' },
+    patch: {
+      status: {
+        nodeInfo: { $patch: 'merge', bootID: 'b2' },
+        conditions: [{ $patch: 'merge' }, { $patch: 'merge', type: 'Ready', status: 'False' }],
+      },
+    },
+    expect: {
+      'status.nodeInfo': { architecture: 'amd64', bootID: 'b2' },
+      'status.conditions.0.status': 'False',
+      'status.conditions.0.reason': 'KubeletReady',
+    },
   },
   {
     name: 'answers {} for a top-level $patch: delete',
@@ -226,54 +311,136 @@ describe('strategic merge patch', () => {
   });
 
   describe('order rules shared with upstream', () => {
-    const schema: JSONSchema = { type: 'object', properties: {
-      list: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } }, 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
-      ints: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-patch-strategy': 'merge' },
-      plain: { type: 'array', items: { type: 'integer' } },
-    } };
+    const schema: JSONSchema = {
+      type: 'object',
+      properties: {
+        list: {
+          type: 'array',
+          items: { type: 'object', properties: { name: { type: 'string' } } },
+          'x-kubernetes-patch-strategy': 'merge',
+          'x-kubernetes-patch-merge-key': 'name',
+        },
+        ints: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-patch-strategy': 'merge' },
+        plain: { type: 'array', items: { type: 'integer' } },
+      },
+    };
     const n = (name: number, extra: Json = {}) => ({ name, ...extra });
     const table: [string, Json, Json, Json][] = [
-      ['keeps the patch order for patched elements', { list: [n(1), n(2, { value: 'b' }), n(3)] },
+      [
+        'keeps the patch order for patched elements',
+        { list: [n(1), n(2, { value: 'b' }), n(3)] },
         { list: [n(3, { value: 'c' }), n(1, { value: 'a' }), n(2, { other: 'x' })] },
-        { list: [n(3, { value: 'c' }), n(1, { value: 'a' }), n(2, { value: 'b', other: 'x' })] }],
-      ['interleaves server-only elements by stored order', { list: [n(1), n(2, { value: 'b' }), n(3)] },
+        { list: [n(3, { value: 'c' }), n(1, { value: 'a' }), n(2, { value: 'b', other: 'x' })] },
+      ],
+      [
+        'interleaves server-only elements by stored order',
+        { list: [n(1), n(2, { value: 'b' }), n(3)] },
         { list: [n(3, { value: 'c' }), n(1, { value: 'a' })] },
-        { list: [n(2, { value: 'b' }), n(3, { value: 'c' }), n(1, { value: 'a' })] }],
+        { list: [n(2, { value: 'b' }), n(3, { value: 'c' }), n(1, { value: 'a' })] },
+      ],
       ['does the same for primitives', { ints: [1, 2, 3] }, { ints: [3, 1] }, { ints: [2, 3, 1] }],
-      ['ignores $setElementOrder entries absent from the list', { list: [n(1), n(3)] },
+      [
+        'ignores $setElementOrder entries absent from the list',
+        { list: [n(1), n(3)] },
         { '$setElementOrder/list': [n(3), n(2), n(1)], list: [n(3, { value: 3 }), n(1, { value: 1 })] },
-        { list: [n(3, { value: 3 }), n(1, { value: 1 })] }],
-      ['orders by $setElementOrder around server-only elements', { list: [n(1, { other: 'a' }), n(2, { value: 2 })] },
+        { list: [n(3, { value: 3 }), n(1, { value: 1 })] },
+      ],
+      [
+        'orders by $setElementOrder around server-only elements',
+        { list: [n(1, { other: 'a' }), n(2, { value: 2 })] },
         { '$setElementOrder/list': [n(4), n(1), n(2), n(3)], list: [n(4, { value: 4 }), n(3, { value: 3 })] },
-        { list: [n(4, { value: 4 }), n(1, { other: 'a' }), n(2, { value: 2 }), n(3, { value: 3 })] }],
-      ['deletes every duplicate of a deleted key', { list: [n(1), n(1), n(2, { value: 'a' }), n(3), n(3)] },
-        { list: [{ name: 1, $patch: 'delete' }, { name: 3, $patch: 'delete' }] }, { list: [n(2, { value: 'a' })] }],
-      ['deletes all duplicates from a primitive list and keeps server-only values', { ints: [1, 2, 3, 3, 4] },
-        { '$setElementOrder/ints': [1, 2], '$deleteFromPrimitiveList/ints': [3] }, { ints: [1, 2, 4] }],
-      ['deletes from a list without merge strategy too', { plain: [1, 2, 3] }, { '$deleteFromPrimitiveList/plain': [2] }, { plain: [1, 3] }],
-      ['leaves a missing list missing on $deleteFromPrimitiveList', { other: 1 }, { '$deleteFromPrimitiveList/ints': [3] }, { other: 1 }],
-      ['keeps a deleted-element placeholder out of a new element\'s neighbours', { list: [n(2)] },
-        { '$setElementOrder/list': [n(1), n(9)], list: [n(1), { name: 9, $patch: 'delete' }] }, { list: [n(1), n(2)] }],
+        { list: [n(4, { value: 4 }), n(1, { other: 'a' }), n(2, { value: 2 }), n(3, { value: 3 })] },
+      ],
+      [
+        'deletes every duplicate of a deleted key',
+        { list: [n(1), n(1), n(2, { value: 'a' }), n(3), n(3)] },
+        {
+          list: [
+            { name: 1, $patch: 'delete' },
+            { name: 3, $patch: 'delete' },
+          ],
+        },
+        { list: [n(2, { value: 'a' })] },
+      ],
+      [
+        'deletes all duplicates from a primitive list and keeps server-only values',
+        { ints: [1, 2, 3, 3, 4] },
+        { '$setElementOrder/ints': [1, 2], '$deleteFromPrimitiveList/ints': [3] },
+        { ints: [1, 2, 4] },
+      ],
+      [
+        'deletes from a list without merge strategy too',
+        { plain: [1, 2, 3] },
+        { '$deleteFromPrimitiveList/plain': [2] },
+        { plain: [1, 3] },
+      ],
+      [
+        'leaves a missing list missing on $deleteFromPrimitiveList',
+        { other: 1 },
+        { '$deleteFromPrimitiveList/ints': [3] },
+        { other: 1 },
+      ],
+      [
+        "keeps a deleted-element placeholder out of a new element's neighbours",
+        { list: [n(2)] },
+        { '$setElementOrder/list': [n(1), n(9)], list: [n(1), { name: 9, $patch: 'delete' }] },
+        { list: [n(1), n(2)] },
+      ],
     ];
     for (const [name, original, patch, expected] of table) {
       it(name, () => expect(apply(original, patch, schema)).to.deep.equal(expected));
     }
 
     it('applies $retainKeys inside merged list elements', () => {
-      const result = apply({ list: [n(1), n(2, { value: 'old', other: 'x' })] },
-        { '$setElementOrder/list': [n(1), n(2)], list: [{ $retainKeys: ['name', 'value'], name: 2, value: 'new' }] }, schema);
+      const result = apply(
+        { list: [n(1), n(2, { value: 'old', other: 'x' })] },
+        { '$setElementOrder/list': [n(1), n(2)], list: [{ $retainKeys: ['name', 'value'], name: 2, value: 'new' }] },
+        schema,
+      );
       expect(result).to.deep.equal({ list: [n(1), n(2, { value: 'new' })] });
     });
   });
 
   describe('unknown and preserved fields', () => {
     it('merges maps and replaces lists like a JSON merge patch', () => {
-      const original = { spec: { template: { spec: { containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'a', mountPath: '/a' }], securityContext: { runAsUser: 1, privileged: false } }], volumes: [{ name: 'a' }, { name: 'b' }] } } } };
-      const patch = { spec: { template: { spec: { containers: [{ name: 'c', volumeMounts: [{ name: 'b', mountPath: '/b' }], securityContext: { privileged: true } }], volumes: [{ name: 'b' }] } } } };
+      const original = {
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                {
+                  name: 'c',
+                  image: 'i',
+                  volumeMounts: [{ name: 'a', mountPath: '/a' }],
+                  securityContext: { runAsUser: 1, privileged: false },
+                },
+              ],
+              volumes: [{ name: 'a' }, { name: 'b' }],
+            },
+          },
+        },
+      };
+      const patch = {
+        spec: {
+          template: {
+            spec: {
+              containers: [
+                { name: 'c', volumeMounts: [{ name: 'b', mountPath: '/b' }], securityContext: { privileged: true } },
+              ],
+              volumes: [{ name: 'b' }],
+            },
+          },
+        },
+      };
       const result = apply(original, patch, replicaSet.schema);
       expect(at(result, 'spec.template.spec.volumes')).to.deep.equal([{ name: 'b' }]);
       expect(at(result, 'spec.template.spec.containers')).to.deep.equal([
-        { name: 'c', image: 'i', volumeMounts: [{ name: 'b', mountPath: '/b' }], securityContext: { runAsUser: 1, privileged: true } },
+        {
+          name: 'c',
+          image: 'i',
+          volumeMounts: [{ name: 'b', mountPath: '/b' }],
+          securityContext: { runAsUser: 1, privileged: true },
+        },
       ]);
     });
   });
@@ -282,43 +449,93 @@ describe('strategic merge patch', () => {
     const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
     // The previous manifest, stored by kubectl in the annotation.
     const previous = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
       metadata: { name: 'web', namespace: 'default', labels: { app: 'web', tier: 'frontend' } },
       spec: {
-        replicas: 2, minReadySeconds: 5, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [
-          { name: 'web', image: 'nginx:1.25', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80 }] },
-          { name: 'sidecar', image: 'busybox', args: ['sleep', '3600'] },
-        ] } },
+        replicas: 2,
+        minReadySeconds: 5,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              {
+                name: 'web',
+                image: 'nginx:1.25',
+                env: [
+                  { name: 'A', value: '1' },
+                  { name: 'B', value: '2' },
+                ],
+                ports: [{ containerPort: 80 }],
+              },
+              { name: 'sidecar', image: 'busybox', args: ['sleep', '3600'] },
+            ],
+          },
+        },
       },
     };
     // The new manifest: tier label and minReadySeconds removed, replicas and image changed, env B replaced by C,
     // sidecar removed and a metrics container added in front.
     const manifest = {
-      apiVersion: 'apps/v1', kind: 'ReplicaSet',
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
       metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
       spec: {
-        replicas: 3, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [
-          { name: 'metrics', image: 'exporter:1' },
-          { name: 'web', image: 'nginx:1.26', env: [{ name: 'A', value: '1' }, { name: 'C', value: '3' }], ports: [{ containerPort: 80 }] },
-        ] } },
+        replicas: 3,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            containers: [
+              { name: 'metrics', image: 'exporter:1' },
+              {
+                name: 'web',
+                image: 'nginx:1.26',
+                env: [
+                  { name: 'A', value: '1' },
+                  { name: 'C', value: '3' },
+                ],
+                ports: [{ containerPort: 80 }],
+              },
+            ],
+          },
+        },
       },
     };
     // The live object: server-set metadata, defaults (protocol, imagePullPolicy) and fields Gatehouse does not model.
     const live = {
       ...structuredClone(previous),
       metadata: {
-        ...structuredClone(previous.metadata), uid: 'u-1', resourceVersion: '42', generation: 1, creationTimestamp: '2025-01-01T00:00:00Z',
+        ...structuredClone(previous.metadata),
+        uid: 'u-1',
+        resourceVersion: '42',
+        generation: 1,
+        creationTimestamp: '2025-01-01T00:00:00Z',
         annotations: { [LAST_APPLIED]: `${JSON.stringify(previous)}\n` },
       },
       spec: {
         ...structuredClone(previous.spec),
-        template: { metadata: { labels: { app: 'web' } }, spec: { restartPolicy: 'Always', containers: [
-          { name: 'web', image: 'nginx:1.25', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log',
-            env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], ports: [{ containerPort: 80, protocol: 'TCP' }] },
-          { name: 'sidecar', image: 'busybox', args: ['sleep', '3600'], imagePullPolicy: 'Always' },
-        ] } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            restartPolicy: 'Always',
+            containers: [
+              {
+                name: 'web',
+                image: 'nginx:1.25',
+                imagePullPolicy: 'IfNotPresent',
+                terminationMessagePath: '/dev/termination-log',
+                env: [
+                  { name: 'A', value: '1' },
+                  { name: 'B', value: '2' },
+                ],
+                ports: [{ containerPort: 80, protocol: 'TCP' }],
+              },
+              { name: 'sidecar', image: 'busybox', args: ['sleep', '3600'], imagePullPolicy: 'Always' },
+            ],
+          },
+        },
       },
       status: { replicas: 2 },
     };
@@ -328,31 +545,64 @@ describe('strategic merge patch', () => {
     const patch = {
       metadata: { annotations: { [LAST_APPLIED]: `${JSON.stringify(manifest)}\n` }, labels: { tier: null } },
       spec: {
-        minReadySeconds: null, replicas: 3,
-        template: { spec: {
-          '$setElementOrder/containers': [{ name: 'metrics' }, { name: 'web' }],
-          containers: [
-            { image: 'exporter:1', name: 'metrics' },
-            { '$setElementOrder/env': [{ name: 'A' }, { name: 'C' }], env: [{ name: 'C', value: '3' }, { $patch: 'delete', name: 'B' }], image: 'nginx:1.26', name: 'web' },
-            { $patch: 'delete', name: 'sidecar' },
-          ],
-        } },
+        minReadySeconds: null,
+        replicas: 3,
+        template: {
+          spec: {
+            '$setElementOrder/containers': [{ name: 'metrics' }, { name: 'web' }],
+            containers: [
+              { image: 'exporter:1', name: 'metrics' },
+              {
+                '$setElementOrder/env': [{ name: 'A' }, { name: 'C' }],
+                env: [
+                  { name: 'C', value: '3' },
+                  { $patch: 'delete', name: 'B' },
+                ],
+                image: 'nginx:1.26',
+                name: 'web',
+              },
+              { $patch: 'delete', name: 'sidecar' },
+            ],
+          },
+        },
       },
     };
 
     it('turns the live object into the manifest plus what the server owns', () => {
       const result = apply(live, patch, replicaSet.schema);
       expect(result.metadata).to.deep.equal({
-        name: 'web', namespace: 'default', labels: { app: 'web' }, uid: 'u-1', resourceVersion: '42', generation: 1,
-        creationTimestamp: '2025-01-01T00:00:00Z', annotations: { [LAST_APPLIED]: `${JSON.stringify(manifest)}\n` },
+        name: 'web',
+        namespace: 'default',
+        labels: { app: 'web' },
+        uid: 'u-1',
+        resourceVersion: '42',
+        generation: 1,
+        creationTimestamp: '2025-01-01T00:00:00Z',
+        annotations: { [LAST_APPLIED]: `${JSON.stringify(manifest)}\n` },
       });
       expect(result.spec).to.deep.equal({
-        replicas: 3, selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { restartPolicy: 'Always', containers: [
-          { name: 'metrics', image: 'exporter:1' },
-          { name: 'web', image: 'nginx:1.26', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log',
-            env: [{ name: 'A', value: '1' }, { name: 'C', value: '3' }], ports: [{ containerPort: 80, protocol: 'TCP' }] },
-        ] } },
+        replicas: 3,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: {
+            restartPolicy: 'Always',
+            containers: [
+              { name: 'metrics', image: 'exporter:1' },
+              {
+                name: 'web',
+                image: 'nginx:1.26',
+                imagePullPolicy: 'IfNotPresent',
+                terminationMessagePath: '/dev/termination-log',
+                env: [
+                  { name: 'A', value: '1' },
+                  { name: 'C', value: '3' },
+                ],
+                ports: [{ containerPort: 80, protocol: 'TCP' }],
+              },
+            ],
+          },
+        },
       });
       expect(result.status).to.deep.equal({ replicas: 2 });
     });
@@ -373,43 +623,101 @@ describe('strategic merge patch', () => {
     const table: [string, unknown, string][] = [
       ['a patch that is not an object', [{ op: 'add' }], 'must be a JSON object'],
       ['an unknown $patch value on a map', { spec: { $patch: 'remove' } }, 'unknown patch type "remove"'],
-      ['an unknown $patch value in a list', { status: { conditions: [{ type: 'Ready', $patch: 'zap' }] } }, 'unknown patch type "zap"'],
-      ['a merged element without its merge key', { status: { conditions: [{ status: 'True' }] } }, 'does not contain the merge key "type"'],
-      ['a delete element without its merge key', { status: { conditions: [{ $patch: 'delete' }] } }, 'merge key "type"'],
+      [
+        'an unknown $patch value in a list',
+        { status: { conditions: [{ type: 'Ready', $patch: 'zap' }] } },
+        'unknown patch type "zap"',
+      ],
+      [
+        'a merged element without its merge key',
+        { status: { conditions: [{ status: 'True' }] } },
+        'does not contain the merge key "type"',
+      ],
+      [
+        'a delete element without its merge key',
+        { status: { conditions: [{ $patch: 'delete' }] } },
+        'merge key "type"',
+      ],
       ['a primitive in a keyed list', { status: { conditions: ['Ready'] } }, 'must be objects'],
       ['an object in a primitive merged list', { spec: { podCIDRs: [{ cidr: 'x' }] } }, 'only primitive values'],
-      ['a $setElementOrder that is not a list', { status: { '$setElementOrder/conditions': 'Ready' } }, 'must be a list'],
-      ['a $setElementOrder without a field name', { status: { '$setElementOrder': [] } }, 'malformed directive key'],
-      ['a $setElementOrder element without the merge key', { status: { '$setElementOrder/conditions': ['Ready'] } }, 'merge key "type"'],
-      ['a patch list out of $setElementOrder order', { status: {
-        '$setElementOrder/conditions': [{ type: 'Ready' }, { type: 'DiskPressure' }],
-        conditions: [cond('DiskPressure', 'True'), cond('Ready', 'True')],
-      } }, 'does not match the order'],
-      ['a $setElementOrder with a non-list field value', { status: { '$setElementOrder/conditions': [], conditions: { type: 'Ready' } } }, 'must be a list'],
+      [
+        'a $setElementOrder that is not a list',
+        { status: { '$setElementOrder/conditions': 'Ready' } },
+        'must be a list',
+      ],
+      ['a $setElementOrder without a field name', { status: { $setElementOrder: [] } }, 'malformed directive key'],
+      [
+        'a $setElementOrder element without the merge key',
+        { status: { '$setElementOrder/conditions': ['Ready'] } },
+        'merge key "type"',
+      ],
+      [
+        'a patch list out of $setElementOrder order',
+        {
+          status: {
+            '$setElementOrder/conditions': [{ type: 'Ready' }, { type: 'DiskPressure' }],
+            conditions: [cond('DiskPressure', 'True'), cond('Ready', 'True')],
+          },
+        },
+        'does not match the order',
+      ],
+      [
+        'a $setElementOrder with a non-list field value',
+        { status: { '$setElementOrder/conditions': [], conditions: { type: 'Ready' } } },
+        'must be a list',
+      ],
       ['a $retainKeys that is not a list of names', { spec: { $retainKeys: 'podCIDR' } }, '$retainKeys must be a list'],
-      ['a patch field missing from $retainKeys', { spec: { $retainKeys: ['podCIDR'], providerID: 'x' } }, 'missing from its $retainKeys list'],
-      ['a $deleteFromPrimitiveList that is not a list', { spec: { '$deleteFromPrimitiveList/podCIDRs': 'x' } }, 'must be a list'],
-      ['a $deleteFromPrimitiveList holding objects', { spec: { '$deleteFromPrimitiveList/podCIDRs': [{}] } }, 'only primitive values'],
-      ['a $deleteFromPrimitiveList without a field name', { spec: { '$deleteFromPrimitiveListpodCIDRs': [] } }, 'malformed directive key'],
+      [
+        'a patch field missing from $retainKeys',
+        { spec: { $retainKeys: ['podCIDR'], providerID: 'x' } },
+        'missing from its $retainKeys list',
+      ],
+      [
+        'a $deleteFromPrimitiveList that is not a list',
+        { spec: { '$deleteFromPrimitiveList/podCIDRs': 'x' } },
+        'must be a list',
+      ],
+      [
+        'a $deleteFromPrimitiveList holding objects',
+        { spec: { '$deleteFromPrimitiveList/podCIDRs': [{}] } },
+        'only primitive values',
+      ],
+      [
+        'a $deleteFromPrimitiveList without a field name',
+        { spec: { $deleteFromPrimitiveListpodCIDRs: [] } },
+        'malformed directive key',
+      ],
     ];
     for (const [name, patch, fragment] of table) {
       it(name, () => badRequest(baseNode, patch, fragment));
     }
 
-    it('names where in the object the problem is', () => badRequest(baseNode, { status: { conditions: [{ status: 'True' }] } }, 'at status.conditions[0]'));
+    it('names where in the object the problem is', () =>
+      badRequest(baseNode, { status: { conditions: [{ status: 'True' }] } }, 'at status.conditions[0]'));
   });
 
   describe('registration', () => {
     it('serves application/strategic-merge-patch+json with the kind schema', () => {
       expect(PATCH_TYPES).to.have.property('application/strategic-merge-patch+json');
       const fn = patchFunctionFor(patchMediaType('application/strategic-merge-patch+json; charset=utf-8'));
-      const result = fn(baseNode as unknown as KObject, { status: { conditions: [{ type: 'Ready', $patch: 'delete' }] } }, node.schema) as Json;
-      expect((at(result, 'status.conditions') as Json[]).map((c) => c.type)).to.deep.equal(['MemoryPressure', 'DiskPressure']);
+      const result = fn(
+        baseNode as unknown as KObject,
+        { status: { conditions: [{ type: 'Ready', $patch: 'delete' }] } },
+        node.schema,
+      ) as Json;
+      expect((at(result, 'status.conditions') as Json[]).map((c) => c.type)).to.deep.equal([
+        'MemoryPressure',
+        'DiskPressure',
+      ]);
     });
 
     it('leaves merge patch replacing lists', () => {
       const fn = patchFunctionFor('application/merge-patch+json');
-      const result = fn(baseNode as unknown as KObject, { status: { conditions: [cond('X', 'True')] } }, node.schema) as Json;
+      const result = fn(
+        baseNode as unknown as KObject,
+        { status: { conditions: [cond('X', 'True')] } },
+        node.schema,
+      ) as Json;
       expect(at(result, 'status.conditions')).to.deep.equal([cond('X', 'True')]);
     });
   });

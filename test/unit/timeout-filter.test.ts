@@ -50,9 +50,14 @@ describe('request timeout filter', () => {
   });
 
   /** Sends a request its handler holds, resolving once the handler has it (so the filter's deadline is set). */
-  async function held(name: string, path = '/api/v1/namespaces/a/configmaps/x'): Promise<{ answer: Promise<TestResponse> }> {
+  async function held(
+    name: string,
+    path = '/api/v1/namespaces/a/configmaps/x',
+  ): Promise<{ answer: Promise<TestResponse> }> {
     const entered = new Promise<void>((resolve) => {
-      arrived = (n) => { if (n === name) resolve(); };
+      arrived = (n) => {
+        if (n === name) resolve();
+      };
     });
     const answer = server.request('GET', `${path}${path.includes('?') ? '&' : '?'}hold=${name}`);
     await entered;

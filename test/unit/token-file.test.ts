@@ -4,14 +4,18 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  parseTokenFile, loadTokenFile, createStaticTokenAuthenticator, TokenFileError,
+  parseTokenFile,
+  loadTokenFile,
+  createStaticTokenAuthenticator,
+  TokenFileError,
 } from '../../gateway/authn/token-file.js';
 import { createBearerTokenAuthenticator } from '../../gateway/authn/bearer-token.js';
 import { withAnonymousFallback } from '../../gateway/authn/anonymous.js';
 import { createAdminTokenAuthenticator, loadOrCreateAdminToken } from '../../gateway/authn/admin-token.js';
 import { AuthenticationError, createAuthenticatorUnion } from '../../gateway/authn/authenticator.js';
 
-const req = (authorization?: string) => ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;
+const req = (authorization?: string) =>
+  ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;
 
 function fileError(text: string): TokenFileError {
   try {
@@ -105,7 +109,12 @@ describe('token authentication', () => {
   });
 
   it('lets a later member succeed after an earlier one rejected its credential, and 401s when none does', async () => {
-    const rejecting = { name: 'rejecting', authenticate: async () => { throw new AuthenticationError('expired certificate'); } };
+    const rejecting = {
+      name: 'rejecting',
+      authenticate: async () => {
+        throw new AuthenticationError('expired certificate');
+      },
+    };
     const both = createAuthenticatorUnion([rejecting, createBearerTokenAuthenticator([admin, fileSource])]);
     const ok = await both.authenticate(req('Bearer secret-1'));
     expect(ok?.user.name).to.equal('alice');
@@ -127,8 +136,12 @@ describe('token authentication', () => {
 
 describe('admin token', () => {
   let dir: string;
-  beforeEach(async () => { dir = await mkdtemp(path.join(os.tmpdir(), 'gh-admin-')); });
-  afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'gh-admin-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('is generated once with mode 0600 and reused', async () => {
     const first = await loadOrCreateAdminToken(dir);

@@ -81,7 +81,9 @@ describe('watch frames written straight to the connection', () => {
     const { certPem, keyPem } = await selfSignedClientCert();
     const seen: { writer?: DirectChunkWriter } = {};
     const server = https.createServer({ cert: certPem, key: keyPem }, mixedWrites(seen));
-    const raw = await rawExchange(server, (port) => tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }));
+    const raw = await rawExchange(server, (port) =>
+      tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }),
+    );
     // Requiring the whole writableLength to be 0 turned the direct path off for every HTTPS watch.
     expect(seen.writer, 'a direct writer for an HTTPS chunked response').to.be.a('function');
     expect(body(raw)).to.equal(EXPECTED_BODY);
@@ -119,7 +121,9 @@ describe('watch frames written straight to the connection', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
     try {
-      client.write('GET /first HTTP/1.1\r\nHost: test\r\n\r\nGET /second HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n');
+      client.write(
+        'GET /first HTTP/1.1\r\nHost: test\r\n\r\nGET /second HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n',
+      );
       const chunks: Buffer[] = [];
       client.on('data', (c: Buffer) => chunks.push(c));
       await new Promise<void>((resolve) => client.on('close', () => resolve()));
@@ -148,7 +152,9 @@ describe('watch frames written straight to the connection', () => {
 
   it('waits for a client that falls behind, and writes nothing and throws nothing once it is gone', async () => {
     let answered!: (res: ServerResponse) => void;
-    const responded = new Promise<ServerResponse>((resolve) => { answered = resolve; });
+    const responded = new Promise<ServerResponse>((resolve) => {
+      answered = resolve;
+    });
     const server = http.createServer((_req, res) => {
       res.writeHead(200, { 'Transfer-Encoding': 'chunked' });
       res.flushHeaders();

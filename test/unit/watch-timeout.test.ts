@@ -53,7 +53,13 @@ describe('watch timeout', () => {
     const timers = fakeTimers();
     let firedAt: number | undefined;
     const delay = 2 * MAX_TIMER_MS + 5;
-    setLongTimeout(() => { firedAt = timers.host.now(); }, delay, timers.host);
+    setLongTimeout(
+      () => {
+        firedAt = timers.host.now();
+      },
+      delay,
+      timers.host,
+    );
     // Node fires a timer longer than MAX_TIMER_MS after 1 ms: every link of the chain must stay within it.
     expect(timers.asked).to.deep.equal([MAX_TIMER_MS]);
     timers.runUntil(delay - 1);
@@ -67,7 +73,13 @@ describe('watch timeout', () => {
   it('can be cancelled before it fires, at any link of its chain, and never arms for Infinity', () => {
     const timers = fakeTimers();
     let fired = false;
-    const cancel = setLongTimeout(() => { fired = true; }, 3 * MAX_TIMER_MS, timers.host);
+    const cancel = setLongTimeout(
+      () => {
+        fired = true;
+      },
+      3 * MAX_TIMER_MS,
+      timers.host,
+    );
     timers.runUntil(MAX_TIMER_MS + 1);
     expect(timers.pending()).to.equal(1);
     cancel();
@@ -75,13 +87,21 @@ describe('watch timeout', () => {
     timers.runUntil(4 * MAX_TIMER_MS);
     expect(fired).to.equal(false);
 
-    setLongTimeout(() => { fired = true; }, Infinity, timers.host);
+    setLongTimeout(
+      () => {
+        fired = true;
+      },
+      Infinity,
+      timers.host,
+    );
     expect(timers.pending()).to.equal(0);
   });
 
   it('runs on the real timers by default, and a cancelled one stays silent', async () => {
     let cancelledFired = false;
-    setLongTimeout(() => { cancelledFired = true; }, 0)();
+    setLongTimeout(() => {
+      cancelledFired = true;
+    }, 0)();
     // A timer of 0 armed after the cancelled one fires after it would have.
     await new Promise<void>((resolve) => setLongTimeout(resolve, 0));
     expect(cancelledFired).to.equal(false);

@@ -13,10 +13,19 @@ interface Item {
 
 function toEvent(item: Item): StorageEvent {
   if (item.bad) throw new Error(`cannot build event ${item.revision}`);
-  return { type: 'ADDED', key: `/k/${item.revision}`, revision: BigInt(item.revision), object: { metadata: { name: `n${item.revision}` } } };
+  return {
+    type: 'ADDED',
+    key: `/k/${item.revision}`,
+    revision: BigInt(item.revision),
+    object: { metadata: { name: `n${item.revision}` } },
+  };
 }
 
-function setup(bufferLimit = 100): { queue: WatcherQueue<Item>; ended: () => number; it: AsyncIterableIterator<StorageEvent> } {
+function setup(bufferLimit = 100): {
+  queue: WatcherQueue<Item>;
+  ended: () => number;
+  it: AsyncIterableIterator<StorageEvent>;
+} {
   let ends = 0;
   const queue = createWatcherQueue<Item>({ key: '/k/', bufferLimit, onEnd: () => ends++ });
   return { queue, ended: () => ends, it: queue.iterate(toEvent) };
@@ -121,14 +130,14 @@ describe('watcher queue', () => {
     const queued = setup();
     queued.queue.push({ revision: 1, bad: true });
     const thrown = await rejection(queued.it.next());
-    expect((thrown).message).to.equal('cannot build event 1');
+    expect(thrown.message).to.equal('cannot build event 1');
     expect(queued.queue.done).to.equal(true);
 
     const waiting = setup();
     const pending = waiting.it.next();
     waiting.queue.push({ revision: 2, bad: true });
     const thrownAgain = await rejection(pending);
-    expect((thrownAgain).message).to.equal('cannot build event 2');
+    expect(thrownAgain.message).to.equal('cannot build event 2');
     expect(waiting.queue.done).to.equal(true);
     expect(waiting.ended()).to.equal(1);
   });

@@ -24,7 +24,9 @@ describe('webhook client configuration', () => {
   };
 
   it('follows the current context and reads file references relative to the file', async () => {
-    const file = await write('a.yaml', `
+    const file = await write(
+      'a.yaml',
+      `
 apiVersion: v1
 kind: Config
 clusters:
@@ -41,30 +43,58 @@ contexts:
 - name: main
   context: {cluster: hook, user: me}
 current-context: main
-`);
+`,
+    );
     const c = loadWebhookClientConfig(file);
     expect(c.server.href).to.equal('https://hook.example:8443/authorize');
-    expect(c).to.include({ ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM', token: 'file-token', insecureSkipTlsVerify: false });
+    expect(c).to.include({
+      ca: 'CA PEM',
+      cert: 'CERT PEM',
+      key: 'KEY PEM',
+      token: 'file-token',
+      insecureSkipTlsVerify: false,
+    });
   });
 
   it('reads inline base64 data and a token, taking the first cluster without a context', async () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64');
-    const file = await write('b.json', JSON.stringify({
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:9', 'certificate-authority-data': b64('INLINE CA') } }],
-      users: [{ name: 'u', user: { token: 'inline-token', 'client-certificate-data': b64('C'), 'client-key-data': b64('K') } }],
-    }));
+    const file = await write(
+      'b.json',
+      JSON.stringify({
+        clusters: [
+          { name: 'c', cluster: { server: 'https://127.0.0.1:9', 'certificate-authority-data': b64('INLINE CA') } },
+        ],
+        users: [
+          {
+            name: 'u',
+            user: { token: 'inline-token', 'client-certificate-data': b64('C'), 'client-key-data': b64('K') },
+          },
+        ],
+      }),
+    );
     expect(loadWebhookClientConfig(file)).to.include({ ca: 'INLINE CA', token: 'inline-token', cert: 'C', key: 'K' });
   });
 
   it('refuses a file without a server, with a certificate but no key, or with a missing reference', async () => {
-    expect(() => loadWebhookClientConfig(path.join(dir, 'none.yaml'))).to.throw(/unable to read webhook client configuration .*ENOENT/);
+    expect(() => loadWebhookClientConfig(path.join(dir, 'none.yaml'))).to.throw(
+      /unable to read webhook client configuration .*ENOENT/,
+    );
     const noServer = await write('c.yaml', 'clusters:\n- name: c\n  cluster: {}\n');
     expect(() => loadWebhookClientConfig(noServer)).to.throw('the cluster has no server');
-    const halfPair = await write('d.yaml', 'clusters:\n- name: c\n  cluster: {server: "https://h"}\nusers:\n- name: u\n  user: {client-certificate: client.pem, token: secret-token-value}\n');
+    const halfPair = await write(
+      'd.yaml',
+      'clusters:\n- name: c\n  cluster: {server: "https://h"}\nusers:\n- name: u\n  user: {client-certificate: client.pem, token: secret-token-value}\n',
+    );
     expect(() => loadWebhookClientConfig(halfPair)).to.throw('client certificate and key must be given together');
-    const missing = await write('e.yaml', 'clusters:\n- name: c\n  cluster: {server: "https://h", certificate-authority: nope.pem}\n');
+    const missing = await write(
+      'e.yaml',
+      'clusters:\n- name: c\n  cluster: {server: "https://h", certificate-authority: nope.pem}\n',
+    );
     expect(() => loadWebhookClientConfig(missing)).to.throw(/unable to read certificate-authority .*nope\.pem: ENOENT/);
-    const badContext = await write('f.yaml', 'clusters:\n- name: c\n  cluster: {server: "https://h"}\ncurrent-context: gone\ncontexts: []\n');
+    const badContext = await write(
+      'f.yaml',
+      'clusters:\n- name: c\n  cluster: {server: "https://h"}\ncurrent-context: gone\ncontexts: []\n',
+    );
     expect(() => loadWebhookClientConfig(badContext)).to.throw('no contexts defined');
     try {
       loadWebhookClientConfig(halfPair);

@@ -24,16 +24,25 @@ export const SELF_SUBJECT_REVIEW_GROUP_ALIASES: readonly { group: string; versio
 
 /** The kind's schema, for the OpenAPI documents (`kubectl explain selfsubjectreviews`). */
 export const SELF_SUBJECT_REVIEW_SCHEMA: JSONSchema = kindSchema({
-  group: SELF_SUBJECT_REVIEW_GROUP, version: SELF_SUBJECT_REVIEW_VERSION, kind: SELF_SUBJECT_REVIEW_KIND,
-  description: 'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
+  group: SELF_SUBJECT_REVIEW_GROUP,
+  version: SELF_SUBJECT_REVIEW_VERSION,
+  kind: SELF_SUBJECT_REVIEW_KIND,
+  description:
+    'SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.',
   properties: {
-    status: obj({
-      userInfo: obj({
-        username: str('The name that uniquely identifies this user among all active users.'),
-        uid: str('A unique value that identifies this user across time.'),
-        groups: stringList('The names of groups this user is a part of.', 'atomic'),
-        extra: map(stringList(''), 'Any additional information provided by the authenticator.'),
-      }, 'User attributes of the user making this request.'),
-    }, 'Status is filled in by the server with the user attributes.'),
+    status: obj(
+      {
+        userInfo: obj(
+          {
+            username: str('The name that uniquely identifies this user among all active users.'),
+            uid: str('A unique value that identifies this user across time.'),
+            groups: stringList('The names of groups this user is a part of.', 'atomic'),
+            extra: map(stringList(''), 'Any additional information provided by the authenticator.'),
+          },
+          'User attributes of the user making this request.',
+        ),
+      },
+      'Status is filled in by the server with the user attributes.',
+    ),
   },
 });

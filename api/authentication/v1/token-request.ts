@@ -31,7 +31,12 @@ export interface TokenRequestInput {
   boundObjectRef?: BoundObjectReference;
 }
 
-function optionalString(obj: Record<string, unknown>, field: string, at: FieldPath, errs: FieldError[]): string | undefined {
+function optionalString(
+  obj: Record<string, unknown>,
+  field: string,
+  at: FieldPath,
+  errs: FieldError[],
+): string | undefined {
   const v = obj[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') {
@@ -65,7 +70,8 @@ export function readTokenRequest(body: Record<string, unknown>): { input: TokenR
   const audiences = spec.audiences;
   if (Array.isArray(audiences)) {
     audiences.forEach((a, i) => {
-      if (typeof a !== 'string') errs.push(fieldErrors.typeInvalid(specPath.child('audiences').index(i), a, 'must be of type string'));
+      if (typeof a !== 'string')
+        errs.push(fieldErrors.typeInvalid(specPath.child('audiences').index(i), a, 'must be of type string'));
     });
     input.audiences = audiences.filter((a): a is string => typeof a === 'string');
   } else if (audiences !== undefined && audiences !== null) {
@@ -97,8 +103,10 @@ export function readTokenRequest(body: Record<string, unknown>): { input: TokenR
 /** Upstream's ValidateTokenRequest: the validity must be between 10 minutes and 2^32 seconds. */
 export function validateExpiration(expirationSeconds: number): FieldError[] {
   const at = FieldPath.root('spec').child('expirationSeconds');
-  if (expirationSeconds < MIN_EXPIRATION_SECONDS) return [fieldErrors.invalid(at, expirationSeconds, 'may not specify a duration less than 10 minutes')];
-  if (expirationSeconds > MAX_EXPIRATION_SECONDS) return [fieldErrors.invalid(at, expirationSeconds, 'may not specify a duration larger than 2^32 seconds')];
+  if (expirationSeconds < MIN_EXPIRATION_SECONDS)
+    return [fieldErrors.invalid(at, expirationSeconds, 'may not specify a duration less than 10 minutes')];
+  if (expirationSeconds > MAX_EXPIRATION_SECONDS)
+    return [fieldErrors.invalid(at, expirationSeconds, 'may not specify a duration larger than 2^32 seconds')];
   return [];
 }
 

@@ -20,10 +20,30 @@ export interface ReviewKind {
   namespaced: boolean;
 }
 
-export const SELF_SUBJECT_ACCESS_REVIEW: ReviewKind = { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', namespaced: false };
-export const SUBJECT_ACCESS_REVIEW: ReviewKind = { kind: 'SubjectAccessReview', resource: 'subjectaccessreviews', singular: 'subjectaccessreview', namespaced: false };
-export const LOCAL_SUBJECT_ACCESS_REVIEW: ReviewKind = { kind: 'LocalSubjectAccessReview', resource: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview', namespaced: true };
-export const SELF_SUBJECT_RULES_REVIEW: ReviewKind = { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview', namespaced: false };
+export const SELF_SUBJECT_ACCESS_REVIEW: ReviewKind = {
+  kind: 'SelfSubjectAccessReview',
+  resource: 'selfsubjectaccessreviews',
+  singular: 'selfsubjectaccessreview',
+  namespaced: false,
+};
+export const SUBJECT_ACCESS_REVIEW: ReviewKind = {
+  kind: 'SubjectAccessReview',
+  resource: 'subjectaccessreviews',
+  singular: 'subjectaccessreview',
+  namespaced: false,
+};
+export const LOCAL_SUBJECT_ACCESS_REVIEW: ReviewKind = {
+  kind: 'LocalSubjectAccessReview',
+  resource: 'localsubjectaccessreviews',
+  singular: 'localsubjectaccessreview',
+  namespaced: true,
+};
+export const SELF_SUBJECT_RULES_REVIEW: ReviewKind = {
+  kind: 'SelfSubjectRulesReview',
+  resource: 'selfsubjectrulesreviews',
+  singular: 'selfsubjectrulesreview',
+  namespaced: false,
+};
 
 export interface ResourceAttributes {
   namespace: string;
@@ -91,33 +111,63 @@ function extraMap(v: unknown, at: FieldPath, errs: FieldError[]): Record<string,
  * and need a user or a group; the self review takes the caller's identity and ignores none of it (it has no such
  * fields upstream, so they are refused as unknown there; here they are simply not read).
  */
-export function validateAccessReviewSpec(rawSpec: unknown, subject: boolean): { spec: AccessReviewSpec; errors: FieldError[] } {
+export function validateAccessReviewSpec(
+  rawSpec: unknown,
+  subject: boolean,
+): { spec: AccessReviewSpec; errors: FieldError[] } {
   const errs: FieldError[] = [];
   const at = FieldPath.root('spec');
   const raw = isObj(rawSpec) ? rawSpec : {};
-  if (rawSpec !== undefined && rawSpec !== null && !isObj(rawSpec)) errs.push(fieldErrors.typeInvalid(at, rawSpec, 'must be an object'));
+  if (rawSpec !== undefined && rawSpec !== null && !isObj(rawSpec))
+    errs.push(fieldErrors.typeInvalid(at, rawSpec, 'must be an object'));
 
   const spec: AccessReviewSpec = { user: '', groups: [], uid: '', extra: {} };
   const ra = raw.resourceAttributes;
   const nra = raw.nonResourceAttributes;
   const given = (v: unknown) => v !== undefined && v !== null;
-  if (given(ra) && !isObj(ra)) errs.push(fieldErrors.typeInvalid(at.child('resourceAttributes'), ra, 'must be an object'));
-  if (given(nra) && !isObj(nra)) errs.push(fieldErrors.typeInvalid(at.child('nonResourceAttributes'), nra, 'must be an object'));
+  if (given(ra) && !isObj(ra))
+    errs.push(fieldErrors.typeInvalid(at.child('resourceAttributes'), ra, 'must be an object'));
+  if (given(nra) && !isObj(nra))
+    errs.push(fieldErrors.typeInvalid(at.child('nonResourceAttributes'), nra, 'must be an object'));
   if (isObj(ra)) {
-    spec.resourceAttributes = strings(ra, ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'], at.child('resourceAttributes'), errs) as unknown as ResourceAttributes;
+    spec.resourceAttributes = strings(
+      ra,
+      ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'],
+      at.child('resourceAttributes'),
+      errs,
+    ) as unknown as ResourceAttributes;
   }
-  if (isObj(nra)) spec.nonResourceAttributes = strings(nra, ['path', 'verb'], at.child('nonResourceAttributes'), errs) as unknown as NonResourceAttributes;
+  if (isObj(nra))
+    spec.nonResourceAttributes = strings(
+      nra,
+      ['path', 'verb'],
+      at.child('nonResourceAttributes'),
+      errs,
+    ) as unknown as NonResourceAttributes;
   if (given(ra) && given(nra)) {
-    errs.push(fieldErrors.invalid(at.child('nonResourceAttributes'), nra, 'cannot be specified in combination with resourceAttributes'));
+    errs.push(
+      fieldErrors.invalid(
+        at.child('nonResourceAttributes'),
+        nra,
+        'cannot be specified in combination with resourceAttributes',
+      ),
+    );
   }
   if (!given(ra) && !given(nra)) {
-    errs.push(fieldErrors.invalid(at.child('resourceAttributes'), undefined, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+    errs.push(
+      fieldErrors.invalid(
+        at.child('resourceAttributes'),
+        undefined,
+        'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      ),
+    );
   }
   if (subject) {
     Object.assign(spec, strings(raw, ['user', 'uid'], at, errs));
     spec.groups = stringList(raw.groups, at.child('groups'), errs);
     spec.extra = extraMap(raw.extra, at.child('extra'), errs);
-    if (spec.user === '' && spec.groups.length === 0) errs.push(fieldErrors.invalid(at.child('user'), spec.user, 'at least one of user or group must be specified'));
+    if (spec.user === '' && spec.groups.length === 0)
+      errs.push(fieldErrors.invalid(at.child('user'), spec.user, 'at least one of user or group must be specified'));
   }
   return { spec, errors: errs };
 }
@@ -126,9 +176,23 @@ export function validateAccessReviewSpec(rawSpec: unknown, subject: boolean): { 
 export function validateReviewMetadata(metadata: unknown, allowNamespace: boolean): FieldError[] {
   if (metadata === undefined || metadata === null) return [];
   if (!isObj(metadata)) return [fieldErrors.typeInvalid('metadata', metadata, 'must be an object')];
-  const rest = Object.entries(metadata).filter(([k, v]) =>
-    !(allowNamespace && k === 'namespace') && k !== 'managedFields' && !(k === 'creationTimestamp' && v === null) && v !== '' && v !== null);
-  return rest.length === 0 ? [] : [fieldErrors.invalid('metadata', metadata, allowNamespace ? 'must be empty except for namespace' : 'must be empty')];
+  const rest = Object.entries(metadata).filter(
+    ([k, v]) =>
+      !(allowNamespace && k === 'namespace') &&
+      k !== 'managedFields' &&
+      !(k === 'creationTimestamp' && v === null) &&
+      v !== '' &&
+      v !== null,
+  );
+  return rest.length === 0
+    ? []
+    : [
+        fieldErrors.invalid(
+          'metadata',
+          metadata,
+          allowNamespace ? 'must be empty except for namespace' : 'must be empty',
+        ),
+      ];
 }
 
 export interface AccessReviewStatus {
@@ -139,7 +203,11 @@ export interface AccessReviewStatus {
 }
 
 /** The status as v1 serializes it: `allowed` always, the others only when set. */
-export function accessReviewStatus(decision: 'Allow' | 'Deny' | 'NoOpinion', reason: string, evaluationError?: string): AccessReviewStatus {
+export function accessReviewStatus(
+  decision: 'Allow' | 'Deny' | 'NoOpinion',
+  reason: string,
+  evaluationError?: string,
+): AccessReviewStatus {
   const status: AccessReviewStatus = { allowed: decision === 'Allow' };
   if (decision === 'Deny') status.denied = true;
   if (reason) status.reason = reason;

@@ -14,16 +14,26 @@ export const SCALE_VERSION = 'v1';
 export const SCALE_KIND = 'Scale';
 
 const schema = kindSchema({
-  group: SCALE_GROUP, version: SCALE_VERSION, kind: SCALE_KIND,
+  group: SCALE_GROUP,
+  version: SCALE_VERSION,
+  kind: SCALE_KIND,
   description: 'Scale represents a scaling request for a resource.',
   properties: {
-    spec: obj({
-      replicas: int32('The desired number of instances for the scaled object.'),
-    }, 'Defines the behavior of the scale.'),
-    status: obj({
-      replicas: int32('The actual number of observed instances of the scaled object.'),
-      selector: str('Label query over pods that should match the replicas count, in the string form of a label selector.'),
-    }, 'The current status of the scale; read-only.'),
+    spec: obj(
+      {
+        replicas: int32('The desired number of instances for the scaled object.'),
+      },
+      'Defines the behavior of the scale.',
+    ),
+    status: obj(
+      {
+        replicas: int32('The actual number of observed instances of the scaled object.'),
+        selector: str(
+          'Label query over pods that should match the replicas count, in the string form of a label selector.',
+        ),
+      },
+      'The current status of the scale; read-only.',
+    ),
   },
 });
 
@@ -34,17 +44,27 @@ const schema = kindSchema({
  */
 export function replicasScale(): ProjectionSubresource {
   return {
-    group: SCALE_GROUP, version: SCALE_VERSION, kind: SCALE_KIND, schema,
+    group: SCALE_GROUP,
+    version: SCALE_VERSION,
+    kind: SCALE_KIND,
+    schema,
     read(parent: KObject): KObject {
       const { name, namespace, uid, resourceVersion, creationTimestamp } = parent.metadata;
       const metadata: KObject['metadata'] = { name, namespace, uid, resourceVersion, creationTimestamp };
-      for (const key of Object.keys(metadata) as (keyof typeof metadata)[]) if (metadata[key] === undefined) delete metadata[key];
+      for (const key of Object.keys(metadata) as (keyof typeof metadata)[])
+        if (metadata[key] === undefined) delete metadata[key];
       const replicas = specOf(parent).replicas;
       const selector = labelSelectorFromObject(specOf(parent).selector).selector.toString();
       const status: Record<string, unknown> = { replicas: statusOf(parent).replicas ?? 0 };
       if (selector) status.selector = selector;
       // spec.replicas is omitted when 0, as the Go type's omitempty leaves it out.
-      return { kind: SCALE_KIND, apiVersion: `${SCALE_GROUP}/${SCALE_VERSION}`, metadata, spec: replicas ? { replicas } : {}, status };
+      return {
+        kind: SCALE_KIND,
+        apiVersion: `${SCALE_GROUP}/${SCALE_VERSION}`,
+        metadata,
+        spec: replicas ? { replicas } : {},
+        status,
+      };
     },
     validate: (projection) => [
       ...validateMetadata(projection, true, 'subdomain'),

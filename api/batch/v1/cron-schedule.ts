@@ -5,7 +5,12 @@ const MACROS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily',
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 
-interface FieldSpec { name: string; min: number; max: number; names?: string[] }
+interface FieldSpec {
+  name: string;
+  min: number;
+  max: number;
+  names?: string[];
+}
 
 const FIELDS: FieldSpec[] = [
   { name: 'minute', min: 0, max: 59 },

@@ -60,16 +60,20 @@ export function parseRFC3339(text: string): number {
   const [, y, mo, d, h, mi, s] = m;
   // Date.parse would roll 2024-02-30 over into March; Go refuses it, so the fields are checked to round-trip.
   const utc = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)));
-  if (utc.getUTCFullYear() !== Number(y) || utc.getUTCMonth() !== Number(mo) - 1 || utc.getUTCDate() !== Number(d)
-    || utc.getUTCHours() !== Number(h) || utc.getUTCMinutes() !== Number(mi) || utc.getUTCSeconds() !== Number(s)) {
+  if (
+    utc.getUTCFullYear() !== Number(y) ||
+    utc.getUTCMonth() !== Number(mo) - 1 ||
+    utc.getUTCDate() !== Number(d) ||
+    utc.getUTCHours() !== Number(h) ||
+    utc.getUTCMinutes() !== Number(mi) ||
+    utc.getUTCSeconds() !== Number(s)
+  ) {
     return NaN;
   }
   return Date.parse(text.toUpperCase());
 }
 
-export type Expiration =
-  | { expired: false; at?: number }
-  | { expired: true };
+export type Expiration = { expired: false; at?: number } | { expired: true };
 
 /**
  * Upstream's GetExpiration: no `expiration` key never expires; an unparseable one counts as expired (so the

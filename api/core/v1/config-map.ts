@@ -14,11 +14,18 @@ import { ageColumn, column, countKeys } from '../../common/printers.js';
 const MAX_CONFIGMAP_SIZE = 1024 * 1024;
 
 const schema = kindSchema({
-  group: '', version: 'v1', kind: 'ConfigMap',
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
   description: 'ConfigMap holds configuration data for pods to consume.',
   properties: {
-    data: stringMap('Data contains the configuration data. Keys must consist of alphanumeric characters, \'-\', \'_\' or \'.\'; values with non-UTF-8 byte sequences belong in binaryData.'),
-    binaryData: map({ type: 'string', format: 'byte', description: '' }, 'BinaryData contains the binary data, base64 encoded. Keys may not overlap with the keys in data.'),
+    data: stringMap(
+      "Data contains the configuration data. Keys must consist of alphanumeric characters, '-', '_' or '.'; values with non-UTF-8 byte sequences belong in binaryData.",
+    ),
+    binaryData: map(
+      { type: 'string', format: 'byte', description: '' },
+      'BinaryData contains the binary data, base64 encoded. Keys may not overlap with the keys in data.',
+    ),
     immutable: bool('If set to true, data cannot be updated (only object metadata can be modified). Defaulted to nil.'),
   },
 });
@@ -42,9 +49,15 @@ function validateConfigMap(obj: KObject): FieldError[] {
 }
 
 export const configMap: KindDefinition = {
-  group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', singular: 'configmap',
-  namespaced: true, shortNames: ['cm'],
-  statusSubresource: false, tracksGeneration: false,
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  resource: 'configmaps',
+  singular: 'configmap',
+  namespaced: true,
+  shortNames: ['cm'],
+  statusSubresource: false,
+  tracksGeneration: false,
   schema,
   validate: validateConfigMap,
   validateUpdate: (obj, old) => validateImmutablePayload(obj, old, ['data', 'binaryData']),

@@ -29,10 +29,12 @@ function legacyRules(event: KObject, api: EventApi): FieldError[] {
   const involved = asObj(e.involvedObject) ?? {};
   const involvedNamespace = str(involved, 'namespace');
   const namespace = event.metadata.namespace ?? '';
-  const mismatch = () => fieldErrors.invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
+  const mismatch = () =>
+    fieldErrors.invalid('involvedObject.namespace', involvedNamespace, 'does not match event.namespace');
   if (!timeSet(e.eventTime)) {
     // Old-style events (no eventTime): the namespaces agree, or a cluster-scoped object's event sits in default.
-    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace) errs.push(mismatch());
+    if (involvedNamespace === '' ? namespace !== '' && namespace !== 'default' : namespace !== involvedNamespace)
+      errs.push(mismatch());
   } else {
     if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') errs.push(mismatch());
     const controllerField = api === 'core' ? 'reportingComponent' : 'reportingController';
@@ -41,14 +43,18 @@ function legacyRules(event: KObject, api: EventApi): FieldError[] {
     for (const msg of qualifiedName(controller)) errs.push(fieldErrors.invalid(controllerField, controller, msg));
     const instance = str(e, 'reportingInstance');
     if (instance === '') errs.push(fieldErrors.required('reportingInstance'));
-    if (instance.length > REPORTING_INSTANCE_MAX) errs.push(fieldErrors.invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
+    if (instance.length > REPORTING_INSTANCE_MAX)
+      errs.push(fieldErrors.invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_MAX} characters`));
     const action = str(e, 'action');
     if (action === '') errs.push(fieldErrors.required('action'));
-    if (action.length > ACTION_MAX) errs.push(fieldErrors.invalid('action', '', `can have at most ${ACTION_MAX} characters`));
+    if (action.length > ACTION_MAX)
+      errs.push(fieldErrors.invalid('action', '', `can have at most ${ACTION_MAX} characters`));
     const reason = str(e, 'reason');
     if (reason === '') errs.push(fieldErrors.required('reason'));
-    if (reason.length > REASON_MAX) errs.push(fieldErrors.invalid('reason', '', `can have at most ${REASON_MAX} characters`));
-    if (str(e, 'message').length > NOTE_MAX) errs.push(fieldErrors.invalid('message', '', `can have at most ${NOTE_MAX} characters`));
+    if (reason.length > REASON_MAX)
+      errs.push(fieldErrors.invalid('reason', '', `can have at most ${REASON_MAX} characters`));
+    if (str(e, 'message').length > NOTE_MAX)
+      errs.push(fieldErrors.invalid('message', '', `can have at most ${NOTE_MAX} characters`));
   }
   for (const msg of dns1123Subdomain(namespace)) errs.push(fieldErrors.invalid('namespace', namespace, msg));
   return errs;
@@ -58,7 +64,8 @@ function seriesRules(e: Obj): FieldError[] {
   const series = asObj(e.series);
   if (!series) return [];
   const errs: FieldError[] = [];
-  if (typeof series.count !== 'number' || series.count < 2) errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
+  if (typeof series.count !== 'number' || series.count < 2)
+    errs.push(fieldErrors.invalid('series.count', '', 'should be at least 2'));
   if (!timeSet(series.lastObservedTime)) errs.push(fieldErrors.required('series.lastObservedTime'));
   return errs;
 }
@@ -74,20 +81,35 @@ export function validateEventCreate(event: KObject, api: EventApi): FieldError[]
   errs.push(...validateMetadata(event, true, 'subdomain'), ...seriesRules(e));
   if (!timeSet(e.eventTime)) errs.push(fieldErrors.required('eventTime'));
   const type = str(e, 'type');
-  if (type !== EVENT_TYPE_NORMAL && type !== EVENT_TYPE_WARNING) errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
+  if (type !== EVENT_TYPE_NORMAL && type !== EVENT_TYPE_WARNING)
+    errs.push(fieldErrors.invalid('type', '', `has invalid value: ${type}`));
   if (timeSet(e.firstTimestamp)) errs.push(fieldErrors.invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
   if (timeSet(e.lastTimestamp)) errs.push(fieldErrors.invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
-  if (typeof e.count === 'number' && e.count !== 0) errs.push(fieldErrors.invalid('deprecatedCount', '', 'needs to be unset'));
+  if (typeof e.count === 'number' && e.count !== 0)
+    errs.push(fieldErrors.invalid('deprecatedCount', '', 'needs to be unset'));
   const source = asObj(e.source) ?? {};
-  if (str(source, 'component') !== '' || str(source, 'host') !== '') errs.push(fieldErrors.invalid('deprecatedSource', '', 'needs to be unset'));
+  if (str(source, 'component') !== '' || str(source, 'host') !== '')
+    errs.push(fieldErrors.invalid('deprecatedSource', '', 'needs to be unset'));
   return errs;
 }
 
 /** Fields the events API may not change once written: internal name → the path upstream reports. */
 const IMMUTABLE_THROUGH_EVENTS_API: [string, string][] = [
-  ...['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'action', 'related']
-    .map((f): [string, string] => [f, f]),
-  ['reportingComponent', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+  ...[
+    'involvedObject',
+    'reason',
+    'message',
+    'source',
+    'firstTimestamp',
+    'lastTimestamp',
+    'count',
+    'type',
+    'eventTime',
+    'action',
+    'related',
+  ].map((f): [string, string] => [f, f]),
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
 ];
 
 /** An update through `api`; both objects in their core/v1 form. */

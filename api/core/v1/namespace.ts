@@ -10,27 +10,45 @@ import { asObj, asStr } from '../../common/validation-helpers.js';
 import { ageColumn, column, pathOf } from '../../common/printers.js';
 
 const schema = kindSchema({
-  group: '', version: 'v1', kind: 'Namespace',
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
   description: 'Namespace provides a scope for Names. Use of multiple namespaces is optional.',
   properties: {
-    spec: obj({
-      finalizers: stringList('Finalizers is an opaque list of values that must be empty to permanently remove the object from storage.', 'atomic'),
-    }, 'Spec defines the behavior of the Namespace.'),
-    status: obj({
-      phase: enumStr(['Active', 'Terminating'], 'Phase is the current lifecycle phase of the namespace.'),
-      conditions: {
-        type: 'array', description: 'The latest available observations of the namespace\'s current state.',
-        items: obj({
-          type: str('Type of namespace controller condition.'),
-          status: conditionStatus(),
-          lastTransitionTime: time('Last time the condition transitioned.'),
-          reason: str('Unique, one-word, CamelCase reason for the condition\'s last transition.'),
-          message: str('Human-readable message indicating details about the last transition.'),
-        }, 'NamespaceCondition contains details about the state of a namespace.', ['type', 'status']),
-        'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'],
-        'x-kubernetes-patch-merge-key': 'type', 'x-kubernetes-patch-strategy': 'merge',
+    spec: obj(
+      {
+        finalizers: stringList(
+          'Finalizers is an opaque list of values that must be empty to permanently remove the object from storage.',
+          'atomic',
+        ),
       },
-    }, 'Status describes the current status of a Namespace.'),
+      'Spec defines the behavior of the Namespace.',
+    ),
+    status: obj(
+      {
+        phase: enumStr(['Active', 'Terminating'], 'Phase is the current lifecycle phase of the namespace.'),
+        conditions: {
+          type: 'array',
+          description: "The latest available observations of the namespace's current state.",
+          items: obj(
+            {
+              type: str('Type of namespace controller condition.'),
+              status: conditionStatus(),
+              lastTransitionTime: time('Last time the condition transitioned.'),
+              reason: str("Unique, one-word, CamelCase reason for the condition's last transition."),
+              message: str('Human-readable message indicating details about the last transition.'),
+            },
+            'NamespaceCondition contains details about the state of a namespace.',
+            ['type', 'status'],
+          ),
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['type'],
+          'x-kubernetes-patch-merge-key': 'type',
+          'x-kubernetes-patch-strategy': 'merge',
+        },
+      },
+      'Status describes the current status of a Namespace.',
+    ),
   },
 });
 
@@ -58,9 +76,17 @@ function specFinalizers(obj: KObject): string[] {
 }
 
 export const namespace: KindDefinition = {
-  group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', singular: 'namespace',
-  namespaced: false, shortNames: ['ns'],
-  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true, noDeleteCollection: true,
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  resource: 'namespaces',
+  singular: 'namespace',
+  namespaced: false,
+  shortNames: ['ns'],
+  statusSubresource: true,
+  tracksGeneration: false,
+  deleteReturnsObject: true,
+  noDeleteCollection: true,
   schema,
   defaults(obj) {
     applySchemaDefaults(schema, obj);
@@ -75,7 +101,8 @@ export const namespace: KindDefinition = {
     obj.status = { phase: 'Active' };
     const spec = asObj(obj.spec) ?? {};
     const finalizers = Array.isArray(spec.finalizers) ? spec.finalizers : [];
-    if (!finalizers.includes(NAMESPACE_FINALIZER)) obj.spec = { ...spec, finalizers: [...finalizers, NAMESPACE_FINALIZER] };
+    if (!finalizers.includes(NAMESPACE_FINALIZER))
+      obj.spec = { ...spec, finalizers: [...finalizers, NAMESPACE_FINALIZER] };
   },
   prepareForUpdate: labelWithName,
   validate: (obj) => validateMetadata(obj, false, 'label'),
@@ -83,7 +110,8 @@ export const namespace: KindDefinition = {
   beginDeletion(obj) {
     obj.status = { ...(asObj(obj.status) ?? {}), phase: 'Terminating' };
   },
-  forbidDeletion: (obj) => (SYSTEM_NAMESPACES.includes(obj.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined),
+  forbidDeletion: (obj) =>
+    SYSTEM_NAMESPACES.includes(obj.metadata.name ?? '') ? 'this namespace may not be deleted' : undefined,
   selectableFields: (obj) => ({ 'status.phase': asStr(asObj(obj.status)?.phase) ?? '' }),
   tableColumns: [
     column('Status', 'The status of the namespace', (obj) => asStr(pathOf(obj, 'status', 'phase')) ?? ''),

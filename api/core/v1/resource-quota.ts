@@ -12,24 +12,51 @@ import { ageColumn, column, quotaSummary } from '../../common/printers.js';
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 const schema = kindSchema({
-  group: '', version: 'v1', kind: 'ResourceQuota',
+  group: '',
+  version: 'v1',
+  kind: 'ResourceQuota',
   description: 'ResourceQuota sets aggregate quota restrictions enforced per namespace.',
   properties: {
-    spec: obj({
-      hard: quantityMap('The set of desired hard limits for each named resource.'),
-      scopes: stringList('A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.', 'atomic'),
-      scopeSelector: obj({
-        matchExpressions: arr(obj({
-          scopeName: str('The name of the scope that the selector applies to.'),
-          operator: enumStr(OPERATORS, 'Represents a scope\'s relationship to a set of values.'),
-          values: stringList('An array of string values. Non-empty for In and NotIn, empty for Exists and DoesNotExist.', 'atomic'),
-        }, 'A scoped-resource selector requirement.', ['scopeName', 'operator']), 'A list of scope selector requirements by scope of the resources; ANDed.', 'atomic'),
-      }, 'A collection of filters like scopes that must match each object tracked by a quota, expressed with operators.', undefined, { 'x-kubernetes-map-type': 'atomic' }),
-    }, 'Spec defines the desired quota.'),
-    status: obj({
-      hard: quantityMap('The set of enforced hard limits for each named resource.'),
-      used: quantityMap('The current observed total usage of the resource in the namespace.'),
-    }, 'Status defines the actual enforced quota and its current usage.'),
+    spec: obj(
+      {
+        hard: quantityMap('The set of desired hard limits for each named resource.'),
+        scopes: stringList(
+          'A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.',
+          'atomic',
+        ),
+        scopeSelector: obj(
+          {
+            matchExpressions: arr(
+              obj(
+                {
+                  scopeName: str('The name of the scope that the selector applies to.'),
+                  operator: enumStr(OPERATORS, "Represents a scope's relationship to a set of values."),
+                  values: stringList(
+                    'An array of string values. Non-empty for In and NotIn, empty for Exists and DoesNotExist.',
+                    'atomic',
+                  ),
+                },
+                'A scoped-resource selector requirement.',
+                ['scopeName', 'operator'],
+              ),
+              'A list of scope selector requirements by scope of the resources; ANDed.',
+              'atomic',
+            ),
+          },
+          'A collection of filters like scopes that must match each object tracked by a quota, expressed with operators.',
+          undefined,
+          { 'x-kubernetes-map-type': 'atomic' },
+        ),
+      },
+      'Spec defines the desired quota.',
+    ),
+    status: obj(
+      {
+        hard: quantityMap('The set of enforced hard limits for each named resource.'),
+        used: quantityMap('The current observed total usage of the resource in the namespace.'),
+      },
+      'Status defines the actual enforced quota and its current usage.',
+    ),
   },
 });
 
@@ -49,9 +76,23 @@ function validateQuota(obj: KObject): FieldError[] {
     const values = asArr(e.values);
     if (!asStr(e.scopeName)) errs.push(fieldErrors.required(at.child('scopeName')));
     if (op === 'In' || op === 'NotIn') {
-      if (values.length === 0) errs.push(fieldErrors.invalid(at.child('values'), values, 'must be at least one value when `operator` is \'In\' or \'NotIn\' for scope selector'));
+      if (values.length === 0)
+        errs.push(
+          fieldErrors.invalid(
+            at.child('values'),
+            values,
+            "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+          ),
+        );
     } else if (op === 'Exists' || op === 'DoesNotExist') {
-      if (values.length > 0) errs.push(fieldErrors.invalid(at.child('values'), values, 'must be no value when `operator` is \'Exist\' or \'DoesNotExist\' for scope selector'));
+      if (values.length > 0)
+        errs.push(
+          fieldErrors.invalid(
+            at.child('values'),
+            values,
+            "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
+          ),
+        );
     } else if (op === undefined) {
       errs.push(fieldErrors.required(at.child('operator')));
     } else {
@@ -62,9 +103,16 @@ function validateQuota(obj: KObject): FieldError[] {
 }
 
 export const resourceQuota: KindDefinition = {
-  group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', singular: 'resourcequota',
-  namespaced: true, shortNames: ['quota'],
-  statusSubresource: true, tracksGeneration: false, deleteReturnsObject: true,
+  group: '',
+  version: 'v1',
+  kind: 'ResourceQuota',
+  resource: 'resourcequotas',
+  singular: 'resourcequota',
+  namespaced: true,
+  shortNames: ['quota'],
+  statusSubresource: true,
+  tracksGeneration: false,
+  deleteReturnsObject: true,
   schema,
   validate: validateQuota,
   validateStatusUpdate: (obj) => [
@@ -73,7 +121,15 @@ export const resourceQuota: KindDefinition = {
   ],
   tableColumns: [
     ageColumn,
-    column('Request', 'Request represents a minimum amount of cpu/memory that a container may consume.', (obj) => quotaSummary(obj).request),
-    column('Limit', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', (obj) => quotaSummary(obj).limit),
+    column(
+      'Request',
+      'Request represents a minimum amount of cpu/memory that a container may consume.',
+      (obj) => quotaSummary(obj).request,
+    ),
+    column(
+      'Limit',
+      'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
+      (obj) => quotaSummary(obj).limit,
+    ),
   ],
 };

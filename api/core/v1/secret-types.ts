@@ -33,15 +33,23 @@ const RULES: Record<string, TypeRule> = {
     const annotations = asObj(obj.metadata.annotations) ?? {};
     // Either spelling names the account: a client may set the one it knows on a type of the other.
     if (PREFIXES.some((p) => asStr(annotations[p + SERVICE_ACCOUNT_NAME_ANNOTATION]))) return [];
-    return [fieldErrors.required(FieldPath.root('metadata').child('annotations').key(prefix + SERVICE_ACCOUNT_NAME_ANNOTATION))];
+    return [
+      fieldErrors.required(
+        FieldPath.root('metadata')
+          .child('annotations')
+          .key(prefix + SERVICE_ACCOUNT_NAME_ANNOTATION),
+      ),
+    ];
   },
   dockercfg: jsonConfig('.dockercfg'),
   dockerconfigjson: jsonConfig('.dockerconfigjson'),
   // Either credential may be empty, but one of the two keys must be there.
-  'basic-auth': (data) => (has(data, 'username') || has(data, 'password')
-    ? []
-    : [fieldErrors.required(dataKey('username')), fieldErrors.required(dataKey('password'))]),
-  'ssh-auth': (data) => (decoded(data, 'ssh-privatekey').length === 0 ? [fieldErrors.required(dataKey('ssh-privatekey'))] : []),
+  'basic-auth': (data) =>
+    has(data, 'username') || has(data, 'password')
+      ? []
+      : [fieldErrors.required(dataKey('username')), fieldErrors.required(dataKey('password'))],
+  'ssh-auth': (data) =>
+    decoded(data, 'ssh-privatekey').length === 0 ? [fieldErrors.required(dataKey('ssh-privatekey'))] : [],
   // Presence only: the server does not parse the PEM, a consumer that needs it does.
   tls: (data) => ['tls.crt', 'tls.key'].filter((k) => !has(data, k)).map((k) => fieldErrors.required(dataKey(k))),
 };

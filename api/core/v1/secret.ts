@@ -18,11 +18,19 @@ import { setOwn } from '../../meta/clone.js';
 const MAX_SECRET_SIZE = 1024 * 1024;
 
 const schema = kindSchema({
-  group: '', version: 'v1', kind: 'Secret',
-  description: 'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1MiB.',
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  description:
+    'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than 1MiB.',
   properties: {
-    data: map({ type: 'string', format: 'byte', description: '' }, 'Data contains the secret data. Each key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'. Values are base64 encoded.'),
-    stringData: stringMap('Write-only convenience: non-binary secret data in string form, merged into data on write (overriding it); never output when reading.'),
+    data: map(
+      { type: 'string', format: 'byte', description: '' },
+      "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values are base64 encoded.",
+    ),
+    stringData: stringMap(
+      'Write-only convenience: non-binary secret data in string form, merged into data on write (overriding it); never output when reading.',
+    ),
     type: str('Used to facilitate programmatic handling of secret data.', { default: 'Opaque' }),
     immutable: bool('If set to true, data cannot be updated (only object metadata can be modified). Defaulted to nil.'),
   },
@@ -65,9 +73,14 @@ function undecodableData(obj: KObject): string | undefined {
 }
 
 export const secret: KindDefinition = {
-  group: '', version: 'v1', kind: 'Secret', resource: 'secrets', singular: 'secret',
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  resource: 'secrets',
+  singular: 'secret',
   namespaced: true,
-  statusSubresource: false, tracksGeneration: false,
+  statusSubresource: false,
+  tracksGeneration: false,
   schema,
   decodeProblem: undecodableData,
   defaults: (obj) => applySchemaDefaults(schema, obj),

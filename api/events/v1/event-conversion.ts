@@ -10,16 +10,38 @@ export const EVENTS_GROUP_ALIASES = ['events.k8s.io'];
 
 /** [core field, events/v1 field], in core/v1 field order. */
 const CORE_ORDER: [string, string][] = [
-  ['involvedObject', 'regarding'], ['reason', 'reason'], ['message', 'note'], ['source', 'deprecatedSource'],
-  ['firstTimestamp', 'deprecatedFirstTimestamp'], ['lastTimestamp', 'deprecatedLastTimestamp'], ['count', 'deprecatedCount'],
-  ['type', 'type'], ['eventTime', 'eventTime'], ['series', 'series'], ['action', 'action'], ['related', 'related'],
-  ['reportingComponent', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+  ['involvedObject', 'regarding'],
+  ['reason', 'reason'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['type', 'type'],
+  ['eventTime', 'eventTime'],
+  ['series', 'series'],
+  ['action', 'action'],
+  ['related', 'related'],
+  ['reportingComponent', 'reportingController'],
+  ['reportingInstance', 'reportingInstance'],
 ];
 
 /** events/v1 field order. */
 const V1_ORDER = [
-  'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note',
-  'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount',
+  'eventTime',
+  'series',
+  'reportingController',
+  'reportingInstance',
+  'action',
+  'reason',
+  'regarding',
+  'related',
+  'note',
+  'type',
+  'deprecatedSource',
+  'deprecatedFirstTimestamp',
+  'deprecatedLastTimestamp',
+  'deprecatedCount',
 ];
 
 function copyFields(from: Record<string, unknown>, into: Record<string, unknown>, pairs: [string, string][]): void {
@@ -56,9 +78,12 @@ export function eventsV1ToCore(v1: KObject): KObject {
   const out: Record<string, unknown> = { kind: 'Event', apiVersion: 'v1', metadata: v1.metadata };
   // involvedObject first, where core/v1 has it, present or not.
   out.involvedObject = v1.regarding ?? {};
-  copyFields(v1, out, CORE_ORDER.map(([core, v]) => [v, core]));
+  copyFields(
+    v1,
+    out,
+    CORE_ORDER.map(([core, v]) => [v, core]),
+  );
   rest(v1, V1_FIELDS, out);
   fillCoreRequiredFields(out);
   return out as KObject;
 }
-

@@ -21,30 +21,66 @@ function canonicalGroup(group: unknown): unknown {
 const RBAC = 'io.platform.api.rbac.v1';
 const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'];
 
-export const policyRuleSchema = named(`${RBAC}.PolicyRule`, obj({
-  verbs: stringList('Verbs that apply to all the resources and non-resource URLs of this rule; \'*\' means all.', 'atomic'),
-  apiGroups: stringList('API groups of the resources; "" is the core group, \'*\' means all.', 'atomic'),
-  resources: stringList('Resources this rule applies to; \'*\' means all, a subresource is written resource/subresource.', 'atomic'),
-  resourceNames: stringList('Optional allow-list of object names; empty means no restriction.', 'atomic'),
-  nonResourceURLs: stringList('Partial URLs a user may access; a trailing * is a wildcard. Only in ClusterRoles bound through ClusterRoleBindings; a rule applies either to resources or to non-resource URLs.', 'atomic'),
-}, 'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to.', ['verbs']));
+export const policyRuleSchema = named(
+  `${RBAC}.PolicyRule`,
+  obj(
+    {
+      verbs: stringList(
+        "Verbs that apply to all the resources and non-resource URLs of this rule; '*' means all.",
+        'atomic',
+      ),
+      apiGroups: stringList('API groups of the resources; "" is the core group, \'*\' means all.', 'atomic'),
+      resources: stringList(
+        "Resources this rule applies to; '*' means all, a subresource is written resource/subresource.",
+        'atomic',
+      ),
+      resourceNames: stringList('Optional allow-list of object names; empty means no restriction.', 'atomic'),
+      nonResourceURLs: stringList(
+        'Partial URLs a user may access; a trailing * is a wildcard. Only in ClusterRoles bound through ClusterRoleBindings; a rule applies either to resources or to non-resource URLs.',
+        'atomic',
+      ),
+    },
+    'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to.',
+    ['verbs'],
+  ),
+);
 
-export const rulesSchema = arr(policyRuleSchema, 'Rules holds all the PolicyRules for this role; permissions are purely additive.', 'atomic');
+export const rulesSchema = arr(
+  policyRuleSchema,
+  'Rules holds all the PolicyRules for this role; permissions are purely additive.',
+  'atomic',
+);
 
-export const roleRefSchema = named(`${RBAC}.RoleRef`, obj({
-  apiGroup: str('APIGroup is the group for the resource being referenced.'),
-  kind: str('Kind is the type of resource being referenced: Role or ClusterRole.'),
-  name: str('Name is the name of resource being referenced, case-sensitive.'),
-}, 'RoleRef contains information that points to the role being used. Immutable: delete and recreate the binding to change it.', ['apiGroup', 'kind', 'name'],
-{ 'x-kubernetes-map-type': 'atomic' }));
+export const roleRefSchema = named(
+  `${RBAC}.RoleRef`,
+  obj(
+    {
+      apiGroup: str('APIGroup is the group for the resource being referenced.'),
+      kind: str('Kind is the type of resource being referenced: Role or ClusterRole.'),
+      name: str('Name is the name of resource being referenced, case-sensitive.'),
+    },
+    'RoleRef contains information that points to the role being used. Immutable: delete and recreate the binding to change it.',
+    ['apiGroup', 'kind', 'name'],
+    { 'x-kubernetes-map-type': 'atomic' },
+  ),
+);
 
-export const subjectSchema = named(`${RBAC}.Subject`, obj({
-  kind: str('Kind of object being referenced: User, Group or ServiceAccount.'),
-  apiGroup: str('APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects and to rbac.authorization.platform.io for User and Group subjects.'),
-  name: str('Name of the object being referenced, case-sensitive.'),
-  namespace: str('Namespace of the referenced object; only for ServiceAccount subjects.'),
-}, 'Subject contains a reference to the object or user identities a role binding applies to.', ['kind', 'name'],
-{ 'x-kubernetes-map-type': 'atomic' }));
+export const subjectSchema = named(
+  `${RBAC}.Subject`,
+  obj(
+    {
+      kind: str('Kind of object being referenced: User, Group or ServiceAccount.'),
+      apiGroup: str(
+        'APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects and to rbac.authorization.platform.io for User and Group subjects.',
+      ),
+      name: str('Name of the object being referenced, case-sensitive.'),
+      namespace: str('Namespace of the referenced object; only for ServiceAccount subjects.'),
+    },
+    'Subject contains a reference to the object or user identities a role binding applies to.',
+    ['kind', 'name'],
+    { 'x-kubernetes-map-type': 'atomic' },
+  ),
+);
 
 export const bindingProperties = (subjectsDescription: string): Record<string, JSONSchema> => ({
   subjects: arr(subjectSchema, subjectsDescription, 'atomic'),
@@ -56,17 +92,29 @@ export function validateRules(rules: unknown, namespaced: boolean): FieldError[]
     const r = asObj(raw) ?? {};
     const at = root('rules').index(i);
     const errs: FieldError[] = [];
-    if (asArr(r.verbs).length === 0) errs.push(fieldErrors.required(at.child('verbs'), 'verbs must contain at least one value'));
+    if (asArr(r.verbs).length === 0)
+      errs.push(fieldErrors.required(at.child('verbs'), 'verbs must contain at least one value'));
     const urls = asArr(r.nonResourceURLs);
     if (urls.length > 0) {
-      if (namespaced) errs.push(fieldErrors.invalid(at.child('nonResourceURLs'), urls, 'namespaced rules cannot apply to non-resource URLs'));
+      if (namespaced)
+        errs.push(
+          fieldErrors.invalid(at.child('nonResourceURLs'), urls, 'namespaced rules cannot apply to non-resource URLs'),
+        );
       if (asArr(r.apiGroups).length > 0 || asArr(r.resources).length > 0 || asArr(r.resourceNames).length > 0) {
-        errs.push(fieldErrors.invalid(at.child('nonResourceURLs'), urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+        errs.push(
+          fieldErrors.invalid(
+            at.child('nonResourceURLs'),
+            urls,
+            'rules cannot apply to both regular resources and non-resource URLs',
+          ),
+        );
       }
       return errs;
     }
-    if (asArr(r.apiGroups).length === 0) errs.push(fieldErrors.required(at.child('apiGroups'), 'resource rules must supply at least one api group'));
-    if (asArr(r.resources).length === 0) errs.push(fieldErrors.required(at.child('resources'), 'resource rules must supply at least one resource'));
+    if (asArr(r.apiGroups).length === 0)
+      errs.push(fieldErrors.required(at.child('apiGroups'), 'resource rules must supply at least one api group'));
+    if (asArr(r.resources).length === 0)
+      errs.push(fieldErrors.required(at.child('resources'), 'resource rules must supply at least one resource'));
     return errs;
   });
 }
@@ -87,7 +135,8 @@ function validateSubject(raw: unknown, at: FieldPath, namespacedBinding: boolean
       break;
     case 'User':
     case 'Group':
-      if (!RBAC_GROUPS.includes(apiGroup)) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
+      if (!RBAC_GROUPS.includes(apiGroup))
+        errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
       if (namespace) errs.push(fieldErrors.forbidden(at.child('namespace'), `may not be set for ${kind} subjects`));
       break;
     default:
@@ -103,7 +152,8 @@ export function validateBinding(obj: KObject, namespacedBinding: boolean): Field
   if (!ref) errs.push(fieldErrors.required(at));
   else {
     const apiGroup = asStr(ref.apiGroup) ?? '';
-    if (!RBAC_GROUPS.includes(apiGroup)) errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
+    if (!RBAC_GROUPS.includes(apiGroup))
+      errs.push(fieldErrors.notSupported(at.child('apiGroup'), apiGroup, [RBAC_GROUP]));
     const kinds = namespacedBinding ? ['Role', 'ClusterRole'] : ['ClusterRole'];
     const kind = asStr(ref.kind) ?? '';
     if (!kinds.includes(kind)) errs.push(fieldErrors.notSupported(at.child('kind'), kind, kinds));

@@ -18,7 +18,8 @@ function evaluate(program: CelProgram, activation: Record<string, unknown>, what
   try {
     return program.evaluate(activation);
   } catch (e) {
-    if (e instanceof CelEvaluationError) throw new ClaimsError(`oidc: error evaluating ${what}: ${e.message.split('\n')[0]}`);
+    if (e instanceof CelEvaluationError)
+      throw new ClaimsError(`oidc: error evaluating ${what}: ${e.message.split('\n')[0]}`);
     throw e;
   }
 }
@@ -33,7 +34,8 @@ function jsonKind(value: unknown): string {
 function stringClaim(claims: Claims, name: string, what: string): string {
   if (!Object.hasOwn(claims, name)) throw new ClaimsError(`oidc: parse ${what} claim "${name}": claim not present`);
   const value = claims[name];
-  if (typeof value !== 'string') throw new ClaimsError(`oidc: parse ${what} claim "${name}": cannot unmarshal ${jsonKind(value)} into a string`);
+  if (typeof value !== 'string')
+    throw new ClaimsError(`oidc: parse ${what} claim "${name}": cannot unmarshal ${jsonKind(value)} into a string`);
   return value;
 }
 
@@ -49,7 +51,10 @@ function username(a: CompiledJwtAuthenticator, claims: Claims): string {
   const mapping = a.username;
   if ('program' in mapping) {
     const value = evaluate(mapping.program, { claims }, 'username claim expression');
-    if (typeof value !== 'string') throw new ClaimsError('oidc: error evaluating username claim expression: username claim expression must return a string');
+    if (typeof value !== 'string')
+      throw new ClaimsError(
+        'oidc: error evaluating username claim expression: username claim expression must return a string',
+      );
     if (value === '') throw new ClaimsError('oidc: empty username via CEL expression is not allowed');
     return value;
   }
@@ -57,7 +62,8 @@ function username(a: CompiledJwtAuthenticator, claims: Claims): string {
   if (mapping.claim === 'email' && Object.hasOwn(claims, 'email_verified')) {
     // OpenID Connect core: an email whose provider says it is unverified does not identify anyone.
     const verified = claims.email_verified;
-    if (typeof verified !== 'boolean') throw new ClaimsError(`oidc: parse 'email_verified' claim: cannot unmarshal ${jsonKind(verified)} into a bool`);
+    if (typeof verified !== 'boolean')
+      throw new ClaimsError(`oidc: parse 'email_verified' claim: cannot unmarshal ${jsonKind(verified)} into a bool`);
     if (!verified) throw new ClaimsError('oidc: email not verified');
   }
   const full = mapping.prefix + name;
@@ -68,7 +74,8 @@ function username(a: CompiledJwtAuthenticator, claims: Claims): string {
 function groups(a: CompiledJwtAuthenticator, claims: Claims): string[] {
   const mapping = a.groups;
   if (!mapping) return [];
-  if ('program' in mapping) return stringList(evaluate(mapping.program, { claims }, 'group claim expression'), 'group claim expression');
+  if ('program' in mapping)
+    return stringList(evaluate(mapping.program, { claims }, 'group claim expression'), 'group claim expression');
   if (!Object.hasOwn(claims, mapping.claim)) return [];
   // A single string is one group (some providers put a role there), as upstream allows.
   const value = claims[mapping.claim];
@@ -85,14 +92,18 @@ function uid(a: CompiledJwtAuthenticator, claims: Claims): string {
   if (!mapping) return '';
   if ('claim' in mapping) return stringClaim(claims, mapping.claim, 'uid');
   const value = evaluate(mapping.program, { claims }, 'uid claim expression');
-  if (typeof value !== 'string') throw new ClaimsError('oidc: error evaluating uid claim expression: uid claim expression must return a string');
+  if (typeof value !== 'string')
+    throw new ClaimsError('oidc: error evaluating uid claim expression: uid claim expression must return a string');
   return value;
 }
 
 function extra(a: CompiledJwtAuthenticator, claims: Claims): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const { key, program } of a.extra) {
-    const values = stringList(evaluate(program, { claims }, `extra claim expression for key ${key}`), `extra claim expression for key ${key}`);
+    const values = stringList(
+      evaluate(program, { claims }, `extra claim expression for key ${key}`),
+      `extra claim expression for key ${key}`,
+    );
     if (values.length > 0) out[key] = values;
   }
   return out;
@@ -102,17 +113,26 @@ function checkRequiredClaims(a: CompiledJwtAuthenticator, claims: Claims): void 
   for (const { claim, requiredValue } of a.requiredClaims) {
     if (!Object.hasOwn(claims, claim)) throw new ClaimsError(`oidc: required claim ${claim} not present in ID token`);
     const value = claims[claim];
-    if (typeof value !== 'string') throw new ClaimsError(`oidc: parse claim ${claim}: cannot unmarshal ${jsonKind(value)} into a string`);
+    if (typeof value !== 'string')
+      throw new ClaimsError(`oidc: parse claim ${claim}: cannot unmarshal ${jsonKind(value)} into a string`);
     // The values are not echoed: a required claim may carry something tenant-private.
     if (value !== requiredValue) throw new ClaimsError(`oidc: required claim ${claim} value does not match`);
   }
 }
 
-function checkRules(rules: CompiledJwtAuthenticator['claimValidations'], activation: Record<string, unknown>, what: string): void {
+function checkRules(
+  rules: CompiledJwtAuthenticator['claimValidations'],
+  activation: Record<string, unknown>,
+  what: string,
+): void {
   for (const { program, message } of rules) {
     const result = evaluate(program, activation, what);
-    if (typeof result !== 'boolean') throw new ClaimsError(`oidc: error evaluating ${what}: validation expression must return a boolean`);
-    if (!result) throw new ClaimsError(`oidc: error evaluating ${what}: validation expression ${program.expression} failed: ${message}`);
+    if (typeof result !== 'boolean')
+      throw new ClaimsError(`oidc: error evaluating ${what}: validation expression must return a boolean`);
+    if (!result)
+      throw new ClaimsError(
+        `oidc: error evaluating ${what}: validation expression ${program.expression} failed: ${message}`,
+      );
   }
 }
 

@@ -55,9 +55,20 @@ function compatible(type: string, resultTypes: string[]): boolean {
   return resultTypes.includes(type) || (resultTypes.includes('list') && /^list\b/.test(type));
 }
 
-function compile(errors: FieldError[], at: FieldPath, expression: string, variables: Record<string, string>, resultTypes: string[]): CelProgram | undefined {
+function compile(
+  errors: FieldError[],
+  at: FieldPath,
+  expression: string,
+  variables: Record<string, string>,
+  resultTypes: string[],
+): CelProgram | undefined {
   // Mapped values are checked by claims.ts with upstream's messages; rules yield bool and are checked here.
-  const options = { variables, resultTypes, runtimeCostBudget: RUNTIME_COST_BUDGET, checkResultAtRuntime: resultTypes.length === 1 && resultTypes[0] === 'bool' };
+  const options = {
+    variables,
+    resultTypes,
+    runtimeCostBudget: RUNTIME_COST_BUDGET,
+    checkResultAtRuntime: resultTypes.length === 1 && resultTypes[0] === 'bool',
+  };
   try {
     return compileCel(expression, options);
   } catch (e) {
@@ -77,7 +88,12 @@ function compile(errors: FieldError[], at: FieldPath, expression: string, variab
   }
 }
 
-function compileBool(errors: FieldError[], at: FieldPath, expression: string, variables: Record<string, string>): CelProgram | undefined {
+function compileBool(
+  errors: FieldError[],
+  at: FieldPath,
+  expression: string,
+  variables: Record<string, string>,
+): CelProgram | undefined {
   const program = compile(errors, at, expression, variables, ['bool']);
   if (program && program.resultType !== 'bool') {
     errors.push(fieldErrors.invalid(at, expression, 'must evaluate to bool'));
@@ -114,7 +130,9 @@ function validateIssuer(errors: FieldError[], jwt: JwtAuthenticatorConfig, at: F
 
   if (discoveryURL) {
     if (url !== '' && url.replace(/\/+$/, '') === discoveryURL.replace(/\/+$/, '')) {
-      errors.push(fieldErrors.invalid(at.child('discoveryURL'), discoveryURL, 'discoveryURL must be different from URL'));
+      errors.push(
+        fieldErrors.invalid(at.child('discoveryURL'), discoveryURL, 'discoveryURL must be different from URL'),
+      );
     }
     validateUrl(errors, at.child('discoveryURL'), discoveryURL);
   }
@@ -131,10 +149,22 @@ function validateIssuer(errors: FieldError[], jwt: JwtAuthenticatorConfig, at: F
     });
     const policy = audienceMatchPolicy ?? '';
     if (audiences.length > 1 && policy !== 'MatchAny') {
-      errors.push(fieldErrors.invalid(at.child('audienceMatchPolicy'), policy, 'audienceMatchPolicy must be MatchAny for multiple audiences'));
+      errors.push(
+        fieldErrors.invalid(
+          at.child('audienceMatchPolicy'),
+          policy,
+          'audienceMatchPolicy must be MatchAny for multiple audiences',
+        ),
+      );
     }
     if (audiences.length === 1 && policy !== '' && policy !== 'MatchAny') {
-      errors.push(fieldErrors.invalid(at.child('audienceMatchPolicy'), policy, 'audienceMatchPolicy must be empty or MatchAny for single audience'));
+      errors.push(
+        fieldErrors.invalid(
+          at.child('audienceMatchPolicy'),
+          policy,
+          'audienceMatchPolicy must be empty or MatchAny for single audience',
+        ),
+      );
     }
   }
 
@@ -143,13 +173,23 @@ function validateIssuer(errors: FieldError[], jwt: JwtAuthenticatorConfig, at: F
     return parseCaBundle(certificateAuthority);
   } catch {
     // The bundle itself is never echoed, as upstream.
-    errors.push(fieldErrors.invalid(at.child('certificateAuthority'), '<omitted>', 'data does not contain any valid RSA or ECDSA certificates'));
+    errors.push(
+      fieldErrors.invalid(
+        at.child('certificateAuthority'),
+        '<omitted>',
+        'data does not contain any valid RSA or ECDSA certificates',
+      ),
+    );
     return undefined;
   }
 }
 
 function validatePrefixed(
-  errors: FieldError[], mapping: PrefixedClaimOrExpression, at: FieldPath, required: boolean, resultTypes: string[],
+  errors: FieldError[],
+  mapping: PrefixedClaimOrExpression,
+  at: FieldPath,
+  required: boolean,
+  resultTypes: string[],
 ): ClaimOrProgram | undefined {
   const { claim = '', expression = '', prefix } = mapping;
   if (claim !== '' && expression !== '') {
@@ -157,12 +197,18 @@ function validatePrefixed(
   } else if (claim === '' && expression === '') {
     if (required) errors.push(fieldErrors.required(at, 'claim or expression is required'));
   } else if (expression !== '') {
-    if (prefix !== undefined) errors.push(fieldErrors.invalid(at.child('prefix'), prefix, 'may not be specified when expression is set'));
+    if (prefix !== undefined)
+      errors.push(fieldErrors.invalid(at.child('prefix'), prefix, 'may not be specified when expression is set'));
     const program = compile(errors, at.child('expression'), expression, CLAIMS_VARIABLES, resultTypes);
     return program && { program };
   } else {
     if (prefix === undefined) {
-      errors.push(fieldErrors.required(at.child('prefix'), 'prefix is required when claim is set. It can be set to an empty string to disable prefixing'));
+      errors.push(
+        fieldErrors.required(
+          at.child('prefix'),
+          'prefix is required when claim is set. It can be set to an empty string to disable prefixing',
+        ),
+      );
       return undefined;
     }
     return { claim, prefix };
@@ -201,7 +247,11 @@ function isKubernetesDomain(key: string): boolean {
 const USES_EMAIL = /\bclaims\s*\.\s*\??\s*email\b/;
 const USES_EMAIL_VERIFIED = /\bclaims\s*\.\s*\??\s*email_verified\b/;
 
-function validateJwt(jwt: JwtAuthenticatorConfig, at: FieldPath, errors: FieldError[]): CompiledJwtAuthenticator | undefined {
+function validateJwt(
+  jwt: JwtAuthenticatorConfig,
+  at: FieldPath,
+  errors: FieldError[],
+): CompiledJwtAuthenticator | undefined {
   const before = errors.length;
   const caPems = validateIssuer(errors, jwt, at.child('issuer'));
 
@@ -218,12 +268,16 @@ function validateJwt(jwt: JwtAuthenticatorConfig, at: FieldPath, errors: FieldEr
     } else if (claim === '' && expression === '') {
       errors.push(fieldErrors.required(p, 'claim or expression is required'));
     } else if (claim !== '') {
-      if (message !== '') errors.push(fieldErrors.invalid(p.child('message'), message, 'may not be specified when claim is set'));
+      if (message !== '')
+        errors.push(fieldErrors.invalid(p.child('message'), message, 'may not be specified when claim is set'));
       if (seenClaims.has(claim)) errors.push(fieldErrors.duplicate(p.child('claim'), claim));
       seenClaims.add(claim);
       requiredClaims.push({ claim, requiredValue });
     } else {
-      if (requiredValue !== '') errors.push(fieldErrors.invalid(p.child('requiredValue'), requiredValue, 'may not be specified when expression is set'));
+      if (requiredValue !== '')
+        errors.push(
+          fieldErrors.invalid(p.child('requiredValue'), requiredValue, 'may not be specified when expression is set'),
+        );
       if (seenExpressions.has(expression)) {
         errors.push(fieldErrors.duplicate(p.child('expression'), expression));
         return;
@@ -239,14 +293,22 @@ function validateJwt(jwt: JwtAuthenticatorConfig, at: FieldPath, errors: FieldEr
   const { username: usernameMapping, groups: groupsMapping, uid: uidMapping, extra: extraMappings } = jwt.claimMappings;
   const username = validatePrefixed(errors, usernameMapping, m.child('username'), true, STRING_RESULT);
   const groups = validatePrefixed(errors, groupsMapping, m.child('groups'), false, STRING_OR_LIST_RESULT);
-  const usesEmail = !!usernameMapping.expression && !usernameMapping.claim && USES_EMAIL.test(usernameMapping.expression);
-  if (usernameMapping.expression && !usernameMapping.claim) usesEmailVerified ||= USES_EMAIL_VERIFIED.test(usernameMapping.expression);
+  const usesEmail =
+    !!usernameMapping.expression && !usernameMapping.claim && USES_EMAIL.test(usernameMapping.expression);
+  if (usernameMapping.expression && !usernameMapping.claim)
+    usesEmailVerified ||= USES_EMAIL_VERIFIED.test(usernameMapping.expression);
 
   let uid: CompiledJwtAuthenticator['uid'];
   if (uidMapping.claim && uidMapping.expression) {
     errors.push(fieldErrors.invalid(m.child('uid'), '', "claim and expression can't both be set"));
   } else if (uidMapping.expression) {
-    const program = compile(errors, m.child('uid').child('expression'), uidMapping.expression, CLAIMS_VARIABLES, STRING_RESULT);
+    const program = compile(
+      errors,
+      m.child('uid').child('expression'),
+      uidMapping.expression,
+      CLAIMS_VARIABLES,
+      STRING_RESULT,
+    );
     if (program) uid = { program };
   } else if (uidMapping.claim) {
     uid = { claim: uidMapping.claim };
@@ -257,9 +319,16 @@ function validateJwt(jwt: JwtAuthenticatorConfig, at: FieldPath, errors: FieldEr
   extraMappings.forEach((mapping, i) => {
     const p = m.child('extra').index(i);
     validateDomainPrefixedPath(errors, p.child('key'), mapping.key);
-    if (mapping.key !== mapping.key.toLowerCase()) errors.push(fieldErrors.invalid(p.child('key'), mapping.key, 'must be lowercase'));
+    if (mapping.key !== mapping.key.toLowerCase())
+      errors.push(fieldErrors.invalid(p.child('key'), mapping.key, 'must be lowercase'));
     if (isKubernetesDomain(mapping.key)) {
-      errors.push(fieldErrors.invalid(p.child('key'), mapping.key, 'k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use'));
+      errors.push(
+        fieldErrors.invalid(
+          p.child('key'),
+          mapping.key,
+          'k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use',
+        ),
+      );
     }
     if (seenKeys.has(mapping.key)) {
       errors.push(fieldErrors.duplicate(p.child('key'), mapping.key));
@@ -270,13 +339,24 @@ function validateJwt(jwt: JwtAuthenticatorConfig, at: FieldPath, errors: FieldEr
       errors.push(fieldErrors.required(p.child('valueExpression')));
       return;
     }
-    const program = compile(errors, p.child('valueExpression'), mapping.valueExpression, CLAIMS_VARIABLES, STRING_OR_LIST_RESULT);
+    const program = compile(
+      errors,
+      p.child('valueExpression'),
+      mapping.valueExpression,
+      CLAIMS_VARIABLES,
+      STRING_OR_LIST_RESULT,
+    );
     if (program) extra.push({ key: mapping.key, program });
     usesEmailVerified ||= USES_EMAIL_VERIFIED.test(mapping.valueExpression);
   });
   if (usesEmail && !usesEmailVerified) {
-    errors.push(fieldErrors.invalid(m.child('username').child('expression'), usernameMapping.expression,
-      'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression'));
+    errors.push(
+      fieldErrors.invalid(
+        m.child('username').child('expression'),
+        usernameMapping.expression,
+        'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression',
+      ),
+    );
   }
 
   const userValidations: CompiledJwtAuthenticator['userValidations'] = [];
@@ -306,7 +386,10 @@ export interface ValidationOptions {
 }
 
 /** Every field error of the configuration; [] and the compiled authenticators when it is valid. */
-export function validateAuthenticationConfig(config: AuthenticationConfiguration, opts: ValidationOptions = {}): { errors: FieldError[]; authenticators: CompiledJwtAuthenticator[] } {
+export function validateAuthenticationConfig(
+  config: AuthenticationConfiguration,
+  opts: ValidationOptions = {},
+): { errors: FieldError[]; authenticators: CompiledJwtAuthenticator[] } {
   const errors: FieldError[] = [];
   const root = FieldPath.root('jwt');
   if (config.jwt.length > MAX_JWT_AUTHENTICATORS) {
@@ -319,27 +402,42 @@ export function validateAuthenticationConfig(config: AuthenticationConfiguration
   config.jwt.forEach((jwt, i) => {
     const at = root.index(i);
     if (disallowed.has(jwt.issuer.url)) {
-      errors.push(fieldErrors.invalid(at.child('issuer').child('url'), jwt.issuer.url,
-        `URL must not overlap with disallowed issuers: [${[...disallowed].sort().join(' ')}]`));
+      errors.push(
+        fieldErrors.invalid(
+          at.child('issuer').child('url'),
+          jwt.issuer.url,
+          `URL must not overlap with disallowed issuers: [${[...disallowed].sort().join(' ')}]`,
+        ),
+      );
     }
     const compiled = validateJwt(jwt, at, errors);
     if (compiled) authenticators.push(compiled);
-    if (seenIssuers.has(jwt.issuer.url)) errors.push(fieldErrors.duplicate(at.child('issuer').child('url'), jwt.issuer.url));
+    if (seenIssuers.has(jwt.issuer.url))
+      errors.push(fieldErrors.duplicate(at.child('issuer').child('url'), jwt.issuer.url));
     seenIssuers.add(jwt.issuer.url);
     if (jwt.issuer.discoveryURL) {
-      if (seenDiscovery.has(jwt.issuer.discoveryURL)) errors.push(fieldErrors.duplicate(at.child('issuer').child('discoveryURL'), jwt.issuer.discoveryURL));
+      if (seenDiscovery.has(jwt.issuer.discoveryURL))
+        errors.push(fieldErrors.duplicate(at.child('issuer').child('discoveryURL'), jwt.issuer.discoveryURL));
       seenDiscovery.add(jwt.issuer.discoveryURL);
     }
   });
   if (config.anonymous && !config.anonymous.enabled && config.anonymous.conditions.length > 0) {
-    errors.push(fieldErrors.invalid(FieldPath.root('anonymous').child('conditions'), config.anonymous.conditions,
-      'enabled should be set to true when conditions are defined'));
+    errors.push(
+      fieldErrors.invalid(
+        FieldPath.root('anonymous').child('conditions'),
+        config.anonymous.conditions,
+        'enabled should be set to true when conditions are defined',
+      ),
+    );
   }
   return { errors, authenticators: errors.length === 0 ? authenticators : [] };
 }
 
 /** Validates and compiles, or throws AuthenticationConfigInvalidError naming every bad field. */
-export function compileAuthenticationConfig(config: AuthenticationConfiguration, opts: ValidationOptions = {}): CompiledJwtAuthenticator[] {
+export function compileAuthenticationConfig(
+  config: AuthenticationConfiguration,
+  opts: ValidationOptions = {},
+): CompiledJwtAuthenticator[] {
   const { errors, authenticators } = validateAuthenticationConfig(config, opts);
   if (errors.length > 0) throw new AuthenticationConfigInvalidError(errors);
   return authenticators;

@@ -94,11 +94,16 @@ const CONFIG_SHAPE: Record<string, Shape> = {
       object: {
         issuer: {
           object: {
-            url: 'string', discoveryURL: 'string', certificateAuthority: 'string', audiences: { list: 'string' },
+            url: 'string',
+            discoveryURL: 'string',
+            certificateAuthority: 'string',
+            audiences: { list: 'string' },
             audienceMatchPolicy: 'string',
           },
         },
-        claimValidationRules: { list: { object: { claim: 'string', requiredValue: 'string', expression: 'string', message: 'string' } } },
+        claimValidationRules: {
+          list: { object: { claim: 'string', requiredValue: 'string', expression: 'string', message: 'string' } },
+        },
         claimMappings: {
           object: {
             username: PREFIXED,
@@ -150,7 +155,12 @@ function check(value: unknown, shape: Shape, path: string, state: DecodeState): 
   }
 }
 
-function checkFields(value: Record<string, unknown>, fields: Record<string, Shape>, path: string, state: DecodeState): void {
+function checkFields(
+  value: Record<string, unknown>,
+  fields: Record<string, Shape>,
+  path: string,
+  state: DecodeState,
+): void {
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
     const shape = Object.hasOwn(fields, key) ? fields[key] : undefined;
@@ -160,7 +170,8 @@ function checkFields(value: Record<string, unknown>, fields: Record<string, Shap
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 function toPrefixed(v: unknown): PrefixedClaimOrExpression {
@@ -183,15 +194,26 @@ function toJwt(v: unknown): JwtAuthenticatorConfig {
     },
     claimValidationRules: list(o.claimValidationRules).map((r) => {
       const rule = obj(r);
-      return { claim: str(rule.claim), requiredValue: str(rule.requiredValue), expression: str(rule.expression), message: str(rule.message) };
+      return {
+        claim: str(rule.claim),
+        requiredValue: str(rule.requiredValue),
+        expression: str(rule.expression),
+        message: str(rule.message),
+      };
     }),
     claimMappings: {
       username: toPrefixed(mappings.username),
       groups: toPrefixed(mappings.groups),
       uid: { claim: str(uid.claim), expression: str(uid.expression) },
-      extra: list(mappings.extra).map((e) => ({ key: str(obj(e).key) ?? '', valueExpression: str(obj(e).valueExpression) ?? '' })),
+      extra: list(mappings.extra).map((e) => ({
+        key: str(obj(e).key) ?? '',
+        valueExpression: str(obj(e).valueExpression) ?? '',
+      })),
     },
-    userValidationRules: list(o.userValidationRules).map((r) => ({ expression: str(obj(r).expression) ?? '', message: str(obj(r).message) })),
+    userValidationRules: list(o.userValidationRules).map((r) => ({
+      expression: str(obj(r).expression) ?? '',
+      message: str(obj(r).message),
+    })),
   };
 }
 
@@ -212,14 +234,20 @@ export function parseAuthenticationConfig(text: string): AuthenticationConfigura
   const kind = str(root.kind) ?? '';
   if (kind === '') throw new AuthenticationConfigError(`Object 'Kind' is missing in '${JSON.stringify(root)}'`);
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-  if (group !== AUTHENTICATION_CONFIG_GROUP || !(AUTHENTICATION_CONFIG_VERSIONS as readonly string[]).includes(version) || kind !== AUTHENTICATION_CONFIG_KIND) {
+  if (
+    group !== AUTHENTICATION_CONFIG_GROUP ||
+    !(AUTHENTICATION_CONFIG_VERSIONS as readonly string[]).includes(version) ||
+    kind !== AUTHENTICATION_CONFIG_KIND
+  ) {
     throw new AuthenticationConfigError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme`);
   }
   const state: DecodeState = { unknown: [] };
   checkFields(root, CONFIG_SHAPE, '', state);
   if (state.typeError) throw new AuthenticationConfigError(state.typeError);
   if (state.unknown.length > 0) {
-    throw new AuthenticationConfigError(`strict decoding error: ${state.unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+    throw new AuthenticationConfigError(
+      `strict decoding error: ${state.unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+    );
   }
   const config: AuthenticationConfiguration = { jwt: list(root.jwt).map(toJwt) };
   if (root.anonymous !== undefined && root.anonymous !== null) {
@@ -232,12 +260,16 @@ export function parseAuthenticationConfig(text: string): AuthenticationConfigura
   return config;
 }
 
-export async function loadAuthenticationConfig(file: string): Promise<{ config: AuthenticationConfiguration; data: string }> {
+export async function loadAuthenticationConfig(
+  file: string,
+): Promise<{ config: AuthenticationConfiguration; data: string }> {
   let data: string;
   try {
     data = await readFile(file, 'utf8');
     return { config: parseAuthenticationConfig(data), data };
   } catch (e) {
-    throw new AuthenticationConfigError(`failed to load authentication configuration from file "${file}": ${(e as Error).message}`);
+    throw new AuthenticationConfigError(
+      `failed to load authentication configuration from file "${file}": ${(e as Error).message}`,
+    );
   }
 }

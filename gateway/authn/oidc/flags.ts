@@ -13,11 +13,28 @@ import type { AuthenticationConfiguration, JwtAuthenticatorConfig } from './conf
 import { urlProblems } from './config-validation.js';
 
 /** The JOSE algorithms kube-apiserver accepts for ID tokens (RFC 7518 asymmetric signatures). */
-export const SUPPORTED_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;
+export const SUPPORTED_SIGNING_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'PS256',
+  'PS384',
+  'PS512',
+] as const;
 
 export const OIDC_FLAG_NAMES = [
-  'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim', 'oidc-username-prefix', 'oidc-groups-claim',
-  'oidc-groups-prefix', 'oidc-signing-algs', 'oidc-required-claim',
+  'oidc-issuer-url',
+  'oidc-client-id',
+  'oidc-ca-file',
+  'oidc-username-claim',
+  'oidc-username-prefix',
+  'oidc-groups-claim',
+  'oidc-groups-prefix',
+  'oidc-signing-algs',
+  'oidc-required-claim',
 ] as const;
 
 export interface OidcFlagOptions {
@@ -46,7 +63,10 @@ export interface AuthenticationFlagOptions {
  * Reads the authentication flags. `values(name)` gives every raw value of a flag in order (undefined when absent).
  * Throws OptionsError naming the flag and its value.
  */
-export function parseAuthenticationFlags(values: (name: string) => string[] | undefined, cwd: string): AuthenticationFlagOptions {
+export function parseAuthenticationFlags(
+  values: (name: string) => string[] | undefined,
+  cwd: string,
+): AuthenticationFlagOptions {
   const last = (name: string): string | undefined => values(name)?.at(-1);
   const flagsSet = OIDC_FLAG_NAMES.some((name) => values(name) !== undefined);
 
@@ -60,7 +80,9 @@ export function parseAuthenticationFlags(values: (name: string) => string[] | un
   const issuerUrl = last('oidc-issuer-url') || undefined;
   const clientId = last('oidc-client-id') || undefined;
   if (flagsSet && (issuerUrl === undefined || clientId === undefined)) {
-    throw new OptionsError('oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+    throw new OptionsError(
+      'oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set',
+    );
   }
   if (issuerUrl !== undefined) {
     const problems = urlProblems(issuerUrl);
@@ -69,11 +91,19 @@ export function parseAuthenticationFlags(values: (name: string) => string[] | un
 
   // A string slice as pflag's: repeating the flag appends.
   const signingAlgsRaw = values('oidc-signing-algs')?.join(',') ?? 'RS256';
-  const signingAlgs = signingAlgsRaw.split(',').map((a) => a.trim()).filter((a) => a !== '');
-  if (signingAlgs.length === 0) throw invalid('oidc-signing-algs', signingAlgsRaw, 'at least one signing algorithm is required');
+  const signingAlgs = signingAlgsRaw
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  if (signingAlgs.length === 0)
+    throw invalid('oidc-signing-algs', signingAlgsRaw, 'at least one signing algorithm is required');
   for (const alg of signingAlgs) {
     if (!(SUPPORTED_SIGNING_ALGS as readonly string[]).includes(alg)) {
-      throw invalid('oidc-signing-algs', signingAlgsRaw, `oidc: unsupported signing alg: "${alg}" (supported: ${SUPPORTED_SIGNING_ALGS.join(', ')})`);
+      throw invalid(
+        'oidc-signing-algs',
+        signingAlgsRaw,
+        `oidc: unsupported signing alg: "${alg}" (supported: ${SUPPORTED_SIGNING_ALGS.join(', ')})`,
+      );
     }
   }
 

@@ -49,7 +49,10 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
   let failure: { at: number; error: Error } | undefined;
 
   const discover = async (): Promise<JWTVerifyGetKey> => {
-    const res = await opts.fetch(location, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await opts.fetch(location, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const body = await res.text();
     if (res.status !== 200) throw new IssuerUnavailableError(`${res.status} ${res.statusText}`.trim());
     let doc: { issuer?: unknown; jwks_uri?: unknown };
@@ -59,7 +62,9 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
       throw new IssuerUnavailableError(`oidc: failed to decode provider discovery object: ${(e as Error).message}`);
     }
     if (!opts.discoveryUrl && doc.issuer !== opts.issuerUrl) {
-      throw new IssuerUnavailableError(`oidc: issuer did not match the issuer returned by provider, expected "${opts.issuerUrl}" got "${String(doc.issuer)}"`);
+      throw new IssuerUnavailableError(
+        `oidc: issuer did not match the issuer returned by provider, expected "${opts.issuerUrl}" got "${String(doc.issuer)}"`,
+      );
     }
     let jwksUri: URL;
     try {
@@ -81,25 +86,35 @@ export function createIssuerKeys(opts: IssuerKeysOptions): IssuerKeys {
     if (keySet) return Promise.resolve(keySet);
     if (pending) return pending;
     if (failure && now() - failure.at < retryAfterMs) return Promise.reject(failure.error);
-    pending = discover().then(
-      (resolved) => {
-        keySet = resolved;
-        failure = undefined;
-        opts.log(`oidc: discovery for issuer ${opts.issuerUrl} succeeded`);
-        return resolved;
-      },
-      (e: Error) => {
-        const error = new IssuerUnavailableError(`oidc: authenticator for issuer ${opts.issuerUrl} not initialized: discovery at ${location} failed: ${e.message}`);
-        failure = { at: now(), error };
-        opts.log(`error: ${error.message}`);
-        throw error;
-      },
-    ).finally(() => { pending = undefined; });
+    pending = discover()
+      .then(
+        (resolved) => {
+          keySet = resolved;
+          failure = undefined;
+          opts.log(`oidc: discovery for issuer ${opts.issuerUrl} succeeded`);
+          return resolved;
+        },
+        (e: Error) => {
+          const error = new IssuerUnavailableError(
+            `oidc: authenticator for issuer ${opts.issuerUrl} not initialized: discovery at ${location} failed: ${e.message}`,
+          );
+          failure = { at: now(), error };
+          opts.log(`error: ${error.message}`);
+          throw error;
+        },
+      )
+      .finally(() => {
+        pending = undefined;
+      });
     return pending;
   };
 
   return {
     getKey: async (header, token) => (await resolve())(header, token),
-    warmUp: () => resolve().then(() => undefined, () => undefined),
+    warmUp: () =>
+      resolve().then(
+        () => undefined,
+        () => undefined,
+      ),
   };
 }

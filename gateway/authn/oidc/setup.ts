@@ -8,9 +8,17 @@ import { readFile } from 'node:fs/promises';
 import type { GatehouseOptions } from '../../server/options.js';
 import { isDeepStrictEqual } from 'node:util';
 import { fieldErrors, FieldPath, type FieldError } from '../../../api/meta/field-errors.js';
-import { loadAuthenticationConfig, parseAuthenticationConfig, type AnonymousConfig, type AuthenticationConfiguration } from './config.js';
 import {
-  AuthenticationConfigInvalidError, compileAuthenticationConfig, validateAuthenticationConfig, type CompiledJwtAuthenticator,
+  loadAuthenticationConfig,
+  parseAuthenticationConfig,
+  type AnonymousConfig,
+  type AuthenticationConfiguration,
+} from './config.js';
+import {
+  AuthenticationConfigInvalidError,
+  compileAuthenticationConfig,
+  validateAuthenticationConfig,
+  type CompiledJwtAuthenticator,
 } from './config-validation.js';
 import { oidcFlagsToConfig, SUPPORTED_SIGNING_ALGS } from './flags.js';
 import { createJwtTokenAuthenticator, type JwtTokenAuthenticator } from './token.js';
@@ -26,7 +34,12 @@ export interface OidcSetup {
 /** How often the file is re-read even when no change event arrived (upstream polls every minute). */
 const RELOAD_POLL_MS = 60_000;
 
-function watchConfigFile(file: string, initial: string, apply: (text: string) => void, log: (line: string) => void): () => void {
+function watchConfigFile(
+  file: string,
+  initial: string,
+  apply: (text: string) => void,
+  log: (line: string) => void,
+): () => void {
   let tracked = initial;
   let running = false;
   const check = async (): Promise<void> => {
@@ -62,20 +75,36 @@ function watchConfigFile(file: string, initial: string, apply: (text: string) =>
 }
 
 /** Validation beyond the file itself: feature gates, the --anonymous-auth flag, and (on reload) an unchanged anonymous. */
-function compileFileConfig(config: AuthenticationConfiguration, options: GatehouseOptions, initial?: AuthenticationConfiguration): CompiledJwtAuthenticator[] {
+function compileFileConfig(
+  config: AuthenticationConfiguration,
+  options: GatehouseOptions,
+  initial?: AuthenticationConfiguration,
+): CompiledJwtAuthenticator[] {
   const extra: FieldError[] = [];
   const anonymous = FieldPath.root('anonymous');
   if (config.anonymous && !options.featureGates.enabled('AnonymousAuthConfigurableEndpoints')) {
-    extra.push(fieldErrors.forbidden(anonymous, 'anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled'));
+    extra.push(
+      fieldErrors.forbidden(
+        anonymous,
+        'anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled',
+      ),
+    );
   }
   if (config.anonymous && options.anonymousAuthFlagSet) {
-    extra.push(fieldErrors.forbidden(anonymous, '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file'));
+    extra.push(
+      fieldErrors.forbidden(
+        anonymous,
+        '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file',
+      ),
+    );
   }
   if (initial && !isDeepStrictEqual(initial.anonymous, config.anonymous)) {
     extra.push(fieldErrors.forbidden(anonymous, 'changed from initial configuration file'));
   }
   // A JWT issuer may not be one of ours: service-account tokens would then be judged by the wrong authenticator.
-  const { errors, authenticators } = validateAuthenticationConfig(config, { disallowedIssuers: options.serviceAccounts.issuers });
+  const { errors, authenticators } = validateAuthenticationConfig(config, {
+    disallowedIssuers: options.serviceAccounts.issuers,
+  });
   if (errors.length + extra.length > 0) throw new AuthenticationConfigInvalidError([...errors, ...extra]);
   return authenticators;
 }
@@ -85,7 +114,9 @@ export async function setUpOidc(options: GatehouseOptions, log: (line: string) =
   const file = options.authenticationConfigFile;
   if (file !== undefined) {
     if (!options.featureGates.enabled('StructuredAuthenticationConfiguration')) {
-      throw new Error('set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file');
+      throw new Error(
+        'set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file',
+      );
     }
     const { config, data } = await loadAuthenticationConfig(file);
     const authenticator = createJwtTokenAuthenticator(compileFileConfig(config, options), {
@@ -93,11 +124,15 @@ export async function setUpOidc(options: GatehouseOptions, log: (line: string) =
       signingAlgs: SUPPORTED_SIGNING_ALGS,
       log,
     });
-    const reload = (text: string): void => authenticator.update(compileFileConfig(parseAuthenticationConfig(text), options, config));
+    const reload = (text: string): void =>
+      authenticator.update(compileFileConfig(parseAuthenticationConfig(text), options, config));
     return { authenticator, anonymous: config.anonymous, close: watchConfigFile(file, data, reload, log) };
   }
   const config = oidcFlagsToConfig(options.oidc);
   if (!config) return null;
-  const authenticator = createJwtTokenAuthenticator(compileAuthenticationConfig(config, { disallowedIssuers: options.serviceAccounts.issuers }), { signingAlgs: options.oidc.signingAlgs, log });
+  const authenticator = createJwtTokenAuthenticator(
+    compileAuthenticationConfig(config, { disallowedIssuers: options.serviceAccounts.issuers }),
+    { signingAlgs: options.oidc.signingAlgs, log },
+  );
   return { authenticator, close: () => {} };
 }

@@ -92,7 +92,10 @@ function describe(e: unknown): string {
   return (e as Error).message;
 }
 
-export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthenticator[], opts: JwtTokenAuthenticatorOptions): JwtTokenAuthenticator {
+export function createJwtTokenAuthenticator(
+  authenticators: CompiledJwtAuthenticator[],
+  opts: JwtTokenAuthenticatorOptions,
+): JwtTokenAuthenticator {
   const now = opts.now ?? Date.now;
   const fetchFor = opts.fetchFor ?? createHttpsFetch;
   let byIssuer = new Map<string, Entry>();
@@ -103,12 +106,18 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
       const { url, discoveryURL, certificateAuthority } = compiled.config.issuer;
       const keyIdentity = JSON.stringify([discoveryURL ?? '', certificateAuthority ?? '']);
       const previous = byIssuer.get(url);
-      const keys = previous && previous.keyIdentity === keyIdentity
-        ? previous.keys
-        : createIssuerKeys({
-          issuerUrl: url, discoveryUrl: discoveryURL, fetch: fetchFor(compiled.caPems), log: opts.log, now,
-          retryAfterMs: opts.retryAfterMs, unknownKeyCooldownMs: opts.unknownKeyCooldownMs,
-        });
+      const keys =
+        previous && previous.keyIdentity === keyIdentity
+          ? previous.keys
+          : createIssuerKeys({
+              issuerUrl: url,
+              discoveryUrl: discoveryURL,
+              fetch: fetchFor(compiled.caPems),
+              log: opts.log,
+              now,
+              retryAfterMs: opts.retryAfterMs,
+              unknownKeyCooldownMs: opts.unknownKeyCooldownMs,
+            });
       if (keys !== previous?.keys) void keys.warmUp();
       next.set(url, { compiled, keys, keyIdentity });
     }
@@ -123,7 +132,8 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
   const stillAccepted = async (hit: Accepted): Promise<boolean> => {
     if (byIssuer.get(hit.entry.compiled.config.issuer.url) !== hit.entry) return false;
     const t = now();
-    if (hit.exp * 1000 < t || (hit.nbf !== undefined && hit.nbf > Math.floor(t / 1000) + NOT_BEFORE_LEEWAY_SECONDS)) return false;
+    if (hit.exp * 1000 < t || (hit.nbf !== undefined && hit.nbf > Math.floor(t / 1000) + NOT_BEFORE_LEEWAY_SECONDS))
+      return false;
     try {
       return (await hit.entry.keys.getKey(hit.header, NO_TOKEN_BODY)) === hit.key;
     } catch {
@@ -155,7 +165,11 @@ export function createJwtTokenAuthenticator(authenticators: CompiledJwtAuthentic
       let header;
       let key;
       try {
-        ({ payload, protectedHeader: header, key } = await jwtVerify(token, keys.getKey, {
+        ({
+          payload,
+          protectedHeader: header,
+          key,
+        } = await jwtVerify(token, keys.getKey, {
           issuer: compiled.config.issuer.url,
           audience: compiled.config.issuer.audiences,
           algorithms: [...opts.signingAlgs],

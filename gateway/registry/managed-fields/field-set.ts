@@ -254,26 +254,32 @@ export function startsWith(path: FieldPath, prefix: FieldPath): boolean {
 
 /** `.spec.containers[name="app"].image`, as kube-apiserver prints paths in apply conflicts. */
 export function pathString(path: FieldPath): string {
-  return path.map((pe) => {
-    const body = pe.slice(2);
-    switch (pe[0]) {
-      case 'f':
-        return `.${body}`;
-      case 'k': {
-        const keys = JSON.parse(body) as Record<string, unknown>;
-        return `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+  return path
+    .map((pe) => {
+      const body = pe.slice(2);
+      switch (pe[0]) {
+        case 'f':
+          return `.${body}`;
+        case 'k': {
+          const keys = JSON.parse(body) as Record<string, unknown>;
+          return `[${Object.entries(keys)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(',')}]`;
+        }
+        case 'v':
+          return `[=${body}]`;
+        default:
+          return `[${body}]`;
       }
-      case 'v':
-        return `[=${body}]`;
-      default:
-        return `[${body}]`;
-    }
-  }).join('');
+    })
+    .join('');
 }
 
 /** A keyed list element's path element: keys in name order, as upstream serializes them. */
 export function keyElement(keys: Record<string, unknown>): PathElement {
-  const sorted = Object.keys(keys).sort().map((k) => [k, keys[k]]);
+  const sorted = Object.keys(keys)
+    .sort()
+    .map((k) => [k, keys[k]]);
   return `k:${JSON.stringify(Object.fromEntries(sorted))}`;
 }
 

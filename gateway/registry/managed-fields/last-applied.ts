@@ -35,7 +35,12 @@ function lastAppliedOf(obj: KObject | Record<string, unknown> | undefined): stri
  * are the client-side applier's own and may be taken over. Undefined when there is no usable annotation, or when it
  * was written for another group-version (`apiVersions` lists every spelling of the request's one, aliases included).
  */
-export function fieldsStillAsLastApplied(live: KObject, liveWithoutMeta: unknown, schema: JSONSchema, apiVersions: readonly string[]): FieldSet | undefined {
+export function fieldsStillAsLastApplied(
+  live: KObject,
+  liveWithoutMeta: unknown,
+  schema: JSONSchema,
+  apiVersions: readonly string[],
+): FieldSet | undefined {
   const text = lastAppliedOf(live);
   if (text === undefined) return undefined;
   let lastApplied: unknown;
@@ -46,9 +51,17 @@ export function fieldsStillAsLastApplied(live: KObject, liveWithoutMeta: unknown
   } catch {
     return undefined;
   }
-  if (!isObject(lastApplied) || typeof lastApplied.apiVersion !== 'string' || !apiVersions.includes(lastApplied.apiVersion)) return undefined;
+  if (
+    !isObject(lastApplied) ||
+    typeof lastApplied.apiVersion !== 'string' ||
+    !apiVersions.includes(lastApplied.apiVersion)
+  )
+    return undefined;
   const differs = compare(lastApplied, liveWithoutMeta, schema);
-  return toFieldSet(lastApplied, schema).difference(differs.modified).difference(differs.added).difference(differs.removed);
+  return toFieldSet(lastApplied, schema)
+    .difference(differs.modified)
+    .difference(differs.added)
+    .difference(differs.removed);
 }
 
 /**
@@ -75,7 +88,13 @@ export function encodeLastApplied(config: KObject): string {
   return `${goJson(body)}\n`;
 }
 
-const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+const GO_ESCAPES: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
 
 /**
  * encoding/json's output for decoded JSON: object keys in byte order (written out here, since a JS object would put
@@ -84,7 +103,9 @@ const GO_ESCAPES: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&'
 function goJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     return `{${keys.map((k) => `${goString(k)}:${goJson(value[k])}`).join(',')}}`;
   }
   if (typeof value === 'string') return goString(value);

@@ -39,15 +39,31 @@ interface Entry extends ManagerRef {
  * its inline caches.
  */
 function entryOf(ref: ManagerRef, time: string | undefined, set: FieldSet): Entry {
-  return { manager: ref.manager, operation: ref.operation, apiVersion: ref.apiVersion, subresource: ref.subresource, time, set };
+  return {
+    manager: ref.manager,
+    operation: ref.operation,
+    apiVersion: ref.apiVersion,
+    subresource: ref.subresource,
+    time,
+    set,
+  };
 }
 
 /** Fields nobody owns: identity and server-maintained metadata (upstream's strip set). */
 const STRIPPED: FieldPath[] = [
-  ['f:apiVersion'], ['f:kind'], ['f:metadata'], ['f:metadata', 'f:name'], ['f:metadata', 'f:namespace'],
-  ['f:metadata', 'f:creationTimestamp'], ['f:metadata', 'f:selfLink'], ['f:metadata', 'f:uid'],
-  ['f:metadata', 'f:clusterName'], ['f:metadata', 'f:generation'], ['f:metadata', 'f:resourceVersion'],
-  ['f:metadata', 'f:deletionTimestamp'], ['f:metadata', 'f:deletionGracePeriodSeconds'],
+  ['f:apiVersion'],
+  ['f:kind'],
+  ['f:metadata'],
+  ['f:metadata', 'f:name'],
+  ['f:metadata', 'f:namespace'],
+  ['f:metadata', 'f:creationTimestamp'],
+  ['f:metadata', 'f:selfLink'],
+  ['f:metadata', 'f:uid'],
+  ['f:metadata', 'f:clusterName'],
+  ['f:metadata', 'f:generation'],
+  ['f:metadata', 'f:resourceVersion'],
+  ['f:metadata', 'f:deletionTimestamp'],
+  ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 const STRIPPED_SET = FieldSet.fromPaths(STRIPPED);
 const MANAGED_FIELDS_PATH: FieldPath = ['f:metadata', 'f:managedFields'];
@@ -55,16 +71,22 @@ const STATUS_PATH: FieldPath = [fieldElement('status')];
 
 function identity(ref: ManagerRef): string {
   // An applier is the same manager whatever version it applies with; an updater is not.
-  return JSON.stringify([ref.manager, ref.operation, ref.operation === 'Update' ? ref.apiVersion : '', ref.subresource]);
+  return JSON.stringify([
+    ref.manager,
+    ref.operation,
+    ref.operation === 'Update' ? ref.apiVersion : '',
+    ref.subresource,
+  ]);
 }
 
 /** What a write may own, given where it was sent. */
 function ownable(set: FieldSet, ref: ManagerRef, scope: TrackingScope): FieldSet {
   let out = set.difference(STRIPPED_SET).withoutPrefixes([MANAGED_FIELDS_PATH]);
   if (scope.statusSubresource) {
-    out = ref.subresource === 'status'
-      ? out.onlyPrefixes([STATUS_PATH, ['f:metadata', 'f:labels'], ['f:metadata', 'f:annotations']])
-      : out.withoutPrefixes([STATUS_PATH]);
+    out =
+      ref.subresource === 'status'
+        ? out.onlyPrefixes([STATUS_PATH, ['f:metadata', 'f:labels'], ['f:metadata', 'f:annotations']])
+        : out.withoutPrefixes([STATUS_PATH]);
   }
   return out;
 }
@@ -100,7 +122,8 @@ function decodeManagers(raw: unknown): Map<string, Entry> {
   // Entries are copied (callers replace their sets); the FieldSets themselves are never changed once built.
   if (cached) return new Map([...cached].map(([id, entry]) => [id, entryOf(entry, entry.time, entry.set)]));
   const out = parseManagers(raw);
-  if (Object.isFrozen(raw)) decodedStored.set(raw, new Map([...out].map(([id, entry]) => [id, entryOf(entry, entry.time, entry.set)])));
+  if (Object.isFrozen(raw))
+    decodedStored.set(raw, new Map([...out].map(([id, entry]) => [id, entryOf(entry, entry.time, entry.set)])));
   return out;
 }
 
@@ -121,11 +144,14 @@ const OPERATION_ORDER: Record<Operation, number> = { Apply: 0, Update: 1 };
 /** Sorted as upstream sorts them: operation, then time, then manager, apiVersion and subresource. */
 function encodeManagers(managers: Map<string, Entry>): Record<string, unknown>[] {
   const entries = [...managers.values()].filter((e) => !e.set.isEmpty());
-  entries.sort((a, b) => OPERATION_ORDER[a.operation] - OPERATION_ORDER[b.operation]
-    || (a.time ?? '').localeCompare(b.time ?? '')
-    || a.manager.localeCompare(b.manager)
-    || a.apiVersion.localeCompare(b.apiVersion)
-    || a.subresource.localeCompare(b.subresource));
+  entries.sort(
+    (a, b) =>
+      OPERATION_ORDER[a.operation] - OPERATION_ORDER[b.operation] ||
+      (a.time ?? '').localeCompare(b.time ?? '') ||
+      a.manager.localeCompare(b.manager) ||
+      a.apiVersion.localeCompare(b.apiVersion) ||
+      a.subresource.localeCompare(b.subresource),
+  );
   return entries.map((e) => {
     const out: Record<string, unknown> = e.manager ? { manager: e.manager } : {};
     out.operation = e.operation;
@@ -216,7 +242,13 @@ export interface ApplyResult {
  * Throws a 409 naming every conflicting field and manager unless `force`; the manager `kubectl` is let through
  * conflicts on fields still as its client-side last-applied annotation recorded them (last-applied.ts).
  */
-export function applyConfiguration(live: KObject | undefined, config: KObject, ref: ManagerRef, force: boolean, scope: TrackingScope): KObject {
+export function applyConfiguration(
+  live: KObject | undefined,
+  config: KObject,
+  ref: ManagerRef,
+  force: boolean,
+  scope: TrackingScope,
+): KObject {
   const liveBody = withoutMeta(live) ?? {};
   const merged = merge(liveBody, config, scope.schema) as KObject;
   const managers = decodeManagers(live?.metadata.managedFields);
@@ -230,9 +262,10 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
     for (const path of entry.set.intersection(changing).paths()) conflicts.push({ manager: entry, path });
   }
   if (conflicts.length > 0 && !force) {
-    const waived = live && ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR
-      ? fieldsStillAsLastApplied(live, liveBody, scope.schema, scope.apiVersions)
-      : undefined;
+    const waived =
+      live && ref.manager === CLIENT_SIDE_APPLY_SUCCESSOR
+        ? fieldsStillAsLastApplied(live, liveBody, scope.schema, scope.apiVersions)
+        : undefined;
     const remaining = waived ? conflicts.filter((c) => !waived.has(c.path)) : conflicts;
     if (remaining.length > 0) throw conflictError(remaining);
   }
@@ -242,12 +275,24 @@ export function applyConfiguration(live: KObject | undefined, config: KObject, r
 
   const previous = managers.get(id);
   const applied = ownable(toFieldSet(config, scope.schema), ref, scope);
-  const dropped = previous ? droppedPaths(previous.set, applied, [...managers].filter(([other]) => other !== id).map(([, e]) => e.set)) : [];
+  const dropped = previous
+    ? droppedPaths(
+        previous.set,
+        applied,
+        [...managers].filter(([other]) => other !== id).map(([, e]) => e.set),
+      )
+    : [];
   removePaths(merged, dropped, scope.schema);
 
   // Re-applying the same configuration is a no-op: the entry keeps its time so that nothing is written.
-  const unchanged = !!previous && previous.set.equals(applied) && conflicts.length === 0 && dropped.length === 0
-    && diff.added.isEmpty() && diff.modified.isEmpty() && previous.apiVersion === ref.apiVersion;
+  const unchanged =
+    !!previous &&
+    previous.set.equals(applied) &&
+    conflicts.length === 0 &&
+    dropped.length === 0 &&
+    diff.added.isEmpty() &&
+    diff.modified.isEmpty() &&
+    previous.apiVersion === ref.apiVersion;
   managers.set(id, entryOf(ref, unchanged ? previous.time : nowSeconds(), applied));
 
   merged.metadata = isObject(merged.metadata) ? merged.metadata : {};
@@ -271,7 +316,8 @@ function droppedPaths(previous: FieldSet, applied: FieldSet, others: FieldSet[])
 function describe(entry: Entry): string {
   let out = JSON.stringify(entry.manager);
   if (entry.subresource) out += ` with subresource ${JSON.stringify(entry.subresource)}`;
-  if (entry.operation === 'Update') out += entry.time ? ` using ${entry.apiVersion} at ${entry.time}` : ` using ${entry.apiVersion}`;
+  if (entry.operation === 'Update')
+    out += entry.time ? ` using ${entry.apiVersion} at ${entry.time}` : ` using ${entry.apiVersion}`;
   return out;
 }
 
@@ -282,7 +328,10 @@ function conflictError(conflicts: { manager: Entry; path: FieldPath }[]): Status
     field: pathString(c.path),
   }));
   if (conflicts.length === 1) {
-    return errors.applyConflict(`Apply failed with 1 conflict: conflict with ${describe(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`, causes);
+    return errors.applyConflict(
+      `Apply failed with 1 conflict: conflict with ${describe(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`,
+      causes,
+    );
   }
   const byManager = new Map<string, { entry: Entry; paths: string[] }>();
   for (const c of conflicts) {

@@ -5,7 +5,15 @@
 // treated as granular maps and atomic lists.
 import type { JSONSchema } from '../../../api/schema.js';
 import { isObject, ownValue } from '../../../api/meta/types.js';
-import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.js';
+import {
+  FieldSet,
+  fieldElement,
+  indexElement,
+  keyElement,
+  valueElement,
+  type FieldPath,
+  type PathElement,
+} from './field-set.js';
 import { cloneJson, setOwn } from '../../../api/meta/clone.js';
 
 type Json = unknown;
@@ -37,7 +45,10 @@ interface SchemaInfo {
 }
 
 const EMPTY_INFO: SchemaInfo = {
-  intOrString: false, listMapKeys: [], atomicMap: false, properties: new Map(),
+  intOrString: false,
+  listMapKeys: [],
+  atomicMap: false,
+  properties: new Map(),
   shapes: { object: { kind: 'object' }, set: { kind: 'set' }, mapList: { kind: 'map-list', keys: [] } },
 };
 const infos = new WeakMap<JSONSchema, SchemaInfo>();
@@ -47,9 +58,11 @@ function infoOf(schema: JSONSchema | undefined): SchemaInfo {
   let info = infos.get(schema);
   if (info) return info;
   const all = parts(schema);
-  const marker = <K extends keyof JSONSchema>(key: K): JSONSchema[K] | undefined => all.find((s) => s[key] !== undefined)?.[key];
+  const marker = <K extends keyof JSONSchema>(key: K): JSONSchema[K] | undefined =>
+    all.find((s) => s[key] !== undefined)?.[key];
   const properties = new Map<string, JSONSchema>();
-  for (const s of all) for (const [k, v] of Object.entries(s.properties ?? {})) if (!properties.has(k)) properties.set(k, v);
+  for (const s of all)
+    for (const [k, v] of Object.entries(s.properties ?? {})) if (!properties.has(k)) properties.set(k, v);
   const item = all.find((s) => s.items)?.items;
   const listMapKeys = marker('x-kubernetes-list-map-keys') ?? [];
   info = {
@@ -61,7 +74,11 @@ function infoOf(schema: JSONSchema | undefined): SchemaInfo {
     item,
     properties,
     additional: all.map((s) => s.additionalProperties).find((a): a is JSONSchema => typeof a === 'object'),
-    shapes: { object: { kind: 'object', schema }, set: { kind: 'set', item }, mapList: { kind: 'map-list', keys: listMapKeys, item } },
+    shapes: {
+      object: { kind: 'object', schema },
+      set: { kind: 'set', item },
+      mapList: { kind: 'map-list', keys: listMapKeys, item },
+    },
   };
   infos.set(schema, info);
   return info;
@@ -96,7 +113,12 @@ function shapeOf(schema: JSONSchema | undefined, value: Json): Shape {
 }
 
 function isEmptyValue(v: Json): boolean {
-  return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  return (
+    v === null ||
+    v === undefined ||
+    (Array.isArray(v) && v.length === 0) ||
+    (isObject(v) && Object.keys(v).length === 0)
+  );
 }
 
 /** The key of a keyed-list element; a key field missing from the element takes its schema default, if any. */
