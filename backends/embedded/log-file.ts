@@ -169,9 +169,8 @@ export async function openLogWriter(opts: LogWriterOptions): Promise<LogWriter> 
 
   // A snapshot holds the base at the compaction mark and every write after it. While the mark stands where the last
   // snapshot's did, a new one would hold the same base and the same writes as the file: a copy, reclaiming nothing.
-  // So a file that outgrew twice its snapshot is rewritten once writes have left the history window, not before: a
-  // burst of writes within one window (an import, the bench's creates) used to re-encode the whole store at every
-  // doubling: 10 µs of CPU per create, a third of the store's own, and twice the records' bytes written again.
+  // So a file that outgrew twice its snapshot is rewritten once writes have left the history window, not before:
+  // otherwise a burst of writes within one window (an import) would re-encode the whole store at every doubling.
   function due(): boolean {
     return position > Math.max(opts.rewriteMinBytes, 2 * snapshotBytes) && opts.compacted() > snapshotCompacted;
   }

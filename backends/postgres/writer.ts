@@ -65,10 +65,8 @@ export interface WriterOptions {
 
 // A batch smaller than GATHER_UNTIL writes may wait up to GATHER_TURNS turns of the event loop for more, while each
 // turn adds some. Bigger batches cost less of the gateway's CPU per write (one statement, one answer to parse, one
-// wake-up NOTIFY for all) and of the database's: at 16 clients on PostgreSQL, gathering raised creates by 6-9% and
-// cut the gateway's CPU per create from 139-147 to 121-132 µs (three alternating pairs), against sending each batch
-// as soon as the writer was free. From 16 writes on a batch's own cost is spread thin, and waiting would only keep
-// the database idle: at 64 clients gathering regardless cost 5-10% of the creates.
+// wake-up NOTIFY for all) and of the database's. From 16 writes on a batch's own cost is spread thin, and waiting
+// would only keep the database idle (bench/NOTES.md has the measurements).
 const GATHER_TURNS = 3;
 const GATHER_UNTIL = 16;
 

@@ -3,9 +3,8 @@
 // result is dropped, as upstream's timeout filter drops it.
 //
 // One limit for every request means arrival order is deadline order: the open requests sit in a Set (which iterates
-// in insertion order) and one timer, armed for the oldest, sweeps out the expired ones. Measured against a timer per
-// request (created, then cleared): 2% more GETs per second, 0.7 µs less gateway CPU per GET (memory backend, nine
-// runs of each).
+// in insertion order) and one timer, armed for the oldest, sweeps out the expired ones, cheaper than a timer created
+// and cleared for every request.
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { requestInfoOf } from '../request/request-info.js';

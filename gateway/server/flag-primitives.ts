@@ -1,6 +1,7 @@
 // The primitives every flag parser shares: the error type, the spec of one flag and the value parsers. They live
 // apart from options.ts so that the modules options.ts composes (controllers, OIDC, service accounts, authorization)
 // can use them without importing options.ts back.
+import { parseGoDuration } from '../../policies/config/duration.js';
 
 export class OptionsError extends Error {
   constructor(message: string) {
@@ -17,32 +18,13 @@ export interface FlagSpec {
   default?: string;
 }
 
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. Negative values are refused. */
+/**
+ * Go's time.ParseDuration, in milliseconds: `10s`, `500ms`, `1m30s`, `1.5h`, `0`. A sign is refused: no duration
+ * flag has a meaning for a negative wait.
+ */
 export function parseDuration(raw: string): number {
-  if (raw === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  if (raw.length === 0) throw new Error(`time: invalid duration "${raw}"`);
-  while (pos < raw.length) {
-    re.lastIndex = pos;
-    const m = re.exec(raw);
-    if (!m) throw new Error(`time: invalid duration "${raw}"`);
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    pos = re.lastIndex;
-  }
-  return total;
+  if (/^[-+]/.test(raw)) throw new Error(`time: invalid duration ${JSON.stringify(raw)}`);
+  return parseGoDuration(raw);
 }
 
 export function invalid(flag: string, value: string, why: string): OptionsError {
