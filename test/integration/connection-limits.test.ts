@@ -51,6 +51,31 @@ async function http1Status(gh: TestGatehouse, path: string): Promise<number> {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
 }
 
+/** A health check over `session`, settled once its stream closes. */
+async function healthz(session: http2.ClientHttp2Session): Promise<void> {
+  const stream = session.request({ ':path': '/healthz' });
+  stream.resume();
+  await new Promise<void>((resolve) => stream.once('close', resolve));
+}
+
+/** `count` creates whose bodies are under way, never finished: streams the client can then give up on. */
+function halfSentPosts(gh: TestGatehouse, session: http2.ClientHttp2Session, count: number): http2.ClientHttp2Stream[] {
+  return Array.from({ length: count }, () => {
+    const stream = session.request(
+      {
+        ':method': 'POST',
+        ':path': '/api/v1/namespaces',
+        authorization: `Bearer ${gh.adminToken}`,
+        'content-type': 'application/json',
+      },
+      { endStream: false },
+    );
+    stream.on('error', () => {});
+    stream.write('{"apiVersion":"v1",');
+    return stream;
+  });
+}
+
 describe('connection limits on the secure port', function () {
   this.timeout(30_000);
 
@@ -197,28 +222,10 @@ describe('connection limits on the secure port', function () {
         http2.constants.NGHTTP2_CANCEL,
         http2.constants.NGHTTP2_INTERNAL_ERROR,
       ];
-      const healthz = async (): Promise<void> => {
-        const stream = session.request({ ':path': '/healthz' });
-        stream.resume();
-        await new Promise<void>((resolve) => stream.once('close', resolve));
-      };
       // Requests whose bodies are under way when the client gives up on them.
-      const streams = Array.from({ length: 60 }, () => {
-        const stream = session.request(
-          {
-            ':method': 'POST',
-            ':path': '/api/v1/namespaces',
-            authorization: `Bearer ${gh.adminToken}`,
-            'content-type': 'application/json',
-          },
-          { endStream: false },
-        );
-        stream.on('error', () => {});
-        stream.write('{"apiVersion":"v1",');
-        return stream;
-      });
+      const streams = halfSentPosts(gh, session, 60);
       // Frames are handled in order: once a later request is answered, the server has the streams before it.
-      await healthz();
+      await healthz(session);
       // Nor does any of it reach the console, bypassing the server's log.
       const printed: unknown[][] = [];
       const consoleError = console.error;
@@ -234,7 +241,7 @@ describe('connection limits on the secure port', function () {
           }),
         );
         // And once another is answered, it has seen their resets.
-        await healthz();
+        await healthz(session);
         // A client that drops its whole connection with bodies under way ends them all at once.
         const dropped = http2.connect(gh.url, { ca: gh.ca });
         dropped.on('error', () => {});
@@ -284,26 +291,8 @@ describe('connection limits on the secure port', function () {
       const session = http2.connect(gh.url, { ca: gh.ca });
       session.on('error', () => {});
       await new Promise((resolve) => session.once('remoteSettings', resolve));
-      const healthz = async (): Promise<void> => {
-        const stream = session.request({ ':path': '/healthz' });
-        stream.resume();
-        await new Promise<void>((resolve) => stream.once('close', resolve));
-      };
-      const streams = Array.from({ length: 5 }, () => {
-        const stream = session.request(
-          {
-            ':method': 'POST',
-            ':path': '/api/v1/namespaces',
-            authorization: `Bearer ${gh.adminToken}`,
-            'content-type': 'application/json',
-          },
-          { endStream: false },
-        );
-        stream.on('error', () => {});
-        stream.write('{"apiVersion":"v1",');
-        return stream;
-      });
-      await healthz();
+      const streams = halfSentPosts(gh, session, 5);
+      await healthz(session);
       await Promise.all(
         streams.map((stream) => {
           const closed = new Promise<void>((resolve) => stream.once('close', resolve));
@@ -312,7 +301,7 @@ describe('connection limits on the secure port', function () {
         }),
       );
       // Frames are handled in order: once a later request is answered, the server has seen the resets.
-      await healthz();
+      await healthz(session);
       session.close();
       const endings = gh.logs
         .map(parseEntry)

@@ -12,6 +12,7 @@ import { createLogger } from '../../gateway/server/logger.js';
 import type { Authenticator } from '../../gateway/authn/authenticator.js';
 import type { Authorizer } from '../../policies/authorizer.js';
 import { serveKoa, type TestServer } from '../helpers/koa-server.js';
+import { TEST_VERSION } from '../helpers/version-info.js';
 
 const admin: Authenticator = {
   name: 'admin',
@@ -56,17 +57,7 @@ describe('failures withheld from clients go to the configured log', () => {
       maxRequestBodyBytes: 3 << 20,
       shutdownSignal: shutdown.signal,
       logger: createLogger({ sink: (entry) => entries.push(entry) }),
-      version: {
-        major: '1',
-        minor: '32',
-        gitVersion: 'v1.32.0',
-        gitCommit: '',
-        gitTreeState: '',
-        buildDate: '',
-        goVersion: '',
-        compiler: '',
-        platform: '',
-      },
+      version: TEST_VERSION,
     });
     server = await serveKoa(app);
     console.error = (...args: unknown[]) => {

@@ -25,6 +25,7 @@ import type { Attributes, AuthorizationResult, Authorizer } from '../../policies
 import { httpsRequest, startTestGatehouse, type GatehouseResponse } from '../helpers/gatehouse.js';
 import { expectFailure } from '../helpers/api.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
+import { TEST_VERSION } from '../helpers/version-info.js';
 
 const SSR = '/apis/authentication.platform.io/v1/selfsubjectreviews';
 const SSR_BODY = { apiVersion: 'authentication.platform.io/v1', kind: 'SelfSubjectReview' };
@@ -94,17 +95,7 @@ async function startInProcess(dir: string): Promise<InProcess> {
     maxRequestBodyBytes: 3 << 20,
     shutdownSignal: shutdown.signal,
     logger: createLogger({ sink: () => {} }),
-    version: {
-      major: '1',
-      minor: '32',
-      gitVersion: 'v1.32.0',
-      gitCommit: '',
-      gitTreeState: '',
-      buildDate: '',
-      goVersion: '',
-      compiler: '',
-      platform: '',
-    },
+    version: TEST_VERSION,
   });
   const certs = await loadOrCreateCertificates({ certDir: path.join(dir, 'pki'), bindAddress: '127.0.0.1' });
   let last: IncomingMessage | undefined;
