@@ -245,19 +245,7 @@ describe('connection limits on the secure port', function () {
         // A client that drops its whole connection with bodies under way ends them all at once.
         const dropped = http2.connect(gh.url, { ca: gh.ca });
         dropped.on('error', () => {});
-        for (let i = 0; i < 20; i++) {
-          const stream = dropped.request(
-            {
-              ':method': 'POST',
-              ':path': '/api/v1/namespaces',
-              authorization: `Bearer ${gh.adminToken}`,
-              'content-type': 'application/json',
-            },
-            { endStream: false },
-          );
-          stream.on('error', () => {});
-          stream.write('{"apiVersion":"v1",');
-        }
+        halfSentPosts(gh, dropped, 20);
         const ping = dropped.request({ ':path': '/healthz' });
         ping.resume();
         await new Promise<void>((resolve) => ping.once('close', resolve));
