@@ -13,7 +13,12 @@ import { canonicalGroupResolver, createGroupAliasFilter } from './request/group-
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
-import { auditIdFilter, createAuditFilter, type AuditSink } from './audit/filter.js';
+import {
+  auditIdFilter,
+  createAuditFilter,
+  createFailedAuthenticationAuditFilter,
+  type AuditSink,
+} from './audit/filter.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { createMaxInFlightFilter } from './filters/max-in-flight.js';
@@ -154,6 +159,7 @@ export function createGateway(deps: AppDeps): Gateway {
   app.use(createStatusFilter(serializers, logger, clientEnded));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
+  if (deps.audit) app.use(createFailedAuthenticationAuditFilter(deps.audit));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(
     createAuthenticationFilter(deps.authenticator, {

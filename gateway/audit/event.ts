@@ -8,7 +8,7 @@ import type { Level, Stage } from './policy.js';
 export const EVENT_API_VERSION = 'audit.k8s.io/v1';
 
 export interface AuditUser {
-  username: string;
+  username?: string;
   uid?: string;
   groups?: string[];
   extra?: Record<string, string[]>;
@@ -54,7 +54,8 @@ export interface AuditEvent {
 }
 
 export function auditUser(user: UserInfo): AuditUser {
-  const out: AuditUser = { username: user.name };
+  const out: AuditUser = {};
+  if (user.name) out.username = user.name;
   if (user.uid) out.uid = user.uid;
   if (user.groups.length > 0) out.groups = user.groups;
   if (user.extra && Object.keys(user.extra).length > 0) out.extra = user.extra;

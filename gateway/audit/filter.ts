@@ -78,9 +78,10 @@ export class RequestAudit implements RequestAuditHooks {
     private readonly ctx: Context,
     private readonly config: RequestAuditConfig,
     private readonly sink: AuditSink,
+    user: UserInfo,
   ) {
     const info = requestInfoOf(ctx);
-    this.user = userOf(ctx);
+    this.user = user;
     const received = microTime(sink.now());
     this.event = {
       kind: 'Event',
@@ -131,8 +132,8 @@ export class RequestAudit implements RequestAuditHooks {
     if (this.config.omitStages.has(stage)) return;
     this.event.stage = stage;
     this.event.stageTimestamp = microTime(this.sink.now());
-    const impersonated = userOf(this.ctx);
-    if (impersonated !== this.user) this.event.impersonatedUser = auditUser(impersonated);
+    const impersonated = userOf(this.ctx) as UserInfo | undefined;
+    if (impersonated && impersonated !== this.user) this.event.impersonatedUser = auditUser(impersonated);
     const response =
       withBodies && this.responseValue !== undefined
         ? bodyJson(this.responseValue, this.config.omitManagedFields)
@@ -155,12 +156,40 @@ function failureStatus(e: unknown): ResponseStatus {
   return { metadata: {}, status: 'Failure', message: 'Internal error occurred', reason: 'InternalError', code: 500 };
 }
 
+/** Who a request refused by authentication is: nobody (upstream's event has an empty user). */
+const NO_USER: UserInfo = { name: '', groups: [] };
+
+/**
+ * Just outside authentication, as upstream's WithFailedAuthenticationAudit: a refused credential is audited too
+ * (ResponseStarted and ResponseComplete with the 401), evaluated by the policy as a request without a user.
+ */
+export function createFailedAuthenticationAuditFilter(sink: AuditSink) {
+  return async function failedAuthenticationAudit(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (e) {
+      // Only authentication's own refusal: once it has set a user, a 401 is some later code's.
+      if (!isStatusError(e) || e.code !== 401 || ctx.state.user !== undefined) throw e;
+      const config = sink.check(attributesFrom(requestInfoOf(ctx), NO_USER));
+      if (config.level === 'None') throw e;
+      const record = new RequestAudit(ctx, config, sink, NO_USER);
+      record.finish(failureStatus(e));
+      const started = record.emit('ResponseStarted');
+      if (started) await started;
+      const completed = record.emit('ResponseComplete');
+      if (completed) await completed;
+      throw e;
+    }
+  };
+}
+
 export function createAuditFilter(sink: AuditSink) {
   return async function auditFilter(ctx: Context, next: Next): Promise<void> {
     const info = requestInfoOf(ctx);
-    const config = sink.check(attributesFrom(info, userOf(ctx)));
+    const user = userOf(ctx);
+    const config = sink.check(attributesFrom(info, user));
     if (config.level === 'None') return next();
-    const record = new RequestAudit(ctx, config, sink);
+    const record = new RequestAudit(ctx, config, sink, user);
     setRequestAudit(ctx, record);
     // Only blocking-strict rejects, and only here: a request that cannot be audited is not served.
     const received = record.emit('RequestReceived');
