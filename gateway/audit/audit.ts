@@ -61,7 +61,12 @@ export interface AuditDeps {
 }
 
 export function startAudit(options: AuditOptions, policy: AuditPolicy | undefined, deps: AuditDeps): Audit | undefined {
-  if (!policy || (options.logPath === undefined && options.webhookConfigFile === undefined)) return undefined;
+  const hasBackend = options.logPath !== undefined || options.webhookConfigFile !== undefined;
+  // As kube-apiserver, half a configuration starts, saying what it leaves out.
+  if (!policy && hasBackend) deps.log('warning: no audit policy file provided, no events will be recorded');
+  if (policy && !hasBackend)
+    deps.log('warning: an audit policy without --audit-log-path or --audit-webhook-config-file records nothing');
+  if (!policy || !hasBackend) return undefined;
   const metrics = createAuditMetrics(deps.metricsRegistry);
   const onError: OnError = (plugin) => (err, events) => {
     for (let i = 0; i < events; i++) metrics.error(plugin);

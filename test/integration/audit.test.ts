@@ -201,6 +201,18 @@ describe('audit log', function () {
 });
 
 describe('audit policy at start', () => {
+  it('warns that a backend without a policy records nothing', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-audit-'));
+    const gh = await startTestGatehouse(['--audit-log-path', path.join(dir, 'a.log')]);
+    try {
+      expect((await gh.request('GET', '/api')).headers['audit-id']).to.be.a('string');
+      expect(gh.logs.some((l) => l.includes('no audit policy file provided, no events will be recorded'))).to.be.true;
+    } finally {
+      await gh.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stops the start naming the file and the rule', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-audit-'));
     try {
