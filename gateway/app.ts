@@ -159,6 +159,7 @@ export function createGateway(deps: AppDeps): Gateway {
   app.use(createStatusFilter(serializers, logger, clientEnded));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
+  // Refused credentials are audited from just outside authentication, as upstream's WithFailedAuthenticationAudit.
   if (deps.audit) app.use(createFailedAuthenticationAuditFilter(deps.audit));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(
@@ -169,8 +170,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // Where upstream's WithAudit sits: the policy sees the authenticated user, and the event still records the
   // impersonated one and the refusals of every filter after it.
   if (deps.audit) app.use(createAuditFilter(deps.audit));
-  // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked, then the impersonated
-  // identity is what authorization and every handler see.
+  // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked,
+  // then the impersonated identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
