@@ -13,6 +13,12 @@ import { canonicalGroupResolver, createGroupAliasFilter } from './request/group-
 import { createAuthenticationFilter } from './filters/authentication.js';
 import { createAuthorizationFilter } from './filters/authorization.js';
 import { createImpersonationFilter } from './filters/impersonation.js';
+import {
+  auditIdFilter,
+  createAuditFilter,
+  createFailedAuthenticationAuditFilter,
+  type AuditSink,
+} from './audit/filter.js';
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { createMaxInFlightFilter } from './filters/max-in-flight.js';
@@ -70,6 +76,8 @@ export interface AppDeps {
   createSubresources?: CreateSubresourceHandler[];
   /** Served at GET /metrics (Prometheus text format) when given. */
   metricsRegistry?: MetricsRegistry;
+  /** Where audit events go (--audit-policy-file with a backend); without it requests only get their Audit-Id. */
+  audit?: AuditSink;
 }
 
 export interface VersionInfo {
@@ -145,18 +153,25 @@ export function createGateway(deps: AppDeps): Gateway {
   if (logger.isLevelEnabled('debug')) app.use(createHttpLogFilter(logger));
   // The order is the contract: identify the request, make every failure a Status, authenticate, limit what is in
   // flight, authorize, bound the time, and only then compress and route.
+  // First, as upstream's WithAuditInit: every answer, refusals included, carries the Audit-Id.
+  app.use(auditIdFilter);
   app.use(requestInfoFilter);
   app.use(createStatusFilter(serializers, logger, clientEnded));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
+  // Refused credentials are audited from just outside authentication, as upstream's WithFailedAuthenticationAudit.
+  if (deps.audit) app.use(createFailedAuthenticationAuditFilter(deps.audit));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(
     createAuthenticationFilter(deps.authenticator, {
       onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request'),
     }),
   );
-  // Impersonation sits between the two: the real user's right to impersonate is checked, then the impersonated
-  // identity is what authorization and every handler see.
+  // Where upstream's WithAudit sits: the policy sees the authenticated user, and the event still records the
+  // impersonated one and the refusals of every filter after it.
+  if (deps.audit) app.use(createAuditFilter(deps.audit));
+  // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked,
+  // then the impersonated identity is what authorization and every handler see.
   app.use(createImpersonationFilter(deps.authorizer));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.

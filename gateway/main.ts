@@ -35,6 +35,7 @@ import { admissionPlugins } from './admission/plugins.js';
 import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
 import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
+import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -141,6 +142,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const logger = createLogger({ verbosity: options.verbosity, format: options.loggingFormat, sink: opts.log });
   const log = lineLog(logger);
   for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
+  // Read before anything opens: a bad policy stops the start with nothing to undo.
+  const auditPolicy = loadConfiguredPolicy(options.audit);
 
   await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
     throw new Error(`cannot create the --data-dir ${options.dataDir}: ${e.message}`);
@@ -180,7 +183,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let rbac: RbacIndexFeed | undefined;
   const metrics = createAuthorizationMetrics();
   let authorization: AuthorizationChain | undefined;
+  let audit: Audit | undefined;
   try {
+    audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
@@ -221,6 +226,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       logger,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metricsRegistry: metrics.registry,
+      audit,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -235,6 +241,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await rbac?.stop();
     await storage.close();
+    await audit?.close();
     throw e;
   }
   const { app } = gateway;
@@ -265,6 +272,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await controllers.stop();
     await rbac.stop();
     await storage.close();
+    await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
       cause: e,
     });
@@ -280,7 +288,13 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller,
     delayMs: options.shutdownDelayMs,
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
-    closers: [() => controllers.stop(), async () => authorization?.close(), () => rbac.stop(), () => storage.close()],
+    closers: [
+      () => controllers.stop(),
+      async () => authorization?.close(),
+      () => rbac.stop(),
+      () => storage.close(),
+      async () => audit?.close(),
+    ],
     log,
   });
   let adminKubeconfigPath: string;

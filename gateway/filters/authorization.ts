@@ -7,6 +7,11 @@ import type { UserInfo } from '../../api/meta/user.js';
 import { requestInfoOf, type RequestInfo } from '../request/request-info.js';
 import { userOf } from '../request/user.js';
 import { clientGoneSignal } from '../server/connection.js';
+import { addAuditAnnotation } from '../audit/request-audit.js';
+
+/** upstream's authorization.k8s.io/decision and /reason, in the platform's group. */
+export const DECISION_ANNOTATION = 'authorization.platform.io/decision';
+export const REASON_ANNOTATION = 'authorization.platform.io/reason';
 
 export function attributesFrom(info: RequestInfo, user: UserInfo): Attributes {
   return {
@@ -45,6 +50,8 @@ export function createAuthorizationFilter(authorizer: Authorizer) {
     const attrs = attributesFrom(requestInfoOf(ctx), userOf(ctx));
     // The client going away makes slow authorizers (webhooks) stop waiting.
     const result = await authorizer.authorize(attrs, () => clientGoneSignal(ctx.req));
+    addAuditAnnotation(ctx, DECISION_ANNOTATION, result.decision === 'Allow' ? 'allow' : 'forbid');
+    addAuditAnnotation(ctx, REASON_ANNOTATION, result.reason);
     if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
     await next();
   };

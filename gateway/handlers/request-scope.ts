@@ -18,6 +18,7 @@ import { mayCompress } from '../filters/compression.js';
 import { closeAfterAnswer } from '../server/connection.js';
 import type { Logger } from '../server/logger.js';
 import type { Clock } from '../server/clock.js';
+import { auditOf } from '../audit/request-audit.js';
 
 export interface HandlerDeps {
   serializers: Serializer[];
@@ -139,7 +140,9 @@ export async function decodeRequestBody(
   }
   const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);
   if (body.length === 0) throw errors.badRequest('the request body is empty: an object is required');
-  return serializer.decode(body, expected ? { expected } : undefined);
+  const decoded = serializer.decode(body, expected ? { expected } : undefined);
+  auditOf(ctx)?.requestObject(decoded.value);
+  return decoded;
 }
 
 export interface GroupVersionKind {
@@ -247,6 +250,7 @@ export function prepareAnswer(
   }
   ctx.status = status;
   ctx.set('Content-Type', target.contentType);
+  auditOf(ctx)?.responseObject(value);
   return { value, body, target, pretty: target.pretty === true || isPrettyPrint(q, ctx.get('user-agent')) };
 }
 

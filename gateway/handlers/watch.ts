@@ -26,6 +26,7 @@ import type { HandlerDeps, ResourceRequest } from './request-scope.js';
 import { isHttp2 } from '../server/connection.js';
 import { watchDurationMs } from './watch-timeout.js';
 import { realClock } from '../server/clock.js';
+import { auditOf } from '../audit/request-audit.js';
 import { chunkOf, directChunkWriter, drained } from './watch-frame-writer.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
@@ -184,6 +185,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
       : { 'Content-Type': target.contentType, 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' },
   );
   res.flushHeaders();
+  auditOf(ctx)?.responseStarted(200);
   const socket = ctx.req.socket;
   // Under HTTP/2 the socket is the whole connection's; its timeout is not this stream's to change.
   if (!http2) socket.setTimeout(0);

@@ -3,6 +3,7 @@
 // spread in here.
 import { AUTHORIZATION_MODES } from '../../policies/build-authorizer.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
+import { AUDIT_FLAGS } from '../audit/audit-flags.js';
 import type { FlagSpec } from './flag-primitives.js';
 import { LOGGING_FLAGS } from './logging-flags.js';
 import { STORAGE_URL_ENV } from './storage-options.js';
@@ -223,6 +224,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
   ...AUTHORIZATION_FLAGS,
+  ...AUDIT_FLAGS,
   ...LOGGING_FLAGS,
 };
 

@@ -12,6 +12,7 @@ import { parseServiceAccountOptions, type ServiceAccountOptions } from './servic
 import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc/flags.js';
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 import { parseAuthorizationOptions } from './authorization-options.js';
+import { parseAuditOptions, type AuditOptions } from '../audit/audit-flags.js';
 import { expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } from './logging-flags.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 import {
@@ -58,6 +59,8 @@ export interface GatehouseOptions extends LoggingOptions {
   authorizationModes: AuthorizationMode[];
   /** --authorization-config or the modes with their webhook and ABAC flags (authorization-options.ts). */
   authorization: AuthorizationSettings;
+  /** --audit-policy-file and the audit backends' flags (gateway/audit/audit-flags.ts). */
+  audit: AuditOptions;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
   shutdownDelayMs: number;
@@ -266,6 +269,7 @@ export function parseOptions(
     requestHeader,
     authorizationModes,
     authorization: parseAuthorizationOptions(seen, authorizationModes, cwd),
+    audit: parseAuditOptions(seen, cwd),
     runtimeConfig,
     featureGates,
     shutdownDelayMs: parseDurationFlag('shutdown-delay-duration', last('shutdown-delay-duration')),

@@ -14,6 +14,8 @@ export interface JsonResponse {
 
 export interface JsonPoster {
   post(body: unknown, signal: AbortSignal): Promise<JsonResponse>;
+  /** The same with the body already encoded (the audit webhook joins events it encoded once). */
+  postText(json: string, signal: AbortSignal): Promise<JsonResponse>;
   /** Closes idle keep-alive connections. */
   close(): void;
 }
@@ -32,37 +34,38 @@ export function createJsonPoster(config: WebhookClientConfig): JsonPoster {
     : new http.Agent({ keepAlive: true });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.token) headers.authorization = `Bearer ${config.token}`;
+  const postText = (json: string, signal: AbortSignal): Promise<JsonResponse> => {
+    const payload = Buffer.from(json);
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const request = (secure ? https.request : http.request)(
+        config.server,
+        {
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'content-length': String(payload.length) },
+          signal,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_RESPONSE_BYTES) request.destroy(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+            else chunks.push(c);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+          res.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  };
   return {
-    post(body, signal) {
-      const payload = Buffer.from(JSON.stringify(body));
-      return new Promise((resolve, reject) => {
-        if (signal.aborted) return reject(signal.reason);
-        const request = (secure ? https.request : http.request)(
-          config.server,
-          {
-            method: 'POST',
-            agent,
-            headers: { ...headers, 'content-length': String(payload.length) },
-            signal,
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            res.on('data', (c: Buffer) => {
-              size += c.length;
-              if (size > MAX_RESPONSE_BYTES)
-                request.destroy(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
-              else chunks.push(c);
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-            res.on('error', reject);
-            res.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
-          },
-        );
-        request.on('error', reject);
-        request.end(payload);
-      });
-    },
+    post: (body, signal) => postText(JSON.stringify(body), signal),
+    postText,
     close: () => agent.destroy(),
   };
 }

@@ -1,0 +1,80 @@
+// The webhook backend (--audit-webhook-config-file, kubeconfig format): events are POSTed as an EventList through
+// the authorization webhook's client. A failed delivery (no answer, or an answer that is not 2xx) is retried with
+// exponential backoff when it may pass on a second try (no answer, 429, 5xx); a 4xx is final.
+import { loadWebhookClientConfig } from '../../policies/webhook/client-config.js';
+import { createJsonPoster } from '../../policies/webhook/post-json.js';
+import { EVENT_API_VERSION } from './event.js';
+import type { BatchSender } from './buffered.js';
+
+export interface WebhookSenderOptions {
+  configFile: string;
+  /** The wait before the first retry; each next one is 1.5 times longer (upstream's factor), up to RETRIES. */
+  initialBackoffMs: number;
+  /** One POST's bound. */
+  timeoutMs?: number;
+}
+
+const RETRIES = 4;
+
+class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly retriable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export function createWebhookSender(opts: WebhookSenderOptions): BatchSender {
+  const poster = createJsonPoster(loadWebhookClientConfig(opts.configFile));
+  const closing = new AbortController();
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+
+  const postOnce = async (body: string): Promise<void> => {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    let status: number;
+    try {
+      status = (await poster.postText(body, AbortSignal.any([closing.signal, timeout.signal]))).status;
+    } catch (e) {
+      throw new DeliveryError(`the audit webhook did not answer: ${(e as Error).message}`, !closing.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (status >= 200 && status < 300) return;
+    throw new DeliveryError(`the audit webhook answered ${status}`, status === 429 || status >= 500);
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        closing.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      closing.signal.addEventListener('abort', done);
+    });
+
+  return {
+    name: 'webhook',
+    async send(lines) {
+      const body = `{"kind":"EventList","apiVersion":"${EVENT_API_VERSION}","metadata":{},"items":[${lines.join(',')}]}`;
+      let wait = opts.initialBackoffMs;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await postOnce(body);
+        } catch (e) {
+          if (!(e instanceof DeliveryError) || !e.retriable || attempt >= RETRIES || closing.signal.aborted) throw e;
+        }
+        // Jitter spreads the retries of several replicas that lost the same receiver at once.
+        await pause(wait * (1 + Math.random() * 0.2));
+        wait *= 1.5;
+      }
+    },
+    close() {
+      closing.abort();
+      poster.close();
+      return Promise.resolve();
+    },
+  };
+}
