@@ -5,6 +5,7 @@ import { AUTHORIZATION_MODES } from '../../policies/build-authorizer.js';
 import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
 import type { FlagSpec } from './flag-primitives.js';
 import { LOGGING_FLAGS } from './logging-flags.js';
+import { METRICS_FLAGS } from '../metrics/flags.js';
 import { STORAGE_URL_ENV } from './storage-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
@@ -224,6 +225,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   help: { kind: 'bool', default: 'false', usage: 'Print this help and exit.' },
   ...AUTHORIZATION_FLAGS,
   ...LOGGING_FLAGS,
+  ...METRICS_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */

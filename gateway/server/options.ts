@@ -13,6 +13,8 @@ import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc/fl
 import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/request-header-options.js';
 import { parseAuthorizationOptions } from './authorization-options.js';
 import { expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } from './logging-flags.js';
+import { parseMetricOptions } from '../metrics/flags.js';
+import type { MetricOptions } from '../metrics/registration.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 import {
   OptionsError,
@@ -31,6 +33,8 @@ export { STORAGE_URL_ENV } from './storage-options.js';
 export { OptionsError } from './flag-primitives.js';
 
 export interface GatehouseOptions extends LoggingOptions {
+  /** --disabled-metrics, --show-hidden-metrics-for-version, --allow-metric-labels[-manifest] (metrics/flags.ts). */
+  metrics: MetricOptions;
   securePort: number;
   bindAddress: string;
   tlsCertFile?: string;
@@ -306,5 +310,6 @@ export function parseOptions(
     warnings: storage.warnings,
     help: parseBoolFlag('help', last('help')),
     ...parseLoggingOptions(last, parseIntFlag, invalid),
+    metrics: parseMetricOptions((name) => seen.get(name), cwd),
   };
 }
