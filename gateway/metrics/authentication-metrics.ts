@@ -6,30 +6,35 @@ import type { MetricsRegistry } from './registration.js';
 import { compressUsername } from './request-labels.js';
 
 export function instrumentAuthenticator(authenticator: Authenticator, metrics: MetricsRegistry): Authenticator {
-  const attempts = metrics.counter({
+  const attempts = metrics.routeCounter({
     name: 'authentication_attempts',
     help: 'Counter of authenticated attempts.',
     stability: 'ALPHA',
     labelNames: ['result'],
   });
-  const duration = metrics.histogram({
+  const duration = metrics.routeHistogram({
     name: 'authentication_duration_seconds',
     help: 'Authentication duration in seconds broken out by result.',
     stability: 'ALPHA',
     labelNames: ['result'],
     buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
   });
-  const userRequests = metrics.counter({
+  const userRequests = metrics.routeCounter({
     name: 'authenticated_user_requests',
     help: 'Counter of authenticated requests broken out by username.',
     stability: 'ALPHA',
     labelNames: ['username'],
   });
-  const seriesOf = (result: string) => ({ attempts: attempts.labels(result), duration: duration.labels(result) });
+  const seriesOf = (result: string) => ({
+    attempts: attempts.child({ result }),
+    duration: duration.child({ result }),
+  });
   const byResult = { success: seriesOf('success'), failure: seriesOf('failure'), error: seriesOf('error') };
+  // compressUsername's few values: a bounded map.
+  const byUser = new Map<string, () => void>();
   const record = (result: 'success' | 'failure' | 'error', started: number): void => {
-    byResult[result].attempts.inc();
-    byResult[result].duration.observe((performance.now() - started) / 1000);
+    byResult[result].attempts();
+    byResult[result].duration((performance.now() - started) / 1000);
   };
   return {
     name: authenticator.name,
@@ -48,7 +53,13 @@ export function instrumentAuthenticator(authenticator: Authenticator, metrics: M
         return result;
       }
       record('success', started);
-      userRequests.inc({ username: compressUsername(result.user.name) });
+      const username = compressUsername(result.user.name);
+      let countUser = byUser.get(username);
+      if (!countUser) {
+        countUser = userRequests.child({ username });
+        byUser.set(username, countUser);
+      }
+      countUser();
       return result;
     },
   };

@@ -4,6 +4,7 @@
 // one place, so that no metric module has to know about them. One registry per server instance, never prom-client's
 // global one: tests run several gateways in one process.
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import { RouteCounter, RouteHistogram } from './route-series.js';
 
 export type StabilityLevel = 'ALPHA' | 'BETA' | 'STABLE';
 
@@ -58,6 +59,22 @@ export class MetricsRegistry {
     return this.register(descriptor, (config) => new Histogram<L>({ ...config, buckets: descriptor.buckets }));
   }
 
+  /** A counter of pre-resolved label sets, for the per-request path (route-series.ts). */
+  routeCounter(descriptor: MetricDescriptor<string>): RouteCounter {
+    return this.registerRoute(
+      descriptor,
+      (help, clean) => new RouteCounter(descriptor.name, help, descriptor.labelNames ?? [], clean),
+    );
+  }
+
+  routeHistogram(descriptor: MetricDescriptor<string> & { buckets: number[] }): RouteHistogram {
+    return this.registerRoute(
+      descriptor,
+      (help, clean) =>
+        new RouteHistogram(descriptor.name, help, descriptor.labelNames ?? [], descriptor.buckets, clean),
+    );
+  }
+
   /** Registers metric objects made elsewhere (prom-client's process metrics), except the disabled ones. */
   adopt(metrics: readonly Metric[]): void {
     for (const metric of metrics) {
@@ -86,18 +103,35 @@ export class MetricsRegistry {
     return deprecated <= current - 3;
   }
 
+  private annotatedHelp(descriptor: MetricDescriptor<string>): string {
+    const deprecation = descriptor.deprecatedVersion ? `(Deprecated from ${descriptor.deprecatedVersion}) ` : '';
+    return `${deprecation}[${descriptor.stability}] ${descriptor.help}`;
+  }
+
+  private served(descriptor: MetricDescriptor<string>): boolean {
+    this.known.add(descriptor.name);
+    return !this.options.disabledMetrics.has(descriptor.name) && !this.hidden(descriptor);
+  }
+
+  private registerRoute<M extends RouteCounter | RouteHistogram>(
+    descriptor: MetricDescriptor<string>,
+    create: (help: string, clean: ((labels: LabelValues) => LabelValues) | undefined) => M,
+  ): M {
+    const allowList = this.options.allowListLabels.get(descriptor.name);
+    const metric = create(this.annotatedHelp(descriptor), allowList && allowListCleaner(allowList));
+    if (this.served(descriptor)) this.registry.registerMetric(metric.asMetric());
+    return metric;
+  }
+
   private register<L extends string, M extends Counter<L> | Gauge<L> | Histogram<L>>(
     descriptor: MetricDescriptor<L>,
     create: (config: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) => M,
   ): M {
-    this.known.add(descriptor.name);
-    const served = !this.options.disabledMetrics.has(descriptor.name) && !this.hidden(descriptor);
-    const deprecation = descriptor.deprecatedVersion ? `(Deprecated from ${descriptor.deprecatedVersion}) ` : '';
     const metric = create({
       name: descriptor.name,
-      help: `${deprecation}[${descriptor.stability}] ${descriptor.help}`,
+      help: this.annotatedHelp(descriptor),
       labelNames: descriptor.labelNames ?? [],
-      registers: served ? [this.registry] : [],
+      registers: this.served(descriptor) ? [this.registry] : [],
     });
     const allowList = this.options.allowListLabels.get(descriptor.name);
     if (allowList) constrainLabels(metric, descriptor.labelNames ?? [], allowList);
@@ -105,23 +139,29 @@ export class MetricsRegistry {
   }
 }
 
-type LabelValues = Record<string, string | number>;
+export type LabelValues = Record<string, string>;
+
+function allowListCleaner(allowList: Map<string, Set<string>>): (labels: LabelValues) => LabelValues {
+  return (labels) => {
+    let copy: LabelValues | undefined;
+    for (const [label, allowed] of allowList) {
+      const value = labels[label];
+      if (value === undefined || allowed.has(value)) continue;
+      copy ??= { ...labels };
+      copy[label] = UNEXPECTED_LABEL_VALUE;
+    }
+    return copy ?? labels;
+  };
+}
 
 /**
  * Wraps the label-taking methods of one metric so that a value outside its label's allow-list is recorded as
  * "unexpected". Only metrics named in an allow-list pay for it.
  */
 function constrainLabels(metric: object, labelNames: readonly string[], allowList: Map<string, Set<string>>): void {
-  const clean = (labels: LabelValues): LabelValues => {
-    let copy: LabelValues | undefined;
-    for (const [label, allowed] of allowList) {
-      const value = labels[label];
-      if (value === undefined || allowed.has(String(value))) continue;
-      copy ??= { ...labels };
-      copy[label] = UNEXPECTED_LABEL_VALUE;
-    }
-    return copy ?? labels;
-  };
+  const cleanStrings = allowListCleaner(allowList);
+  const clean = (labels: Record<string, string | number>): LabelValues =>
+    cleanStrings(Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])));
   const target = metric as Record<string, (...args: unknown[]) => unknown>;
   for (const method of ['inc', 'dec', 'set', 'observe', 'startTimer']) {
     const original = target[method];

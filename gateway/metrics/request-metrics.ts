@@ -1,9 +1,8 @@
 // kube-apiserver's request metrics (k8s.io/apiserver/pkg/endpoints/metrics), same names, labels and buckets.
 // Recording is on every request's path, so label sets are resolved once per distinct (verb, resource, scope...) and
-// their prom-client children kept: a request then costs a Map lookup and the observations, not prom-client's
-// hashing of a label object per metric.
+// their records kept (route-series.ts): a request then costs a Map lookup and the observations, not prom-client's
+// checking and hashing of a label object per metric.
 import type { Context, Middleware, Next } from 'koa';
-import type { Counter, Histogram } from 'prom-client';
 import { isStatusError } from '../../api/meta/errors.js';
 import { requestInfoOf, requestQuery, type RequestInfo } from '../request/request-info.js';
 import { isLongRunning } from '../filters/max-in-flight.js';
@@ -64,10 +63,10 @@ interface Route {
 
 interface RouteSeries {
   route: Route;
-  duration: Histogram.Internal<string>;
-  sli: Histogram.Internal<string>;
-  size: Histogram.Internal<string>;
-  codes: Map<number, Counter.Internal>;
+  duration: (seconds: number) => void;
+  sli: (seconds: number) => void;
+  size: (bytes: number) => void;
+  codes: Map<number, () => void>;
 }
 
 export interface RequestMetrics {
@@ -108,27 +107,27 @@ function routeOf(ctx: Context, info: RequestInfo, served: ServedResources): Rout
 }
 
 export function createRequestMetrics(metrics: MetricsRegistry, served: ServedResources): RequestMetrics {
-  const total = metrics.counter({
+  const total = metrics.routeCounter({
     name: 'apiserver_request_total',
     help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
     stability: 'STABLE',
     labelNames: [...DRY_RUN_ROUTE_LABELS, 'code'],
   });
-  const duration = metrics.histogram({
+  const duration = metrics.routeHistogram({
     name: 'apiserver_request_duration_seconds',
     help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
     stability: 'STABLE',
     labelNames: DRY_RUN_ROUTE_LABELS,
     buckets: LATENCY_BUCKETS,
   });
-  const sli = metrics.histogram({
+  const sli = metrics.routeHistogram({
     name: 'apiserver_request_sli_duration_seconds',
     help: 'Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.',
     stability: 'ALPHA',
     labelNames: ROUTE_LABELS,
     buckets: LATENCY_BUCKETS,
   });
-  const sizes = metrics.histogram({
+  const sizes = metrics.routeHistogram({
     name: 'apiserver_response_sizes',
     help: 'Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.',
     stability: 'STABLE',
@@ -147,7 +146,7 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
     stability: 'ALPHA',
     labelNames: [...ROUTE_LABELS, 'code'],
   });
-  const filterDuration = metrics.histogram({
+  const filterDuration = metrics.routeHistogram({
     name: 'apiserver_request_filter_duration_seconds',
     help: 'Request filter latency distribution in seconds, for each filter type',
     stability: 'ALPHA',
@@ -170,32 +169,6 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
     },
   );
 
-  const series = new Map<string, RouteSeries>();
-  const seriesOf = (route: Route): RouteSeries => {
-    const key = `${route.verb}\0${route.dryRun}\0${route.group}\0${route.version}\0${route.resource}\0${route.subresource}\0${route.scope}`;
-    let found = series.get(key);
-    if (!found) {
-      const { verb, dryRun, group, version, resource, subresource, scope } = route;
-      found = {
-        route,
-        duration: duration.labels(verb, dryRun, group, version, resource, subresource, scope, COMPONENT),
-        sli: sli.labels(verb, group, version, resource, subresource, scope, COMPONENT),
-        size: sizes.labels(verb, group, version, resource, subresource, scope, COMPONENT),
-        codes: new Map(),
-      };
-      series.set(key, found);
-    }
-    return found;
-  };
-  const count = (route: RouteSeries, code: number): void => {
-    let counter = route.codes.get(code);
-    if (!counter) {
-      const { verb, dryRun, group, version, resource, subresource, scope } = route.route;
-      counter = total.labels(verb, dryRun, group, version, resource, subresource, scope, COMPONENT, String(code));
-      route.codes.set(code, counter);
-    }
-    counter.inc();
-  };
   const routeLabels = (route: Route) => ({
     verb: route.verb,
     group: route.group,
@@ -205,6 +178,42 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
     scope: route.scope,
     component: COMPONENT,
   });
+  // In upstream's order, dry_run second, as the exposition then reads.
+  const dryRunRouteLabels = (route: Route) => ({
+    verb: route.verb,
+    dry_run: route.dryRun,
+    group: route.group,
+    version: route.version,
+    resource: route.resource,
+    subresource: route.subresource,
+    scope: route.scope,
+    component: COMPONENT,
+  });
+  const series = new Map<string, RouteSeries>();
+  const seriesOf = (route: Route): RouteSeries => {
+    const key = `${route.verb}\0${route.dryRun}\0${route.group}\0${route.version}\0${route.resource}\0${route.subresource}\0${route.scope}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = routeLabels(route);
+      found = {
+        route,
+        duration: duration.child(dryRunRouteLabels(route)),
+        sli: sli.child(labels),
+        size: sizes.child(labels),
+        codes: new Map(),
+      };
+      series.set(key, found);
+    }
+    return found;
+  };
+  const count = (route: RouteSeries, code: number): void => {
+    let counter = route.codes.get(code);
+    if (!counter) {
+      counter = total.child({ ...dryRunRouteLabels(route.route), code: String(code) });
+      route.codes.set(code, counter);
+    }
+    counter();
+  };
 
   async function requestMetricsFilter(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
@@ -219,11 +228,11 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
         const finish = (): void => {
           const seconds = (performance.now() - started) / 1000;
           count(route, ctx.status);
-          route.duration.observe(seconds);
-          if (!longRunningRequest) route.sli.observe(seconds);
+          route.duration(seconds);
+          if (!longRunningRequest) route.sli(seconds);
           // Koa knows the length of a buffered body; a streamed one counts as 0.
           const size: number | undefined = ctx.response.length;
-          if (route.route.verb === 'GET' || route.route.verb === 'LIST') route.size.observe(size ?? 0);
+          if (route.route.verb === 'GET' || route.route.verb === 'LIST') route.size(size ?? 0);
           const held = state[LONG_RUNNING];
           if (held) longRunning.dec(held);
         };
@@ -248,11 +257,11 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
       return next();
     },
     timed(name, filter) {
-      const child = filterDuration.labels(name);
+      const observe = filterDuration.child({ filter: name });
       return function timedFilter(ctx, next) {
         const started = performance.now();
         return filter(ctx, () => {
-          child.observe((performance.now() - started) / 1000);
+          observe((performance.now() - started) / 1000);
           return next();
         });
       };
