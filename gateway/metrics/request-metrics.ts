@@ -179,16 +179,10 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
     component: COMPONENT,
   });
   // In upstream's order, dry_run second, as the exposition then reads.
-  const dryRunRouteLabels = (route: Route) => ({
-    verb: route.verb,
-    dry_run: route.dryRun,
-    group: route.group,
-    version: route.version,
-    resource: route.resource,
-    subresource: route.subresource,
-    scope: route.scope,
-    component: COMPONENT,
-  });
+  const dryRunRouteLabels = (route: Route) => {
+    const { verb, ...rest } = routeLabels(route);
+    return { verb, dry_run: route.dryRun, ...rest };
+  };
   const series = new Map<string, RouteSeries>();
   const seriesOf = (route: Route): RouteSeries => {
     const key = `${route.verb}\0${route.dryRun}\0${route.group}\0${route.version}\0${route.resource}\0${route.subresource}\0${route.scope}`;
