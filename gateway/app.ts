@@ -183,13 +183,11 @@ export function createGateway(deps: AppDeps): Gateway {
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
   app.use(
-    terminating(
-      createMaxInFlightFilter({
-        readOnly: deps.maxRequestsInflight ?? 400,
-        mutating: deps.maxMutatingRequestsInflight ?? 200,
-        onChange: requestMetrics?.inFlight,
-      }),
-    ),
+    createMaxInFlightFilter({
+      readOnly: deps.maxRequestsInflight ?? 400,
+      mutating: deps.maxMutatingRequestsInflight ?? 200,
+      onChange: requestMetrics?.inFlight,
+    }),
   );
   app.use(timed('authorization', createAuthorizationFilter(deps.authorizer)));
   if (requestMetrics) app.use(requestMetrics.admitted);

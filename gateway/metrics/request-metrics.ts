@@ -76,7 +76,7 @@ export interface RequestMetrics {
   readonly admitted: Middleware;
   /** Wraps a filter to record the time it takes before handing the request on. */
   timed(name: string, filter: Middleware): Middleware;
-  /** Wraps the in-flight limiter and the timeout filter: their own 429s and 504s are terminations. */
+  /** Wraps the timeout filter: its own 504s (not a handler's) are terminations. */
   terminating(filter: Middleware): Middleware;
   /** The in-flight limiter's counts changed (the gauge reports the highest since the last scrape, as upstream). */
   readonly inFlight: (readOnly: number, mutating: number) => void;
@@ -216,9 +216,12 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
       await next();
     } finally {
       const state = ctx.state as MetricsState;
-      if (state[ADMITTED] || ctx.status === 429) {
+      // The in-flight limiter's 429 is the only answer before authorization that upstream counts: a termination too.
+      const limited = !state[ADMITTED] && ctx.status === 429;
+      if (state[ADMITTED] || limited) {
         const longRunningRequest = isLongRunning(info);
         const route = seriesOf(routeOf(ctx, info, served));
+        if (limited) terminations.inc({ ...routeLabels(route.route), code: '429' });
         const finish = (): void => {
           const seconds = (performance.now() - started) / 1000;
           count(route, ctx.status);
@@ -273,7 +276,7 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
         try {
           await filter(ctx, inner);
         } catch (e) {
-          if (!innerSettled && isStatusError(e) && (e.code === 429 || e.code === 504)) {
+          if (!innerSettled && isStatusError(e) && e.code === 504) {
             const route = routeOf(ctx, requestInfoOf(ctx), served);
             terminations.inc({ ...routeLabels(route), code: String(e.code) });
           }

@@ -211,3 +211,28 @@ describe('request metrics', function () {
     }
   });
 });
+
+describe('request metrics of --request-timeout', function () {
+  this.timeout(30_000);
+  let gh: TestGatehouse;
+  before(async () => {
+    gh = await startTestGatehouse(['--storage-backend', 'memory', '--request-timeout=200ms']);
+  });
+  after(async () => gh?.close());
+
+  it('count the 504 of a request the timeout filter ended as a termination', async () => {
+    const current = BigInt((await gh.request('GET', '/api/v1/namespaces')).json().metadata.resourceVersion);
+    // A list at a revision not reached yet waits for it, past the request timeout.
+    const waiting = await gh.request(
+      'GET',
+      `/api/v1/namespaces?resourceVersion=${current + 5n}&resourceVersionMatch=NotOlderThan`,
+    );
+    expect(waiting.status, waiting.body).to.equal(504);
+    const text = (await gh.request('GET', '/metrics')).body;
+    const { dry_run: _, ...list } = route('LIST', 'namespaces', 'cluster');
+    expect(seriesOf(text, 'apiserver_request_terminations_total').get(labels({ ...list, code: '504' }))).to.equal(1);
+    expect(
+      seriesOf(text, 'apiserver_request_total').get(labels({ ...route('LIST', 'namespaces', 'cluster'), code: '504' })),
+    ).to.equal(1);
+  });
+});
