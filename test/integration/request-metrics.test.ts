@@ -2,10 +2,12 @@
 // and the bound on their series when clients send whatever paths, resources and user names they like.
 import { expect } from 'chai';
 import http2 from 'node:http2';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { eventually } from '../helpers/api.js';
 
 const ALICE = 'alice-token-request-metrics';
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
@@ -160,6 +162,23 @@ describe('request metrics', function () {
     // A non-resource path like /metrics: it went through authorization (only admitted requests are counted).
     const scrapes = seriesOf(await scrape(), 'apiserver_request_total');
     expect(scrapes.get(labels({ ...route('GET', '', ''), subresource: '/metrics/slis', code: '200' }))).to.equal(1);
+  });
+
+  it('counts failed TLS handshakes', async () => {
+    const { port } = new URL(gh.url);
+    // A client that does not trust the serving certificate ends the handshake with an alert.
+    await new Promise<void>((resolve) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: Number(port), servername: 'localhost' });
+      socket.on('error', () => resolve());
+      socket.on('secureConnect', () => {
+        socket.destroy();
+        resolve();
+      });
+    });
+    await eventually('a counted handshake error', async () => {
+      const count = seriesOf(await scrape(), 'apiserver_tls_handshake_errors_total').get('');
+      return count !== undefined && count >= 1;
+    });
   });
 
   it('keeps the series of every request metric bounded under 10,000 requests for random paths, resources and users', async () => {
