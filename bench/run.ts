@@ -23,6 +23,7 @@ import { gatewayCommand, gatewayNodeFlags, postgresCpuSeconds, REPO_ROOT, startG
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
 import { freshResultPath } from './results-file.js';
 import { runBackendScenarios } from './scenarios.js';
+import { formatMetricsCost, measureMetricsCost } from './metrics-cost.js';
 
 interface Backend {
   name: string;
@@ -170,6 +171,8 @@ async function main(): Promise<void> {
       }
       emit([...formatBackend(report, bare, pg), '']);
     }
+    say('request metrics cost: two memory-backend gateways, metrics on and off');
+    emit([...formatMetricsCost(await measureMetricsCost(say)), '']);
   } finally {
     await bareServer.stop();
     await postgresServer?.stop();

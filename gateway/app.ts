@@ -40,7 +40,11 @@ import {
 } from './handlers/virtual-resources.js';
 import { createSubresourceRegistry, type CreateSubresourceHandler } from './handlers/create-subresource.js';
 import { errors } from '../api/meta/errors.js';
-import type { Registry as MetricsRegistry } from 'prom-client';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import { createRequestMetrics } from './metrics/request-metrics.js';
+import { servedResources } from './metrics/served-resources.js';
+import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
+import { createHealthMetrics } from './metrics/health-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
@@ -74,8 +78,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Behaviour of the kinds' create-only subresources (the ServiceAccount token issuer). */
   createSubresources?: CreateSubresourceHandler[];
-  /** Served at GET /metrics (Prometheus text format) when given. */
-  metricsRegistry?: MetricsRegistry;
+  /** Served at GET /metrics and /metrics/slis (Prometheus text format) when given; requests are recorded into it. */
+  metrics?: ServerMetrics;
   /** Where audit events go (--audit-policy-file with a backend); without it requests only get their Audit-Id. */
   audit?: AuditSink;
 }
@@ -124,7 +128,20 @@ export function createGateway(deps: AppDeps): Gateway {
     virtual,
     createSubresourceRegistry(deps.createSubresources ?? []),
   );
-  const health = createHealthHandler(deps.health, { log: lineLog(logger) });
+  const metrics = deps.metrics;
+  const requestMetrics =
+    metrics?.recordRequests === true
+      ? createRequestMetrics(metrics.main, servedResources(kinds, virtual.listed()))
+      : undefined;
+  const health = createHealthHandler(deps.health, {
+    log: lineLog(logger),
+    onCheck: metrics ? createHealthMetrics(metrics.slis) : undefined,
+  });
+  const authenticator =
+    metrics && requestMetrics ? instrumentAuthenticator(deps.authenticator, metrics.main) : deps.authenticator;
+  // Without request metrics each wrapper is the filter itself: a build that records nothing pays nothing.
+  const timed = (name: string, filter: Koa.Middleware): Koa.Middleware => requestMetrics?.timed(name, filter) ?? filter;
+  const terminating = (filter: Koa.Middleware): Koa.Middleware => requestMetrics?.terminating(filter) ?? filter;
 
   const app = new Koa();
   // Clients that go away before their answer (a reset stream, a closed connection) are routine: each is a debug
@@ -156,6 +173,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // First, as upstream's WithAuditInit: every answer, refusals included, carries the Audit-Id.
   app.use(auditIdFilter);
   app.use(requestInfoFilter);
+  // Outside the status filter, so that it records the status a failure became.
+  if (requestMetrics) app.use(requestMetrics.filter);
   app.use(createStatusFilter(serializers, logger, clientEnded));
   // Hidden `*.k8s.io` aliases of stored kinds become the canonical group before anything authorizes or routes.
   app.use(createGroupAliasFilter(kinds));
@@ -163,26 +182,31 @@ export function createGateway(deps: AppDeps): Gateway {
   if (deps.audit) app.use(createFailedAuthenticationAuditFilter(deps.audit));
   // Why a credential was refused goes to the log (never the credential itself: authenticators' messages omit it).
   app.use(
-    createAuthenticationFilter(deps.authenticator, {
-      onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request'),
-    }),
+    timed(
+      'authentication',
+      createAuthenticationFilter(authenticator, {
+        onFailure: (reason) => logger.error({ err: reason }, 'Unable to authenticate the request'),
+      }),
+    ),
   );
   // Where upstream's WithAudit sits: the policy sees the authenticated user, and the event still records the
   // impersonated one and the refusals of every filter after it.
-  if (deps.audit) app.use(createAuditFilter(deps.audit));
+  if (deps.audit) app.use(timed('audit', createAuditFilter(deps.audit)));
   // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked,
   // then the impersonated identity is what authorization and every handler see.
-  app.use(createImpersonationFilter(deps.authorizer));
+  app.use(timed('impersonation', createImpersonationFilter(deps.authorizer)));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
   app.use(
     createMaxInFlightFilter({
       readOnly: deps.maxRequestsInflight ?? 400,
       mutating: deps.maxMutatingRequestsInflight ?? 200,
+      onChange: requestMetrics?.inFlight,
     }),
   );
-  app.use(createAuthorizationFilter(deps.authorizer));
-  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock));
+  app.use(timed('authorization', createAuthorizationFilter(deps.authorizer)));
+  if (requestMetrics) app.use(requestMetrics.admitted);
+  app.use(terminating(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock)));
   app.use(createCompression(deps.features));
   app.use(health);
   app.use(async function routes(ctx) {
@@ -192,10 +216,11 @@ export function createGateway(deps: AppDeps): Gateway {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
       if (discovery.handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
       if (openapi.handle(ctx)) return;
-      // /metrics is a non-resource path: the authorization filter has already checked `get` on it.
-      if (deps.metricsRegistry && ctx.path === '/metrics') {
-        ctx.type = deps.metricsRegistry.contentType;
-        ctx.body = await deps.metricsRegistry.metrics();
+      // Non-resource paths: the authorization filter has already checked `get` on them.
+      const served = ctx.path === '/metrics' ? metrics?.main : ctx.path === '/metrics/slis' ? metrics?.slis : undefined;
+      if (served) {
+        ctx.type = served.registry.contentType;
+        ctx.body = await served.registry.metrics();
         return;
       }
     }

@@ -28,7 +28,8 @@ import { loadServiceAccountKeys } from './authn/service-account-keys.js';
 import { serviceAccountTokenSubresources } from './handlers/token-request.js';
 import { clientAuthTlsOptions } from './authn/tls-client-auth.js';
 import { startAuthorization } from '../policies/build-authorizer.js';
-import { createAuthorizationMetrics } from '../policies/metrics.js';
+import { createAuthorizationMetrics } from './metrics/authorization-metrics.js';
+import { createServerMetrics, tlsHandshakeErrorCounter, unknownDisabledMetrics } from './metrics/server-metrics.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { admissionPlugins } from './admission/plugins.js';
@@ -181,7 +182,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
-  const metrics = createAuthorizationMetrics();
+  const serverMetrics = createServerMetrics(options.metrics, {
+    recordRequests: process.env.GATEHOUSE_REQUEST_METRICS !== 'off',
+  });
+  const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
   try {
@@ -225,7 +229,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       readBodyTimeoutMs: options.readBodyTimeoutMs,
       logger,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
-      metricsRegistry: metrics.registry,
+      metrics: serverMetrics,
       audit,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
@@ -257,12 +261,16 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       maxStreamsPerConnection: options.http2MaxStreamsPerConnection,
       goawayChance: options.goawayChance,
       headerTimeoutMs: options.readHeaderTimeoutMs,
+      onTlsHandshakeError: tlsHandshakeErrorCounter(serverMetrics),
       maxConnections: options.maxConnections ?? defaultMaxConnections(),
       logger,
       clock,
     },
     (req, res) => void handle(req, res),
   );
+  // Every metric exists by now: a --disabled-metrics name still unknown names none.
+  for (const name of unknownDisabledMetrics(serverMetrics))
+    log(`warning: --disabled-metrics: metric ${name} is not registered, nothing to disable`);
   let port: number;
   try {
     port = await listen(secure.server, options.securePort, options.bindAddress);

@@ -15,6 +15,8 @@ export interface InFlightLimits {
   readOnly: number;
   /** Every other verb; 0: no limit. */
   mutating: number;
+  /** Told the counts each time one changes (apiserver_current_inflight_requests). */
+  onChange?: (readOnly: number, mutating: number) => void;
 }
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
@@ -46,11 +48,13 @@ export function createMaxInFlightFilter(limits: InFlightLimits) {
     }
     if (isMutating) mutating++;
     else readOnly++;
+    limits.onChange?.(readOnly, mutating);
     try {
       await next();
     } finally {
       if (isMutating) mutating--;
       else readOnly--;
+      limits.onChange?.(readOnly, mutating);
     }
   };
 }

@@ -153,6 +153,8 @@ export function createHealthChecks(opts: HealthChecksOptions = {}): HealthChecks
 export interface HealthHandlerOptions {
   /** Receives the reasons the public body withholds. */
   log?: (line: string) => void;
+  /** Told each check's outcome (the /metrics/slis health check metrics). */
+  onCheck?: (endpoint: HealthEndpoint, name: string, ok: boolean) => void;
 }
 
 function send(ctx: Context, status: number, body: string): void {
@@ -167,6 +169,7 @@ const PATH = /^\/(healthz|livez|readyz)(?:\/(.+?))?\/?$/;
 /** Serves GET/HEAD on the health paths and passes everything else on. */
 export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOptions = {}) {
   const log = opts.log ?? (() => {});
+  const onCheck = opts.onCheck ?? (() => {});
   return async function healthHandler(ctx: Context, next: Next): Promise<void> {
     const match = PATH.exec(ctx.path);
     if (!match || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
@@ -182,8 +185,10 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
         if (!one) return next();
         try {
           await one.check(controller.signal);
+          onCheck(endpoint, one.name, true);
           send(ctx, 200, 'ok');
         } catch (e) {
+          onCheck(endpoint, one.name, false);
           log(`[-]${one.name} failed: ${(e as Error).message}`);
           send(ctx, 500, `internal server error: ${(e as Error).message}\n`);
         }
@@ -203,8 +208,10 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
           if (excluded.has(c.name)) return { name: c.name, excluded: true as const };
           try {
             await c.check(controller.signal);
+            onCheck(endpoint, c.name, true);
             return { name: c.name, ok: true as const };
           } catch (e) {
+            onCheck(endpoint, c.name, false);
             return { name: c.name, error: e as Error };
           }
         }),

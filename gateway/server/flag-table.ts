@@ -6,6 +6,7 @@ import { AUTHORIZATION_FLAGS } from './authorization-flags.js';
 import { AUDIT_FLAGS } from '../audit/audit-flags.js';
 import type { FlagSpec } from './flag-primitives.js';
 import { LOGGING_FLAGS } from './logging-flags.js';
+import { METRICS_FLAGS } from '../metrics/flags.js';
 import { STORAGE_URL_ENV } from './storage-options.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
@@ -226,6 +227,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   ...AUTHORIZATION_FLAGS,
   ...AUDIT_FLAGS,
   ...LOGGING_FLAGS,
+  ...METRICS_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */

@@ -14,6 +14,8 @@ import { parseRequestHeaderOptions, type RequestHeaderOptions } from '../authn/r
 import { parseAuthorizationOptions } from './authorization-options.js';
 import { parseAuditOptions, type AuditOptions } from '../audit/audit-flags.js';
 import { expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } from './logging-flags.js';
+import { parseMetricOptions } from '../metrics/flags.js';
+import type { MetricOptions } from '../metrics/registration.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
 import {
   OptionsError,
@@ -32,6 +34,8 @@ export { STORAGE_URL_ENV } from './storage-options.js';
 export { OptionsError } from './flag-primitives.js';
 
 export interface GatehouseOptions extends LoggingOptions {
+  /** --disabled-metrics, --show-hidden-metrics-for-version, --allow-metric-labels[-manifest] (metrics/flags.ts). */
+  metrics: MetricOptions;
   securePort: number;
   bindAddress: string;
   tlsCertFile?: string;
@@ -310,5 +314,6 @@ export function parseOptions(
     warnings: storage.warnings,
     help: parseBoolFlag('help', last('help')),
     ...parseLoggingOptions(last, parseIntFlag, invalid),
+    metrics: parseMetricOptions((name) => seen.get(name), cwd),
   };
 }

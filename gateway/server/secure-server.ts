@@ -37,6 +37,8 @@ export interface SecureServerOptions {
   headerTimeoutMs?: number;
   /** Connections open at once (--max-connections); those beyond are closed on accept. 0: no cap. */
   maxConnections?: number;
+  /** Counts failed TLS handshakes (apiserver_tls_handshake_errors_total). */
+  onTlsHandshakeError?: () => void;
   /** Refused and timed-out connections: one debug line each, summed up at info at most once a minute. */
   logger?: Logger;
 }
@@ -92,6 +94,7 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   // Failed handshakes and broken sessions are the clients' doing (a scanner, an untrusted certificate, a closed
   // laptop); Node ends the connection either way, and a line each is worth having only while debugging.
   server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: { remoteAddress?: string; remotePort?: number }) => {
+    opts.onTlsHandshakeError?.();
     logger.debug(
       { srcIP: `${socket.remoteAddress}:${socket.remotePort}`, code: err.code, reason: err.message },
       'TLS handshake error',

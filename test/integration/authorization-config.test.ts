@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Attributes } from '../../policies/authorizer.js';
 import { startAuthorization } from '../../policies/build-authorizer.js';
 import type { AuthorizationChain } from '../../policies/config/authorization-chain.js';
-import { createAuthorizationMetrics } from '../../policies/metrics.js';
+import { createAuthorizationMetrics } from '../../gateway/metrics/authorization-metrics.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { expectFailure } from '../helpers/api.js';
 import { startTestWebhook, webhookEntry, type TestWebhook } from '../helpers/webhook-server.js';

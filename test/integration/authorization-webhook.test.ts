@@ -9,7 +9,8 @@ import { expect } from 'chai';
 import type { Attributes, Authorizer, RuleResolver } from '../../policies/authorizer.js';
 import { startAuthorization } from '../../policies/build-authorizer.js';
 import type { AuthorizationChain } from '../../policies/config/authorization-chain.js';
-import { createAuthorizationMetrics, type AuthorizationMetrics } from '../../policies/metrics.js';
+import type { AuthorizationMetrics } from '../../policies/metrics.js';
+import { createAuthorizationMetrics } from '../../gateway/metrics/authorization-metrics.js';
 import {
   startTestWebhook,
   webhookEntry,
