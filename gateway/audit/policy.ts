@@ -2,7 +2,7 @@
 // the validation upstream applies (errors name the file and the rule's index), and the checker that picks a request's
 // level: the first rule that matches wins, no match means None.
 import { readFileSync } from 'node:fs';
-import yaml from 'js-yaml';
+import { decodeYamlDocument } from '../../policies/config/yaml-document.js';
 import type { Attributes } from '../../policies/authorizer.js';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
@@ -142,15 +142,9 @@ function parseRule(value: unknown, index: number): PolicyRule {
 export function parseAuditPolicy(text: string, source: string): AuditPolicy {
   let doc: unknown;
   try {
-    doc = yaml.load(text);
+    doc = decodeYamlDocument(text);
   } catch (e) {
-    const { mark, reason, message } = e as {
-      mark?: { line: number; column: number };
-      reason?: string;
-      message: string;
-    };
-    const where = mark ? ` line ${mark.line + 1} column ${mark.column + 1}:` : '';
-    throw new AuditPolicyError(`failed decoding audit policy file ${source}:${where} ${reason ?? message}`);
+    throw new AuditPolicyError(`failed decoding audit policy file ${source}: ${(e as Error).message}`);
   }
   try {
     if (!isObj(doc)) throw new AuditPolicyError('not a Policy object');

@@ -2,7 +2,7 @@
 // options.ts, which spreads the table into its own and calls the parser.
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { decodeYamlDocument } from '../../policies/config/yaml-document.js';
 import { OptionsError, invalid, type FlagSpec } from '../server/flag-primitives.js';
 import { CURRENT_RELEASE, type MetricOptions } from './registration.js';
 
@@ -87,7 +87,7 @@ function readManifest(file: string): Record<string, unknown> {
   }
   let parsed: unknown;
   try {
-    parsed = yaml.load(text);
+    parsed = decodeYamlDocument(text);
   } catch (e) {
     throw invalid('allow-metric-labels-manifest', file, `failed to parse allow list manifest: ${(e as Error).message}`);
   }

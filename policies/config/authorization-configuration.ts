@@ -5,7 +5,7 @@
 // unauthorizedTTL 30s. Match conditions are compiled here, so a file with a bad expression never loads.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { decodeYamlDocument } from './yaml-document.js';
 import { fieldErrorMessage, fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import { dns1123Subdomain } from '../../api/meta/validation.js';
 import { compileCel, CelCompileError, type CelProgram } from '../cel/index.js';
@@ -374,9 +374,9 @@ export function validateAuthorizationConfig(doc: unknown): AuthorizationConfig {
 export function parseAuthorizationConfig(text: string, file = 'authorization configuration'): AuthorizationConfig {
   let doc: unknown;
   try {
-    doc = yaml.load(text, { filename: file });
+    doc = decodeYamlDocument(text);
   } catch (e) {
-    throw new AuthorizationConfigError(`error decoding ${file}: ${(e as Error).message.split('\n')[0]}`);
+    throw new AuthorizationConfigError(`error decoding ${file}: ${(e as Error).message}`);
   }
   return validateAuthorizationConfig(doc);
 }

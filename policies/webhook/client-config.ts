@@ -5,7 +5,7 @@
 // credential.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { decodeYamlDocument } from '../config/yaml-document.js';
 
 export interface WebhookClientConfig {
   /** https:// (or http://) URL the SubjectAccessReview is POSTed to. */
@@ -41,9 +41,9 @@ export function loadWebhookClientConfig(file: string): WebhookClientConfig {
   }
   let doc: unknown;
   try {
-    doc = yaml.load(text);
+    doc = decodeYamlDocument(text);
   } catch (e) {
-    throw new Error(`unable to parse webhook client configuration ${file}: ${(e as Error).message.split('\n')[0]}`, {
+    throw new Error(`unable to parse webhook client configuration ${file}: ${(e as Error).message}`, {
       cause: e,
     });
   }
