@@ -6,6 +6,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceNewerThan } from '../bin/stale-build.js';
 import { trackChild, trackDir } from './cleanup.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,16 +25,6 @@ export type StartResult = { ok: true; server: ServerProcess } | { ok: false; rea
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * The compiled gateway when dist/ is at least as new as the sources (`make bench` builds first); otherwise the
  * sources through tsx, so that `node --import tsx bench/run.ts` never measures a stale build.
@@ -41,11 +32,8 @@ function newestMtime(dir: string): number {
 export function gatewayCommand(): { args: string[]; label: string } {
   const compiled = path.join(REPO_ROOT, 'dist/gateway/main.js');
   if (existsSync(compiled)) {
-    const built = statSync(compiled).mtimeMs;
-    const sources = Math.max(
-      ...['api', 'backends', 'gateway', 'policies'].map((d) => newestMtime(path.join(REPO_ROOT, d))),
-    );
-    if (built >= sources) return { args: [compiled], label: 'dist (compiled)' };
+    const stale = sourceNewerThan(REPO_ROOT, statSync(compiled).mtimeMs);
+    if (stale === undefined) return { args: [compiled], label: 'dist (compiled)' };
   }
   return {
     args: ['--import', 'tsx', path.join(REPO_ROOT, 'gateway/main.ts')],
