@@ -2,13 +2,14 @@
 // the authorization webhook's client. A failed delivery (no answer, or an answer that is not 2xx) is retried with
 // exponential backoff when it may pass on a second try (no answer, 429, 5xx); a 4xx is final.
 import { loadWebhookClientConfig } from '../../policies/webhook/client-config.js';
+import { backoffDelay, DEFAULT_RETRY_BACKOFF, pause, type RetryBackoff } from '../../policies/webhook/backoff.js';
 import { createJsonPoster } from '../../policies/webhook/post-json.js';
 import { EVENT_API_VERSION } from './event.js';
 import type { BatchSender } from './buffered.js';
 
 export interface WebhookSenderOptions {
   configFile: string;
-  /** The wait before the first retry; each next one is 1.5 times longer (upstream's factor), up to RETRIES. */
+  /** The wait before the first retry; each next one longer by upstream's webhook backoff, up to RETRIES. */
   initialBackoffMs: number;
   /** One POST's bound. */
   timeoutMs?: number;
@@ -44,31 +45,20 @@ export function createWebhookSender(opts: WebhookSenderOptions): BatchSender {
     if (status >= 200 && status < 300) return;
     throw new DeliveryError(`the audit webhook answered ${status}`, status === 429 || status >= 500);
   };
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        closing.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      closing.signal.addEventListener('abort', done);
-    });
+  const backoff: RetryBackoff = { ...DEFAULT_RETRY_BACKOFF, initialMs: opts.initialBackoffMs, steps: RETRIES + 1 };
 
   return {
     name: 'webhook',
     async send(lines) {
       const body = `{"kind":"EventList","apiVersion":"${EVENT_API_VERSION}","metadata":{},"items":[${lines.join(',')}]}`;
-      let wait = opts.initialBackoffMs;
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 1; ; attempt++) {
         try {
           return await postOnce(body);
         } catch (e) {
-          if (!(e instanceof DeliveryError) || !e.retriable || attempt >= RETRIES || closing.signal.aborted) throw e;
+          if (!(e instanceof DeliveryError) || !e.retriable || attempt >= backoff.steps || closing.signal.aborted)
+            throw e;
         }
-        // Jitter spreads the retries of several replicas that lost the same receiver at once.
-        await pause(wait * (1 + Math.random() * 0.2));
-        wait *= 1.5;
+        await pause(backoffDelay(backoff, attempt), closing.signal);
       }
     },
     close() {

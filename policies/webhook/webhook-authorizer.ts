@@ -4,6 +4,8 @@
 // timeout and the caller's signal. A failed call, a timeout, a non-2xx status or a malformed answer falls to the
 // failure policy: NoOpinion lets later authorizers decide, Deny ends the chain. Details of failures go to the log and
 // metrics, never into the client's 403 message.
+import { backoffDelay, DEFAULT_RETRY_BACKOFF, pause, type RetryBackoff } from './backoff.js';
+export { DEFAULT_RETRY_BACKOFF, type RetryBackoff } from './backoff.js';
 import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from '../authorizer.js';
 import type { CelProgram } from '../cel/index.js';
 import type { AuthorizationMetrics } from '../metrics.js';
@@ -40,38 +42,10 @@ export interface WebhookAuthorizer extends Authorizer, RuleResolver {
   close(): void;
 }
 
-export interface RetryBackoff {
-  initialMs: number;
-  factor: number;
-  /** Each wait is stretched by up to this fraction, so that many servers do not retry in step. */
-  jitter: number;
-  /** Attempts in all (1 = no retry). */
-  steps: number;
-}
-
-/** Upstream's default webhook retry backoff. */
-export const DEFAULT_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
-
 export interface WebhookDeps {
   metrics?: AuthorizationMetrics;
   log?: (line: string) => void;
   retryBackoff?: RetryBackoff;
-}
-
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 type Failure = 'error' | 'timeout' | 'malformed';
@@ -148,7 +122,6 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     // Connection failures, 429 and 5xx are retried with backoff (as upstream's webhook client does), always within
     // the one timeout.
     let response;
-    let delay = backoff.initialMs;
     let started = 0;
     for (let attempt = 1; ; attempt++) {
       started = performance.now();
@@ -168,8 +141,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
         retryable = `HTTP ${response.status}`;
       }
       if (attempt >= backoff.steps) return failed('error', retryable!);
-      if (!(await pause(delay * (1 + Math.random() * backoff.jitter), bounded))) return gaveUp(performance.now());
-      delay *= backoff.factor;
+      if (!(await pause(backoffDelay(backoff, attempt), bounded))) return gaveUp(performance.now());
     }
     const seconds = () => (performance.now() - started) / 1000;
     let status: SarStatus;
