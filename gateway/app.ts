@@ -141,7 +141,6 @@ export function createGateway(deps: AppDeps): Gateway {
     metrics && requestMetrics ? instrumentAuthenticator(deps.authenticator, metrics.main) : deps.authenticator;
   // Without request metrics each wrapper is the filter itself: a build that records nothing pays nothing.
   const timed = (name: string, filter: Koa.Middleware): Koa.Middleware => requestMetrics?.timed(name, filter) ?? filter;
-  const terminating = (filter: Koa.Middleware): Koa.Middleware => requestMetrics?.terminating(filter) ?? filter;
 
   const app = new Koa();
   // Clients that go away before their answer (a reset stream, a closed connection) are routine: each is a debug
@@ -206,7 +205,7 @@ export function createGateway(deps: AppDeps): Gateway {
   );
   app.use(timed('authorization', createAuthorizationFilter(deps.authorizer)));
   if (requestMetrics) app.use(requestMetrics.admitted);
-  app.use(terminating(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock)));
+  app.use(createTimeoutFilter(deps.requestTimeoutMs ?? 60_000, deps.clock, requestMetrics?.terminated));
   app.use(createCompression(deps.features));
   app.use(health);
   app.use(async function routes(ctx) {

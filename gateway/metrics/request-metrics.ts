@@ -3,7 +3,6 @@
 // their records kept (route-series.ts): a request then costs a Map lookup and the observations, not prom-client's
 // checking and hashing of a label object per metric.
 import type { Context, Middleware, Next } from 'koa';
-import { isStatusError } from '../../api/meta/errors.js';
 import { requestInfoOf, requestQuery, type RequestInfo } from '../request/request-info.js';
 import { isLongRunning } from '../filters/max-in-flight.js';
 import type { MetricsRegistry } from './registration.js';
@@ -76,8 +75,8 @@ export interface RequestMetrics {
   readonly admitted: Middleware;
   /** Wraps a filter to record the time it takes before handing the request on. */
   timed(name: string, filter: Middleware): Middleware;
-  /** Wraps the timeout filter: its own 504s (not a handler's) are terminations. */
-  terminating(filter: Middleware): Middleware;
+  /** The timeout filter answered the request itself (504): a termination. */
+  readonly terminated: (ctx: Context, code: number) => void;
   /** The in-flight limiter's counts changed (the gauge reports the highest since the last scrape, as upstream). */
   readonly inFlight: (readOnly: number, mutating: number) => void;
 }
@@ -263,26 +262,9 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
         });
       };
     },
-    terminating(filter) {
-      return async function terminationsFilter(ctx, next) {
-        let innerSettled = false;
-        const inner = async (): Promise<void> => {
-          try {
-            await next();
-          } finally {
-            innerSettled = true;
-          }
-        };
-        try {
-          await filter(ctx, inner);
-        } catch (e) {
-          if (!innerSettled && isStatusError(e) && e.code === 504) {
-            const route = routeOf(ctx, requestInfoOf(ctx), served);
-            terminations.inc({ ...routeLabels(route), code: String(e.code) });
-          }
-          throw e;
-        }
-      };
+    terminated: (ctx, code) => {
+      const route = routeOf(ctx, requestInfoOf(ctx), served);
+      terminations.inc({ ...routeLabels(route), code: String(code) });
     },
     inFlight: (readOnly, mutating) => {
       current = { readOnly, mutating };
