@@ -334,9 +334,23 @@ describe('kubectl test/cmd: apply, diff, delete, wait', function () {
     for (const name of ['test-1', 'test-2'])
       await ok('patch', 'rs', name, '-n', ns, '--type=merge', `-p={"metadata":{"finalizers":["${holder}"]}}`);
     await ok('delete', 'replicaset', '--all', '-n', ns, '--wait=false');
-    const waiting = env.kubectl.stream(['wait', '-n', ns, 'replicaset', '--for=delete', '--all', '--timeout=30s']);
+    // -v=6 logs each request once answered: releasing a ReplicaSet before kubectl has listed it would drop it from
+    // the --all set, so each is released only once kubectl's watch on it is open.
+    const waiting = env.kubectl.stream([
+      'wait',
+      '-v=6',
+      '-n',
+      ns,
+      'replicaset',
+      '--for=delete',
+      '--all',
+      '--timeout=30s',
+    ]);
     try {
       for (const name of ['test-1', 'test-2']) {
+        await waiting.waitForLine(new RegExp(`replicasets\\?.*fieldSelector=metadata.name%3D${name}&.*watch=true`), {
+          on: 'stderr',
+        });
         await ok('patch', 'rs', name, '-n', ns, '--type=merge', '-p={"metadata":{"finalizers":null}}');
         await waiting.waitForLine(new RegExp(`^replicaset.apps/${name} condition met$`));
       }

@@ -29,8 +29,11 @@ export interface KubectlStream {
   readonly lines: string[];
   /** Everything written to stderr so far. */
   stderr(): string;
-  /** Resolves with the index of the first line at or after `from` that matches; rejects after timeoutMs or on exit. */
-  waitForLine(match: RegExp, opts?: { from?: number; timeoutMs?: number }): Promise<number>;
+  /**
+   * Resolves with the index of the first line at or after `from` that matches; rejects after timeoutMs or on exit.
+   * `on: 'stderr'` looks at stderr's lines instead, where kubectl -v=6 logs each request once its answer has come.
+   */
+  waitForLine(match: RegExp, opts?: { from?: number; timeoutMs?: number; on?: 'stdout' | 'stderr' }): Promise<number>;
   /** Whether the process is still running. */
   running(): boolean;
   /** Ends the process (SIGTERM, then SIGKILL) and resolves with what it printed. */
@@ -117,7 +120,9 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
   const stream = (args: string[], opts: { requestTimeout?: string } = {}): KubectlStream => {
     const child = start(args, opts.requestTimeout ?? '60s');
     const lines: string[] = [];
+    const stderrLines: string[] = [];
     let partial = '';
+    let stderrPartial = '';
     let stderr = '';
     let exited = false;
     const listeners = new Set<() => void>();
@@ -133,6 +138,10 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
     });
     child.stderr!.on('data', (d: string) => {
       stderr += d;
+      const parts = (stderrPartial + d).split('\n');
+      stderrPartial = parts.pop()!;
+      stderrLines.push(...parts);
+      notify();
     });
     const closed = new Promise<KubectlResult>((resolve) => {
       child.on('close', (code, signal) => {
@@ -143,11 +152,15 @@ export async function createKubectl(kubeconfigPath: string): Promise<Kubectl> {
       });
     });
 
-    const waitForLine = (match: RegExp, o: { from?: number; timeoutMs?: number } = {}): Promise<number> =>
+    const waitForLine = (
+      match: RegExp,
+      o: { from?: number; timeoutMs?: number; on?: 'stdout' | 'stderr' } = {},
+    ): Promise<number> =>
       new Promise((resolve, reject) => {
         const from = o.from ?? 0;
+        const searched = o.on === 'stderr' ? stderrLines : lines;
         const check = (): void => {
-          const i = lines.findIndex((l, idx) => idx >= from && match.test(l));
+          const i = searched.findIndex((l, idx) => idx >= from && match.test(l));
           if (i >= 0) return done(() => resolve(i));
           if (exited)
             done(() =>
