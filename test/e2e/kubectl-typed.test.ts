@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { everyType } from '../helpers/every-type.js';
 import { parseColumns } from '../helpers/kubectl.js';
 import { RBAC, RBAC_V1, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
-import { eventually, uniqueName } from '../helpers/api.js';
+import { uniqueName } from '../helpers/api.js';
 import { gatehouseWithKubectl } from '../helpers/kubectl-suite.js';
 
 const K8S = 'rbac.authorization.k8s.io';
@@ -423,9 +423,7 @@ describe('kubectl typed clients and printers', function () {
     // -v=6 logs each request: kubectl prints nothing for an empty list, so its log says when the watch is open.
     const watch = env.kubectl.stream(['get', 'rolebindings', '-A', '-w', '-v=6']);
     try {
-      await eventually('the watch request to be answered', async () =>
-        /rolebindings\?.*watch=true.* 200 OK/.test(watch.stderr()),
-      );
+      await watch.waitForLine(/rolebindings\?.*watch=true.* 200 OK/, { on: 'stderr' });
       await env.kubectl.ok([
         'create',
         'rolebinding',
