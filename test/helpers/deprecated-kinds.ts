@@ -2,7 +2,7 @@
 // ones (startTestGatehouse's `kinds`): Widget at widgets.platform.io (alias widgets.k8s.io) in v1 and in a
 // deprecated v1beta1 that names every part of a deprecation, and Gadget, whose only version names the deprecating
 // release alone. They borrow ConfigMap's schema and rules; both Widget versions share one set of stored objects, as
-// the versions of one resource do.
+// the versions of one resource do, but nothing converts between them: an object keeps the apiVersion it was written in.
 import { configMap } from '../../api/core/v1/config-map.js';
 import { builtinKinds } from '../../api/register.js';
 import type { KindDefinition } from '../../api/scheme.js';
