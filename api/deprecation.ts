@@ -12,7 +12,7 @@ export interface VersionDeprecation {
    * IsDeprecated. Absent: deprecated in every release (a CRD version's `deprecated: true`).
    */
   deprecatedIn?: Release;
-  /** The first release that no longer serves the version: the warning's "unavailable in" and the audit's removed release. */
+  /** The first release that no longer serves the version (the warning's "unavailable in", the removed release). */
   removedIn?: Release;
   /** What clients should move to. */
   replacement?: { group: string; version: string; kind: string };
