@@ -3,6 +3,7 @@
 import type { KObject } from './meta/types.js';
 import type { FieldError } from './meta/field-errors.js';
 import type { JSONSchema } from './schema.js';
+import type { VersionDeprecation } from './deprecation.js';
 
 export interface TableColumn {
   name: string;
@@ -56,6 +57,12 @@ export interface KindDefinition {
    * the client asked in, in the object and in the references inside it (mapReferencedGroups).
    */
   groupAliases?: string[];
+  /**
+   * This version is deprecated: requests to it (the resource and its own-kind status, under every group name) get a
+   * Warning header, audit annotations and apiserver_requested_deprecated_apis. Subresources that answer another kind
+   * (`scale`, `token`) are that kind's requests and are not announced, as upstream decides by the path's kind.
+   */
+  deprecation?: VersionDeprecation;
   /**
    * The object with every API group its references name (RBAC bindings' roleRef and subjects) passed through `map`:
    * a copy when something changed, else the object itself. Answers through an alias name the alias group with it.

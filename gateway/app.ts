@@ -45,6 +45,8 @@ import { createRequestMetrics } from './metrics/request-metrics.js';
 import { servedResources } from './metrics/served-resources.js';
 import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
+import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
+import { createDeprecationNotices } from './handlers/deprecated-versions.js';
 import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
@@ -133,6 +135,7 @@ export function createGateway(deps: AppDeps): Gateway {
     metrics?.recordRequests === true
       ? createRequestMetrics(metrics.main, servedResources(kinds, virtual.listed()))
       : undefined;
+  const deprecations = createDeprecationNotices(kinds, deps.version, metrics && createDeprecationMetrics(metrics.main));
   const health = createHealthHandler(deps.health, {
     log: lineLog(logger),
     onCheck: metrics ? createHealthMetrics(metrics.slis) : undefined,
@@ -210,7 +213,10 @@ export function createGateway(deps: AppDeps): Gateway {
   app.use(health);
   app.use(async function routes(ctx) {
     const info = requestInfoOf(ctx);
-    if (info.isResourceRequest) return resources(ctx);
+    if (info.isResourceRequest) {
+      deprecations(ctx, info);
+      return resources(ctx);
+    }
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
       if (discovery.handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
