@@ -159,6 +159,30 @@ describe('deploy/prometheus', () => {
       /SUCCESS/,
     );
   });
+
+  it(
+    promtool ? 'has panels whose queries parse' : 'has panels whose queries parse (skipped: no promtool on the PATH)',
+    function () {
+      if (!promtool) this.skip();
+      // Grafana substitutes its variables first; promtool parses a recording rule's expression as Prometheus would.
+      const rules = dashboard().panels.flatMap((p) =>
+        (p.targets ?? []).map((t) => ({
+          record: `dashboard:panel_${p.id}:${t.refId}`,
+          expr: t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$instance', '.*'),
+        })),
+      );
+      expect(rules.map((r) => r.expr).join(' ')).not.to.contain('$');
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'gatehouse-dashboard-promql-'));
+      try {
+        const file = path.join(dir, 'dashboard-rules.yaml');
+        writeFileSync(file, yaml.dump({ groups: [{ name: 'dashboard', rules }] }));
+        const checked = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+        expect(checked.status, checked.stdout + checked.stderr).to.equal(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('deploy/grafana', () => {
