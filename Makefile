@@ -7,7 +7,7 @@ TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration
 # The tests that need no Gatehouse, PostgreSQL, kubectl or Python client: the PostgreSQL backend's tests are left out.
 UNIT_SPECS ?= 'test/unit/**/*.test.ts' 'backends/memory/**/*.test.ts' 'backends/embedded/**/*.test.ts'
 
-.PHONY: install build run test test-unit typecheck lint format coverage clean bench perf-check postgres-binaries python-client
+.PHONY: install build run test test-unit typecheck lint format coverage clean bench perf-check postgres-binaries python-client promtool
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -53,9 +53,17 @@ python-client:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-kubernetes; \
 	else echo "the Kubernetes Python client is missing: install the Debian package python3-kubernetes"; exit 1; fi
 
+## promtool, which checks deploy/prometheus/alerts.yaml (test/unit/deploy-monitoring.test.ts); installed when missing.
+promtool:
+	@if command -v promtool >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing promtool (Debian package prometheus)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
+	else echo "promtool is missing: install the Debian package prometheus (apt-get install prometheus)"; exit 1; fi
+
 ## The whole suite: lint, type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
 ## The image's own build (deploy/tsconfig.image.json, the server without the test suites) is type-checked first.
-test: lint build postgres-binaries python-client
+test: lint build postgres-binaries python-client promtool
 	npx tsc --noEmit -p deploy/tsconfig.image.json
 	npx mocha $(TEST_SPECS)
 
