@@ -19,6 +19,7 @@ import { sameResourceList } from '../quota/quantities.js';
 import { countedNames, isUnservedEvaluatorName } from '../quota/resource-names.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
+import { setMaxListeners } from 'node:events';
 import { cloneJson } from '../../api/meta/clone.js';
 
 const internalWrite = (): WriteContext => ({
@@ -50,6 +51,9 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
   const debounceMs = opts.debounceMs ?? 50;
   const retryMs = opts.retryMs ?? 500;
   const abort = new AbortController();
+  // One watch loop, so one abort listener, per namespaced kind: a number that grows with the kinds served, which is
+  // no leak, so Node's warning past ten listeners is only noise here.
+  setMaxListeners(0, abort.signal);
   const tracked = registry.stores.filter((s) => s.def.namespaced);
   /** Quota resource name → the store whose objects it counts. */
   const countedBy = new Map<string, ResourceStore>();
@@ -191,21 +195,22 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       onEvent: onQuotaEvent,
     }),
     // A kind stored as another's objects (events.platform.io Events) changes when that one does: one watch serves both.
-    ...tracked
-      .filter((s) => s !== quotaStore && !s.def.storedAs)
-      .map((store) =>
-        runWatchLoop({
-          storage: store.storage,
-          prefix: store.prefix(''),
-          signal: abort.signal,
-          log: opts.log,
-          retryMs,
-          name: `resourcequota-controller ${store.def.resource}`,
-          // A relist may hide deletions: recount everything.
-          onList: () => scheduleAll('full'),
-          onEvent: onObjectEvent,
-        }),
-      ),
+    // Versions of one kind share their objects: one watch per stored prefix.
+    ...[
+      ...new Map(tracked.filter((s) => s !== quotaStore && !s.def.storedAs).map((s) => [s.prefix(''), s])).values(),
+    ].map((store) =>
+      runWatchLoop({
+        storage: store.storage,
+        prefix: store.prefix(''),
+        signal: abort.signal,
+        log: opts.log,
+        retryMs,
+        name: `resourcequota-controller ${store.def.resource}`,
+        // A relist may hide deletions: recount everything.
+        onList: () => scheduleAll('full'),
+        onEvent: onObjectEvent,
+      }),
+    ),
   ];
   const resync = setInterval(() => scheduleAll('full'), opts.resyncMs ?? 5 * 60_000);
   resync.unref();
