@@ -360,6 +360,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
         clearTimeout(timer);
       }
     },
+    watchCacheStats: () => cache.stats(),
     async close() {
       if (closed) return;
       closed = true;
