@@ -45,6 +45,7 @@ import { createRequestMetrics } from './metrics/request-metrics.js';
 import { servedResources } from './metrics/served-resources.js';
 import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
+import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
@@ -121,6 +122,7 @@ export function createGateway(deps: AppDeps): Gateway {
     clock: deps.clock ?? realClock,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
     logger,
+    watchMetrics: deps.metrics && createWatchMetrics(deps.metrics, kinds, deps.storage),
   };
   const resources = createResourceRouter(
     registry,
