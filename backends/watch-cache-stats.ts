@@ -11,6 +11,8 @@ export interface WatchCacheStats {
   readonly initializations: number;
   /** Writes that entered the cache since it opened (not those it was filled with), per resource prefix. */
   readonly eventsReceived: ReadonlyMap<string, number>;
+  /** Watchers ended for falling too far behind (their bounded queue overflowed), per resource prefix of the watch. */
+  readonly terminatedWatchers: ReadonlyMap<string, number>;
 }
 
 /** The resource prefix of `key`: up to and including its fourth '/', or its last when it has fewer. */

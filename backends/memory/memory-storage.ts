@@ -94,15 +94,17 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
   // Committed entries waiting for disk, oldest first, and the newest revision known to be durable.
   const unrevealed: LogEntry[] = [];
   let durable = visible;
+  // The store is its own watch cache, filled once (from the durable copy, for the embedded backend) when it opens.
+  const received = new PrefixCounter();
+  const overflowed = new PrefixCounter();
   const hub = createWatchHub({
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
     bufferLimit: opts.watchBufferLimit ?? 10_000,
     currentRevision: () => visible,
+    overflowed,
   });
   const waiters = new Set<RevisionWaiter>();
   const lister = createHistoryLister(history);
-  // The store is its own watch cache, filled once (from the durable copy, for the embedded backend) when it opens.
-  const received = new PrefixCounter();
   let closed = false;
   let broken: StorageError | undefined;
 
@@ -360,7 +362,12 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
       history.compact(now() - historyWindowMs, visible);
       return history.compacted();
     },
-    watchCacheStats: () => ({ revision: visible, initializations: 1, eventsReceived: received.counts }),
+    watchCacheStats: () => ({
+      revision: visible,
+      initializations: 1,
+      eventsReceived: received.counts,
+      terminatedWatchers: overflowed.counts,
+    }),
     async close() {
       if (closed) return;
       closed = true;

@@ -37,7 +37,8 @@ export interface ReadCache {
   count(prefix: string, revision: bigint): number;
   /** Replaces the contents with a fresh snapshot of the database; resolves with its revision. */
   reload(): Promise<bigint>;
-  stats(): WatchCacheStats;
+  /** The cache's part of the statistics; the watchers are the watch hub's. */
+  stats(): Omit<WatchCacheStats, 'terminatedWatchers'>;
 }
 
 interface State {

@@ -9,6 +9,7 @@
 // Events are counted on every watch's path, once per event per watcher: each watch resolves its two series once when
 // it opens, and an event then costs a counter increment and a bucket walk. Watch-cache figures are counters the
 // backend keeps (backends/watch-cache-stats.ts), read when /metrics is scraped.
+import type { Counter } from 'prom-client';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Storage } from '../../backends/storage.js';
 import type { WatchCacheStats } from '../../backends/watch-cache-stats.js';
@@ -94,6 +95,14 @@ function registerWatchCacheMetrics(
   if (!storage.watchCacheStats) return;
   const stats = (): WatchCacheStats => storage.watchCacheStats!();
   const resources = watchCacheResources(kinds);
+  /** Sets `counter` to the backend's totals per resource prefix, for the prefixes of served resources. */
+  const fill = (counter: Counter<'resource'>, totals: ReadonlyMap<string, number>): void => {
+    counter.reset();
+    for (const { prefix, resource } of resources) {
+      const total = totals.get(prefix);
+      if (total !== undefined) counter.inc({ resource }, total);
+    }
+  };
   registry.counter(
     {
       name: 'apiserver_watch_cache_events_received_total',
@@ -102,12 +111,18 @@ function registerWatchCacheMetrics(
       labelNames: ['resource'],
     },
     function collect() {
-      const { eventsReceived } = stats();
-      this.reset();
-      for (const { prefix, resource } of resources) {
-        const received = eventsReceived.get(prefix);
-        if (received !== undefined) this.inc({ resource }, received);
-      }
+      fill(this, stats().eventsReceived);
+    },
+  );
+  registry.counter(
+    {
+      name: 'apiserver_terminated_watchers_total',
+      help: 'Counter of watchers closed due to unresponsiveness broken by resource type.',
+      stability: 'ALPHA',
+      labelNames: ['resource'],
+    },
+    function collect() {
+      fill(this, stats().terminatedWatchers);
     },
   );
   // One store caches every resource, so each resource's cache was filled (and reached a revision) with all others.
