@@ -179,6 +179,38 @@ describe('watch metrics', function () {
     });
   });
 
+  it('with GATEHOUSE_REQUEST_METRICS=off records no watch events, and still reports the watch cache', async () => {
+    const saved = process.env.GATEHOUSE_REQUEST_METRICS;
+    process.env.GATEHOUSE_REQUEST_METRICS = 'off';
+    let gh: TestGatehouse | undefined;
+    try {
+      gh = await startTestGatehouse(['--storage-backend', 'memory']);
+    } finally {
+      if (saved === undefined) delete process.env.GATEHOUSE_REQUEST_METRICS;
+      else process.env.GATEHOUSE_REQUEST_METRICS = saved;
+    }
+    try {
+      const ns = await createNamespace(gh, 'off');
+      const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=1`, {
+        ca: gh.ca,
+        token: gh.adminToken,
+      });
+      try {
+        expect((await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('a') })).status).to.equal(
+          201,
+        );
+        expect((await w.next()).type).to.equal('ADDED');
+      } finally {
+        w.close();
+      }
+      const text = await scrape(gh);
+      expect(text).not.to.include('apiserver_watch_events');
+      expect(value(text, 'apiserver_watch_cache_events_received_total', { resource: 'configmaps' })).to.equal(1);
+    } finally {
+      await gh.close();
+    }
+  });
+
   describe('watch-cache figures of each backend', () => {
     let postgres: TestPostgres;
     before(async () => {
