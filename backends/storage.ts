@@ -15,6 +15,7 @@
 // decodes rows, say); the rule for callers is the same. The exception is TryUpdate: its callback always receives a
 // private, mutable copy. Objects a caller passes in stay the caller's: a backend copies what it keeps.
 import type { KObject } from '../api/meta/types.js';
+import type { WatchCacheStats } from './watch-cache-stats.js';
 
 export type StorageErrorCode =
   | 'NotFound' // key absent (at the requested revision)
@@ -162,4 +163,6 @@ export interface Storage {
   /** Throws (Unavailable) when the backend cannot serve. */
   readiness(): Promise<void>;
   close(): Promise<void>;
+  /** What the backend's watch cache has done (watch-cache-stats.ts); absent for a backend that keeps none. */
+  watchCacheStats?(): WatchCacheStats;
 }

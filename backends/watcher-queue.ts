@@ -37,7 +37,13 @@ type Step = IteratorResult<StorageEvent, undefined>;
 /** The step of an ended watch, shared by every iterator over storage events. */
 export const FINISHED: Step = Object.freeze({ done: true, value: undefined });
 
-export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; onEnd: () => void }): WatcherQueue<T> {
+export function createWatcherQueue<T>(opts: {
+  key: string;
+  bufferLimit: number;
+  onEnd: () => void;
+  /** Called once when the bound ends the watcher (for the watch-cache statistics). */
+  onOverflow?: () => void;
+}): WatcherQueue<T> {
   let queue: (T | Bookmark)[] = [];
   // Index of the next queued item, so dequeueing is O(1) without shifting the array.
   let next = 0;
@@ -80,6 +86,7 @@ export function createWatcherQueue<T>(opts: { key: string; bufferLimit: number; 
       if (done) return;
       queue.push(item);
       if (queue.length - next > opts.bufferLimit) {
+        opts.onOverflow?.();
         self.end(
           new StorageError(
             'Expired',
@@ -181,7 +188,7 @@ function isBookmark(item: unknown): item is Bookmark {
  * back ended: the caller registers nothing.
  */
 export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
-  opts: { key: string; bufferLimit: number; signal: AbortSignal },
+  opts: { key: string; bufferLimit: number; signal: AbortSignal; onOverflow?: () => void },
   make: (queue: WatcherQueue<T>) => W,
   unregister: (watcher: W) => void,
 ): W {
@@ -192,6 +199,7 @@ export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
   const queue = createWatcherQueue<T>({
     key: opts.key,
     bufferLimit: opts.bufferLimit,
+    onOverflow: opts.onOverflow,
     onEnd: () => {
       signal.removeEventListener('abort', onAbort);
       if (opened.watcher) unregister(opened.watcher);

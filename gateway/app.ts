@@ -47,6 +47,7 @@ import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
 import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
 import { createDeprecationNotices } from './handlers/deprecated-versions.js';
+import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 
 export interface AppDeps {
@@ -123,6 +124,7 @@ export function createGateway(deps: AppDeps): Gateway {
     clock: deps.clock ?? realClock,
     readBodyTimeoutMs: deps.readBodyTimeoutMs ?? 32_000,
     logger,
+    watchMetrics: deps.metrics && createWatchMetrics(deps.metrics, kinds, deps.storage),
   };
   const resources = createResourceRouter(
     registry,

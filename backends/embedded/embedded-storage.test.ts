@@ -91,6 +91,22 @@ describe('embedded storage', () => {
     expect(rv(d)).to.equal(current + 1n);
   });
 
+  it('counts as received the writes after a restart, not the log it was filled from, and one fill', async () => {
+    let s = await reopen();
+    await s.create(key('a'), cm('a'));
+    await s.create(key('b'), cm('b'));
+    expect(s.watchCacheStats?.().eventsReceived).to.deep.equal(new Map([['/registry/configmaps/ns1/', 2]]));
+    const current = await s.currentRevision();
+    await s.close();
+
+    s = await reopen();
+    expect(s.watchCacheStats?.()).to.deep.include({ revision: current, initializations: 1 });
+    expect(s.watchCacheStats?.().eventsReceived).to.deep.equal(new Map());
+    await s.delete(key('a'));
+    expect(s.watchCacheStats?.()).to.deep.include({ revision: current + 1n });
+    expect(s.watchCacheStats?.().eventsReceived).to.deep.equal(new Map([['/registry/configmaps/ns1/', 1]]));
+  });
+
   it('serves a watch from a revision written before the restart, then the live events', async () => {
     let s = await reopen();
     const a1 = await s.create(key('a'), cm('a', { v: '1' }));

@@ -3,6 +3,7 @@ import { decodeContinue, encodeContinue } from '../continue-token.js';
 import { isStorageError, StorageError, type StorageEvent } from '../storage.js';
 import { describeStorageConformance } from '../testing/conformance.js';
 import { createMemoryStorage } from './memory-storage.js';
+import { resourcePrefixOf } from '../watch-cache-stats.js';
 
 describeStorageConformance('memory', async (opts) => createMemoryStorage(opts));
 
@@ -73,6 +74,52 @@ describe('memory storage', () => {
     let caught: unknown;
     await pending.catch((e: unknown) => (caught = e));
     expect(isStorageError(caught, 'Unavailable')).to.equal(true);
+  });
+});
+
+describe('memory storage watch-cache statistics', () => {
+  it('files keys under their first three segments, the level of one resource, and shorter keys under their parent', () => {
+    expect(resourcePrefixOf('/registry/core/configmaps/ns1/a')).to.equal('/registry/core/configmaps/');
+    expect(resourcePrefixOf('/registry/core/nodes/n1')).to.equal('/registry/core/nodes/');
+    expect(resourcePrefixOf('/registry/apps/replicasets/')).to.equal('/registry/apps/replicasets/');
+    expect(resourcePrefixOf('/registry/configmaps/a')).to.equal('/registry/configmaps/');
+    expect(resourcePrefixOf('/r/0')).to.equal('/r/');
+  });
+
+  it('follows the revision, counts each write received and each watcher the buffer bound ended, per resource', async () => {
+    const s = createMemoryStorage({ watchBufferLimit: 2 });
+    expect(s.watchCacheStats()).to.deep.equal({
+      revision: await s.currentRevision(),
+      initializations: 1,
+      eventsReceived: new Map(),
+      terminatedWatchers: new Map(),
+    });
+    const aborted = s
+      .watch('/registry/core/pods/ns1/', { revision: await s.currentRevision(), recursive: true }, AbortSignal.abort())
+      [Symbol.asyncIterator]();
+    const slow = s
+      .watch(
+        '/registry/core/pods/',
+        { revision: await s.currentRevision(), recursive: true },
+        new AbortController().signal,
+      )
+      [Symbol.asyncIterator]();
+    for (let i = 0; i < 3; i++) await s.create(`/registry/core/pods/ns1/p${i}`, cm(`p${i}`));
+    const last = await s.create('/registry/apps/replicasets/ns1/r', cm('r'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const stats = s.watchCacheStats();
+    expect(stats.revision).to.equal(BigInt(last.metadata.resourceVersion!));
+    expect(stats.eventsReceived).to.deep.equal(
+      new Map([
+        ['/registry/core/pods/', 3],
+        ['/registry/apps/replicasets/', 1],
+      ]),
+    );
+    // The aborted watch ended of its own accord: only the one that fell behind counts.
+    expect(stats.terminatedWatchers).to.deep.equal(new Map([['/registry/core/pods/', 1]]));
+    expect(isStorageError(await slow.next().catch((e: unknown) => e), 'Expired')).to.equal(true);
+    await aborted.return?.();
+    await s.close();
   });
 });
 

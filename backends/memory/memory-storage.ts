@@ -39,6 +39,7 @@ import { failedWatch } from '../watcher-queue.js';
 import { createWatchHub } from './watch-hub.js';
 import { checkPreconditions, contentJson, intake, notFound } from '../storage-support.js';
 import { cloneJson } from '../../api/meta/clone.js';
+import { PrefixCounter, type WatchCacheStats } from '../watch-cache-stats.js';
 
 export interface MemoryStorageOptions {
   /** How long writes stay readable at their revision and replayable to watchers. Default 5 minutes. */
@@ -66,6 +67,7 @@ export interface MemoryStorage extends Storage {
   snapshot(upTo: bigint): HistorySnapshot;
   /** The compaction mark, after compacting to the history window: what snapshot() would take as its base now. */
   compactedNow(): bigint;
+  watchCacheStats(): WatchCacheStats;
 }
 
 interface RevisionWaiter {
@@ -92,10 +94,14 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
   // Committed entries waiting for disk, oldest first, and the newest revision known to be durable.
   const unrevealed: LogEntry[] = [];
   let durable = visible;
+  // The store is its own watch cache, filled once (from the durable copy, for the embedded backend) when it opens.
+  const received = new PrefixCounter();
+  const overflowed = new PrefixCounter();
   const hub = createWatchHub({
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
     bufferLimit: opts.watchBufferLimit ?? 10_000,
     currentRevision: () => visible,
+    overflowed,
   });
   const waiters = new Set<RevisionWaiter>();
   const lister = createHistoryLister(history);
@@ -121,6 +127,7 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
 
   function reveal(entry: LogEntry): void {
     visible = entry.revision;
+    received.add(entry.key);
     hub.publish(entry);
     for (const w of waiters) if (w.revision <= entry.revision) w.resolve();
   }
@@ -355,6 +362,12 @@ export function createMemoryStorage(opts: MemoryStorageOptions = {}): MemoryStor
       history.compact(now() - historyWindowMs, visible);
       return history.compacted();
     },
+    watchCacheStats: () => ({
+      revision: visible,
+      initializations: 1,
+      eventsReceived: received.counts,
+      terminatedWatchers: overflowed.counts,
+    }),
     async close() {
       if (closed) return;
       closed = true;

@@ -7,12 +7,15 @@ import type { StorageEvent } from '../storage.js';
 import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js';
 import { openWatcher, selects, type WatchSelector } from '../watcher-queue.js';
 import type { LogEntry } from './revision-history.js';
+import type { PrefixCounter } from '../watch-cache-stats.js';
 
 export interface WatchHubOptions {
   bookmarkIntervalMs: number;
   /** Queued events per watcher before it is ended with Expired. */
   bufferLimit: number;
   currentRevision: () => bigint;
+  /** Counts, by the watch's key, the watchers the buffer bound ended. */
+  overflowed?: PrefixCounter;
 }
 
 export interface WatchRequest extends WatchSelector {
@@ -84,7 +87,12 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   return {
     open(request, replay, signal) {
       const w = openWatcher<LogEntry, Watcher>(
-        { key: request.key, bufferLimit: opts.bufferLimit, signal },
+        {
+          key: request.key,
+          bufferLimit: opts.bufferLimit,
+          signal,
+          onOverflow: () => opts.overflowed?.add(request.key),
+        },
         (queue) => ({
           request,
           position: replay.length > 0 ? replay[replay.length - 1].revision : request.revision,

@@ -11,6 +11,7 @@ import { describeStorageConformance, type ConformanceStorageOptions } from '../t
 import { createLogReader } from './log-reader.js';
 import type { Db } from './queries.js';
 import { createReadCache } from './read-cache.js';
+import { resourcePrefixOf } from '../watch-cache-stats.js';
 import { createSessions } from './transaction.js';
 import { dropDatabaseOf, freshDatabase, open, perTestInstances, sqlState } from './test-support.js';
 
@@ -53,6 +54,25 @@ describe('postgres storage', function () {
     const replayed = watch(b, PREFIX, rv(created) - 1n);
     await replayed.until(rv(updated) + 1n);
     expect(replayed.events).to.deep.equal(events);
+  });
+
+  it('counts a watcher the buffer bound ended in the watch-cache statistics, under its resource prefix', async () => {
+    const a = await instance(await freshDatabase(), { pollIntervalMs: 60_000, watchBufferLimit: 2 });
+    const start = await a.currentRevision();
+    const slow = a.watch(`${PREFIX}ns1/`, { revision: start, recursive: true }, new AbortController().signal);
+    const iterator = slow[Symbol.asyncIterator]();
+    // The first step opens the watch; once the first write reached it, the watcher is live.
+    const first = iterator.next();
+    const keeping = watch(a, PREFIX, start);
+    const o0 = await a.create(key('ns1', 'o0'), configMap('o0'));
+    expect((await first).value).to.deep.include({ type: 'ADDED', key: key('ns1', 'o0') });
+    await keeping.until(rv(o0));
+    let last = 0n;
+    for (let i = 1; i < 4; i++) last = rv(await a.create(key('ns1', `o${i}`), configMap(`o${i}`)));
+    // The watcher that keeps up got these rows in the same fan-outs as the slow one: three queued, one past the bound.
+    await keeping.until(last);
+    expect(isStorageError(await iterator.next().catch((e: unknown) => e), 'Expired')).to.equal(true);
+    expect(a.watchCacheStats?.().terminatedWatchers).to.deep.equal(new Map([[resourcePrefixOf(key('ns1', 'o0')), 1]]));
   });
 
   it('reaches a server at an IPv6 address: writes, reads and its log reader all connect', async () => {
@@ -172,6 +192,9 @@ describe('postgres storage', function () {
     });
     try {
       expect(lost).to.deep.equal([compacted]);
+      // A second fill; the rows it was filled with are no events received.
+      expect(cache.stats()).to.deep.include({ initializations: 2, revision: await a.currentRevision() });
+      expect(cache.stats().eventsReceived).to.deep.equal(new Map());
       expect(reader.delivered()).to.equal(await a.currentRevision());
       expect(
         cache.list({ prefix: PREFIX, start: PREFIX, revision: cache.current(), predicate: EVERYTHING, limit: Infinity })
@@ -181,6 +204,7 @@ describe('postgres storage', function () {
       reader.wake(rv(later));
       expect(await reader.waitFor(rv(later), 5_000)).to.equal(true);
       expect(cache.get(key('ns1', 'later'), rv(later))).to.deep.equal(later);
+      expect(cache.stats().eventsReceived).to.deep.equal(new Map([[resourcePrefixOf(key('ns1', 'later')), 1]]));
     } finally {
       await reader.close();
       await sql.end();

@@ -37,6 +37,7 @@ import { createWatchHub } from './watch-hub.js';
 import { createWriter } from './writer.js';
 import { isObject } from '../../api/meta/types.js';
 import { checkPreconditions, intake, notFound, watchOpenedOnFirstStep } from '../storage-support.js';
+import { PrefixCounter } from '../watch-cache-stats.js';
 
 export interface PostgresStorageOptions {
   /** postgres://user:password@host:port/database; never logged with its password. */
@@ -97,7 +98,9 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       : error;
   }
 
+  const overflowed = new PrefixCounter();
   const hub = createWatchHub({
+    overflowed,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
     bufferLimit: opts.watchBufferLimit ?? 10_000,
     delivered: () => reader.delivered(),
@@ -360,6 +363,7 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
         clearTimeout(timer);
       }
     },
+    watchCacheStats: () => ({ ...cache.stats(), terminatedWatchers: overflowed.counts }),
     async close() {
       if (closed) return;
       closed = true;

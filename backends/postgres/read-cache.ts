@@ -15,6 +15,7 @@ import { createHistoryLister, type HistoryListRequest, type HistoryLister } from
 import { StorageError, type ListResult } from '../storage.js';
 import { decodeObject, readSnapshot, type KeyRow, type ReplayRow } from './queries.js';
 import type { Sessions } from './transaction.js';
+import { PrefixCounter, type WatchCacheStats } from '../watch-cache-stats.js';
 
 export type ListRequest = HistoryListRequest;
 
@@ -36,6 +37,8 @@ export interface ReadCache {
   count(prefix: string, revision: bigint): number;
   /** Replaces the contents with a fresh snapshot of the database; resolves with its revision. */
   reload(): Promise<bigint>;
+  /** The cache's part of the statistics; the watchers are the watch hub's. */
+  stats(): Omit<WatchCacheStats, 'terminatedWatchers'>;
 }
 
 interface State {
@@ -83,6 +86,8 @@ async function load(sessions: Sessions): Promise<State> {
 
 export async function createReadCache(sessions: Sessions): Promise<ReadCache> {
   let state = await load(sessions);
+  let initializations = 1;
+  const received = new PrefixCounter();
 
   function settleMark(): void {
     const { history, mark } = state;
@@ -97,7 +102,11 @@ export async function createReadCache(sessions: Sessions): Promise<ReadCache> {
 
     apply(rows, compacted) {
       const { history } = state;
-      const entries = rows.map((row) => (row.revision > history.current() ? replayRow(history, row) : undefined));
+      const entries = rows.map((row) => {
+        if (row.revision <= history.current()) return undefined;
+        received.add(row.key);
+        return replayRow(history, row);
+      });
       if (compacted > state.mark) state.mark = compacted;
       settleMark();
       return entries;
@@ -116,7 +125,10 @@ export async function createReadCache(sessions: Sessions): Promise<ReadCache> {
 
     async reload() {
       state = await load(sessions);
+      initializations++;
       return state.history.current();
     },
+
+    stats: () => ({ revision: state.history.current(), initializations, eventsReceived: received.counts }),
   };
 }

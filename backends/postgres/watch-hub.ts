@@ -13,6 +13,7 @@ import { createDeferredFanOut, type FanOutWatcher } from '../deferred-fan-out.js
 import { openWatcher, selects, type WatchSelector } from '../watcher-queue.js';
 import { decodeObject, type LogChunk, type LogRow } from './queries.js';
 import type { LogEntry } from '../memory/revision-history.js';
+import type { PrefixCounter } from '../watch-cache-stats.js';
 
 export interface WatchHubOptions {
   bookmarkIntervalMs: number;
@@ -22,6 +23,8 @@ export interface WatchHubOptions {
   delivered: () => bigint;
   /** One catch-up chunk: rows after `after` under `prefix`, with the compaction mark of the same snapshot. */
   readLog: (after: bigint, limit: number, prefix: string) => Promise<LogChunk>;
+  /** Counts, by the watch's key, the watchers the buffer bound ended. */
+  overflowed?: PrefixCounter;
 }
 
 export interface WatchRequest extends WatchSelector {
@@ -152,7 +155,12 @@ export function createWatchHub(opts: WatchHubOptions): WatchHub {
   return {
     open(request, signal) {
       const w = openWatcher<LogRow, Watcher>(
-        { key: request.key, bufferLimit: opts.bufferLimit, signal },
+        {
+          key: request.key,
+          bufferLimit: opts.bufferLimit,
+          signal,
+          onOverflow: () => opts.overflowed?.add(request.key),
+        },
         (queue) => ({
           request,
           position: request.revision,

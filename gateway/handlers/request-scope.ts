@@ -18,6 +18,7 @@ import { mayCompress } from '../filters/compression.js';
 import { closeAfterAnswer } from '../server/connection.js';
 import type { Logger } from '../server/logger.js';
 import type { Clock } from '../server/clock.js';
+import type { WatchMetrics } from '../metrics/watch-metrics.js';
 import { auditOf } from '../audit/request-audit.js';
 
 export interface HandlerDeps {
@@ -32,6 +33,8 @@ export interface HandlerDeps {
   readBodyTimeoutMs?: number;
   /** Failures no client is told the details of (a watch that broke after its headers were sent). */
   logger: Logger;
+  /** Counts and sizes the events each watch sends (absent: not recorded). */
+  watchMetrics?: WatchMetrics;
 }
 
 export interface ResourceRequest {

@@ -23,6 +23,17 @@ export function chunkOf(frame: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`, 'latin1'), frame, CRLF]);
 }
 
+/** The length of the frame inside a chunk chunkOf made: what the event weighs without the HTTP framing. */
+export function chunkDataLength(chunk: Buffer): number {
+  // chunk = <hex digits of n> CRLF <n bytes> CRLF: the n whose digit count makes the total add up.
+  for (let digits = 1; ; digits++) {
+    const n = chunk.length - 4 - digits;
+    let needed = 1;
+    for (let v = n >>> 4; v > 0; v >>>= 4) needed++;
+    if (needed === digits) return n;
+  }
+}
+
 /** Resolves once `stream` drained or `res` closed, for a write that returned false. */
 export function drained(stream: NodeJS.WritableStream, res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve) => {

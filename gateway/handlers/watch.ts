@@ -27,11 +27,13 @@ import { isHttp2 } from '../server/connection.js';
 import { watchDurationMs } from './watch-timeout.js';
 import { realClock } from '../server/clock.js';
 import { auditOf } from '../audit/request-audit.js';
-import { chunkOf, directChunkWriter, drained } from './watch-frame-writer.js';
+import { chunkDataLength, chunkOf, directChunkWriter, drained } from './watch-frame-writer.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 type ClientEvent = { type: string; object: unknown };
+
+const notRecorded = (): void => undefined;
 
 const frames = new WeakMap<StorageEvent, Map<string, Buffer>>();
 
@@ -199,9 +201,12 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
 
   // Under HTTP/2 frames go to the stream itself: the compatibility response only forwards each write to it.
   const sink: NodeJS.WritableStream = http2Stream ?? res;
+  // Resolved once here: every event then costs the watch metrics no label lookup.
+  const sent = deps.watchMetrics?.recorder(store.def) ?? notRecorded;
   /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
   const send = (frame: Buffer): Promise<void> | undefined => {
     if (closed()) return undefined;
+    sent(frame.length);
     return sink.write(frame) ? undefined : drained(sink, res);
   };
   const sendShared = (
@@ -211,7 +216,9 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   ): Promise<void> | undefined => {
     if (!direct) return send(sharedFrame(event, variant.frame, encode));
     if (closed()) return undefined;
-    return direct(sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode))));
+    const chunk = sharedFrame(event, variant.chunk, () => chunkOf(sharedFrame(event, variant.frame, encode)));
+    sent(chunkDataLength(chunk));
+    return direct(chunk);
   };
   const write = (event: ClientEvent): Promise<void> | undefined => send(target.serializer.encodeWatchEvent(event));
 

@@ -44,8 +44,12 @@ export class MetricsRegistry {
 
   constructor(private readonly options: MetricOptions = defaultMetricOptions()) {}
 
-  counter<L extends string>(descriptor: MetricDescriptor<L>): Counter<L> {
-    return this.register(descriptor, (config) => new Counter<L>(config));
+  /** `collect`, when given, fills the counter at each scrape: for totals kept elsewhere (a backend's counters). */
+  counter<L extends string>(
+    descriptor: MetricDescriptor<L>,
+    collect?: (this: Counter<L>) => void | Promise<void>,
+  ): Counter<L> {
+    return this.register(descriptor, (config) => new Counter<L>({ ...config, collect }));
   }
 
   gauge<L extends string>(

@@ -26,6 +26,20 @@ describe('metrics registration', () => {
     expect(text).to.include('# HELP test_old (Deprecated from 1.31) [BETA] Old.\n');
   });
 
+  it('fills a counter given a collect at each scrape, with the totals it reads then', async () => {
+    const registry = new MetricsRegistry();
+    const totals = new Map([['a', 3]]);
+    registry.counter({ name: 'test_kept_total', help: 'Kept.', stability: 'ALPHA', labelNames: ['key'] }, function () {
+      this.reset();
+      for (const [key, total] of totals) this.inc({ key }, total);
+    });
+    expect(await registry.registry.metrics()).to.include('test_kept_total{key="a"} 3\n');
+    totals.set('a', 5).set('b', 0);
+    const text = await registry.registry.metrics();
+    expect(text).to.include('test_kept_total{key="a"} 5\n');
+    expect(text).to.include('test_kept_total{key="b"} 0\n');
+  });
+
   it('hides metrics deprecated three releases ago or earlier; --show-hidden-metrics-for-version=1.31 shows those of 1.29 only', () => {
     const plain = new MetricsRegistry();
     const names = ['1.30', '1.29', '1.28'].map((v) => deprecatedIn(plain, v));

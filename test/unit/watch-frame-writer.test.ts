@@ -8,7 +8,12 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { chunkOf, directChunkWriter, type DirectChunkWriter } from '../../gateway/handlers/watch-frame-writer.js';
+import {
+  chunkDataLength,
+  chunkOf,
+  directChunkWriter,
+  type DirectChunkWriter,
+} from '../../gateway/handlers/watch-frame-writer.js';
 import { selfSignedClientCert } from '../helpers/pki.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -66,6 +71,11 @@ describe('watch frames written straight to the connection', () => {
     });
     const viaWrite = Buffer.from(body(await rawExchange(server, (port) => net.connect(port, '127.0.0.1'))), 'latin1');
     expect(viaWrite.toString('latin1')).to.equal(`${chunkOf(frame).toString('latin1')}0\r\n\r\n`);
+  });
+
+  it('tells the length of the frame inside a chunk (what the watch metrics count), at every size-line width', () => {
+    for (const length of [0, 1, 15, 16, 255, 256, 4095, 4096, 65535, 65536, 1 << 20])
+      expect(chunkDataLength(chunkOf(Buffer.alloc(length, 'x'))), `a frame of ${length} bytes`).to.equal(length);
   });
 
   it('over HTTP/1.1 keeps direct chunks and res.write in the order they were made, framed as one body', async () => {
