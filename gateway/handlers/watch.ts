@@ -179,6 +179,9 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
   ctx.respond = false;
   const http2Stream = isHttp2(ctx.req) ? ctx.req.stream : undefined;
   const http2 = http2Stream !== undefined;
+  // Resolved once here: every event then costs the watch metrics no label lookup. Counted open before the headers
+  // go out, so that a client holding them is already a registered watcher.
+  const recording = deps.watchMetrics?.opened(store.def);
   // HTTP/2 frames the body itself and forbids the HTTP/1.1 framing header.
   res.writeHead(
     200,
@@ -201,8 +204,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
 
   // Under HTTP/2 frames go to the stream itself: the compatibility response only forwards each write to it.
   const sink: NodeJS.WritableStream = http2Stream ?? res;
-  // Resolved once here: every event then costs the watch metrics no label lookup.
-  const sent = deps.watchMetrics?.recorder(store.def) ?? notRecorded;
+  const sent = recording?.sent ?? notRecorded;
   /** Writes one frame; a promise only when the client is behind and the caller must wait for it. */
   const send = (frame: Buffer): Promise<void> | undefined => {
     if (closed()) return undefined;
@@ -274,6 +276,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
       }
     } finally {
       cleanup();
+      recording?.closed();
       if (!res.writableEnded) res.end();
     }
   })();

@@ -3,8 +3,9 @@
 // group, version and kind served; 1.34 moved them to resource) and what the storage's watch cache did
 // (pkg/storage/cacher/metrics: apiserver_watch_cache_*, by resource as `<resource>.<group>`, 1.32's single label).
 //
-// apiserver_registered_watchers is not here: upstream deprecated it in 1.23 and removed it in 1.25 in favour of
-// apiserver_longrunning_requests{verb="WATCH"}, which request-metrics.ts keeps.
+// apiserver_registered_watchers (open watches by group, version and kind) left upstream in 1.25 for
+// apiserver_longrunning_requests{verb="WATCH"}, which request-metrics.ts keeps too; it stays here because dashboards
+// and alerts written against older kube-apiservers still ask for it, and it costs one gauge step per watch.
 //
 // Events are counted on every watch's path, once per event per watcher: each watch resolves its two series once when
 // it opens, and an event then costs a counter increment and a bucket walk. Watch-cache figures are counters the
@@ -23,12 +24,19 @@ const EVENT_SIZE_BUCKETS = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
 /** Records one event a watch sent, by its size in bytes. */
 export type WatchEventRecorder = (bytes: number) => void;
 
-export interface WatchMetrics {
-  /** The recorder of a watch of `def`'s objects, made once per kind and shared by its watches. */
-  recorder(def: KindDefinition): WatchEventRecorder;
+export interface WatchRecording {
+  /** Records one event the watch sent, by its size in bytes. */
+  readonly sent: WatchEventRecorder;
+  /** The watch has ended: it is no longer a registered watcher. */
+  closed(): void;
 }
 
-const NOT_RECORDED: WatchEventRecorder = () => undefined;
+export interface WatchMetrics {
+  /** Registers a watch of `def`'s objects as open; its recorder is made once per kind and shared by its watches. */
+  opened(def: KindDefinition): WatchRecording;
+}
+
+const NOT_RECORDED: WatchRecording = { sent: () => undefined, closed: () => undefined };
 
 /**
  * `kinds` are the served ones: only they become label values. With `recordRequests` off the per-event metrics are
@@ -40,7 +48,13 @@ export function createWatchMetrics(
   storage: Storage,
 ): WatchMetrics {
   registerWatchCacheMetrics(metrics.main, kinds, storage);
-  if (!metrics.recordRequests) return { recorder: () => NOT_RECORDED };
+  if (!metrics.recordRequests) return { opened: () => NOT_RECORDED };
+  const registered = metrics.main.gauge({
+    name: 'apiserver_registered_watchers',
+    help: 'Number of currently registered watchers for a given resources',
+    stability: 'ALPHA',
+    labelNames: ['group', 'version', 'kind'],
+  });
   const events = metrics.main.routeCounter({
     name: 'apiserver_watch_events_total',
     help: 'Number of events sent in watch clients',
@@ -54,21 +68,27 @@ export function createWatchMetrics(
     labelNames: ['group', 'version', 'kind'],
     buckets: EVENT_SIZE_BUCKETS,
   });
-  const byKind = new Map<KindDefinition, WatchEventRecorder>();
+  const byKind = new Map<KindDefinition, { sent: WatchEventRecorder; closed(): void; open(): void }>();
   return {
-    recorder(def) {
-      let record = byKind.get(def);
-      if (!record) {
+    opened(def) {
+      let recording = byKind.get(def);
+      if (!recording) {
         const labels = { group: def.group, version: def.version, kind: def.kind };
         const count = events.child(labels);
         const size = sizes.child(labels);
-        record = (bytes) => {
-          count();
-          size(bytes);
+        const watchers = registered.labels(labels);
+        recording = {
+          sent: (bytes) => {
+            count();
+            size(bytes);
+          },
+          open: () => watchers.inc(),
+          closed: () => watchers.dec(),
         };
-        byKind.set(def, record);
+        byKind.set(def, recording);
       }
-      return record;
+      recording.open();
+      return recording;
     },
   };
 }
