@@ -15,6 +15,7 @@
 // decodes rows, say); the rule for callers is the same. The exception is TryUpdate: its callback always receives a
 // private, mutable copy. Objects a caller passes in stay the caller's: a backend copies what it keeps.
 import type { KObject } from '../api/meta/types.js';
+import type { StorageStats } from './storage-stats.js';
 
 export type StorageErrorCode =
   | 'NotFound' // key absent (at the requested revision)
@@ -162,4 +163,9 @@ export interface Storage {
   /** Throws (Unavailable) when the backend cannot serve. */
   readiness(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The backend's size and connection state (storage-stats.ts), for metrics. Optional: a backend with nothing to
+   * report leaves it out. May query the database; callers bound how long they wait for it.
+   */
+  storageStats?(): Promise<StorageStats>;
 }
