@@ -89,17 +89,27 @@ export function instrumentStorage(storage: Storage, metrics: MetricsRegistry, ty
     return found;
   }
 
-  async function timed<T>(operation: StorageOperation, key: string, call: () => Promise<T>): Promise<T> {
+  // One then per call rather than an async wrapper's own promise and await: this runs on every storage call.
+  function timed<T>(operation: StorageOperation, key: string, call: () => Promise<T>): Promise<T> {
     const started = performance.now();
     const s = series(operation, key);
+    let pending: Promise<T>;
     try {
-      return await call();
+      pending = call();
     } catch (e) {
-      if (countsAsFailure(e)) s.failed();
-      throw e;
-    } finally {
-      s.done((performance.now() - started) / 1000);
+      pending = Promise.reject(e);
     }
+    return pending.then(
+      (value) => {
+        s.done((performance.now() - started) / 1000);
+        return value;
+      },
+      (e: unknown) => {
+        if (countsAsFailure(e)) s.failed();
+        s.done((performance.now() - started) / 1000);
+        throw e;
+      },
+    );
   }
 
   return {

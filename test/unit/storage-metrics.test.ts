@@ -9,6 +9,8 @@ import type { Db } from '../../backends/postgres/queries.js';
 import { MetricsRegistry } from '../../gateway/metrics/registration.js';
 import { instrumentStorage } from '../../gateway/metrics/storage-metrics.js';
 import { storageTypes, UNKNOWN_STORAGE_TYPE } from '../../gateway/metrics/storage-types.js';
+import { startStorageStateMetrics, STATS_TIMEOUT_MS } from '../../gateway/metrics/storage-state-metrics.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 const types = storageTypes(builtinKinds);
 
@@ -140,6 +142,38 @@ describe('storage metrics', () => {
       } finally {
         await memory.close();
       }
+    });
+  });
+
+  describe('the state read at scrape', () => {
+    it('answers a scrape without the backend state when the backend does not answer in time', async () => {
+      const clock = new ManualClock();
+      const metrics = new MetricsRegistry();
+      const memory = createMemoryStorage();
+      let asked = 0;
+      const hung = {
+        ...memory,
+        storageStats: () => {
+          asked++;
+          return new Promise<never>(() => undefined);
+        },
+      };
+      const state = startStorageStateMetrics({ storage: hung, backend: 'hung', types, metrics, clock, log: () => {} });
+      try {
+        const scraped = metrics.registry.metrics();
+        // The scrape's bound is on the server's clock; every gauge of the scrape shares one call.
+        expect(clock.pending().map((t) => t.ms)).to.include(STATS_TIMEOUT_MS);
+        expect(asked).to.equal(1);
+        clock.advance(STATS_TIMEOUT_MS);
+        const text = await scraped;
+        expect(text).to.include('# HELP apiserver_storage_listen_connected [ALPHA]');
+        expect(text).to.not.match(/^apiserver_storage_(size_bytes|db_connections|listen_connected|revision_lag)\{/m);
+        expect(text).to.match(/^apiserver_storage_objects\{resource="configmaps"\} 0$/m);
+      } finally {
+        state.stop();
+        await memory.close();
+      }
+      expect(clock.pending(), 'timers left by stop()').to.deep.equal([]);
     });
   });
 
