@@ -6,9 +6,10 @@
 // backends, so here every call to the contract counts, answered from memory or not. The operation names are the
 // ones upstream records for the same work: get, list, create, update (a guaranteedUpdate, whatever its retries),
 // delete, listWithCount (count). Upstream records no request for a watch (only the list a watch without a revision
-// starts with); here a watch counts once, when opened, as `watch` in etcd_requests_total only: how long a watch lasts
-// is not a request latency, its events are not requests, and wrapping its iterator would cost every event. readiness and close are not requests
-// either; currentRevision and compactedRevision are answered by the same work a get does and are not counted.
+// starts with); here a watch counts once, when opened, as `watch` in etcd_requests_total only: how long a watch
+// lasts is not a request latency, its events are not requests, and wrapping its iterator would cost every event.
+// readiness and close are not requests, and currentRevision and compactedRevision have no operation upstream
+// records: none of the four is counted.
 //
 // Failures: upstream counts an error when etcd failed to answer, not an answer that went against the caller (a
 // missing key, a create on an existing one, a lost compare-and-swap are answers, and so is the callback of an update
