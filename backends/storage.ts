@@ -16,6 +16,7 @@
 // private, mutable copy. Objects a caller passes in stay the caller's: a backend copies what it keeps.
 import type { KObject } from '../api/meta/types.js';
 import type { WatchCacheStats } from './watch-cache-stats.js';
+import type { StorageStats } from './storage-stats.js';
 
 export type StorageErrorCode =
   | 'NotFound' // key absent (at the requested revision)
@@ -165,4 +166,9 @@ export interface Storage {
   close(): Promise<void>;
   /** What the backend's watch cache has done (watch-cache-stats.ts); absent for a backend that keeps none. */
   watchCacheStats?(): WatchCacheStats;
+  /**
+   * The backend's size and connection state (storage-stats.ts), for metrics. Optional: a backend with nothing to
+   * report leaves it out. May query the database; callers bound how long they wait for it.
+   */
+  storageStats?(): Promise<StorageStats>;
 }

@@ -7,7 +7,7 @@
 // history window survive a restart, and a watch from a revision written before it continues. A torn last record
 // (crash mid-append) fails its checksum and is dropped; the log is rewritten as a snapshot whenever it has doubled,
 // which keeps start-up time and size proportional to the live state plus the history window.
-import { readFile, realpath, rm } from 'node:fs/promises';
+import { readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KObject } from '../../api/meta/types.js';
 import { createMemoryStorage, type MemoryStorage } from '../memory/memory-storage.js';
@@ -143,6 +143,7 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
     const durable = writer;
     return {
       ...memory,
+      storageStats: async () => ({ sizeBytes: await directoryBytes(dataDir) }),
       async close() {
         await memory.close();
         try {
@@ -161,4 +162,21 @@ export async function createEmbeddedStorage(opts: EmbeddedStorageOptions): Promi
     await lock.release();
     throw e;
   }
+}
+
+/**
+ * The bytes of the data directory's files: the log, and a rewrite's temp file while one runs (both are on disk then).
+ * A file removed between the listing and its stat (the rename that ends a rewrite) counts as nothing.
+ */
+async function directoryBytes(dir: string): Promise<number> {
+  const names = await readdir(dir);
+  const sizes = await Promise.all(
+    names.map((name) =>
+      stat(join(dir, name)).then(
+        (s) => (s.isFile() ? s.size : 0),
+        () => 0,
+      ),
+    ),
+  );
+  return sizes.reduce((a, b) => a + b, 0);
 }

@@ -35,6 +35,8 @@ export interface LogReaderOptions {
 export interface LogReader {
   /** Everything up to this revision has been delivered. */
   delivered(): bigint;
+  /** Whether LISTEN is in effect on the reader's connection (false from its loss until LISTEN succeeds again). */
+  listening(): boolean;
   /** Schedules a scan; `hint` (a committed revision) lets the reader skip one when it is already delivered. */
   wake(hint?: bigint): void;
   /**
@@ -192,6 +194,7 @@ export async function createLogReader(opts: LogReaderOptions): Promise<LogReader
 
   return {
     delivered: () => lastDelivered,
+    listening: () => listening && !closed,
     wake,
     offer,
     waitFor(revision, ms) {

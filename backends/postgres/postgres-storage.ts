@@ -28,7 +28,8 @@ import {
 import { createCompactor } from './compactor.js';
 import { ipv6HostOptions, redactUrl, toStorageError } from './errors.js';
 import { createLogReader } from './log-reader.js';
-import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type Db, type KeyRow } from './queries.js';
+import { decodeObject, encodeObject, readBounds, readKey, readLogAfter, type KeyRow } from './queries.js';
+import { createPoolTracker, readStats } from './stats.js';
 import { createReadCache, type ReadCache } from './read-cache.js';
 import { createRevisionFence } from './revision-fence.js';
 import { migrate } from './schema.js';
@@ -78,11 +79,16 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
   const now = opts.now ?? Date.now;
   const log = opts.log ?? (() => undefined);
   // Reads and NOTIFYs; never a transaction or a reserved connection (transaction.ts), which take sessions.
-  const sql = postgres(opts.url, {
-    ...clientOptions('gatehouse'),
-    ...ipv6HostOptions(opts.url),
-    max: opts.maxConnections ?? 20,
-  }) as unknown as Db;
+  const maxConnections = opts.maxConnections ?? 20;
+  const pool = createPoolTracker(maxConnections);
+  const sql = pool.wrap(
+    postgres(opts.url, {
+      ...clientOptions('gatehouse'),
+      ...ipv6HostOptions(opts.url),
+      max: maxConnections,
+      onclose: () => pool.closed(),
+    }),
+  );
   const sessions = createSessions({ url: opts.url, applicationName: 'gatehouse' });
 
   let closed = false;
@@ -364,6 +370,8 @@ export async function createPostgresStorage(opts: PostgresStorageOptions): Promi
       }
     },
     watchCacheStats: () => ({ ...cache.stats(), terminatedWatchers: overflowed.counts }),
+    storageStats: () =>
+      readStats({ sql, pool, sessions, listening: () => reader.listening(), cached: () => cache.current() }),
     async close() {
       if (closed) return;
       closed = true;

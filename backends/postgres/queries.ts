@@ -78,6 +78,18 @@ export async function readBounds(sql: Db): Promise<Bounds> {
 }
 
 /**
+ * Bytes of Gatehouse's own relations (tables with their indexes and TOAST), not of the whole database: the database
+ * may hold other applications' data, which is not this storage's size.
+ */
+export async function readStoredBytes(sql: Db): Promise<number> {
+  const rows = await sql<{ bytes: bigint }[]>`
+    SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.relkind = 'r' AND c.relname LIKE 'gatehouse\\_%' AND n.nspname = current_schema()`;
+  return Number(single(rows, 'the stored bytes').bytes);
+}
+
+/**
  * The newest row of `key` at `revision` (null: at the current revision), with the bounds of the same snapshot.
  * The row may be a tombstone.
  */

@@ -90,6 +90,8 @@ export interface Sessions {
   session<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Closes every session; calls after it fail with Unavailable. */
   close(): Promise<void>;
+  /** Sessions (one connection each) kept for reuse, and those running work. */
+  stats(): { idle: number; busy: number };
 }
 
 interface Session {
@@ -237,6 +239,7 @@ export function createSessions(opts: { url: string; applicationName?: string }):
     session(fn) {
       return use((session) => fn(guarded(session)), undefined, false);
     },
+    stats: () => ({ idle: idle.length, busy: all.size - idle.length }),
     async close() {
       closed = true;
       idle.length = 0;
