@@ -39,6 +39,8 @@ export interface AvailabilityOptions {
 interface Entry {
   obj: KObject;
   spec: string;
+  /** Bumped by whatever makes a check under way stale (a new spec, a new resolver table): its result is dropped. */
+  epoch: number;
   checking?: Promise<void>;
   again: boolean;
   cancelTimer?: () => void;
@@ -110,6 +112,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
     }
     entry.cancelTimer?.();
     entry.cancelTimer = undefined;
+    const epoch = entry.epoch;
     entry.checking = (async () => {
       const want = await checkAvailability(entry.obj, {
         resolver: opts.resolver,
@@ -117,7 +120,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
         timeoutMs,
         signal: abort.signal,
       });
-      if (stopped || entries.get(name) !== entry) return;
+      if (stopped || entries.get(name) !== entry || entry.epoch !== epoch) return;
       await record(name, entry, want);
     })().finally(() => {
       entry.checking = undefined;
@@ -136,7 +139,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
     const spec = canonicalJson(obj.spec ?? {});
     const entry = entries.get(name);
     if (!entry) {
-      entries.set(name, { obj, spec, again: false });
+      entries.set(name, { obj, spec, epoch: 0, again: false });
       check(name);
       return;
     }
@@ -144,6 +147,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
     const last = found.get(name);
     // Our own status write comes back here: only a new spec or a condition someone else wrote calls for a check.
     if (entry.spec !== spec || (last && !entry.checking && !sameCondition(conditionOf(obj, 'Available'), last))) {
+      if (entry.spec !== spec) entry.epoch++;
       entry.spec = spec;
       check(name);
     }
@@ -158,7 +162,11 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
   }
 
   const unsubscribe = opts.resolver.onChange(() => {
-    for (const [name, entry] of entries) if (serviceOf(entry.obj)) check(name);
+    for (const [name, entry] of entries) {
+      if (!serviceOf(entry.obj)) continue;
+      entry.epoch++;
+      check(name);
+    }
   });
 
   const informer = startInformer(
