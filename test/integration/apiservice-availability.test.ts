@@ -213,3 +213,24 @@ describe('APIService availability', function () {
     expect(clock.pending().filter((t) => t.ms === PERIOD_MS)).to.deep.equal([]);
   });
 });
+
+describe('--aggregator-endpoints-file at start', () => {
+  it('refuses to start on a bad file, naming the file and the entry', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'gh-endpoints-start-'));
+    const file = path.join(dir, 'endpoints.yaml');
+    try {
+      await writeFile(file, '- {namespace: wardle, name: api, port: 443, url: "http://api:80"}\n');
+      const failure = await startTestGatehouse(['--storage-backend', 'memory', `--aggregator-endpoints-file=${file}`])
+        .then(async (gh) => {
+          await gh.close();
+          return undefined;
+        })
+        .catch((e: Error) => e.message);
+      expect(failure).to.equal(
+        `aggregator endpoints file ${file}: entry 0: url: Invalid value: "http://api:80": must be an https URL`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
