@@ -37,32 +37,39 @@ export function discoveryUrl(base: URL, group: string, version: string): URL {
   return url;
 }
 
-function get(url: URL, options: https.RequestOptions, deps: CheckDeps): Promise<string | undefined> {
+/** How one GET went: answered 2xx, or the problem as the condition's message will say it. */
+type Outcome = { kind: 'ok' } | { kind: 'timeout' } | { kind: 'unresolved' } | { kind: 'failed'; problem: string };
+
+function get(url: URL, options: https.RequestOptions, deps: CheckDeps): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (problem: string | undefined): void => {
+    const finish = (outcome: Outcome): void => {
       if (settled) return;
       settled = true;
       cancelTimer();
       deps.signal?.removeEventListener('abort', onAbort);
-      resolve(problem);
+      resolve(outcome);
     };
     const req = https.request(url, { ...options, method: 'GET', agent: false }, (res) => {
       const status = res.statusCode ?? 0;
       // The body is not read: upstream passes any 2xx, and a server still sending it must not hold the check.
       res.destroy();
-      finish(status >= 200 && status < 300 ? undefined : `bad status from ${url.href}: ${status}`);
+      finish(
+        status >= 200 && status < 300
+          ? { kind: 'ok' }
+          : { kind: 'failed', problem: `bad status from ${url.href}: ${status}` },
+      );
     });
     const onAbort = (): void => void req.destroy(new Error('check stopped'));
     deps.signal?.addEventListener('abort', onAbort, { once: true });
     const cancelTimer = deps.clock.setTimeout(() => {
       req.destroy();
-      finish(`\0timeout`);
+      finish({ kind: 'timeout' });
     }, deps.timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== undefined && UNRESOLVED.has(e.code)) return finish(`\0unresolved`);
+      if (e.code !== undefined && UNRESOLVED.has(e.code)) return finish({ kind: 'unresolved' });
       // Go's client error shape: `Get "<url>": <cause>`.
-      finish(`Get "${url.href}": ${e.message}`);
+      finish({ kind: 'failed', problem: `Get "${url.href}": ${e.message}` });
     });
     req.end();
   });
@@ -82,7 +89,7 @@ export async function checkAvailability(apiService: KObject, deps: CheckDeps): P
   const url = discoveryUrl(base, asStr(spec.group) ?? '', asStr(spec.version) ?? '');
   const caBundle = asStr(spec.caBundle);
   const serverName = serviceServerName(service);
-  const problem = await get(
+  const outcome = await get(
     url,
     {
       ca: caBundle ? Buffer.from(caBundle, 'base64') : undefined,
@@ -94,11 +101,18 @@ export async function checkAvailability(apiService: KObject, deps: CheckDeps): P
     },
     deps,
   );
-  if (problem === undefined) return { available: true, reason: 'Passed', message: 'all checks passed' };
-  if (problem === '\0unresolved') return notFound;
-  const message =
-    problem === '\0timeout'
-      ? `timed out waiting for ${url.href}`
-      : `failing or missing response from ${url.href}: ${problem}`;
-  return { available: false, reason: 'FailedDiscoveryCheck', message };
+  switch (outcome.kind) {
+    case 'ok':
+      return { available: true, reason: 'Passed', message: 'all checks passed' };
+    case 'unresolved':
+      return notFound;
+    case 'timeout':
+      return { available: false, reason: 'FailedDiscoveryCheck', message: `timed out waiting for ${url.href}` };
+    case 'failed':
+      return {
+        available: false,
+        reason: 'FailedDiscoveryCheck',
+        message: `failing or missing response from ${url.href}: ${outcome.problem}`,
+      };
+  }
 }
