@@ -15,6 +15,7 @@ import { role } from './rbac/v1/role.js';
 import { clusterRole } from './rbac/v1/cluster-role.js';
 import { roleBinding } from './rbac/v1/role-binding.js';
 import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
+import { apiService } from './apiregistration/v1/api-service.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -32,4 +33,5 @@ export const builtinKinds: KindDefinition[] = [
   clusterRole,
   roleBinding,
   clusterRoleBinding,
+  apiService,
 ];

@@ -29,7 +29,7 @@ import { isClientEnding } from './server/connection.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
-import { createDiscovery } from './handlers/discovery.js';
+import { createDiscovery, servedGroupVersions } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
 import { createResourceRouter } from './handlers/resource-router.js';
@@ -102,6 +102,8 @@ export interface VersionInfo {
 export interface Gateway {
   app: Koa;
   registry: Registry;
+  /** The group-versions this server answers itself, in discovery order (the autoregistration controller's input). */
+  groupVersions: { group: string; version: string }[];
 }
 
 export function createGateway(deps: AppDeps): Gateway {
@@ -233,5 +235,5 @@ export function createGateway(deps: AppDeps): Gateway {
     }
     throw errors.pathNotFound();
   });
-  return { app, registry };
+  return { app, registry, groupVersions: servedGroupVersions(kinds, virtual.listed()) };
 }

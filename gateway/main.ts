@@ -40,6 +40,8 @@ import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './ha
 import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
+import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
+import { loadEndpointsFile, startServiceResolver, type ServiceResolver } from './aggregator/service-resolver.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -148,6 +150,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   for (const warning of [...options.warnings, ...options.featureGates.warnings]) log(`warning: ${warning}`);
   // Read before anything opens: a bad policy stops the start with nothing to undo.
   const auditPolicy = loadConfiguredPolicy(options.audit);
+  const endpoints =
+    options.aggregatorEndpointsFile === undefined ? undefined : loadEndpointsFile(options.aggregatorEndpointsFile);
 
   await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
     throw new Error(`cannot create the --data-dir ${options.dataDir}: ${e.message}`);
@@ -207,6 +211,8 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
+  const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
+  let serviceResolver: ServiceResolver | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
@@ -254,7 +260,18 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
-    controllers = await startControllers({ registry: gateway.registry, options, log, caPem: certs.caPem, serverUrl });
+    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
+    controllers = await startControllers({
+      registry: gateway.registry,
+      options,
+      log,
+      caPem: certs.caPem,
+      serverUrl,
+      servedGroupVersions: gateway.groupVersions,
+      serviceResolver,
+      aggregatorMetrics,
+      clock,
+    });
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     rbacHook.complete();
@@ -262,6 +279,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
+    serviceResolver?.close();
     await rbac?.stop();
     await closeStorage();
     await audit?.close();
@@ -297,6 +315,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller.abort();
     authorization?.close();
     await controllers.stop();
+    serviceResolver.close();
     await rbac.stop();
     await closeStorage();
     await audit?.close();
@@ -317,6 +336,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
     closers: [
       () => controllers.stop(),
+      async () => serviceResolver.close(),
       async () => authorization?.close(),
       () => rbac.stop(),
       closeStorage,

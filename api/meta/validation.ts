@@ -45,6 +45,23 @@ export function dns1123Label(value: string): string[] {
   return errs;
 }
 
+/** IsDNS1035Label: as an RFC 1123 label, but starting with a letter (API versions, Service names). */
+export function dns1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLenError(63));
+  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        '[a-z]([-a-z0-9]*[a-z0-9])?',
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return errs;
+}
+
 export function dns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));

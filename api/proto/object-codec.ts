@@ -17,6 +17,7 @@ import {
   RBAC_PROTO,
 } from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
+import { APIREGISTRATION_PROTO } from './apiregistration-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import {
   ENVELOPE_PREFIX,
@@ -47,6 +48,7 @@ for (const source of [
   RBAC_PROTO,
   AUTHENTICATION_PROTO,
   AUTHORIZATION_PROTO,
+  APIREGISTRATION_PROTO,
 ]) {
   protobuf.parse(source, root, { keepCase: true });
 }
@@ -96,6 +98,7 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
       kinds: ['SubjectAccessReview', 'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview'],
     },
   ],
+  apiregistration: [{ versions: ['v1'], pkg: 'apiregistration', kinds: ['APIService'], lists: true }],
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */

@@ -9,6 +9,10 @@ export const CLUSTERROLE_AGGREGATION_CONTROLLER = 'clusterrole-aggregation-contr
 export const RESOURCE_QUOTA_CONTROLLER = 'resourcequota-controller';
 export const SERVICE_ACCOUNT_CONTROLLER = 'serviceaccount-controller';
 export const ROOT_CA_PUBLISHER_CONTROLLER = 'root-ca-certificate-publisher-controller';
+// kube-apiserver runs these as post-start hooks of its aggregator, not as kube-controller-manager controllers; the
+// aliases are the hooks' names.
+export const APISERVICE_AUTOREGISTRATION_CONTROLLER = 'apiservice-autoregistration-controller';
+export const APISERVICE_AVAILABILITY_CONTROLLER = 'apiservice-availability-controller';
 
 export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
@@ -16,6 +20,16 @@ export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: RESOURCE_QUOTA_CONTROLLER, aliases: ['resourcequota'], enabledByDefault: true },
   { name: SERVICE_ACCOUNT_CONTROLLER, aliases: ['serviceaccount'], enabledByDefault: true },
   { name: ROOT_CA_PUBLISHER_CONTROLLER, aliases: ['root-ca-cert-publisher'], enabledByDefault: true },
+  {
+    name: APISERVICE_AUTOREGISTRATION_CONTROLLER,
+    aliases: ['kube-apiserver-autoregistration'],
+    enabledByDefault: true,
+  },
+  {
+    name: APISERVICE_AVAILABILITY_CONTROLLER,
+    aliases: ['apiservice-status-available-controller'],
+    enabledByDefault: true,
+  },
   // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.
   { name: TOKEN_CLEANER_CONTROLLER, aliases: ['tokencleaner'], enabledByDefault: false },
   { name: BOOTSTRAP_SIGNER_CONTROLLER, aliases: ['bootstrapsigner'], enabledByDefault: false },

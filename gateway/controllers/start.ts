@@ -22,6 +22,13 @@ import {
 import { startServiceAccountController } from './service-account.js';
 import { startRootCaPublisher } from './root-ca-publisher.js';
 import { startEventTtlController } from './event-ttl.js';
+import { APISERVICE_AUTOREGISTRATION_CONTROLLER, APISERVICE_AVAILABILITY_CONTROLLER } from './known-controllers.js';
+import { startAutoregisterController } from './apiservice-autoregister.js';
+import { startAvailabilityController } from './apiservice-availability.js';
+import type { GroupVersionRef } from '../aggregator/priorities.js';
+import { clusterDnsResolver, type ServiceResolver } from '../aggregator/service-resolver.js';
+import { createAggregatorMetrics, type AggregatorMetrics } from '../metrics/aggregator-metrics.js';
+import { realClock, type Clock } from '../server/clock.js';
 
 export type { Controller };
 
@@ -33,6 +40,13 @@ export interface ControllerDeps {
   caPem?: string;
   /** The URL clients reach the server at; resolves once it listens. */
   serverUrl?: Promise<string>;
+  /** The group-versions served here, which autoregistration keeps Local APIServices of. */
+  servedGroupVersions?: GroupVersionRef[];
+  /** Where remote APIServices' Services are reached (default: their cluster DNS names). */
+  serviceResolver?: ServiceResolver;
+  aggregatorMetrics?: AggregatorMetrics;
+  /** Paces the availability checks (default: the real clock). */
+  clock?: Clock;
 }
 
 /** Canonical controller name → how to start it. */
@@ -45,6 +59,13 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
+  [APISERVICE_AVAILABILITY_CONTROLLER]: (deps) =>
+    startAvailabilityController(deps.registry, {
+      log: deps.log,
+      resolver: deps.serviceResolver ?? clusterDnsResolver(),
+      metrics: deps.aggregatorMetrics ?? createAggregatorMetrics(),
+      clock: deps.clock ?? realClock,
+    }),
 };
 
 /** Seeds what must exist before the first request, then starts every enabled controller. */
@@ -56,6 +77,15 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   const running: Controller[] = [
     startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log }),
   ];
+  if (deps.options.controllers.enabled(APISERVICE_AUTOREGISTRATION_CONTROLLER)) {
+    const autoregister = startAutoregisterController(deps.registry, {
+      served: deps.servedGroupVersions ?? [],
+      log: deps.log,
+    });
+    running.push(autoregister);
+    // The server's own APIServices exist before the first request, as its other defaults do.
+    await autoregister.synced;
+  }
   for (const [name, start] of Object.entries(CONTROLLERS)) {
     if (deps.options.controllers.enabled(name)) running.push(start(deps));
   }

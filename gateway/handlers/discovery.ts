@@ -58,6 +58,14 @@ function groupVersions(kinds: KindDefinition[], virtual: VirtualResource[]): Gro
   return [...byKey.values()];
 }
 
+/** Every group-version served here (aliases included), in discovery order: what autoregistration keeps APIServices of. */
+export function servedGroupVersions(
+  kinds: KindDefinition[],
+  virtual: VirtualResource[],
+): { group: string; version: string }[] {
+  return groupVersions(kinds, virtual).map(({ group, version }) => ({ group, version }));
+}
+
 function apiResourceList(gv: GroupVersion): Record<string, unknown> {
   const resources: Record<string, unknown>[] = [];
   for (const def of gv.kinds) {

@@ -140,6 +140,11 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].',
   },
   'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
+  'aggregator-endpoints-file': {
+    kind: 'string',
+    usage:
+      'YAML list of {namespace, name, port, url}: the URL each Service named by an APIService is reached at (default: https://<name>.<namespace>.svc:<port>); reloaded on change.',
+  },
   'shutdown-delay-duration': {
     kind: 'duration',
     default: '0s',

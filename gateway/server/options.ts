@@ -43,6 +43,8 @@ export interface GatehouseOptions extends LoggingOptions {
   certDir: string;
   dataDir: string;
   tokenAuthFile?: string;
+  /** --aggregator-endpoints-file: where the Services APIServices name are reached (gateway/aggregator/). */
+  aggregatorEndpointsFile?: string;
   /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
   clientCaFile?: string;
   anonymousAuth: boolean;
@@ -264,6 +266,7 @@ export function parseOptions(
     certDir: seen.has('cert-dir') ? path.resolve(cwd, last('cert-dir')) : path.join(dataDir, 'pki'),
     dataDir,
     tokenAuthFile: optional('token-auth-file'),
+    aggregatorEndpointsFile: optional('aggregator-endpoints-file'),
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
     enableBootstrapTokenAuth: parseBoolFlag('enable-bootstrap-token-auth', last('enable-bootstrap-token-auth')),

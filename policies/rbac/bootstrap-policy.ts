@@ -64,6 +64,8 @@ const EVENTS = ['events.platform.io', 'events.k8s.io'];
 export const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 export const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', ...PUBLIC_INFO_URLS, '/openapi', '/openapi/*'];
 
+// APIServices are named by no role but cluster-admin, as upstream: registering one routes a whole group's requests
+// to a server of the registrant's choosing.
 export function bootstrapClusterRoles(): RoleObject[] {
   return [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),

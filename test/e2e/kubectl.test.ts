@@ -69,6 +69,7 @@ describe('kubectl end to end', function () {
       ['clusterroles', `${RBAC}/v1`, 'false', 'ClusterRole'],
       ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'],
       ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
+      ['apiservices', 'apiregistration.platform.io/v1', 'false', 'APIService'],
       // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
       // The access reviews.
@@ -88,6 +89,7 @@ describe('kubectl end to end', function () {
       ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview'],
       ['events', 'events.k8s.io/v1', 'true', 'Event'],
       ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
+      ['apiservices', 'apiregistration.k8s.io/v1', 'false', 'APIService'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
@@ -101,9 +103,11 @@ describe('kubectl end to end', function () {
       'events.platform.io/v1',
       'networking.platform.io/v1',
       `${RBAC}/v1`,
+      'apiregistration.platform.io/v1',
       'authentication.platform.io/v1',
       'authorization.platform.io/v1',
       `${K8S}/v1`,
+      'apiregistration.k8s.io/v1',
       'authentication.k8s.io/v1',
       'authentication.k8s.io/v1beta1',
       'authorization.k8s.io/v1',

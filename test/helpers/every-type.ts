@@ -199,4 +199,24 @@ export const everyType = (ns: string) => [
     },
     check: (o: any) => o.subjects[0].name === 'ops',
   },
+  {
+    // A remote one naming a Service nothing resolves: stored and listed whatever its availability.
+    resource: 'apiservices',
+    printed: `apiservice.apiregistration.platform.io`,
+    path: `/apis/apiregistration.platform.io/v1/apiservices/v1alpha1.${ns}.example.io`,
+    obj: {
+      apiVersion: 'apiregistration.platform.io/v1',
+      kind: 'APIService',
+      metadata: { name: `v1alpha1.${ns}.example.io` },
+      spec: {
+        group: `${ns}.example.io`,
+        version: 'v1alpha1',
+        service: { namespace: ns, name: 'api', port: 8443 },
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 1000,
+        versionPriority: 15,
+      },
+    },
+    check: (o: any) => o.spec.service.port === 8443 && o.spec.groupPriorityMinimum === 1000,
+  },
 ];

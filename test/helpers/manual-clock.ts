@@ -45,6 +45,16 @@ export class ManualClock implements Clock {
     return new Promise((resolve) => this.armWaiters.push(resolve));
   }
 
+  /** The first pending timer `matches`, or else the next one armed that does: a periodic task's next round. */
+  async whenArmed(matches: (timer: ManualTimer) => boolean): Promise<ManualTimer> {
+    for (;;) {
+      const found = [...this.armed].find(matches);
+      if (found) return found;
+      const next = await new Promise<ManualTimer>((resolve) => this.armWaiters.push(resolve));
+      if (matches(next) && this.armed.has(next as Armed)) return next;
+    }
+  }
+
   /** The timers armed and neither fired nor cancelled, oldest first. */
   pending(): ManualTimer[] {
     return [...this.armed];

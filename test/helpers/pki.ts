@@ -172,3 +172,30 @@ export async function selfSignedClientCert(opts: ClientCertOptions = {}): Promis
 export function caBundle(...cas: CertificateAuthority[]): string {
   return `${cas.map((ca) => ca.certPem.trim()).join('\n')}\n`;
 }
+
+/** A serving certificate signed by `ca` for the given DNS names and IP addresses (server-auth usage). */
+export async function issueServerCert(
+  ca: CertificateAuthority,
+  names: { dns?: string[]; ips?: string[] },
+): Promise<IssuedCertificate> {
+  const keys = await generateKeys();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: subjectName(names.dns?.[0] ?? names.ips?.[0], []),
+    issuer: ca.cert.subjectName,
+    ...validity({}),
+    publicKey: keys.publicKey,
+    signingKey: ca.privateKey,
+    signingAlgorithm: SIGNING,
+    extensions: [
+      ...clientExtensions({ extendedKeyUsages: [x509.ExtendedKeyUsage.serverAuth] }),
+      new x509.SubjectAlternativeNameExtension([
+        ...(names.dns ?? []).map((value) => ({ type: 'dns' as const, value })),
+        ...(names.ips ?? []).map((value) => ({ type: 'ip' as const, value })),
+      ]),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
+    ],
+  });
+  const certPem = cert.toString('pem');
+  return { cert, certPem, keyPem: await exportKeyPem(keys.privateKey), chainPem: `${certPem}\n${ca.chainPem}`.trim() };
+}

@@ -8,11 +8,18 @@ import { decodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
 
 const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const AGGREGATED_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
-const NAMED_GROUPS = ['apps', 'batch', 'networking.platform.io', 'rbac.authorization.platform.io'];
+const NAMED_GROUPS = [
+  'apps',
+  'batch',
+  'networking.platform.io',
+  'rbac.authorization.platform.io',
+  'apiregistration.platform.io',
+];
 const ALIAS_GROUPS = [
   'networking.k8s.io',
   'events.k8s.io',
   'rbac.authorization.k8s.io',
+  'apiregistration.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
 ];

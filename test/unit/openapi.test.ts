@@ -32,6 +32,7 @@ describe('OpenAPI v3 documents', () => {
       'apis/events.platform.io/v1',
       'apis/networking.platform.io/v1',
       'apis/rbac.authorization.platform.io/v1',
+      'apis/apiregistration.platform.io/v1',
     ]);
     const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(index.paths['api/v1'].serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
