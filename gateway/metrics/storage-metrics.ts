@@ -130,6 +130,8 @@ export function instrumentStorage(storage: Storage, metrics: MetricsRegistry, ty
     compactedRevision: () => storage.compactedRevision(),
     readiness: () => storage.readiness(),
     close: () => storage.close(),
+    // What only describes the backend passes through as the backend has it (absent stays absent).
     ...(storage.storageStats && { storageStats: storage.storageStats.bind(storage) }),
+    ...(storage.watchCacheStats && { watchCacheStats: storage.watchCacheStats.bind(storage) }),
   };
 }

@@ -132,6 +132,36 @@ describe('storage metrics', () => {
       expect(totals.get(JSON.stringify({ operation: 'update', type: 'configmaps' }))).to.equal(1);
     });
 
+    it('offers every member the backend offers: a member left out would silently drop what reads it', async () => {
+      const memory = createMemoryStorage();
+      try {
+        // Typed as every key of the contract, so a member added to Storage must be added here too.
+        const contract: Record<keyof Required<Storage>, true> = {
+          get: true,
+          getList: true,
+          create: true,
+          guaranteedUpdate: true,
+          delete: true,
+          watch: true,
+          currentRevision: true,
+          compactedRevision: true,
+          count: true,
+          readiness: true,
+          close: true,
+          storageStats: true,
+          watchCacheStats: true,
+        };
+        const withStats = { ...memory, storageStats: () => Promise.resolve({}) };
+        const offered = (s: object) => Object.keys(s).filter((key) => key in contract);
+        expect(offered(instrumentStorage(withStats, new MetricsRegistry(), types)).sort()).to.deep.equal(
+          offered(withStats).sort(),
+        );
+        expect(offered(withStats)).to.have.length(Object.keys(contract).length);
+      } finally {
+        await memory.close();
+      }
+    });
+
     it("passes the backend's storageStats through, and has none when the backend has none", async () => {
       const memory = createMemoryStorage();
       try {
