@@ -8,21 +8,14 @@ import type { KObject } from '../../api/meta/types.js';
 import { canonicalJson } from '../../api/meta/canonical-json.js';
 import { APIREGISTRATION_GROUP, AUTOMANAGED_LABEL, apiServiceName } from '../../api/apiregistration/v1/api-service.js';
 import { priorityOf, type GroupVersionRef } from '../aggregator/priorities.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
-import { startInformer } from './informer.js';
+import { startCachedReconciler } from './cached-reconciler.js';
 import type { Controller } from './namespace-lifecycle.js';
 
 /** Upstream's value for APIServices kept in step for as long as the server runs (`onstart`: only at start). */
 export const AUTOMANAGED_CONTINUOUSLY = 'true';
 const AUTOMANAGED_VALUES = new Set([AUTOMANAGED_CONTINUOUSLY, 'onstart']);
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 export const isAutomanaged = (obj: KObject): boolean =>
   AUTOMANAGED_VALUES.has(obj.metadata.labels?.[AUTOMANAGED_LABEL] ?? '');
@@ -60,28 +53,8 @@ export function startAutoregisterController(
   const store = registry.byKind(APIREGISTRATION_GROUP, 'APIService');
   if (!store) return { synced: Promise.resolve(), async stop() {} };
   const desired = desiredAPIServices(opts.served, opts.log);
-  const retryMs = opts.retryMs ?? 1000;
-  const current = new Map<string, KObject>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let passActive = false;
-  let again = false;
-  let markSynced!: () => void;
-  const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
-  function schedule(delayMs = 0): void {
-    if (stopped || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (passActive) {
-        again = true;
-        return;
-      }
-      running = pass();
-    }, delayMs);
-  }
-
+  /** Whether the write went through or lost to another writer, whose result the informer brings. */
   async function write(name: string, what: string, op: () => Promise<unknown>): Promise<boolean> {
     try {
       await op();
@@ -95,72 +68,35 @@ export function startAutoregisterController(
     }
   }
 
-  async function pass(): Promise<void> {
-    passActive = true;
-    let failed = false;
-    try {
+  const reconciler = startCachedReconciler(
+    store,
+    async (current, stopped) => {
+      let ok = true;
       for (const [name, wanted] of desired) {
-        if (stopped) return;
+        if (stopped()) return true;
         const have = current.get(name);
         if (!have) {
-          failed =
-            !(await write(name, 'creating', () => store!.create('', structuredClone(wanted), internalWrite()))) ||
-            failed;
+          ok = (await write(name, 'creating', () => store.create('', structuredClone(wanted), internalWrite()))) && ok;
         } else if (isAutomanaged(have) && canonicalJson(have.spec) !== canonicalJson(wanted.spec)) {
           const restore = (obj: KObject): KObject => ({ ...obj, spec: structuredClone(wanted.spec) });
-          failed =
-            !(await write(name, 'restoring the spec of', () => store!.patch('', name, restore, internalWrite(), ''))) ||
-            failed;
+          ok =
+            (await write(name, 'restoring the spec of', () => store.patch('', name, restore, internalWrite(), ''))) &&
+            ok;
         }
       }
-      for (const [name, have] of current) {
-        if (stopped) return;
+      for (const [name, have] of [...current]) {
+        if (stopped()) return true;
         if (desired.has(name) || !isAutomanaged(have)) continue;
         const preconditions = { uid: have.metadata.uid, resourceVersion: have.metadata.resourceVersion };
-        failed =
-          !(await write(name, 'removing the no longer served', () =>
-            store!.delete('', name, { preconditions }, internalWrite()),
-          )) || failed;
+        ok =
+          (await write(name, 'removing the no longer served', () =>
+            store.delete('', name, { preconditions }, internalWrite()),
+          )) && ok;
       }
-    } finally {
-      passActive = false;
-    }
-    // Start-up waits for the first pass, failed writes included (they are logged and retried), never longer.
-    markSynced();
-    if (again || failed) {
-      again = false;
-      schedule(failed ? retryMs : 0);
-    }
-  }
-
-  const informer = startInformer(
-    store,
-    {
-      replace(objects) {
-        current.clear();
-        for (const o of objects) current.set(o.metadata.name ?? '', o);
-        schedule();
-      },
-      put(obj) {
-        current.set(obj.metadata.name ?? '', obj);
-        schedule();
-      },
-      removed(obj) {
-        current.delete(obj.metadata.name ?? '');
-        schedule();
-      },
+      return ok;
     },
-    opts,
+    { log: opts.log, retryMs: opts.retryMs ?? 1000 },
   );
-
-  return {
-    synced,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      timer = undefined;
-      await informer.stop();
-      await running;
-    },
-  };
+  // Start-up waits for the first pass, failed writes included (they are logged and retried), never longer.
+  return { synced: reconciler.firstPass, stop: () => reconciler.stop() };
 }

@@ -17,7 +17,7 @@ import { checkAvailability, type Availability } from '../aggregator/discovery-ch
 import type { ServiceResolver } from '../aggregator/service-resolver.js';
 import type { AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import type { Clock } from '../server/clock.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import { startInformer } from './informer.js';
 import type { Controller } from './namespace-lifecycle.js';
@@ -45,13 +45,6 @@ interface Entry {
   again: boolean;
   cancelTimer?: () => void;
 }
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 const sameCondition = (have: APIServiceCondition | undefined, want: Availability): boolean =>
   have !== undefined &&

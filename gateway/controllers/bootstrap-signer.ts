@@ -10,7 +10,7 @@ import { CompactSign } from 'jose';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import { BOOTSTRAP_TOKEN_NAMESPACE, signingToken } from '../../api/core/v1/bootstrap-token.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import {
   CLIENT_CONFIG_KEY,
@@ -42,10 +42,6 @@ export async function computeDetachedSignature(content: string, id: string, secr
     .sign(signingKey(id, secret));
   const [header, , signature] = jws.split('.');
   return `${header}..${signature}`;
-}
-
-function internalWrite(): WriteContext {
-  return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
 }
 
 export interface BootstrapSignerOptions {

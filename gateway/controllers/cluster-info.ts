@@ -6,7 +6,7 @@
 // ConfigMap once RBAC authorizes requests.
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import { cloneJson } from '../../api/meta/clone.js';
 
@@ -17,10 +17,6 @@ export const JWS_KEY_PREFIX = 'jws-clientconfig-';
 /** kubeadm names its grant `kubeadm:bootstrap-signer-clusterinfo`; Gatehouse plays kubeadm's part here. */
 export const CLUSTER_INFO_READER = 'gatehouse:bootstrap-signer-clusterinfo';
 const RBAC_GROUP = 'rbac.authorization.platform.io';
-
-function internalWrite(): WriteContext {
-  return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
-}
 
 /** The kubeconfig text, laid out as client-go's clientcmd.Write renders kubeadm's (one cluster named ""). */
 export function renderClusterInfoKubeconfig(serverUrl: string, caPem: string): string {

@@ -5,7 +5,6 @@
 // meets 409 AlreadyExists, an update guarded by resourceVersion).
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import type { WriteContext } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { Controller } from './namespace-lifecycle.js';
@@ -22,10 +21,6 @@ export interface PerNamespaceOptions {
   reconcile(namespace: string): Promise<void>;
   log: (line: string) => void;
   retryMs?: number;
-}
-
-export function internalWrite(): WriteContext {
-  return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
 }
 
 /** A create that another replica (or an earlier round) already made, or that the namespace no longer admits. */

@@ -12,17 +12,10 @@ import {
 } from '../../policies/rbac/bootstrap-policy.js';
 import { uncovered } from '../../policies/rbac/covers.js';
 import { RBAC_GROUP, type BindingObject, type RoleObject, type Subject } from '../../policies/rbac/types.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import { cloneJson } from '../../api/meta/clone.js';
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 function mergeMeta(current: KObject, wanted: KObject): boolean {
   let changed = false;

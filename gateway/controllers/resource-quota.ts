@@ -11,7 +11,7 @@ import type { KObject } from '../../api/meta/types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { StorageEvent } from '../../backends/storage.js';
 import { asStrMap, specOf, statusOf } from '../../api/common/validation-helpers.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
 import { computeQuotaStatus } from '../quota/evaluate.js';
@@ -21,13 +21,6 @@ import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { setMaxListeners } from 'node:events';
 import { cloneJson } from '../../api/meta/clone.js';
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 export interface ResourceQuotaControllerOptions {
   log: (line: string) => void;

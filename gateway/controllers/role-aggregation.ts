@@ -6,19 +6,12 @@ import type { KObject } from '../../api/meta/types.js';
 import { labelSelectorFromObject } from '../../api/meta/selectors.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import { RBAC_GROUP, type PolicyRule, type RoleObject } from '../../policies/rbac/types.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
-import { startInformer } from './informer.js';
+import { startCachedReconciler } from './cached-reconciler.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { canonicalJson as canonical } from '../../api/meta/canonical-json.js';
 import { cloneJson } from '../../api/meta/clone.js';
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 /** The rules `role` aggregates from `all`, or undefined when it has no aggregationRule. */
 export function aggregatedRules(role: RoleObject, all: Iterable<RoleObject>): PolicyRule[] | undefined {
@@ -48,37 +41,17 @@ export function startRoleAggregationController(
 ): Controller {
   const store = registry.byKind(RBAC_GROUP, 'ClusterRole');
   if (!store) return { async stop() {} };
-  const retryMs = opts.retryMs ?? 500;
-  const roles = new Map<string, RoleObject>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let again = false;
-
-  function schedule(delayMs = 0): void {
-    if (stopped || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      // One pass at a time; a change during a pass triggers one more.
-      if (passActive) {
-        again = true;
-        return;
-      }
-      running = pass();
-    }, delayMs);
-  }
-
-  let passActive = false;
-  async function pass(): Promise<void> {
-    passActive = true;
-    let failed = false;
-    try {
-      for (const role of [...roles.values()]) {
-        if (stopped) return;
-        const rules = aggregatedRules(role, roles.values());
+  return startCachedReconciler(
+    store,
+    async (objects, stopped) => {
+      const roles = [...objects.values()] as RoleObject[];
+      let ok = true;
+      for (const role of roles) {
+        if (stopped()) return true;
+        const rules = aggregatedRules(role, roles);
         if (!rules || canonical(rules) === canonical(role.rules ?? [])) continue;
         try {
-          await store!.patch(
+          await store.patch(
             '',
             role.metadata.name ?? '',
             (current: KObject) => ({ ...current, rules }),
@@ -87,45 +60,12 @@ export function startRoleAggregationController(
           );
         } catch (e) {
           if (isStatusError(e) && e.code === 404) continue;
-          failed = true;
+          ok = false;
           opts.log(`error: role aggregation: clusterrole ${role.metadata.name}: ${(e as Error).message}`);
         }
       }
-    } finally {
-      passActive = false;
-    }
-    if (again || failed) {
-      again = false;
-      schedule(failed ? retryMs : 0);
-    }
-  }
-
-  const informer = startInformer(
-    store,
-    {
-      replace(objects) {
-        roles.clear();
-        for (const o of objects) roles.set(o.metadata.name ?? '', o);
-        schedule();
-      },
-      put(obj) {
-        roles.set(obj.metadata.name ?? '', obj);
-        schedule();
-      },
-      removed(obj) {
-        roles.delete(obj.metadata.name ?? '');
-        schedule();
-      },
+      return ok;
     },
-    opts,
+    { log: opts.log, retryMs: opts.retryMs ?? 500 },
   );
-
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await informer.stop();
-      await running;
-    },
-  };
 }

@@ -7,7 +7,8 @@ import type { KObject } from '../../api/meta/types.js';
 import { cloneJson } from '../../api/meta/clone.js';
 import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
-import { internalWrite, settledCreate, startPerNamespaceController } from './per-namespace.js';
+import { settledCreate, startPerNamespaceController } from './per-namespace.js';
+import { internalWrite } from '../registry/admission-types.js';
 
 export const ROOT_CA_CONFIG_MAP = 'kube-root-ca.crt';
 export const ROOT_CA_KEY = 'ca.crt';

@@ -3,7 +3,8 @@
 // deletes it); its content is the owner's to change.
 import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
-import { internalWrite, settledCreate, startPerNamespaceController } from './per-namespace.js';
+import { settledCreate, startPerNamespaceController } from './per-namespace.js';
+import { internalWrite } from '../registry/admission-types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';

@@ -9,16 +9,12 @@ import {
   BOOTSTRAP_TOKEN_SECRET_TYPE,
   tokenExpiration,
 } from '../../api/core/v1/bootstrap-token.js';
-import type { WriteContext } from '../registry/admission-types.js';
+import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
 import { MAX_TIMER_MS } from '../server/long-timeout.js';
 import { createLogger, lineLog } from '../server/logger.js';
-
-function internalWrite(): WriteContext {
-  return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
-}
 
 export interface TokenCleanerOptions {
   log?: (line: string) => void;

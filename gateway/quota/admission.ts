@@ -7,7 +7,7 @@
 // check here skips them; the controller still counts what they create.
 import { errors, isStatusError, type GroupResource, type StatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
-import type { AdmissionRequest, WriteContext } from '../registry/admission-types.js';
+import { type AdmissionRequest, internalWrite } from '../registry/admission-types.js';
 import type { AdmissionPlugin } from '../admission/plugin.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
@@ -18,13 +18,6 @@ import { cloneJson } from '../../api/meta/clone.js';
 
 /** Charge attempts per quota before the conflict is handed to the client (upstream retries a few times too). */
 const MAX_ATTEMPTS = 10;
-
-const internalWrite = (): WriteContext => ({
-  dryRun: false,
-  fieldValidation: 'Ignore',
-  duplicateFields: [],
-  warnings: [],
-});
 
 /**
  * Runs one namespace's evaluations one at a time in this process (upstream queues them per namespace), so

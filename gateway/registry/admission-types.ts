@@ -42,6 +42,14 @@ export interface WriteContext {
   user?: UserInfo;
 }
 
+/**
+ * The write context of the server's own writes (controllers, quota charges): never a dry run, no field validation
+ * against a body nobody sent, no manager and no user, so ownership and admission checks treat it as the server's.
+ */
+export function internalWrite(): WriteContext {
+  return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
+}
+
 /** One validated write as validating admission sees it: the final object, never to be mutated. */
 export interface AdmissionRequest {
   operation: 'CREATE' | 'UPDATE';
