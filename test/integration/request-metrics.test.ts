@@ -6,27 +6,12 @@ import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { labels, scrape as scrapeOf, seriesOf } from '../helpers/metrics-text.js';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { eventually } from '../helpers/api.js';
 
 const ALICE = 'alice-token-request-metrics';
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
-
-/** Each series of `name` in a Prometheus text exposition: its labels (sorted, as written) → value. */
-function seriesOf(text: string, name: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const at = line.lastIndexOf(' ');
-    series.set(line.slice(name.length, at), Number(line.slice(at + 1)));
-  }
-  return series;
-}
-
-const labels = (values: Record<string, string>): string =>
-  `{${Object.entries(values)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(',')}}`;
 
 const route = (verb: string, resource: string, scope: string, extra: Record<string, string> = {}) => ({
   verb,
@@ -44,11 +29,7 @@ describe('request metrics', function () {
   this.timeout(120_000);
   let dir: string;
   let gh: TestGatehouse;
-  const scrape = async (urlPath = '/metrics'): Promise<string> => {
-    const res = await gh.request('GET', urlPath);
-    expect(res.status, res.body).to.equal(200);
-    return res.body;
-  };
+  const scrape = (urlPath?: string): Promise<string> => scrapeOf(gh, urlPath);
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-request-metrics-'));
@@ -132,14 +113,12 @@ describe('request metrics', function () {
     const { dry_run: ___, ...listRoute } = route('LIST', 'configmaps', 'namespace');
     expect(seriesOf(text, 'apiserver_response_sizes_count').get(labels(listRoute))).to.equal(1);
     expect(seriesOf(text, 'apiserver_longrunning_requests').get(labels(watchRoute))).to.equal(0);
-    const readOnly = seriesOf(text, 'apiserver_current_inflight_requests').get('{request_kind="readOnly"}');
+    const readOnly = seriesOf(text, 'apiserver_current_inflight_requests').get(labels({ request_kind: 'readOnly' }));
     expect(readOnly).to.be.at.least(1);
 
     for (const filter of ['authentication', 'impersonation', 'authorization'])
-      expect(seriesOf(text, 'apiserver_request_filter_duration_seconds_count').get(`{filter="${filter}"}`)).to.be.above(
-        0,
-      );
-    expect(seriesOf(text, 'authentication_attempts').get('{result="success"}')).to.be.above(0);
+      expect(seriesOf(text, 'apiserver_request_filter_duration_seconds_count').get(labels({ filter }))).to.be.above(0);
+    expect(seriesOf(text, 'authentication_attempts').get(labels({ result: 'success' }))).to.be.above(0);
     const users = seriesOf(text, 'authenticated_user_requests');
     expect(users.get('{username="email_id"}')).to.be.above(0);
     expect(users.get('{username="system:admin"}')).to.be.above(0);
@@ -154,9 +133,11 @@ describe('request metrics', function () {
     expect((await gh.request('GET', '/readyz')).status).to.equal(200);
     expect((await gh.request('GET', '/livez/ping')).status).to.equal(200);
     const text = await scrape('/metrics/slis');
-    expect(seriesOf(text, 'kubernetes_healthcheck').get('{name="etcd-readiness",type="readyz"}')).to.equal(1);
+    expect(seriesOf(text, 'kubernetes_healthcheck').get(labels({ name: 'etcd-readiness', type: 'readyz' }))).to.equal(
+      1,
+    );
     expect(
-      seriesOf(text, 'kubernetes_healthchecks_total').get('{name="ping",type="livez",status="success"}'),
+      seriesOf(text, 'kubernetes_healthchecks_total').get(labels({ name: 'ping', type: 'livez', status: 'success' })),
     ).to.be.at.least(1);
     expect(text).not.to.include('apiserver_request_total');
     // A non-resource path like /metrics: it went through authorization (only admitted requests are counted).

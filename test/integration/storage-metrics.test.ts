@@ -3,34 +3,13 @@
 // server's clock, the storage's size, and on PostgreSQL the connections, the LISTEN connection through an outage,
 // and a second replica's revision lag.
 import { expect } from 'chai';
+import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { openWatch } from '../helpers/watch-client.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { OBJECT_COUNT_PERIOD_MS } from '../../gateway/metrics/storage-state-metrics.js';
-
-/** Each series of `name`: its label set as written (`{a="b",...}`, '' without labels) → value. */
-function seriesOf(text: string, name: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const at = line.lastIndexOf(' ');
-    series.set(line.slice(name.length, at), Number(line.slice(at + 1)));
-  }
-  return series;
-}
-
-const labels = (values: Record<string, string>): string =>
-  `{${Object.entries(values)
-    .map(([k, v]) => `${k}="${v}"`)
-    .join(',')}}`;
-
-async function scrape(gh: TestGatehouse): Promise<string> {
-  const res = await gh.request('GET', '/metrics');
-  expect(res.status, res.body).to.equal(200);
-  return res.body;
-}
 
 /** One sample's value; undefined when the series is absent. */
 async function sample(gh: TestGatehouse, name: string, values: Record<string, string>): Promise<number | undefined> {

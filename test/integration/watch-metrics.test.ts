@@ -3,6 +3,7 @@
 // type, and each backend's watch-cache counters.
 import { expect } from 'chai';
 import http2 from 'node:http2';
+import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
@@ -10,36 +11,12 @@ import { openProtobufWatch, type ProtobufWatch } from '../helpers/protobuf.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
-/** `name{labels} value` lines of an exposition: labels in sorted order → value. */
-function seriesOf(text: string, name: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    const at = line.lastIndexOf(' ');
-    const pairs = line.slice(name.length + 1, at - 1).match(/[a-z_]+="[^"]*"/g) ?? [];
-    series.set(pairs.sort().join(','), Number(line.slice(at + 1)));
-  }
-  return series;
-}
-
-const labels = (values: Record<string, string>): string =>
-  Object.entries(values)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort()
-    .join(',');
-
 const cm = (name: string, data: Record<string, string> = {}) => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name },
   data,
 });
-
-async function scrape(gh: TestGatehouse): Promise<string> {
-  const res = await gh.request('GET', '/metrics');
-  expect(res.status, res.body).to.equal(200);
-  return res.body;
-}
 
 const value = (text: string, name: string, values: Record<string, string>): number =>
   seriesOf(text, name).get(labels(values)) ?? 0;
@@ -270,7 +247,7 @@ describe('watch metrics', function () {
           expect(initializations.get(labels(configMaps))).to.equal(1);
           expect(initializations.get(labels({ resource: 'roles.rbac.authorization.platform.io' }))).to.equal(1);
           // Served resources only, as `<resource>.<group>`: no key prefix or made-up resource becomes a label.
-          for (const key of initializations.keys()) expect(key).to.match(/^resource="[a-z0-9]+(\.[a-z0-9.-]+)?"$/);
+          for (const key of initializations.keys()) expect(key).to.match(/^{resource="[a-z0-9]+(\.[a-z0-9.-]+)?"}$/);
           expect(text).to.include(
             '# HELP apiserver_watch_cache_events_received_total [ALPHA] Counter of events received in watch cache broken by resource type.',
           );
