@@ -189,7 +189,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
   try {
-    audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
+    audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(servedKinds(opts.kinds ?? builtinKinds, options), storage, createKindValidator);
