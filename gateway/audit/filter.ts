@@ -112,8 +112,17 @@ export class RequestAudit implements RequestAuditHooks {
     if (ref && meta && typeof meta === 'object') {
       if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
       if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
+      // As upstream's LogRequestObject: what the body says of the object it is about, which for an update is the
+      // version the client read (a create's body seldom has either).
+      if (!ref.uid && typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
+      if (!ref.resourceVersion && typeof meta.resourceVersion === 'string' && meta.resourceVersion)
+        ref.resourceVersion = meta.resourceVersion;
     }
     if (levelAtLeast(this.config.level, 'Request')) this.requestBody = bodyJson(obj, this.config.omitManagedFields);
+  }
+
+  requestPatch(patch: unknown): void {
+    if (levelAtLeast(this.config.level, 'Request')) this.requestBody = bodyJson(patch, this.config.omitManagedFields);
   }
 
   /** Stored objects are immutable once written, so the answer is encoded only when the event is. */
