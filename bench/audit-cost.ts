@@ -1,5 +1,5 @@
 // What auditing costs a write: creates against two memory-backend gateways, one auditing every request at Metadata
-// into a log file (the default blocking mode, JSON lines) and one without audit, in alternating slices
+// into a log file (the default blocking mode, JSON lines) and one without audit, loaded at the same time in rounds
 // (paired-cost.ts). Metadata is the level a production policy gives most requests; a create writes two events
 // (RequestReceived, ResponseComplete). The issue's target: creates with audit at 85% or more of creates without.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ const POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Meta
 
 const describe = (s: CostSettings) =>
   `memory backend, creates of 1 KiB ConfigMaps, 16 clients, Metadata policy into a file, ${s.rounds} alternating ` +
-  `rounds of ${s.sliceMs / 1000} s a side`;
+  `rounds of ${s.sliceMs / 1000} s, both gateways loaded at once`;
 
 export async function measureAuditCost(
   say: (line: string) => void,

@@ -1,9 +1,11 @@
 // What one feature costs: the same requests against two gateways started alike but for the feature, one with it and
-// one without, in the same run. A single pair of 3 s measurements on this shared 2-core machine moved the ratio by
-// 40 points from run to run (85, 88, 126%): a slow spell fell on one side only. So the two are measured in many short
-// slices, alternating which goes first (ABBA), each round's ratio taken from its two adjacent slices, and the
-// median of those ratios reported with their spread: a spell now spoils one round, not the figure. The gateway's CPU
-// per request, which other processes on the machine disturb less than its rate, is reported beside it.
+// one without, in the same run. On this shared 2-core machine a 3 s measurement of one and then of the other moved
+// their ratio by 40 points from run to run (85, 88, 126%), and even eight alternating rounds of 2 s each spread from
+// 34 to 138% within one run (load average 7 to 10 from other work): whatever slowed the machine fell on one side of
+// a pair. So the two are loaded at the same time, each with its own clients, in several rounds: a slow spell then
+// falls on both, and the scheduler shares the cores between two busy gateways evenly, so their rates' ratio is that
+// of their CPU per request. The median of the rounds' ratios is the figure, their spread beside it, and the gateways'
+// CPU per request as a cross-check.
 import { measure, runLoad, type Measured, type RequestSpec, type Target } from './load.js';
 import { startGateway, type Gateway } from './processes.js';
 
@@ -72,19 +74,17 @@ export async function measurePairedCost(opts: PairedOptions): Promise<PairedCost
         expect: opts.expect,
         request: opts.request(round, side),
       });
-    for (const side of [0, 1] as const) {
-      await opts.setup?.(targets[side]);
-      // Long enough for the JIT to settle: the first seconds of a fresh gateway are markedly slower.
-      await slice(side, -1, opts.warmMs);
-    }
+    for (const side of [0, 1] as const) await opts.setup?.(targets[side]);
+    // Long enough for the JIT to settle: the first seconds of a fresh gateway are markedly slower.
+    await Promise.all(([0, 1] as const).map((side) => slice(side, -1, opts.warmMs)));
     const runs: [Measured[], Measured[]] = [[], []];
     for (let round = 0; round < opts.rounds; round++) {
-      // Each side goes first in turn, so that neither always follows the other's garbage.
-      const order: (0 | 1)[] = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const side of order) {
-        opts.say(`  ${opts.label[side]} (round ${round + 1} of ${opts.rounds})`);
-        runs[side].push(await measure(gateways[side].pid, () => slice(side, round, opts.sliceMs)));
-      }
+      opts.say(`  ${opts.label[0]} and ${opts.label[1]} at once (round ${round + 1} of ${opts.rounds})`);
+      const both = await Promise.all(
+        ([0, 1] as const).map((side) => measure(gateways[side].pid, () => slice(side, round, opts.sliceMs))),
+      );
+      runs[0].push(both[0]);
+      runs[1].push(both[1]);
     }
     const failed = [...runs[0], ...runs[1]].find((run) => !run.ok);
     if (failed && !failed.ok) return { ok: false, reason: failed.reason };
