@@ -15,7 +15,7 @@ const LABEL: [string, string] = ['with audit', 'without'];
 const POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n';
 
 const describe = (s: CostSettings) =>
-  `memory backend, creates of 1 KiB ConfigMaps, 16 clients, Metadata policy into a file, ${s.rounds} alternating ` +
+  `memory backend, creates of 1 KiB ConfigMaps, 16 clients, Metadata policy into a file, ${s.rounds} ` +
   `rounds of ${s.sliceMs / 1000} s, both gateways loaded at once`;
 
 export async function measureAuditCost(
