@@ -2,6 +2,7 @@
 // with ratios and the issue's targets, and saved under bench/results/<date>-<commit>.txt.
 //
 //   node --import tsx bench/run.ts [memory] [embedded] [postgres]     (default: all three)
+//   node --import tsx bench/run.ts costs                                (only the paired cost scenarios)
 //
 // A backend is only a set of `gatehouse` flags: one that the gateway refuses to start with (not implemented yet, or
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
@@ -24,6 +25,7 @@ import { formatBackend, formatBaselines, type BackendReport } from './report.js'
 import { freshResultPath } from './results-file.js';
 import { runBackendScenarios } from './scenarios.js';
 import { formatMetricsCost, measureMetricsCost } from './metrics-cost.js';
+import { formatAuditCost, measureAuditCost } from './audit-cost.js';
 
 interface Backend {
   name: string;
@@ -84,6 +86,8 @@ function loadAverage(): string {
 
 function chooseBackends(argv: string[]): Backend[] {
   if (argv.length === 0) return BACKENDS;
+  // The cost scenarios alone: each starts its own pair of gateways and needs no backend run before it.
+  if (argv.length === 1 && argv[0] === 'costs') return [];
   const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
   if (unknown.length)
     throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
@@ -173,6 +177,8 @@ async function main(): Promise<void> {
     }
     say('request metrics cost: two memory-backend gateways, metrics on and off');
     emit([...formatMetricsCost(await measureMetricsCost(say)), '']);
+    say('audit cost: two memory-backend gateways, audit to a file and none');
+    emit([...formatAuditCost(await measureAuditCost(say)), '']);
   } finally {
     await bareServer.stop();
     await postgresServer?.stop();

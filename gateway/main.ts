@@ -214,7 +214,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
   let serviceResolver: ServiceResolver | undefined;
   try {
-    audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
+    audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(kinds, storage, createKindValidator);

@@ -5,10 +5,12 @@ import type { Registry } from 'prom-client';
 import type { AuditSink } from './filter.js';
 import { createLogSender } from './log-backend.js';
 import { createWebhookSender } from './webhook-backend.js';
-import { createBufferedBackend, type BatchSender, type BatchSettings } from './buffered.js';
+import { createBufferedBackend, type BatchSender } from './buffered.js';
+import { encodeFor, TooLargeError, type EventFormat } from './encode.js';
 import { createAuditMetrics } from './metrics.js';
 import { createPolicyChecker, loadAuditPolicy, type AuditPolicy, type Stage } from './policy.js';
-import type { AuditMode, AuditOptions } from './audit-flags.js';
+import type { AuditOptions, BackendOptions } from './audit-flags.js';
+import { realClock, type Clock } from '../server/clock.js';
 
 export interface AuditBackend {
   readonly name: string;
@@ -26,18 +28,21 @@ export function loadConfiguredPolicy(options: AuditOptions): AuditPolicy | undef
   return options.policyFile === undefined ? undefined : loadAuditPolicy(options.policyFile);
 }
 
-/** upstream's log batch defaults: every event goes out at once, the buffer only absorbs a slow disk. */
-const LOG_BATCH: BatchSettings = { bufferSize: 10_000, maxSize: 1, maxWaitMs: 0 };
-
 type OnError = (plugin: string) => (err: Error, events: number) => void;
 
 /**
  * blocking: the request waits for the delivery of its events (the log's only when strict: its writes keep their
  * order anyway); blocking-strict: an event of the RequestReceived stage that cannot be delivered fails the request.
  */
-function inMode(sender: BatchSender, mode: AuditMode, batch: BatchSettings, onError: OnError): AuditBackend {
+function inMode(sender: BatchSender, options: BackendOptions, onError: OnError, clock: Clock): AuditBackend {
+  const { mode } = options;
   const failed = onError(sender.name);
-  if (mode === 'batch') return createBufferedBackend(sender, batch, failed);
+  if (mode === 'batch') {
+    const batch = options.truncate
+      ? { ...options.batch, maxBatchBytes: options.truncate.maxBatchBytes }
+      : options.batch;
+    return createBufferedBackend(sender, batch, failed, clock);
+  }
   const strict = mode === 'blocking-strict';
   const waits = sender.name !== 'log';
   return {
@@ -58,6 +63,8 @@ export interface AuditDeps {
   metricsRegistry: Registry;
   log: (line: string) => void;
   now?: () => number;
+  /** What batch waits and throttles are timed by. */
+  clock?: Clock;
 }
 
 export function startAudit(options: AuditOptions, policy: AuditPolicy | undefined, deps: AuditDeps): Audit | undefined {
@@ -72,32 +79,47 @@ export function startAudit(options: AuditOptions, policy: AuditPolicy | undefine
     for (let i = 0; i < events; i++) metrics.error(plugin);
     deps.log(`audit: the ${plugin} backend lost ${events} event(s): ${err.message}`);
   };
-  const backends: AuditBackend[] = [];
+  const clock = deps.clock ?? realClock;
+  // Each backend with how its lines are written.
+  const backends: { backend: AuditBackend; format: EventFormat }[] = [];
   if (options.webhookConfigFile !== undefined) {
     const sender = createWebhookSender({
       configFile: options.webhookConfigFile,
       initialBackoffMs: options.webhookInitialBackoffMs,
+      version: options.webhook.version,
     });
-    backends.push(inMode(sender, options.webhookMode, options.webhookBatch, onError));
+    const { version, truncate } = options.webhook;
+    backends.push({
+      backend: inMode(sender, options.webhook, onError, clock),
+      format: { format: 'json', version, truncate },
+    });
   }
-  if (options.logPath !== undefined)
-    backends.push(
-      inMode(
-        createLogSender(options.logPath, options.logRotation, (err) =>
-          deps.log(`audit: rotating ${options.logPath}: ${err.message}`),
-        ),
-        options.logMode,
-        LOG_BATCH,
-        onError,
-      ),
+  if (options.logPath !== undefined) {
+    const sender = createLogSender(options.logPath, options.logRotation, (err) =>
+      deps.log(`audit: rotating ${options.logPath}: ${err.message}`),
     );
+    const { version, truncate } = options.log;
+    backends.push({
+      backend: inMode(sender, options.log, onError, clock),
+      format: { format: options.logFormat, version, truncate },
+    });
+  }
+  const tooLarge = onError('truncate');
   const check = createPolicyChecker(policy);
   return {
     check,
-    emit(line, stage) {
+    emit(event, stage) {
       metrics.event();
       let waits: Promise<void>[] | undefined;
-      for (const backend of backends) {
+      for (const { backend, format } of backends) {
+        let line: string;
+        try {
+          line = encodeFor(event, format);
+        } catch (e) {
+          if (!(e instanceof TooLargeError)) throw e;
+          tooLarge(e, 1);
+          continue;
+        }
         const delivered = backend.write(line, stage);
         if (delivered) (waits ??= []).push(delivered);
       }
@@ -105,7 +127,7 @@ export function startAudit(options: AuditOptions, policy: AuditPolicy | undefine
     },
     now: deps.now ?? Date.now,
     close: async () => {
-      await Promise.all(backends.map((b) => b.close()));
+      await Promise.all(backends.map(({ backend }) => backend.close()));
     },
   };
 }

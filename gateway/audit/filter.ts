@@ -16,11 +16,11 @@ import {
   bodyJson,
   EVENT_API_VERSION,
   microTime,
-  serializeEvent,
   type AuditEvent,
   type ObjectReference,
   type ResponseStatus,
 } from './event.js';
+import { OutgoingEvent } from './encode.js';
 import { levelAtLeast, type RequestAuditConfig, type Stage } from './policy.js';
 import type { Attributes } from '../../policies/authorizer.js';
 import { setRequestAudit, type RequestAuditHooks } from './request-audit.js';
@@ -29,10 +29,11 @@ import { setRequestAudit, type RequestAuditHooks } from './request-audit.js';
 export interface AuditSink {
   check(attrs: Attributes): RequestAuditConfig;
   /**
-   * One serialized event. Backends count and log their own failures; a promise is returned only when the request
-   * is to wait for a blocking backend, and it rejects only when a strict one failed.
+   * One event, encoded by the sink for each backend before this returns. Backends count and log their own failures;
+   * a promise is returned only when the request is to wait for a blocking backend, and it rejects only when a
+   * strict one failed.
    */
-  emit(line: string, stage: Stage): void | Promise<void>;
+  emit(event: OutgoingEvent, stage: Stage): void | Promise<void>;
   now(): number;
 }
 
@@ -111,8 +112,17 @@ export class RequestAudit implements RequestAuditHooks {
     if (ref && meta && typeof meta === 'object') {
       if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
       if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
+      // As upstream's LogRequestObject: what the body says of the object it is about, which for an update is the
+      // version the client read (a create's body seldom has either).
+      if (!ref.uid && typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
+      if (!ref.resourceVersion && typeof meta.resourceVersion === 'string' && meta.resourceVersion)
+        ref.resourceVersion = meta.resourceVersion;
     }
     if (levelAtLeast(this.config.level, 'Request')) this.requestBody = bodyJson(obj, this.config.omitManagedFields);
+  }
+
+  requestPatch(patch: unknown): void {
+    if (levelAtLeast(this.config.level, 'Request')) this.requestBody = bodyJson(patch, this.config.omitManagedFields);
   }
 
   /** Stored objects are immutable once written, so the answer is encoded only when the event is. */
@@ -138,7 +148,7 @@ export class RequestAudit implements RequestAuditHooks {
       withBodies && this.responseValue !== undefined
         ? bodyJson(this.responseValue, this.config.omitManagedFields)
         : undefined;
-    return this.sink.emit(serializeEvent(this.event, withBodies ? this.requestBody : undefined, response), stage);
+    return this.sink.emit(new OutgoingEvent(this.event, withBodies ? this.requestBody : undefined, response), stage);
   }
 
   finish(status: ResponseStatus): void {

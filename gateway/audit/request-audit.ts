@@ -6,6 +6,11 @@ export interface RequestAuditHooks {
   annotate(key: string, value: string): void;
   /** The request body as decoded: completes objectRef, and is the requestObject from level Request. */
   requestObject(obj: unknown): void;
+  /**
+   * A patch or apply body: the requestObject from level Request. Unlike a decoded object it says nothing of the
+   * objectRef, as upstream's LogRequestPatch (a patch may carry a resourceVersion it only preconditions on).
+   */
+  requestPatch(patch: unknown): void;
   /** The answer's object: the responseObject at level RequestResponse. */
   responseObject(obj: unknown): void;
   /** A long-running request (watch) sent its headers with this code. */

@@ -4,13 +4,14 @@
 import { loadWebhookClientConfig } from '../../policies/webhook/client-config.js';
 import { backoffDelay, DEFAULT_RETRY_BACKOFF, pause, type RetryBackoff } from '../../policies/webhook/backoff.js';
 import { createJsonPoster } from '../../policies/webhook/post-json.js';
-import { EVENT_API_VERSION } from './event.js';
 import type { BatchSender } from './buffered.js';
 
 export interface WebhookSenderOptions {
   configFile: string;
   /** The wait before the first retry; each next one longer by upstream's webhook backoff, up to RETRIES. */
   initialBackoffMs: number;
+  /** The EventList's apiVersion, the events' own (--audit-webhook-version). */
+  version: string;
   /** One POST's bound. */
   timeoutMs?: number;
 }
@@ -50,7 +51,7 @@ export function createWebhookSender(opts: WebhookSenderOptions): BatchSender {
   return {
     name: 'webhook',
     async send(lines) {
-      const body = `{"kind":"EventList","apiVersion":"${EVENT_API_VERSION}","metadata":{},"items":[${lines.join(',')}]}`;
+      const body = `{"kind":"EventList","apiVersion":"${opts.version}","metadata":{},"items":[${lines.join(',')}]}`;
       for (let attempt = 1; ; attempt++) {
         try {
           return await postOnce(body);

@@ -37,7 +37,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
   // Patch bodies are JSON; decoding them like any body reports duplicate fields for fieldValidation.
   const decoded = decodeJsonText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const patch = decoded.value;
-  auditOf(ctx)?.requestObject(patch);
+  auditOf(ctx)?.requestPatch(patch);
   const wctx = updateWriteContext(ctx, query, 'PatchOptions', decoded);
   const patched = (current: KObject): unknown => {
     const result = patchFn(current, patch, store.def.schema);
@@ -65,7 +65,7 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
       ? decodeCbor(body)
       : decodeYamlText(body.toString('utf8'), { reportDuplicates: fieldValidation !== 'Ignore' });
   const config = decoded.value;
-  auditOf(ctx)?.requestObject(config);
+  auditOf(ctx)?.requestPatch(config);
   if (!isObject(config)) throw errors.badRequest('an apply patch must be an object (the applied configuration)');
   if (
     typeof config.apiVersion !== 'string' ||

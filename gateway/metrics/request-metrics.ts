@@ -2,6 +2,8 @@
 // Recording is on every request's path, so label sets are resolved once per distinct (verb, resource, scope...) and
 // their records kept (route-series.ts): a request then costs a Map lookup and the observations, not prom-client's
 // checking and hashing of a label object per metric.
+import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import type { Context, Middleware, Next } from 'koa';
 import { requestInfoOf, requestQuery, type RequestInfo } from '../request/request-info.js';
 import { isLongRunning } from '../filters/max-in-flight.js';
@@ -66,6 +68,42 @@ interface RouteSeries {
   sli: (seconds: number) => void;
   size: (bytes: number) => void;
   codes: Map<number, () => void>;
+}
+
+const isStream = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function';
+
+type Writable = ServerResponse | Http2ServerResponse;
+
+/**
+ * Counts the bytes of the body still to be written (Koa pipes a stream body after the filters have returned) and
+ * observes their sum once the response is done or cut short: a running count, nothing of the body held.
+ */
+function observeWritten(res: Writable, observe: (bytes: number) => void): void {
+  let bytes = 0;
+  const count = (chunk: unknown, encoding: unknown): void => {
+    if (typeof chunk === 'string')
+      bytes += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Writable;
+  res.write = ((...args: unknown[]) => {
+    count(args[0], args[1]);
+    return write(...args);
+  }) as Writable['write'];
+  res.end = ((...args: unknown[]) => {
+    if (typeof args[0] !== 'function') count(args[0], args[1]);
+    return end(...args);
+  }) as Writable['end'];
+  let observed = false;
+  const done = (): void => {
+    if (observed) return;
+    observed = true;
+    observe(bytes);
+  };
+  res.once('finish', done);
+  res.once('close', done);
 }
 
 export interface RequestMetrics {
@@ -226,9 +264,14 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
           count(route, ctx.status);
           route.duration(seconds);
           if (!longRunningRequest) route.sli(seconds);
-          // Koa knows the length of a buffered body; a streamed one counts as 0.
-          const size: number | undefined = ctx.response.length;
-          if (route.route.verb === 'GET' || route.route.verb === 'LIST') route.size(size ?? 0);
+          if (route.route.verb === 'GET' || route.route.verb === 'LIST') {
+            // Koa knows the length of a buffered body; a streamed one (a large list, a compressed answer) is
+            // counted as it is written, as upstream counts the bytes through its response writer.
+            const size: number | undefined = ctx.response.length;
+            if (size !== undefined) route.size(size);
+            else if (isStream(ctx.body)) observeWritten(ctx.res, route.size);
+            else route.size(0);
+          }
           const held = state[LONG_RUNNING];
           if (held) longRunning.dec(held);
         };

@@ -65,6 +65,18 @@ describe('audit webhook', function () {
     expect(new Set(events.map((e) => e.stage))).to.deep.equal(new Set(['RequestReceived', 'ResponseComplete']));
   });
 
+  it('writes the EventList and its events in the group version --audit-webhook-version names', async () => {
+    const gh = await start('--audit-webhook-version=audit.platform.io/v1');
+    const id = (await gh.request('GET', NAMESPACES)).headers['audit-id'] as string;
+    await gh.close();
+    expect(hook.received).not.to.have.length(0);
+    for (const { body } of hook.received) expect(body).to.include({ apiVersion: 'audit.platform.io/v1' });
+    const mine = hook.received
+      .flatMap((r) => (r.body as { items: { auditID: string; apiVersion: string }[] }).items)
+      .filter((e) => e.auditID === id);
+    expect(mine.map((e) => e.apiVersion)).to.deep.equal(['audit.platform.io/v1', 'audit.platform.io/v1']);
+  });
+
   it('retries a batch the receiver could not take, and counts and logs one it refused', async () => {
     let calls = 0;
     // The first delivery fails with a 503 (retried), the next ones are refused for good with a 400.

@@ -55,6 +55,8 @@ describe('audit log', function () {
   let text = '';
   let events: Event[] = [];
   const ids: Record<string, string> = {};
+  /** The Secret as the update read it. */
+  const read: Record<string, string> = {};
 
   before(async function () {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-audit-'));
@@ -82,7 +84,11 @@ describe('audit log', function () {
     });
     ids.createSecret = (await ok('POST', SECRETS, { body: secret('create-value') })).headers['audit-id'] as string;
     const current = (await ok('GET', `${SECRETS}/s1`)).json();
-    await ok('PUT', `${SECRETS}/s1`, { body: { ...secret('update-value'), metadata: current.metadata } });
+    read.uid = current.metadata.uid;
+    read.resourceVersion = current.metadata.resourceVersion;
+    ids.updateSecret = (
+      await ok('PUT', `${SECRETS}/s1`, { body: { ...secret('update-value'), metadata: current.metadata } })
+    ).headers['audit-id'] as string;
     await ok('PATCH', `${SECRETS}/s1`, {
       body: { data: { key: b64('patch-value') }, stringData: { plain: 'patch-value' } },
       headers: { 'content-type': 'application/merge-patch+json' },
@@ -141,6 +147,26 @@ describe('audit log', function () {
     expect(event.objectRef).to.deep.equal({ resource: 'secrets', namespace: 'default', name: 's1', apiVersion: 'v1' });
     expect(event.responseStatus).to.deep.equal({ metadata: {}, code: 201 });
     expect(event.annotations?.['authorization.platform.io/decision']).to.equal('allow');
+  });
+
+  it("completes objectRef with the uid and resourceVersion the update's body carries, as upstream", () => {
+    expect(read.uid).to.match(/^[0-9a-f-]{36}$/);
+    expect(read.resourceVersion).to.match(/^\d+$/);
+    for (const event of byId(ids.updateSecret).filter((e) => e.stage === 'ResponseComplete'))
+      expect(event.objectRef).to.deep.equal({
+        resource: 'secrets',
+        namespace: 'default',
+        name: 's1',
+        uid: read.uid,
+        apiVersion: 'v1',
+        resourceVersion: read.resourceVersion,
+      });
+    expect(byId(ids.updateSecret)).to.have.length(2);
+    // RequestReceived is written before the body is read: only what the URL says.
+    expect(byId(ids.updateSecret)[0].objectRef).not.to.have.property('uid');
+    // A create's body has neither.
+    const created = byId(ids.createSecret).find((e) => e.stage === 'ResponseComplete')!;
+    expect(created.objectRef).not.to.have.any.keys('uid', 'resourceVersion');
   });
 
   it('never writes Secret bodies at Metadata: create, update, patch, apply, list', () => {

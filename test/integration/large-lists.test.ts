@@ -6,6 +6,7 @@ import yaml from 'js-yaml';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { decodeProtobufObject } from '../../api/proto/object-codec.js';
+import { eventually } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { PROTOBUF_MEDIA_TYPE } from '../helpers/protobuf.js';
 
@@ -147,5 +148,37 @@ describe('large lists', function () {
       expect(table.rows.map((r) => r.object)).to.deep.equal(expected);
       expect(longest, `longest stall for ${accept}`).to.be.below(bound);
     }
+  });
+
+  it('counts a streamed list at its length in apiserver_response_sizes', async () => {
+    /** The LIST series of ConfigMaps in one namespace: its count and sum. */
+    const sizes = async () => {
+      const text = (await gh.request('GET', '/metrics')).body;
+      const of = (suffix: string) => {
+        const line = text
+          .split('\n')
+          .find(
+            (l) =>
+              l.startsWith(`apiserver_response_sizes_${suffix}{`) &&
+              l.includes('verb="LIST"') &&
+              l.includes('resource="configmaps"') &&
+              l.includes('scope="namespace"'),
+          );
+        return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+      };
+      return { count: of('count'), sum: of('sum') };
+    };
+    const before = await sizes();
+    const { status, body } = await listWithHeartbeat('application/json');
+    expect(status).to.equal(200);
+    // Streamed in chunks, without a Content-Length: a buffered answer would not test the count.
+    expect(body.length).to.be.above(1_000_000);
+    // Recorded when the server has written the last byte, which may follow the client's reading it by a moment.
+    const after = await eventually('the streamed list observed', async () => {
+      const now = await sizes();
+      return now.count > before.count ? now : undefined;
+    });
+    expect(after.count - before.count).to.equal(1);
+    expect(after.sum - before.sum).to.equal(body.length);
   });
 });

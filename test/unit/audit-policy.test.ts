@@ -11,7 +11,6 @@ import {
 } from '../../gateway/audit/policy.js';
 import { serializeEvent, withoutManagedFields, type AuditEvent } from '../../gateway/audit/event.js';
 import type { Attributes } from '../../policies/authorizer.js';
-import { parseOptions } from '../../gateway/server/options.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -183,18 +182,5 @@ describe('audit event', () => {
     expect(withoutManagedFields(obj)).to.deep.equal({ metadata: { name: 'a' } });
     expect(withoutManagedFields(list)).to.deep.equal({ items: [{ metadata: { name: 'a' } }] });
     expect(obj.metadata.managedFields).to.have.length(1);
-  });
-});
-
-describe('audit flags', () => {
-  it('takes kube-apiserver defaults and refuses bad values naming the flag', () => {
-    const audit = parseOptions(['--audit-log-path=logs/a.log', '--audit-log-maxsize=2'], '/srv').audit;
-    expect(audit).to.deep.include({ logPath: '/srv/logs/a.log', logMode: 'blocking', webhookMode: 'batch' });
-    expect(audit.logRotation.maxSizeBytes).to.equal(2 * 1024 * 1024);
-    expect(audit.webhookBatch).to.deep.equal({ bufferSize: 10000, maxSize: 400, maxWaitMs: 30_000 });
-    expect(parseOptions(['--audit-log-path=-'], '/srv').audit.logPath).to.equal('-');
-    expect(() => parseOptions(['--audit-webhook-mode=sometimes'])).to.throw(/--audit-webhook-mode/);
-    expect(() => parseOptions(['--audit-webhook-batch-max-size=0'])).to.throw(/--audit-webhook-batch-max-size/);
-    expect(() => parseOptions(['--audit-log-maxbackup=-1'])).to.throw(/--audit-log-maxbackup/);
   });
 });
