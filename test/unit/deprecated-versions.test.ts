@@ -38,6 +38,7 @@ function announce(path: string, version = { major: '1', minor: '32' }) {
   setRequestAudit(ctx, {
     annotate: (key, value) => (annotations[key] = value),
     requestObject: () => {},
+    requestPatch: () => {},
     responseObject: () => {},
     responseStarted: () => {},
   });
