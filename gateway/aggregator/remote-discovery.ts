@@ -29,6 +29,8 @@ export interface RemoteGroupVersion extends Prioritized {
   discovery?: VersionDiscovery;
   /** The last fetch failed (what `discovery` holds, if anything, is older). */
   stale: boolean;
+  /** Not fetched yet, not even once unsuccessfully: left out of discovery, as upstream lists a group-version once synced. */
+  pending: boolean;
   /** Listed in the server's OpenAPI v3 index, with the hash its URL carries. */
   openapi?: { hash?: string };
 }
@@ -108,6 +110,7 @@ export function startRemoteDiscovery(registry: Registry, opts: RemoteDiscoveryOp
       entry.discoveryEtag = discovery.etag;
     }
     gv.stale = discovery.kind === 'failed';
+    gv.pending = false;
     if (index?.kind === 'listed') gv.openapi = { hash: index.hash };
     else if (index?.kind === 'unlisted') gv.openapi = undefined;
     if (discovery.kind === 'failed' && (!wasStale || entry.gv.discovery === undefined))
@@ -158,7 +161,8 @@ export function startRemoteDiscovery(registry: Registry, opts: RemoteDiscoveryOp
       groupPriority: typeof spec.groupPriorityMinimum === 'number' ? spec.groupPriorityMinimum : 0,
       versionPriority: typeof spec.versionPriority === 'number' ? spec.versionPriority : 0,
       discovery: entry?.gv.discovery,
-      stale: entry?.gv.stale ?? true,
+      stale: entry?.gv.stale ?? false,
+      pending: entry?.gv.pending ?? true,
       openapi: entry?.gv.openapi,
     };
     if (entry) {

@@ -62,7 +62,7 @@ export function legacyResourceList(group: string, version: string, resources: Do
 
 export function mergeDiscovery(local: LocalDiscovery, remote: RemoteGroupVersion[]): MergedDiscovery {
   // A group-version served here stays ours: another server cannot take it over through discovery.
-  const gvs = remote.filter((gv) => !local.served.has(`${gv.group}/${gv.version}`));
+  const gvs = remote.filter((gv) => !gv.pending && !local.served.has(`${gv.group}/${gv.version}`));
   const localGroups = new Set(local.groups);
   const joining = gvs.filter((gv) => localGroups.has(gv.group));
   const remoteOnly = gvs.filter((gv) => !localGroups.has(gv.group));

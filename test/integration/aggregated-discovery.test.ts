@@ -326,6 +326,24 @@ describe('merged discovery and OpenAPI of remote APIServices', function () {
     expect((await getJson('/openapi/v3')).paths).to.not.have.property(`apis/${NOWHERE}/v1`);
   });
 
+  it('leaves a new group-version out until its server has answered or failed once', async () => {
+    sample.mode = 'hang';
+    const asked = sample.requests.length;
+    await register(SAMPLE, 'v2', { service: { namespace: 'sample', name: 'api' }, caBundle: sample.caBundle });
+    await eventually('the fetch under way', async () => sample.requests.slice(asked).includes('/apis'));
+    const versions = async () => (await item(SAMPLE)).versions.map((v: any) => `${v.version} ${v.freshness}`);
+    expect(await versions()).to.deep.equal(['v1 Current']);
+    // The fetch gives up after its 5 s: only then is the version listed, Stale.
+    await clock.whenArmed((t) => t.ms === 5_000);
+    clock.advance(5_000);
+    await eventually('v2 listed as Stale', async () => (await versions()).includes('v2 Stale'));
+    expect(await legacyNames()).to.include(SAMPLE);
+    expect((await getJson(`/apis/${SAMPLE}`)).versions.map((v: any) => v.version)).to.deep.equal(['v1']);
+    sample.mode = 'ok';
+    const res = await gh.request('DELETE', `${APISERVICES}/v2.${SAMPLE}`);
+    expect(res.status, res.body).to.equal(200);
+  });
+
   it('forgets a deleted APIService in discovery and OpenAPI v3', async () => {
     for (const name of [`v1alpha1.${WARDLE}`, `v1beta1.${WARDLE}`, `v1.${NOWHERE}`]) {
       const res = await gh.request('DELETE', `${APISERVICES}/${name}`);
