@@ -49,6 +49,7 @@ import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
 import { createDeprecationNotices } from './handlers/deprecated-versions.js';
 import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
+import type { RemoteAPIs } from './aggregator/remote-discovery.js';
 
 export interface AppDeps {
   storage: Storage;
@@ -85,6 +86,8 @@ export interface AppDeps {
   metrics?: ServerMetrics;
   /** Where audit events go (--audit-policy-file with a backend); without it requests only get their Audit-Id. */
   audit?: AuditSink;
+  /** The remote APIServices' group-versions, merged into discovery and OpenAPI v3; without it only local ones. */
+  remoteApis?: RemoteAPIs;
 }
 
 export interface VersionInfo {
@@ -114,8 +117,13 @@ export function createGateway(deps: AppDeps): Gateway {
   const virtual = createVirtualResources(
     builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }),
   );
-  const discovery = createDiscovery(kinds, virtual.listed());
-  const openapi = createOpenAPIHandler(kinds, deps.version.gitVersion, documentedVirtualResources(virtual.listed()));
+  const discovery = createDiscovery(kinds, virtual.listed(), deps.remoteApis);
+  const openapi = createOpenAPIHandler(
+    kinds,
+    deps.version.gitVersion,
+    documentedVirtualResources(virtual.listed()),
+    deps.remoteApis,
+  );
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
     serializers,
@@ -224,7 +232,7 @@ export function createGateway(deps: AppDeps): Gateway {
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
       if (discovery.handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
-      if (openapi.handle(ctx)) return;
+      if (await openapi.handle(ctx)) return;
       // Non-resource paths: the authorization filter has already checked `get` on them.
       const served = ctx.path === '/metrics' ? metrics?.main : ctx.path === '/metrics/slis' ? metrics?.slis : undefined;
       if (served) {

@@ -42,6 +42,7 @@ import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile, startServiceResolver, type ServiceResolver } from './aggregator/service-resolver.js';
+import { startRemoteDiscovery, type RemoteAPIs } from './aggregator/remote-discovery.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -213,6 +214,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
   let serviceResolver: ServiceResolver | undefined;
+  let remoteApis: RemoteAPIs | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
@@ -236,7 +238,11 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
       }),
     );
+    // Before the gateway, which answers discovery from it; merged discovery fetches through the same resolver.
+    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
+    remoteApis = startRemoteDiscovery(registry, { resolver: serviceResolver, clock, log });
     gateway = createGateway({
+      remoteApis,
       storage,
       registry,
       authenticator,
@@ -260,7 +266,6 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
-    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
     controllers = await startControllers({
       registry: gateway.registry,
       options,
@@ -279,6 +284,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
+    await remoteApis?.stop();
     serviceResolver?.close();
     await rbac?.stop();
     await closeStorage();
@@ -315,6 +321,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller.abort();
     authorization?.close();
     await controllers.stop();
+    await remoteApis.stop();
     serviceResolver.close();
     await rbac.stop();
     await closeStorage();
@@ -336,6 +343,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
     closers: [
       () => controllers.stop(),
+      () => remoteApis.stop(),
       async () => serviceResolver.close(),
       async () => authorization?.close(),
       () => rbac.stop(),

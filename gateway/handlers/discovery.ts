@@ -1,6 +1,7 @@
 // Discovery in both forms kubectl reads: the legacy documents (/api, /apis, /apis/<g>, per-version
 // APIResourceList) and the aggregated APIGroupDiscoveryList, recognised by kubectl only under the exact
-// `g=apidiscovery.k8s.io` content type. Documents are built once from the scheme; nothing here changes per request.
+// `g=apidiscovery.k8s.io` content type. The local documents are built once from the scheme; the remote groups of
+// aggregated APIServices are merged in (discovery-remote.ts) whenever what their servers list changes.
 // Alias groups (`rbac.authorization.k8s.io`...) come after every group of ours: clients resolve a resource or short
 // name that several groups list to the first of them, which must be ours.
 import { createHash } from 'node:crypto';
@@ -8,6 +9,8 @@ import type { Context } from 'koa';
 import { apiVersionOf, type KindDefinition } from '../../api/scheme.js';
 import { aliasedKinds, isAliasedKind } from '../request/group-alias.js';
 import type { VirtualResource } from './virtual-resources.js';
+import type { RemoteAPIs } from '../aggregator/remote-discovery.js';
+import { mergeDiscovery, type LocalDiscovery, type MergedDiscovery } from './discovery-remote.js';
 
 const ITEM_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const itemVerbs = (def: KindDefinition): string[] =>
@@ -170,7 +173,7 @@ function virtualDiscoveryResource(r: VirtualResource): Record<string, unknown> {
   };
 }
 
-function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string, unknown> {
+function aggregatedList(gvs: GroupVersion[], apiVersion: string): Record<string, unknown> & { items: unknown[] } {
   const byGroup = new Map<string, GroupVersion[]>();
   for (const gv of gvs) byGroup.set(gv.group, [...(byGroup.get(gv.group) ?? []), gv]);
   return {
@@ -207,8 +210,18 @@ export interface Discovery {
   handle(ctx: Context, pretty: boolean): boolean;
 }
 
-/** `virtual`: the virtual resources to list, each with verbs [create]. */
-export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResource[] = []): Discovery {
+/** Upstream's entity tag of an aggregated document: the SHA-512 of its JSON, in upper-case hex. */
+const etagOf = (body: Buffer): string => `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"`;
+
+/**
+ * `virtual`: the virtual resources to list, each with verbs [create]. `remote`: the remote APIServices' group-versions
+ * to merge in (gateway/aggregator/remote-discovery.ts); without it only the groups served here are listed.
+ */
+export function createDiscovery(
+  kinds: KindDefinition[],
+  virtual: VirtualResource[] = [],
+  remote?: RemoteAPIs,
+): Discovery {
   const gvs = groupVersions(kinds, virtual);
   const core = gvs.filter((gv) => gv.group === '');
   const named = gvs.filter((gv) => gv.group !== '');
@@ -231,36 +244,68 @@ export function createDiscovery(kinds: KindDefinition[], virtual: VirtualResourc
   for (const gv of gvs)
     documents.set(gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`, apiResourceList(gv));
 
-  const aggregatedDocs = new Map<string, unknown>();
-  const aggregatedDoc = (path: string, group: string, version: string): unknown => {
+  const local: LocalDiscovery = {
+    groups: groupNames,
+    served: new Set(named.map((gv) => `${gv.group}/${gv.version}`)),
+    apiGroup,
+    aggregatedItems: (apiVersion) => aggregatedList(named, apiVersion).items as Record<string, unknown>[],
+  };
+  // Rebuilt when the remote view moves, at most once per change, on the first request after it.
+  let merged: { generation: number; view: MergedDiscovery; bodies: Map<string, { body: Buffer; etag: string }> };
+  const current = () => {
+    const generation = remote?.generation() ?? 0;
+    if (merged?.generation !== generation)
+      merged = { generation, view: mergeDiscovery(local, remote?.list() ?? []), bodies: new Map() };
+    return merged;
+  };
+  const aggregatedDoc = (path: string, group: string, version: string): { body: Buffer; etag: string } => {
+    const state = current();
     const key = `${path} ${group}/${version}`;
-    let doc = aggregatedDocs.get(key);
-    if (doc === undefined)
-      aggregatedDocs.set(key, (doc = aggregatedList(path === '/api' ? core : named, `${group}/${version}`)));
+    let doc = state.bodies.get(key);
+    if (doc === undefined) {
+      const apiVersion = `${group}/${version}`;
+      const body = Buffer.from(
+        JSON.stringify(path === '/api' ? aggregatedList(core, apiVersion) : state.view.aggregated(apiVersion)),
+      );
+      state.bodies.set(key, (doc = { body, etag: etagOf(body) }));
+    }
     return doc;
   };
 
   return {
     handle(ctx, pretty) {
       const path = ctx.path.replace(/\/+$/, '') || '/';
-      const doc = documents.get(path);
+      const doc = current().view.legacy.get(path) ?? documents.get(path);
       if (doc === undefined) return false;
-      const aggregated = path === '/api' || path === '/apis' ? aggregatedRequest(ctx.get('accept')) : null;
+      const negotiated = path === '/api' || path === '/apis';
+      const aggregated = negotiated ? aggregatedRequest(ctx.get('accept')) : null;
+      if (negotiated) ctx.set('Vary', 'Accept');
+      if (aggregated) {
+        const { body, etag } = aggregatedDoc(path, aggregated.group, aggregated.version);
+        ctx.set(
+          'Content-Type',
+          `application/json;g=${aggregated.group};v=${aggregated.version};as=APIGroupDiscoveryList`,
+        );
+        ctx.set('ETag', etag);
+        const held = ctx.get('if-none-match');
+        if (held !== '' && held.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) {
+          ctx.status = 304;
+          return true;
+        }
+        ctx.status = 200;
+        ctx.body = pretty ? Buffer.from(JSON.stringify(JSON.parse(body.toString('utf8')), null, 2)) : body;
+        return true;
+      }
       // Clients use the address to reach the server again; it is the one they reached.
-      let body: unknown =
+      const body: unknown =
         path === '/api'
           ? {
               ...(doc as Record<string, unknown>),
               serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: ctx.host }],
             }
           : doc;
-      let contentType = 'application/json';
-      if (aggregated) {
-        body = aggregatedDoc(path, aggregated.group, aggregated.version);
-        contentType = `application/json;g=${aggregated.group};v=${aggregated.version};as=APIGroupDiscoveryList`;
-      }
       ctx.status = 200;
-      ctx.set('Content-Type', contentType);
+      ctx.set('Content-Type', 'application/json');
       ctx.body = Buffer.from(pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
       return true;
     },

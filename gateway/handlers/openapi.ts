@@ -1,6 +1,9 @@
 // /openapi/v3 and its per-group-version documents, and /openapi/v2 (JSON, or gnostic protobuf when asked), generated
 // once at start from the kinds' schemas (the same schemas that validate requests). Alias groups get documents of
-// their own, with the group-version-kinds of the alias.
+// their own, with the group-version-kinds of the alias. The v3 index also lists the group-versions of remote
+// APIServices whose servers list them, with the hash their servers gave; their documents are fetched from those
+// servers when asked for (gateway/aggregator/remote-discovery.ts). /openapi/v2 describes the local kinds only:
+// kubectl 1.32 reads v3, and merging every server's Swagger definitions is left to a later change.
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
 import type { KindDefinition } from '../../api/scheme.js';
@@ -10,9 +13,11 @@ import { buildOpenAPIDocument, buildOpenAPIIndex } from '../../api/openapi/docum
 import { buildOpenAPIV2, type SwaggerDocument } from '../../api/openapi/v2.js';
 import { encodeOpenAPIV2 } from '../../api/openapi/v2-proto.js';
 import { aliasedKinds } from '../request/group-alias.js';
+import type { RemoteAPIs } from '../aggregator/remote-discovery.js';
 
 export interface OpenAPIHandler {
-  handle(ctx: Context): boolean;
+  /** Whether the path was an OpenAPI document it answered. */
+  handle(ctx: Context): boolean | Promise<boolean>;
 }
 
 /**
@@ -52,6 +57,7 @@ export function createOpenAPIHandler(
   kinds: KindDefinition[],
   version: string,
   createOnly: CreateOnlyKind[] = [],
+  remote?: RemoteAPIs,
 ): OpenAPIHandler {
   const served = [...kinds, ...aliasedKinds(kinds)];
   const index = buildOpenAPIIndex(served);
@@ -64,7 +70,40 @@ export function createOpenAPIHandler(
       etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`,
     });
   }
-  const indexBody = Buffer.from(JSON.stringify(index));
+  // Rebuilt when the remote view moves; a group-version served here is never taken over by a remote listing.
+  let indexState: { generation: number; body: Buffer; hashes: Map<string, string | undefined> } | undefined;
+  const currentIndex = () => {
+    const generation = remote?.generation() ?? 0;
+    if (indexState?.generation === generation) return indexState;
+    const paths = { ...index.paths };
+    const hashes = new Map<string, string | undefined>();
+    const listed = (remote?.list() ?? []).filter((gv) => gv.openapi !== undefined);
+    for (const gv of listed.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const key = `apis/${gv.group}/${gv.version}`;
+      if (paths[key] !== undefined) continue;
+      const hash = gv.openapi?.hash;
+      paths[key] = { serverRelativeURL: `/openapi/v3/${key}${hash === undefined ? '' : `?hash=${hash}`}` };
+      hashes.set(`/openapi/v3/${key}`, hash);
+    }
+    return (indexState = { generation, body: Buffer.from(JSON.stringify({ paths })), hashes });
+  };
+
+  const serveRemote = async (ctx: Context): Promise<boolean> => {
+    const listed = currentIndex().hashes;
+    if (!listed.has(ctx.path)) return false;
+    const [group, version] = ctx.path.slice('/openapi/v3/apis/'.length).split('/');
+    const doc = await remote?.openAPIDocument(group, version);
+    if (!doc) return false;
+    const etag = doc.etag ?? `"${createHash('sha256').update(doc.body).digest('hex').slice(0, 32)}"`;
+    ctx.status = 200;
+    ctx.set('Content-Type', 'application/json');
+    ctx.set('ETag', etag);
+    // Cached for good only under the hash the index lists now: an older URL may be answered with a newer document.
+    const hash = listed.get(ctx.path);
+    if (hash !== undefined && ctx.query.hash === hash) ctx.set('Cache-Control', 'public, immutable');
+    ctx.body = doc.body;
+    return true;
+  };
   // Built on first use: few clients ask for v2, and building it (a quarter second) and its protobuf form (more) would
   // slow every start.
   let v2: { doc: SwaggerDocument; json: Buffer; etag: string; protobuf?: Buffer } | undefined;
@@ -105,11 +144,11 @@ export function createOpenAPIHandler(
       if (ctx.path === '/openapi/v3' || ctx.path === '/openapi/v3/') {
         ctx.status = 200;
         ctx.set('Content-Type', 'application/json');
-        ctx.body = indexBody;
+        ctx.body = currentIndex().body;
         return true;
       }
       const doc = documents.get(ctx.path);
-      if (!doc) return false;
+      if (!doc) return remote && ctx.path.startsWith('/openapi/v3/apis/') ? serveRemote(ctx) : false;
       ctx.status = 200;
       ctx.set('Content-Type', 'application/json');
       ctx.set('ETag', doc.etag);

@@ -2,7 +2,7 @@
 // serving certificate for `<service>.<namespace>.svc`, answering the discovery document of one group-version. Its
 // `mode` decides each answer: the document, a hang (until the client gives up), a 500, or bytes that are no HTTP.
 import https from 'node:https';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { issueServerCert, makeCA, type CertificateAuthority } from './pki.js';
 
@@ -26,6 +26,8 @@ export async function startUpstreamAPIServer(opts: {
   group: string;
   version: string;
   service: { namespace: string; name: string };
+  /** Answers a request itself, in mode 'ok', when it returns true (test/helpers/upstream-aggregated.ts). */
+  handle?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }): Promise<UpstreamAPIServer> {
   const ca = await makeCA(`upstream-${opts.service.name}-ca`);
   const serving = await issueServerCert(ca, {
@@ -65,6 +67,7 @@ export async function startUpstreamAPIServer(opts: {
       case 'ok':
         break;
     }
+    if (opts.handle?.(req, res)) return;
     if (req.method !== 'GET' || path !== discovery) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end('{"kind":"Status","status":"Failure","code":404}');
