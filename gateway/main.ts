@@ -2,19 +2,14 @@
 // authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
-import path from 'node:path';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createGateway, type VersionInfo } from './app.js';
+import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
 import { createKindValidator } from '../api/validation/schema-validator.js';
 import { startControllers, type Controller } from './controllers/start.js';
 import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
-import type { Storage } from '../backends/storage.js';
-import { createMemoryStorage } from '../backends/memory/memory-storage.js';
-import { createPostgresStorage } from '../backends/postgres/postgres-storage.js';
-import { createEmbeddedStorage } from '../backends/embedded/embedded-storage.js';
 import { parseOptions, usage, OptionsError, type GatehouseOptions } from './server/options.js';
 import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
@@ -36,7 +31,9 @@ import { storageTypes } from './metrics/storage-types.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { admissionPlugins } from './admission/plugins.js';
-import { createHealthChecks, logCheck, pingCheck, type HealthChecks } from './handlers/health.js';
+import { createHealthChecks } from './handlers/health.js';
+import { createStorage, registerHealthChecks } from './server/open-storage.js';
+import { versionInfo } from './server/version-info.js';
 import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
@@ -72,23 +69,6 @@ export interface StartOptions {
   clock?: Clock;
 }
 
-export const KUBERNETES_VERSION = { major: '1', minor: '32', patch: '0' };
-
-function versionInfo(): VersionInfo {
-  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
-  return {
-    major: KUBERNETES_VERSION.major,
-    minor: KUBERNETES_VERSION.minor,
-    gitVersion: `v${KUBERNETES_VERSION.major}.${KUBERNETES_VERSION.minor}.${KUBERNETES_VERSION.patch}+gatehouse`,
-    gitCommit: process.env.GATEHOUSE_GIT_COMMIT ?? 'unknown',
-    gitTreeState: 'clean',
-    buildDate: new Date(0).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    goVersion: `node${process.versions.node}`,
-    compiler: 'tsc',
-    platform: `${process.platform}/${arch}`,
-  };
-}
-
 /** --runtime-config switches group/versions and single resources off (or on); the namespace kind always stays. */
 function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDefinition[] {
   return kinds.filter(
@@ -96,39 +76,6 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
       (def.group === '' && def.resource === 'namespaces') ||
       options.runtimeConfig.enabled(def.group, def.version, def.resource, true),
   );
-}
-
-async function createStorage(
-  options: GatehouseOptions,
-  log: (line: string) => void,
-  now: () => number,
-): Promise<Storage> {
-  switch (options.storageBackend) {
-    case 'memory':
-      return createMemoryStorage({ historyWindowMs: options.historyWindowMs, now });
-    case 'postgres':
-      return createPostgresStorage({
-        url: options.storageUrl ?? '',
-        historyWindowMs: options.historyWindowMs,
-        log,
-        now,
-      });
-    case 'embedded':
-      return createEmbeddedStorage({
-        dataDir: path.join(options.dataDir, 'storage'),
-        historyWindowMs: options.historyWindowMs,
-        log,
-        now,
-      });
-  }
-}
-
-function registerHealthChecks(health: HealthChecks, storage: Storage): void {
-  health.add(pingCheck());
-  health.add(logCheck());
-  // `etcd` is the name operators' probes and dashboards know; k3s keeps it for its SQL-backed kine as well.
-  health.add({ name: 'etcd', check: () => storage.readiness() });
-  health.addReadyz({ name: 'etcd-readiness', check: () => storage.readiness() });
 }
 
 function listen(server: NetServer, port: number, host: string): Promise<number> {
