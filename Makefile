@@ -58,7 +58,7 @@ promtool:
 	@if command -v promtool >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing promtool (Debian package prometheus)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; \
 	else echo "promtool is missing: install the Debian package prometheus (apt-get install prometheus)"; exit 1; fi
 
 ## The whole suite: lint, type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
