@@ -3,12 +3,12 @@
 // condition reasons and message shapes. Any 2xx passes, whatever the body; the certificate is verified against the
 // caBundle (the system roots without one) for the name `<service>.<namespace>.svc`, unless insecureSkipTLSVerify.
 import https from 'node:https';
-import tls from 'node:tls';
 import type { KObject } from '../../api/meta/types.js';
 import { serviceOf } from '../../api/apiregistration/v1/api-service.js';
 import { asStr, specOf } from '../../api/common/validation-helpers.js';
 import type { Clock } from '../server/clock.js';
-import { serviceServerName, type ServiceResolver } from './service-resolver.js';
+import type { ServiceResolver } from './service-resolver.js';
+import { upstreamTlsOptions, type ClientCertificate } from './upstream-tls.js';
 
 export type Availability =
   | { available: true; reason: 'Local' | 'Passed'; message: string }
@@ -27,6 +27,8 @@ export interface CheckDeps {
   resolver: ServiceResolver;
   clock: Clock;
   timeoutMs: number;
+  /** --proxy-client-cert-file's pair, presented as upstream's checks present it. */
+  clientCert?: ClientCertificate;
   /** Aborts the check (the controller stopping): it then resolves as failed, and nobody reads it. */
   signal?: AbortSignal;
 }
@@ -87,18 +89,9 @@ export async function checkAvailability(apiService: KObject, deps: CheckDeps): P
   if (!base) return notFound;
   const spec = specOf(apiService);
   const url = discoveryUrl(base, asStr(spec.group) ?? '', asStr(spec.version) ?? '');
-  const caBundle = asStr(spec.caBundle);
-  const serverName = serviceServerName(service);
   const outcome = await get(
     url,
-    {
-      ca: caBundle ? Buffer.from(caBundle, 'base64') : undefined,
-      rejectUnauthorized: spec.insecureSkipTLSVerify !== true,
-      // The certificate names the Service, whatever address the resolver gave; SNI cannot carry an IP anyway.
-      servername: serverName,
-      checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),
-      headers: { accept: 'application/json' },
-    },
+    { ...upstreamTlsOptions(apiService, service, deps.clientCert), headers: { accept: 'application/json' } },
     deps,
   );
   switch (outcome.kind) {
