@@ -49,6 +49,8 @@ import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
 import { createDeprecationNotices } from './handlers/deprecated-versions.js';
 import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
+import type { AggregatorProxy } from './aggregator/proxy.js';
+import type { ServedResources } from './metrics/served-resources.js';
 
 export interface AppDeps {
   storage: Storage;
@@ -85,6 +87,17 @@ export interface AppDeps {
   metrics?: ServerMetrics;
   /** Where audit events go (--audit-policy-file with a backend); without it requests only get their Audit-Id. */
   audit?: AuditSink;
+  /** Proxies the group-versions of remote APIServices (gateway/aggregator/proxy.ts); without it, none is remote. */
+  aggregator?: AggregatorProxy;
+}
+
+/** The resources request metrics name: ours, and whatever a remote APIService's group-version holds. */
+function withRemote(served: ServedResources, aggregator: AggregatorProxy | undefined): ServedResources {
+  if (!aggregator) return served;
+  return {
+    has: (group, version, resource, subresource) =>
+      served.has(group, version, resource, subresource) || aggregator.owns(group, version),
+  };
 }
 
 export interface VersionInfo {
@@ -137,7 +150,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const metrics = deps.metrics;
   const requestMetrics =
     metrics?.recordRequests === true
-      ? createRequestMetrics(metrics.main, servedResources(kinds, virtual.listed()))
+      ? createRequestMetrics(metrics.main, withRemote(servedResources(kinds, virtual.listed()), deps.aggregator))
       : undefined;
   const deprecations = createDeprecationNotices(kinds, deps.version, metrics && createDeprecationMetrics(metrics.main));
   const health = createHealthHandler(deps.health, {
@@ -217,6 +230,10 @@ export function createGateway(deps: AppDeps): Gateway {
   app.use(health);
   app.use(async function routes(ctx) {
     const info = requestInfoOf(ctx);
+    // Here, after authorization and inside the timeout: RBAC rules on a remote resource work on the same request
+    // attributes as on ours, and a hanging upstream is cut like a hanging handler.
+    const remote = deps.aggregator?.owner(info);
+    if (remote) return deps.aggregator?.serve(ctx, remote);
     if (info.isResourceRequest) {
       deprecations(ctx, info);
       return resources(ctx);

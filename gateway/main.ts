@@ -42,6 +42,9 @@ import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile, startServiceResolver, type ServiceResolver } from './aggregator/service-resolver.js';
+import { startRemoteAPIServices, type RemoteAPIServices } from './aggregator/remote-apiservices.js';
+import { createAggregatorProxy } from './aggregator/proxy.js';
+import { loadClientCertificate } from './aggregator/upstream-tls.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -152,6 +155,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const auditPolicy = loadConfiguredPolicy(options.audit);
   const endpoints =
     options.aggregatorEndpointsFile === undefined ? undefined : loadEndpointsFile(options.aggregatorEndpointsFile);
+  const proxyClientCert =
+    options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
+      ? loadClientCertificate(options.proxyClientCertFile, options.proxyClientKeyFile)
+      : undefined;
 
   await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
     throw new Error(`cannot create the --data-dir ${options.dataDir}: ${e.message}`);
@@ -213,6 +220,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
   let serviceResolver: ServiceResolver | undefined;
+  let remotes: RemoteAPIServices | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
@@ -236,6 +244,9 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
       }),
     );
+    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
+    // Every replica follows the APIServices itself: a new one routes requests here as soon as its write is seen.
+    remotes = startRemoteAPIServices(registry, { log });
     gateway = createGateway({
       storage,
       registry,
@@ -256,11 +267,19 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metrics: serverMetrics,
       audit,
+      aggregator: createAggregatorProxy({
+        remotes,
+        resolver: serviceResolver,
+        clientCert: proxyClientCert,
+        requestHeader: options.requestHeader,
+        metrics: aggregatorMetrics,
+        clock,
+        logger,
+      }),
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
     // The built-in namespaces (and whatever else controllers seed) exist before the first request is served.
-    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
     controllers = await startControllers({
       registry: gateway.registry,
       options,
@@ -270,8 +289,10 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       servedGroupVersions: gateway.groupVersions,
       serviceResolver,
       aggregatorMetrics,
+      proxyClientCert,
       clock,
     });
+    await remotes.synced;
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     rbacHook.complete();
@@ -280,6 +301,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller.abort();
     authorization?.close();
     serviceResolver?.close();
+    await remotes?.stop();
     await rbac?.stop();
     await closeStorage();
     await audit?.close();
@@ -316,6 +338,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await controllers.stop();
     serviceResolver.close();
+    await remotes.stop();
     await rbac.stop();
     await closeStorage();
     await audit?.close();
@@ -337,6 +360,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     closers: [
       () => controllers.stop(),
       async () => serviceResolver.close(),
+      () => remotes.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
       closeStorage,
