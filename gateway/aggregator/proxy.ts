@@ -96,6 +96,10 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     };
 
     if (upgrading) {
+      // http-proxy's first ws pass turns away all but a websocket GET; upstream's UpgradeAwareHandler passes any
+      // upgrade, and kubectl's SPDY exec and port-forward are POSTs.
+      const passes = proxy as unknown as { wsPasses: { name: string }[] };
+      passes.wsPasses = passes.wsPasses.filter((pass) => pass.name !== 'checkMethodAndHeader');
       return new Promise<void>((resolve) => {
         // The socket is the upstream's from now on: nothing here answers through Koa any more.
         ctx.respond = false;
