@@ -81,6 +81,7 @@ export function upstreamRequestHeaders(
   user: UserInfo,
   identity: IdentityHeaderNames,
   upgrade: boolean,
+  clientAddress?: string,
 ): OutgoingHttpHeaders {
   const named = connectionNamed(req.headers.connection);
   const out: Record<string, string[]> = {};
@@ -92,6 +93,12 @@ export function upstreamRequestHeaders(
     const keptForUpgrade = upgrade && (name === 'connection' || name === 'upgrade');
     if (!keptForUpgrade && (HOP_BY_HOP.has(name) || named.has(name))) continue;
     (out[name] ??= []).push(raw[i + 1]);
+  }
+  // Go's ReverseProxy, under upstream's proxy, appends the client's address to X-Forwarded-For: the upstream's audit
+  // then names the client, not this server.
+  if (clientAddress !== undefined) {
+    const prior = out['x-forwarded-for'] ?? [];
+    out['x-forwarded-for'] = [prior.length > 0 ? `${prior.join(', ')}, ${clientAddress}` : clientAddress];
   }
   const headers: OutgoingHttpHeaders = {};
   for (const [name, values] of Object.entries(out)) headers[name] = values.length === 1 ? values[0] : values;

@@ -65,7 +65,7 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     const req = ctx.req;
     const upgrade = upgradeOf(req);
     const upgrading = upgrade !== undefined && isUpgradeRequest(req);
-    const headers = upstreamRequestHeaders(req, userOf(ctx), identity, upgrading);
+    const headers = upstreamRequestHeaders(req, userOf(ctx), identity, upgrading, req.socket.remoteAddress);
     // http-proxy copies req.headers into the upstream request: from here on they are the forwarded set. An own
     // property, because the request's header map itself still holds what Node reads url and method from (HTTP/2).
     Object.defineProperty(req, 'headers', { value: headers, configurable: true, writable: true });
@@ -89,7 +89,13 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
       xfwd: false,
     });
     const started = deps.clock.monotonic();
-    const observe = (): void => deps.metrics?.proxied(remote.name, (deps.clock.monotonic() - started) / 1000);
+    let observed = false;
+    // Once per request: a failure after the headers came is not a second answer.
+    const observe = (): void => {
+      if (observed) return;
+      observed = true;
+      deps.metrics?.proxied(remote.name, (deps.clock.monotonic() - started) / 1000);
+    };
     const unreachable = (err: Error) => {
       deps.logger.error({ err, apiService: remote.name }, 'Error while proxying request');
       return errors.serviceUnavailable(err.message);

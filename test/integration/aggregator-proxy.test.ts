@@ -159,6 +159,7 @@ describe('aggregator proxy', function () {
     expect(got.headers).to.not.have.property('authorization');
     expect(got.clientCN).to.equal(PROXY_CLIENT_CN);
     expect(got.clientAuthorized).to.equal(true);
+    expect(got.headers['x-forwarded-for']).to.deep.equal(['127.0.0.1']);
   });
 
   it('sends the impersonated identity, extra keys percent-encoded', async () => {
