@@ -67,6 +67,10 @@ describe('kubectl through the aggregator proxy', function () {
     } finally {
       await watch.stop();
     }
+    // kubectl gone, its HTTP/2 stream reset: the proxy ends the upstream's watch request too.
+    await eventually('the upstream watch ends', async () =>
+      a.upstream.closed.some((p) => p.startsWith(`${FLUNDERS}?`) && p.includes('watch=1')),
+    );
   });
 
   it('shows a refusal of the upstream as kubectl shows an error Status', async () => {

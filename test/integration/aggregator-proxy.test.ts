@@ -193,6 +193,7 @@ describe('aggregator proxy', function () {
   it('drops hop-by-hop headers both ways and forwards the rest', async () => {
     const res = await a.gh.request('GET', FLUNDERS, {
       headers: {
+        'Accept-Encoding': 'gzip',
         'Keep-Alive': 'timeout=5',
         TE: 'trailers',
         Connection: 'x-private',
@@ -203,6 +204,10 @@ describe('aggregator proxy', function () {
     expect(res.status).to.equal(200);
     const got = last();
     expect(got.headers['x-custom']).to.deep.equal(['yes']);
+    // Compression is the upstream's business: its uncompressed answer comes back as it was, not gzipped here.
+    expect(got.headers['accept-encoding']).to.deep.equal(['gzip']);
+    expect(res.headers['content-encoding']).to.equal(undefined);
+    expect(res.json().kind).to.equal('FlunderList');
     for (const h of ['keep-alive', 'te', 'x-private', 'proxy-connection']) expect(got.headers).to.not.have.property(h);
     // The upstream said `Connection: close`; that was its connection to us, not ours to the client.
     expect(res.headers.connection).to.not.equal('close');
