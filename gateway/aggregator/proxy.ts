@@ -122,8 +122,9 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
           // Refused before a byte went back: the client still gets a Status, over the response on its socket.
           if (((upgrade.socket as { bytesWritten?: number }).bytesWritten ?? 0) === written && !res.headersSent) {
             const status = unreachable(err);
-            res.writeHead(status.code, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(status.toStatus()), () => upgrade.socket.end());
+            const body = Buffer.from(JSON.stringify(status.toStatus()));
+            res.writeHead(status.code, { 'content-type': 'application/json', 'content-length': body.length });
+            res.end(body, () => upgrade.socket.end());
           } else {
             upgrade.socket.destroy();
           }

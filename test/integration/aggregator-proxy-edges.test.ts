@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eventually, MERGE } from '../helpers/api.js';
 import { scrape, seriesOf, labels } from '../helpers/metrics-text.js';
+import { makeCA } from '../helpers/pki.js';
 import {
+  APISERVICES,
   GROUP,
   GV,
   PROXY_CLIENT_CN,
@@ -76,6 +78,40 @@ describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
       expect(await echoed).to.equal('ping over the upgraded stream');
     } finally {
       socket.destroy();
+    }
+  });
+
+  it('answers an Upgrade request the upstream cannot take with a 503 Status on its connection', async () => {
+    const other = await makeCA('not-the-upstreams');
+    const patch = (caBundle: string) =>
+      a.gh.request('PATCH', `${APISERVICES}/${VERSION}.${GROUP}`, { body: { spec: { caBundle } }, headers: MERGE });
+    expect((await patch(Buffer.from(other.certPem).toString('base64'))).status).to.equal(200);
+    try {
+      await eventually('the new caBundle is used', async () => (await a.gh.request('GET', FLUNDERS)).status === 503);
+      const { socket, first } = await rawConnect(
+        a.gh.url,
+        a.gh.ca,
+        `POST ${FLUNDERS}/one/exec HTTP/1.1\r\nHost: gatehouse\r\nAuthorization: Bearer ${a.gh.adminToken}\r\n` +
+          'Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n',
+      );
+      try {
+        let answer = await first;
+        // The head and the body may come in separate reads; the connection ends after them.
+        await new Promise<void>((resolve) => {
+          socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+          socket.once('end', resolve);
+          socket.once('close', () => resolve());
+        });
+        expect(answer).to.match(/^HTTP\/1\.1 503 /);
+        const status = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+        expect(status).to.deep.include({ kind: 'Status', reason: 'ServiceUnavailable', code: 503 });
+        expect(status.message).to.match(/certificate/);
+      } finally {
+        socket.destroy();
+      }
+    } finally {
+      expect((await patch(a.upstream.caBundle)).status).to.equal(200);
+      await eventually('verified again', async () => (await a.gh.request('GET', FLUNDERS)).status === 200);
     }
   });
 
