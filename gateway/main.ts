@@ -41,10 +41,8 @@ import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
-import { loadEndpointsFile, startServiceResolver, type ServiceResolver } from './aggregator/service-resolver.js';
-import { startRemoteAPIServices, type RemoteAPIServices } from './aggregator/remote-apiservices.js';
-import { createAggregatorProxy } from './aggregator/proxy.js';
-import { loadClientCertificate } from './aggregator/upstream-tls.js';
+import { loadEndpointsFile } from './aggregator/service-resolver.js';
+import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -155,10 +153,6 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const auditPolicy = loadConfiguredPolicy(options.audit);
   const endpoints =
     options.aggregatorEndpointsFile === undefined ? undefined : loadEndpointsFile(options.aggregatorEndpointsFile);
-  const proxyClientCert =
-    options.proxyClientCertFile !== undefined && options.proxyClientKeyFile !== undefined
-      ? loadClientCertificate(options.proxyClientCertFile, options.proxyClientKeyFile)
-      : undefined;
 
   await makeDirectory(options.dataDir, 0o700).catch((e: Error) => {
     throw new Error(`cannot create the --data-dir ${options.dataDir}: ${e.message}`);
@@ -219,8 +213,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
-  let serviceResolver: ServiceResolver | undefined;
-  let remotes: RemoteAPIServices | undefined;
+  let aggregation: Aggregation | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
@@ -244,9 +237,17 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
       }),
     );
-    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
-    // Every replica follows the APIServices itself: a new one routes requests here as soon as its write is seen.
-    remotes = startRemoteAPIServices(registry, { log });
+    aggregation = startAggregation({
+      registry,
+      endpointsFile: options.aggregatorEndpointsFile,
+      endpoints,
+      proxyClient: options,
+      requestHeader: options.requestHeader,
+      metrics: aggregatorMetrics,
+      clock,
+      logger,
+      log,
+    });
     gateway = createGateway({
       storage,
       registry,
@@ -267,15 +268,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metrics: serverMetrics,
       audit,
-      aggregator: createAggregatorProxy({
-        remotes,
-        resolver: serviceResolver,
-        clientCert: proxyClientCert,
-        requestHeader: options.requestHeader,
-        metrics: aggregatorMetrics,
-        clock,
-        logger,
-      }),
+      aggregator: aggregation.proxy,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -287,12 +280,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       caPem: certs.caPem,
       serverUrl,
       servedGroupVersions: gateway.groupVersions,
-      serviceResolver,
+      serviceResolver: aggregation.resolver,
       aggregatorMetrics,
-      proxyClientCert,
+      proxyClientCert: aggregation.clientCert,
       clock,
     });
-    await remotes.synced;
+    await aggregation.synced;
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     rbacHook.complete();
@@ -300,8 +293,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
-    serviceResolver?.close();
-    await remotes?.stop();
+    await aggregation?.stop();
     await rbac?.stop();
     await closeStorage();
     await audit?.close();
@@ -337,8 +329,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller.abort();
     authorization?.close();
     await controllers.stop();
-    serviceResolver.close();
-    await remotes.stop();
+    await aggregation.stop();
     await rbac.stop();
     await closeStorage();
     await audit?.close();
@@ -359,8 +350,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
     closers: [
       () => controllers.stop(),
-      async () => serviceResolver.close(),
-      () => remotes.stop(),
+      () => aggregation.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
       closeStorage,
