@@ -3,7 +3,7 @@
 // namespaced kind, flunders (test/helpers/upstream-flunders.ts). It asks for a client certificate (verified against
 // `clientCa` when given) and records every request as it arrived: headers one entry per line, the certificate's CN.
 // Its `mode` decides each answer: served, a hang (until the client gives up), a 500, bytes that are no HTTP, or an
-// answer whose body is cut off after its first bytes. Upgrade requests are answered 101 and echo what they receive.
+// answer whose body is cut off after its first bytes, or one held after its first bytes until release(). Upgrade requests are answered 101 and echo what they receive.
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { issueServerCert, makeCA, type CertificateAuthority } from './pki.js';
 import { FlunderStore } from './upstream-flunders.js';
 
-export type UpstreamMode = 'ok' | 'hang' | '500' | 'garbage' | 'close-mid-stream';
+export type UpstreamMode = 'ok' | 'hang' | '500' | 'garbage' | 'close-mid-stream' | 'held-mid-stream';
 
 export interface ReceivedRequest {
   method: string;
@@ -39,6 +39,8 @@ export interface UpstreamAPIServer {
   /** Paths of requests whose connection closed before their answer had ended (the client, or a proxy, gave up). */
   closed: string[];
   flunders: FlunderStore;
+  /** Lets the answers held by 'held-mid-stream' finish. */
+  release(): void;
   /** Resolves at the next request received (before it is answered): a test then knows a check is under way. */
   nextRequest(): Promise<string>;
   /** Resolves when the next request's connection closes before its answer ended. */
@@ -72,6 +74,7 @@ export async function startUpstreamAPIServer(opts: {
     ips: ['127.0.0.1'],
   });
   const hanging = new Set<ServerResponse>();
+  const held: (() => void)[] = [];
   const upgraded = new Set<Duplex>();
   let waiters: ((path: string) => void)[] = [];
   let closeWaiters: ((path: string) => void)[] = [];
@@ -86,6 +89,9 @@ export async function startUpstreamAPIServer(opts: {
     received: [],
     closed: [],
     flunders: new FlunderStore(groupVersion),
+    release: () => {
+      for (const finish of held.splice(0)) finish();
+    },
     nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
     nextClosed: () => new Promise((resolve) => closeWaiters.push(resolve)),
     close: async () => {},
@@ -127,6 +133,11 @@ export async function startUpstreamAPIServer(opts: {
           res.write('{"kind":"FlunderList","items":[');
           // Written, then the connection cut: the client has headers and a body that never ends properly.
           setImmediate(() => req.socket.destroy());
+          return;
+        case 'held-mid-stream':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"kind":"FlunderList","items":[');
+          held.push(() => res.end('{"metadata":{"name":"late"}}]}'));
           return;
         case 'ok':
           break;
@@ -177,6 +188,7 @@ export async function startUpstreamAPIServer(opts: {
   upstream.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   upstream.close = async () => {
     for (const res of hanging) res.destroy();
+    upstream.release();
     for (const socket of upgraded) socket.destroy();
     upstream.flunders.closeWatches();
     server.closeAllConnections();

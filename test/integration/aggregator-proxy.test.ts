@@ -140,6 +140,32 @@ describe('aggregator proxy', function () {
     }
   });
 
+  it('streams an answer as the upstream writes it, not once it is whole', async () => {
+    a.upstream.mode = 'held-mid-stream';
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = https.request(new URL(FLUNDERS, a.gh.url), {
+        ca: a.gh.ca,
+        headers: { authorization: `Bearer ${a.gh.adminToken}` },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          // The first bytes arrive while the upstream still holds the rest: only then is it let go.
+          if (text === '') {
+            expect(chunk).to.equal('{"kind":"FlunderList","items":[');
+            a.upstream.release();
+          }
+          text += chunk;
+        });
+        res.on('end', () => resolve(text));
+      });
+      req.end();
+    });
+    expect(JSON.parse(body).items).to.deep.equal([{ metadata: { name: 'late' } }]);
+  });
+
   it('sends the caller as X-Remote-* headers over the proxy client certificate, never what the client claimed', async () => {
     const res = await a.gh.request('GET', FLUNDERS, {
       token: tokenOf('alice'),
