@@ -107,26 +107,40 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
       const passes = proxy as unknown as { wsPasses: { name: string }[] };
       passes.wsPasses = passes.wsPasses.filter((pass) => pass.name !== 'checkMethodAndHeader');
       return new Promise<void>((resolve) => {
-        // The socket is the upstream's from now on: nothing here answers through Koa any more.
-        ctx.respond = false;
-        upgrade.takeOver();
-        const written = (upgrade.socket as { bytesWritten?: number }).bytesWritten ?? 0;
-        proxy.once('open', () => {
+        let proxyReq: ClientRequest | undefined;
+        let handedOver = false;
+        // The upstream answered (101, or a refusal http-proxy relays as it is): the socket is its from now on, and
+        // nothing here may answer through Koa any more. Until then a timeout or a failure still answers here.
+        const handOver = (): void => {
+          if (handedOver) return;
+          handedOver = true;
           observe();
+          ctx.respond = false;
+          upgrade.takeOver();
+        };
+        proxy.on('proxyReqWs', (r: ClientRequest) => {
+          proxyReq = r;
+          r.once('response', handOver);
+          r.once('upgrade', handOver);
+        });
+        proxy.once('open', () => resolve());
+        // The client gone, or the timeout's 504 sent: the upstream request has nobody left to answer.
+        upgrade.socket.once('close', () => {
+          proxyReq?.destroy();
           resolve();
         });
-        upgrade.socket.once('close', () => resolve());
         proxy.ws(req, upgrade.socket, upgrade.head, {}, (err) => {
-          observe();
           const res = ctx.res;
-          // Refused before a byte went back: the client still gets a Status, over the response on its socket.
-          if (((upgrade.socket as { bytesWritten?: number }).bytesWritten ?? 0) === written && !res.headersSent) {
+          if (handedOver || res.headersSent) {
+            upgrade.socket.destroy();
+          } else {
+            // Written here and now: http-proxy ends the socket as soon as this returns, before Koa could answer.
+            observe();
+            ctx.respond = false;
             const status = unreachable(err);
             const body = Buffer.from(JSON.stringify(status.toStatus()));
             res.writeHead(status.code, { 'content-type': 'application/json', 'content-length': body.length });
-            res.end(body, () => upgrade.socket.end());
-          } else {
-            upgrade.socket.destroy();
+            res.end(body);
           }
           resolve();
         });

@@ -2,8 +2,9 @@
 // serving certificate for `<service>.<namespace>.svc`, answering the discovery document of one group-version and one
 // namespaced kind, flunders (test/helpers/upstream-flunders.ts). It asks for a client certificate (verified against
 // `clientCa` when given) and records every request as it arrived: headers one entry per line, the certificate's CN.
-// Its `mode` decides each answer: served, a hang (until the client gives up), a 500, bytes that are no HTTP, or an
-// answer whose body is cut off after its first bytes, or one held after its first bytes until release(). Upgrade requests are answered 101 and echo what they receive.
+// Its `mode` decides each answer: served, a hang (until the client gives up), a 500, bytes that are no HTTP, an
+// answer whose body is cut off after its first bytes, or one held after its first bytes until release(). Upgrades
+// are answered 101 and echo what they receive, or left unanswered in 'hang' mode.
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -96,6 +97,12 @@ export async function startUpstreamAPIServer(opts: {
     nextClosed: () => new Promise((resolve) => closeWaiters.push(resolve)),
     close: async () => {},
   };
+  const noteClosed = (path: string): void => {
+    upstream.closed.push(path);
+    const notify = closeWaiters;
+    closeWaiters = [];
+    for (const w of notify) w(path);
+  };
   const arrived = (req: IncomingMessage): string => {
     const path = req.url ?? '';
     upstream.requests.push(path);
@@ -110,11 +117,7 @@ export async function startUpstreamAPIServer(opts: {
     (req, res) => {
       const path = arrived(req);
       res.on('close', () => {
-        if (res.writableFinished) return;
-        upstream.closed.push(path);
-        const notify = closeWaiters;
-        closeWaiters = [];
-        for (const w of notify) w(path);
+        if (!res.writableFinished) noteClosed(path);
       });
       switch (upstream.mode) {
         case 'hang':
@@ -176,10 +179,15 @@ export async function startUpstreamAPIServer(opts: {
     },
   );
   server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
-    arrived(req);
+    const path = arrived(req);
     upgraded.add(socket);
     socket.on('close', () => upgraded.delete(socket));
     socket.on('error', () => socket.destroy());
+    if (upstream.mode === 'hang') {
+      // No answer at all; its connection closing is what the test waits for.
+      socket.once('close', () => noteClosed(path));
+      return;
+    }
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\n\r\n`);
     // An echo: what the client sends after the switch comes back, proving bytes flow both ways.
     socket.pipe(socket);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { eventually, MERGE } from '../helpers/api.js';
 import { scrape, seriesOf, labels } from '../helpers/metrics-text.js';
 import { makeCA } from '../helpers/pki.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import {
   APISERVICES,
   GROUP,
@@ -38,9 +39,10 @@ function rawConnect(url: string, ca: string, head: string): Promise<{ socket: tl
 describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
   this.timeout(60_000);
   let a: AggregatedGatehouse;
+  const clock = new ManualClock();
 
   before(async () => {
-    a = await startAggregatedGatehouse();
+    a = await startAggregatedGatehouse({ clock, extraArgs: ['--request-timeout=10s'] });
     await a.register({ group: GROUP, version: VERSION, service: SERVICE });
     await eventually('the APIService routes', async () => (await a.gh.request('GET', FLUNDERS)).status === 200);
   });
@@ -112,6 +114,31 @@ describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
     } finally {
       expect((await patch(a.upstream.caBundle)).status).to.equal(200);
       await eventually('verified again', async () => (await a.gh.request('GET', FLUNDERS)).status === 200);
+    }
+  });
+
+  it('cuts an Upgrade the upstream leaves unanswered at the request timeout, with a 504 and its request ended', async () => {
+    a.upstream.mode = 'hang';
+    try {
+      const arrived = a.upstream.nextRequest();
+      const closed = a.upstream.nextClosed();
+      // A plain get with an Upgrade header: not one of the long-running requests the timeout leaves alone.
+      const { socket, first } = await rawConnect(
+        a.gh.url,
+        a.gh.ca,
+        `GET ${FLUNDERS}/one HTTP/1.1\r\nHost: gatehouse\r\nAuthorization: Bearer ${a.gh.adminToken}\r\n` +
+          'Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      );
+      try {
+        expect(await arrived).to.equal(`${FLUNDERS}/one`);
+        clock.advance(10_000);
+        expect(await first).to.match(/^HTTP\/1\.1 504 /);
+        expect(await closed).to.equal(`${FLUNDERS}/one`);
+      } finally {
+        socket.destroy();
+      }
+    } finally {
+      a.upstream.mode = 'ok';
     }
   });
 
