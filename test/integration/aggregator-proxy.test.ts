@@ -239,6 +239,17 @@ describe('aggregator proxy', function () {
     expect(res.headers.connection).to.not.equal('close');
   });
 
+  it('leaves a group-version with a Local APIService to this server', async () => {
+    const before = a.upstream.received.length;
+    const local = await a.gh.request('GET', `${APISERVICES}/v1.rbac.authorization.platform.io`);
+    expect(local.status, local.body).to.equal(200);
+    expect(local.json().spec.service).to.equal(undefined);
+    const res = await a.gh.request('GET', `${RBAC_V1}/namespaces/${NS}/roles`);
+    expect(res.status, res.body).to.equal(200);
+    expect(res.json().kind).to.equal('RoleList');
+    expect(a.upstream.received.length).to.equal(before);
+  });
+
   it('answers 404 for a group-version nobody serves, as before', async () => {
     const res = await a.gh.request('GET', `/apis/${GROUP}/v9/namespaces/${NS}/flunders`);
     expect(res.status).to.equal(404);
