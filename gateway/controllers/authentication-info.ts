@@ -42,8 +42,10 @@ export function startAuthenticationInfoController(
 ): Controller & { readonly synced: Promise<void> } {
   const configMaps = registry.byKind('', 'ConfigMap');
   const abort = new AbortController();
-  if (!configMaps) return { synced: Promise.resolve(), async stop() {} };
   const wanted = authenticationInfoData(opts.options);
+  // Without a client CA there is nothing an aggregated server could trust: no map, rather than an empty one that
+  // every server would carry (an aggregated server treats a missing map as no trust, as it would an empty one).
+  if (!configMaps || Object.keys(wanted).length === 0) return { synced: Promise.resolve(), async stop() {} };
   const retryMs = opts.retryMs ?? 1_000;
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
