@@ -9,6 +9,7 @@ import {
   APISERVICES,
   GROUP,
   GV,
+  PROXY_CLIENT_CN,
   SERVICE,
   startAggregatedGatehouse,
   VERSION,
@@ -44,6 +45,10 @@ describe('kubectl through the aggregator proxy', function () {
     const doc = JSON.parse(await kubectl.ok(['get', '--raw', GV]));
     expect(doc).to.deep.include({ kind: 'APIResourceList', groupVersion: `${GROUP}/${VERSION}` });
     expect(doc.resources.map((r: any) => r.name)).to.deep.equal(['flunders']);
+    // The availability check that marked it Available presented the proxy client certificate, as the proxy does.
+    const check = a.upstream.received.find((r) => r.path === GV);
+    expect(check?.clientCN).to.equal(PROXY_CLIENT_CN);
+    expect(check?.clientAuthorized).to.equal(true);
   });
 
   it('creates and gets a remote object', async () => {
