@@ -42,7 +42,7 @@ import { createSubresourceRegistry, type CreateSubresourceHandler } from './hand
 import { errors } from '../api/meta/errors.js';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 import { createRequestMetrics } from './metrics/request-metrics.js';
-import { servedResources } from './metrics/served-resources.js';
+import { servedResources, withRemoteResources } from './metrics/served-resources.js';
 import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
 import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
@@ -50,6 +50,7 @@ import { createDeprecationNotices } from './handlers/deprecated-versions.js';
 import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 import type { RemoteAPIs } from './aggregator/remote-discovery.js';
+import type { AggregatorProxy } from './aggregator/proxy.js';
 
 export interface AppDeps {
   storage: Storage;
@@ -88,6 +89,8 @@ export interface AppDeps {
   audit?: AuditSink;
   /** The remote APIServices' group-versions, merged into discovery and OpenAPI v3; without it only local ones. */
   remoteApis?: RemoteAPIs;
+  /** Proxies the group-versions of remote APIServices (gateway/aggregator/proxy.ts); without it, none is remote. */
+  aggregator?: AggregatorProxy;
 }
 
 export interface VersionInfo {
@@ -145,7 +148,10 @@ export function createGateway(deps: AppDeps): Gateway {
   const metrics = deps.metrics;
   const requestMetrics =
     metrics?.recordRequests === true
-      ? createRequestMetrics(metrics.main, servedResources(kinds, virtual.listed()))
+      ? createRequestMetrics(
+          metrics.main,
+          withRemoteResources(servedResources(kinds, virtual.listed()), deps.remoteApis),
+        )
       : undefined;
   const deprecations = createDeprecationNotices(kinds, deps.version, metrics && createDeprecationMetrics(metrics.main));
   const health = createHealthHandler(deps.health, {
@@ -225,6 +231,10 @@ export function createGateway(deps: AppDeps): Gateway {
   app.use(health);
   app.use(async function routes(ctx) {
     const info = requestInfoOf(ctx);
+    // Here, after authorization and inside the timeout: RBAC rules on a remote resource work on the same request
+    // attributes as on ours, and a hanging upstream is cut like a hanging handler.
+    const remote = deps.aggregator?.owner(info);
+    if (remote) return deps.aggregator?.serve(ctx, remote);
     if (info.isResourceRequest) {
       deprecations(ctx, info);
       return resources(ctx);

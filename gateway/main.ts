@@ -38,8 +38,8 @@ import { makeDirectory } from '../backends/make-directory.js';
 import { realClock, type Clock } from './server/clock.js';
 import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
-import { loadEndpointsFile, startServiceResolver, type ServiceResolver } from './aggregator/service-resolver.js';
-import { startRemoteDiscovery, type RemoteAPIs } from './aggregator/remote-discovery.js';
+import { loadEndpointsFile } from './aggregator/service-resolver.js';
+import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -160,8 +160,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
-  let serviceResolver: ServiceResolver | undefined;
-  let remoteApis: RemoteAPIs | undefined;
+  let aggregation: Aggregation | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
@@ -185,11 +184,19 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
       }),
     );
-    // Before the gateway, which answers discovery from it; merged discovery fetches through the same resolver.
-    serviceResolver = startServiceResolver(options.aggregatorEndpointsFile, { log, initial: endpoints });
-    remoteApis = startRemoteDiscovery(registry, { resolver: serviceResolver, clock, log });
+    aggregation = startAggregation({
+      registry,
+      endpointsFile: options.aggregatorEndpointsFile,
+      endpoints,
+      proxyClient: options,
+      requestHeader: options.requestHeader,
+      metrics: aggregatorMetrics,
+      clock,
+      logger,
+      log,
+    });
     gateway = createGateway({
-      remoteApis,
+      remoteApis: aggregation.remoteApis,
       storage,
       registry,
       authenticator,
@@ -209,6 +216,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
       metrics: serverMetrics,
       audit,
+      aggregator: aggregation.proxy,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -220,10 +228,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       caPem: certs.caPem,
       serverUrl,
       servedGroupVersions: gateway.groupVersions,
-      serviceResolver,
+      serviceResolver: aggregation.resolver,
       aggregatorMetrics,
+      proxyClientCert: aggregation.clientCert,
       clock,
     });
+    await aggregation.synced;
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     rbacHook.complete();
@@ -231,8 +241,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
-    await remoteApis?.stop();
-    serviceResolver?.close();
+    await aggregation?.stop();
     await rbac?.stop();
     await closeStorage();
     await audit?.close();
@@ -268,8 +277,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     controller.abort();
     authorization?.close();
     await controllers.stop();
-    await remoteApis.stop();
-    serviceResolver.close();
+    await aggregation.stop();
     await rbac.stop();
     await closeStorage();
     await audit?.close();
@@ -290,8 +298,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     drainMs: options.shutdownWatchTerminationGracePeriodMs + 5_000,
     closers: [
       () => controllers.stop(),
-      () => remoteApis.stop(),
-      async () => serviceResolver.close(),
+      () => aggregation.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
       closeStorage,

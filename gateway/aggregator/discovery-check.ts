@@ -7,7 +7,8 @@ import { serviceOf } from '../../api/apiregistration/v1/api-service.js';
 import { asStr, specOf } from '../../api/common/validation-helpers.js';
 import type { Clock } from '../server/clock.js';
 import type { ServiceResolver } from './service-resolver.js';
-import { upstreamGet, upstreamTarget, upstreamUrl, type ClientCertificate } from './upstream-transport.js';
+import { upstreamGet, upstreamTarget, upstreamUrl } from './upstream-transport.js';
+import type { ClientCertificate } from './upstream-tls.js';
 
 export type Availability =
   | { available: true; reason: 'Local' | 'Passed'; message: string }

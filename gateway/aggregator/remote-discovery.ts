@@ -13,7 +13,8 @@ import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../server/clock.js';
 import { startInformer } from '../controllers/informer.js';
 import type { ServiceResolver } from './service-resolver.js';
-import { upstreamTarget, type ClientCertificate } from './upstream-transport.js';
+import { upstreamTarget } from './upstream-transport.js';
+import type { ClientCertificate } from './upstream-tls.js';
 import { fetchDiscovery, fetchOpenAPIDocument, fetchOpenAPIIndexEntry, type VersionDiscovery } from './remote-fetch.js';
 import type { Prioritized } from './version-order.js';
 

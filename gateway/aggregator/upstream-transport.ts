@@ -1,20 +1,12 @@
-// How Gatehouse talks to the server behind a remote APIService, for every caller that does (the availability check,
-// merged discovery and OpenAPI): HTTPS to the address the resolver gives, the certificate verified against the
-// caBundle (the system roots without one) for the name `<service>.<namespace>.svc` unless insecureSkipTLSVerify, as
-// kube-aggregator's transport does, and one GET bounded by the server's clock.
+// How Gatehouse reads from the server behind a remote APIService (the availability check, merged discovery and
+// OpenAPI): HTTPS to the address the resolver gives, with the TLS rules of upstream-tls.ts that the proxy shares, and
+// one GET bounded by the server's clock.
 import https from 'node:https';
-import tls from 'node:tls';
 import type { KObject } from '../../api/meta/types.js';
 import { serviceOf, type ServiceReference } from '../../api/apiregistration/v1/api-service.js';
-import { asStr, specOf } from '../../api/common/validation-helpers.js';
 import type { Clock } from '../server/clock.js';
-import { serviceServerName, type ServiceResolver } from './service-resolver.js';
-
-/** The front-proxy client certificate (PEM), presented to upstreams once it is configured. */
-export interface ClientCertificate {
-  cert: string | Buffer;
-  key: string | Buffer;
-}
+import type { ServiceResolver } from './service-resolver.js';
+import { upstreamTlsOptions, type ClientCertificate } from './upstream-tls.js';
 
 export interface UpstreamTarget {
   service: ServiceReference;
@@ -36,22 +28,7 @@ export function upstreamTarget(
   if (!service) return undefined;
   const base = resolver.resolve(service);
   if (!base) return 'unresolved';
-  const spec = specOf(apiService);
-  const caBundle = asStr(spec.caBundle);
-  const serverName = serviceServerName(service);
-  return {
-    service,
-    base,
-    tls: {
-      ca: caBundle ? Buffer.from(caBundle, 'base64') : undefined,
-      rejectUnauthorized: spec.insecureSkipTLSVerify !== true,
-      // The certificate names the Service, whatever address the resolver gave; SNI cannot carry an IP anyway.
-      servername: serverName,
-      checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),
-      cert: clientCert?.cert,
-      key: clientCert?.key,
-    },
-  };
+  return { service, base, tls: upstreamTlsOptions(apiService, service, clientCert) };
 }
 
 /** `path` (with its query) under the target's base URL, whose own path is kept as a prefix. */

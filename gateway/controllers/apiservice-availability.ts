@@ -15,6 +15,7 @@ import {
 import { asArr, asObj } from '../../api/common/validation-helpers.js';
 import { checkAvailability, type Availability } from '../aggregator/discovery-check.js';
 import type { ServiceResolver } from '../aggregator/service-resolver.js';
+import type { ClientCertificate } from '../aggregator/upstream-tls.js';
 import type { AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import type { Clock } from '../server/clock.js';
 import { internalWrite } from '../registry/admission-types.js';
@@ -32,6 +33,8 @@ export interface AvailabilityOptions {
   clock: Clock;
   metrics: AggregatorMetrics;
   log: (line: string) => void;
+  /** Presented to the upstream, as the proxy presents it. */
+  clientCert?: ClientCertificate;
   periodMs?: number;
   timeoutMs?: number;
 }
@@ -112,6 +115,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
         clock: opts.clock,
         timeoutMs,
         signal: abort.signal,
+        clientCert: opts.clientCert,
       });
       if (stopped || entries.get(name) !== entry || entry.epoch !== epoch) return;
       await record(name, entry, want);

@@ -22,6 +22,7 @@ import {
 import { startServiceAccountController } from './service-account.js';
 import { startRootCaPublisher } from './root-ca-publisher.js';
 import { startEventTtlController } from './event-ttl.js';
+import { startAuthenticationInfoController } from './authentication-info.js';
 import { APISERVICE_AUTOREGISTRATION_CONTROLLER, APISERVICE_AVAILABILITY_CONTROLLER } from './known-controllers.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
 import { startAvailabilityController } from './apiservice-availability.js';
@@ -29,6 +30,7 @@ import type { GroupVersionRef } from '../aggregator/priorities.js';
 import { clusterDnsResolver, type ServiceResolver } from '../aggregator/service-resolver.js';
 import { createAggregatorMetrics, type AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import { realClock, type Clock } from '../server/clock.js';
+import type { ClientCertificate } from '../aggregator/upstream-tls.js';
 
 export type { Controller };
 
@@ -45,6 +47,8 @@ export interface ControllerDeps {
   /** Where remote APIServices' Services are reached (default: their cluster DNS names). */
   serviceResolver?: ServiceResolver;
   aggregatorMetrics?: AggregatorMetrics;
+  /** --proxy-client-cert-file's pair, presented by the availability checks. */
+  proxyClientCert?: ClientCertificate;
   /** Paces the availability checks (default: the real clock). */
   clock?: Clock;
 }
@@ -64,6 +68,7 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
       log: deps.log,
       resolver: deps.serviceResolver ?? clusterDnsResolver(),
       metrics: deps.aggregatorMetrics ?? createAggregatorMetrics(),
+      clientCert: deps.proxyClientCert,
       clock: deps.clock ?? realClock,
     }),
 };
@@ -77,6 +82,10 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   const running: Controller[] = [
     startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log }),
   ];
+  // The trust an aggregated server needs is the API server's own to publish, as upstream's post-start hook does.
+  const authenticationInfo = startAuthenticationInfoController(deps.registry, { options: deps.options, log: deps.log });
+  running.push(authenticationInfo);
+  await authenticationInfo.synced;
   if (deps.options.controllers.enabled(APISERVICE_AUTOREGISTRATION_CONTROLLER)) {
     const autoregister = startAutoregisterController(deps.registry, {
       served: deps.servedGroupVersions ?? [],

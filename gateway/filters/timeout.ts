@@ -1,6 +1,7 @@
-// Bounds every request except long-running ones (watches) by --request-timeout: a request stuck on an unavailable
-// backend answers 504 instead of hanging the client. The handler may still finish in the background; its late
-// result is dropped, as upstream's timeout filter drops it.
+// Bounds every request except long-running ones (upstream's check: watches, and the streaming subresources a remote
+// APIService may serve, exec, attach, portforward, log, proxy) by --request-timeout: a request stuck on an
+// unavailable backend answers 504 instead of hanging the client. The handler may still finish in the background; its
+// late result is dropped, as upstream's timeout filter drops it.
 //
 // One limit for every request means arrival order is deadline order: the open requests sit in a Set (which iterates
 // in insertion order) and one timer, armed for the oldest, sweeps out the expired ones, cheaper than a timer created
@@ -8,6 +9,7 @@
 import type { Context, Next } from 'koa';
 import { errors } from '../../api/meta/errors.js';
 import { requestInfoOf } from '../request/request-info.js';
+import { isLongRunning } from './max-in-flight.js';
 import { realClock, type Clock } from '../server/clock.js';
 
 interface OpenRequest {
@@ -55,7 +57,7 @@ export function createTimeoutFilter(
   }
 
   return function timeoutFilter(ctx: Context, next: Next): Promise<void> {
-    if (timeoutMs <= 0 || requestInfoOf(ctx).verb === 'watch') return next();
+    if (timeoutMs <= 0 || isLongRunning(requestInfoOf(ctx))) return next();
     // One promise settled by whichever comes first: once the sweep rejected it, the handler's own late result or
     // failure has nobody left to hear it and settles nothing.
     return new Promise<void>((resolve, reject) => {

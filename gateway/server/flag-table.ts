@@ -145,6 +145,12 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage:
       'YAML list of {namespace, name, port, url}: the URL each Service named by an APIService is reached at (default: https://<name>.<namespace>.svc:<port>); reloaded on change.',
   },
+  'proxy-client-cert-file': {
+    kind: 'string',
+    usage:
+      'Client certificate (PEM) presented to the servers of remote APIServices when proxying to them and checking them; needs --proxy-client-key-file.',
+  },
+  'proxy-client-key-file': { kind: 'string', usage: 'Private key (PEM) matching --proxy-client-cert-file.' },
   'shutdown-delay-duration': {
     kind: 'duration',
     default: '0s',

@@ -7,6 +7,7 @@ import { parseFeatureGates, FeatureGateError, type FeatureGates } from './featur
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
+import { loadClientCertificate } from '../aggregator/upstream-tls.js';
 import { parseControllersFlag, type ControllerSelection } from '../controllers/controllers-flag.js';
 import { parseServiceAccountOptions, type ServiceAccountOptions } from './service-account-options.js';
 import { parseAuthenticationFlags, type OidcFlagOptions } from '../authn/oidc/flags.js';
@@ -45,6 +46,9 @@ export interface GatehouseOptions extends LoggingOptions {
   tokenAuthFile?: string;
   /** --aggregator-endpoints-file: where the Services APIServices name are reached (gateway/aggregator/). */
   aggregatorEndpointsFile?: string;
+  /** --proxy-client-cert-file and --proxy-client-key-file: what the aggregator presents to remote APIServices. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
   /** PEM bundle of the CAs whose client certificates authenticate; checked to hold certificates while parsing. */
   clientCaFile?: string;
   anonymousAuth: boolean;
@@ -202,6 +206,20 @@ export function parseOptions(
     throw new OptionsError('--tls-cert-file and --tls-private-key-file must be given together');
   }
 
+  const proxyClientCertFile = optional('proxy-client-cert-file');
+  const proxyClientKeyFile = optional('proxy-client-key-file');
+  if ((proxyClientCertFile === undefined) !== (proxyClientKeyFile === undefined)) {
+    throw new OptionsError('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  if (proxyClientCertFile !== undefined && proxyClientKeyFile !== undefined) {
+    // A pair that does not load would otherwise only show as every proxied request failing its handshake.
+    try {
+      loadClientCertificate(proxyClientCertFile, proxyClientKeyFile);
+    } catch (e) {
+      throw invalid('proxy-client-cert-file', proxyClientCertFile, (e as Error).message);
+    }
+  }
+
   const clientCaFile = optional('client-ca-file');
   if (clientCaFile !== undefined) {
     // A bad bundle would otherwise only show as every client certificate being refused.
@@ -267,6 +285,8 @@ export function parseOptions(
     dataDir,
     tokenAuthFile: optional('token-auth-file'),
     aggregatorEndpointsFile: optional('aggregator-endpoints-file'),
+    proxyClientCertFile,
+    proxyClientKeyFile,
     clientCaFile,
     anonymousAuth: parseBoolFlag('anonymous-auth', last('anonymous-auth')),
     enableBootstrapTokenAuth: parseBoolFlag('enable-bootstrap-token-auth', last('enable-bootstrap-token-auth')),

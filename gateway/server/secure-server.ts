@@ -9,6 +9,7 @@ import { isHttp2 } from './connection.js';
 import { guardConnections } from './connection-guards.js';
 import { createLogger, type Logger } from './logger.js';
 import { realClock, type Clock } from './clock.js';
+import { serveUpgrades } from './upgrade.js';
 
 export interface SecureServerOptions {
   tls: Pick<TlsOptions, 'cert' | 'key' | 'minVersion' | 'ca' | 'requestCert' | 'rejectUnauthorized'>;
@@ -84,6 +85,8 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
   http1.requestTimeout = 0;
   const idleTimeoutMs = opts.idleTimeoutMs ?? 90_000;
   http1.keepAliveTimeout = idleTimeoutMs;
+  // Upgrades (HTTP/1.1 only: HTTP/2 has no Upgrade) reach the same handler; see upgrade.ts.
+  const upgraded = serveUpgrades(server, serve);
   const logger = opts.logger ?? createLogger();
   const guards = guardConnections(server, {
     headerTimeoutMs: opts.headerTimeoutMs ?? 32_000,
@@ -146,6 +149,7 @@ export function createSecureServer(opts: SecureServerOptions, handler: Handler):
       // Node gives the HTTP/2 server only the idle variant; the HTTP/1.1 connection list it keeps is the same one.
       http.Server.prototype.closeAllConnections.call(http1);
       for (const session of sessions) session.destroy();
+      for (const socket of upgraded) socket.destroy();
     },
   };
 }

@@ -135,8 +135,10 @@ export async function startAggregatedUpstream(opts: {
     }
     const doc = documents.get(path.split('?')[0]);
     if (doc !== undefined) return send(req, res, doc, 'application/json');
+    // Its legacy document says what its aggregated one says, for every version, as a real server's two forms agree:
+    // the front proxies this path, so clients read it here.
     const legacy = /^\/apis\/[^/]+\/([^/?]+)$/.exec(path);
-    const kinds = legacy && legacy[1] !== opts.version ? upstream.versions.get(legacy[1]) : undefined;
+    const kinds = legacy ? upstream.versions.get(legacy[1]) : undefined;
     if (!kinds) return false;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
@@ -144,13 +146,17 @@ export async function startAggregatedUpstream(opts: {
         kind: 'APIResourceList',
         apiVersion: 'v1',
         groupVersion: `${opts.group}/${legacy![1]}`,
-        resources: kinds.map((k) => ({
-          name: k.resource,
-          singularName: k.singular,
-          namespaced: true,
-          kind: k.kind,
-          verbs: ['get'],
-        })),
+        resources: kinds.flatMap((k) => [
+          {
+            name: k.resource,
+            singularName: k.singular,
+            namespaced: true,
+            kind: k.kind,
+            verbs: ['get', 'list'],
+            ...(k.shortNames ? { shortNames: k.shortNames } : {}),
+          },
+          { name: `${k.resource}/status`, singularName: '', namespaced: true, kind: k.kind, verbs: ['get'] },
+        ]),
       }),
     );
     return true;

@@ -212,6 +212,19 @@ describe('options', () => {
     expect(o.tlsCertFile).to.equal(path.join(cwd, 'a.crt'));
   });
 
+  it('requires the proxy client pair together, and a pair that loads', () => {
+    expect(optionsError(['--proxy-client-cert-file=p.crt']).message).to.contain('--proxy-client-key-file');
+    expect(optionsError(['--proxy-client-key-file=p.key']).message).to.contain('--proxy-client-cert-file');
+    const missing = optionsError([
+      '--proxy-client-cert-file=/nonexistent/p.crt',
+      '--proxy-client-key-file=/nonexistent/p.key',
+    ]);
+    expect(missing.message).to.contain('--proxy-client-cert-file').and.contain('/nonexistent/p.crt');
+    const o = parseOptions([], cwd);
+    expect(o.proxyClientCertFile).to.equal(undefined);
+    expect(o.proxyClientKeyFile).to.equal(undefined);
+  });
+
   it('takes an ordered list of authorization modes and refuses unknown ones and modes missing their files', () => {
     expect(parseOptions(['--authorization-mode=AlwaysDeny,AlwaysAllow'], cwd).authorizationModes).to.deep.equal([
       'AlwaysDeny',

@@ -128,4 +128,12 @@ describe('request timeout filter', () => {
     holding.get('watch')!();
     expect((await answer).status).to.equal(200);
   });
+
+  it('never bounds a streaming subresource (exec, as an aggregated server serves it)', async () => {
+    const { answer } = await held('exec', '/apis/wardle.example.io/v1/namespaces/a/flunders/x/exec');
+    clock.advance(10 * LIMIT_MS);
+    expect(await answeredYet('exec')).to.equal(false);
+    holding.get('exec')!();
+    expect((await answer).status).to.equal(200);
+  });
 });
