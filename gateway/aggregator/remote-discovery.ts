@@ -11,7 +11,7 @@ import { APIREGISTRATION_GROUP, serviceOf } from '../../api/apiregistration/v1/a
 import { asStr, specOf } from '../../api/common/validation-helpers.js';
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../server/clock.js';
-import { startInformer } from '../controllers/informer.js';
+import { startNamedInformer } from '../controllers/informer.js';
 import type { ServiceResolver } from './service-resolver.js';
 import { upstreamTarget } from './upstream-transport.js';
 import type { ClientCertificate } from './upstream-tls.js';
@@ -193,19 +193,7 @@ export function startRemoteDiscovery(registry: Registry, opts: RemoteDiscoveryOp
     }
   });
 
-  const informer = startInformer(
-    store,
-    {
-      replace(objects) {
-        const names = new Set(objects.map((o) => o.metadata.name ?? ''));
-        for (const name of [...entries.keys()]) if (!names.has(name)) removed(name);
-        for (const o of objects) put(o);
-      },
-      put,
-      removed: (obj) => removed(obj.metadata.name ?? ''),
-    },
-    { log: opts.log },
-  );
+  const informer = startNamedInformer(store, { put, removed }, { log: opts.log });
 
   async function documentOf(entry: Entry): Promise<{ body: Buffer; etag?: string } | undefined> {
     const target = upstreamTarget(entry.obj, opts.resolver, opts.clientCert);

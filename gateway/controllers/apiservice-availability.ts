@@ -20,7 +20,7 @@ import type { AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import type { Clock } from '../server/clock.js';
 import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
-import { startInformer } from './informer.js';
+import { startNamedInformer } from './informer.js';
 import type { Controller } from './namespace-lifecycle.js';
 
 /** Upstream re-checks every APIService on its informer's 30 s resync. */
@@ -166,19 +166,7 @@ export function startAvailabilityController(registry: Registry, opts: Availabili
     }
   });
 
-  const informer = startInformer(
-    store,
-    {
-      replace(objects) {
-        const names = new Set(objects.map((o) => o.metadata.name ?? ''));
-        for (const name of [...entries.keys()]) if (!names.has(name)) removed(name);
-        for (const o of objects) put(o);
-      },
-      put,
-      removed: (obj) => removed(obj.metadata.name ?? ''),
-    },
-    { log: opts.log },
-  );
+  const informer = startNamedInformer(store, { put, removed }, { log: opts.log });
 
   return {
     async stop() {

@@ -83,3 +83,42 @@ export function startInformer(
     },
   };
 }
+
+/**
+ * An informer for a consumer that keeps objects by name and only needs to hear of each put and each removal: a
+ * relist becomes a put of every listed object and a removal of every name known before and missing from it.
+ */
+export function startNamedInformer(
+  store: ResourceStore,
+  handler: { put(obj: KObject): void; removed(name: string): void },
+  opts: { log: (line: string) => void; retryMs?: number },
+): Informer {
+  const known = new Set<string>();
+  const nameOf = (obj: KObject): string => obj.metadata.name ?? '';
+  return startInformer(
+    store,
+    {
+      replace(objects) {
+        const listed = new Set(objects.map(nameOf));
+        for (const name of [...known]) {
+          if (listed.has(name)) continue;
+          known.delete(name);
+          handler.removed(name);
+        }
+        for (const obj of objects) {
+          known.add(nameOf(obj));
+          handler.put(obj);
+        }
+      },
+      put(obj) {
+        known.add(nameOf(obj));
+        handler.put(obj);
+      },
+      removed(obj) {
+        known.delete(nameOf(obj));
+        handler.removed(nameOf(obj));
+      },
+    },
+    opts,
+  );
+}
