@@ -1,7 +1,7 @@
 // The real kubectl (HTTP/2, client-go) through Gatehouse to a remote APIService's server: the availability controller
 // runs for real and marks the APIService Available, then discovery of the group-version, create, get and a streaming
-// watch go through the proxy. kubectl's typed verbs (`kubectl get flunders`) need the remote group in Gatehouse's
-// own `/apis` discovery, which merged discovery adds; until then these use `--raw`.
+// watch go through the proxy, first as raw paths, then as kubectl's typed verbs, which find the remote kind through
+// Gatehouse's merged discovery.
 import { expect } from 'chai';
 import { eventually } from '../helpers/api.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
@@ -76,6 +76,31 @@ describe('kubectl through the aggregator proxy', function () {
     await eventually('the upstream watch ends', async () =>
       a.upstream.closed.some((p) => p.startsWith(`${FLUNDERS}?`) && p.includes('watch=1')),
     );
+  });
+
+  it('finds the remote kind through merged discovery: api-resources, typed get, create and get -w', async () => {
+    const resources = await eventually('flunders in api-resources', async () => {
+      const out = await kubectl.ok(['api-resources', `--api-group=${GROUP}`]);
+      return out.includes('flunders') && out;
+    });
+    expect(resources).to.match(
+      new RegExp(`^flunders\\s+${GROUP.replace(/\./g, '\\.')}/${VERSION}\\s+true\\s+Flunder$`, 'm'),
+    );
+    const file = await kubectl.manifest('three.json', flunder('three'));
+    expect(await kubectl.ok(['create', '-n', NS, '-f', file])).to.match(/flunder\.[^/]+\/three created/);
+    expect(a.upstream.flunders.objects.has(`${NS}/three`)).to.equal(true);
+    const names = await kubectl.ok(['get', 'flunders', '-n', NS, '-o', 'name']);
+    expect(names.trim().split('\n')).to.include.members([`flunder.${GROUP}/one`, `flunder.${GROUP}/three`]);
+    const watch = kubectl.stream(['get', 'flunders', '-n', NS, '-w', '-o', 'name']);
+    try {
+      await watch.waitForLine(new RegExp(`^flunder\\.${GROUP.replace(/\./g, '\\.')}/three$`), { timeoutMs: 15_000 });
+      const from = watch.lines.length;
+      const four = await kubectl.manifest('four.json', flunder('four'));
+      await kubectl.ok(['create', '-n', NS, '-f', four]);
+      await watch.waitForLine(/\/four$/, { from, timeoutMs: 15_000 });
+    } finally {
+      await watch.stop();
+    }
   });
 
   it('shows a refusal of the upstream as kubectl shows an error Status', async () => {
