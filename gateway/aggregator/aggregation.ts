@@ -64,6 +64,7 @@ export function startAggregation(deps: {
       await remoteApis.stop();
       resolver.close();
       await remotes.stop();
+      proxy.close();
     },
   };
 }

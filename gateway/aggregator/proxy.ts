@@ -9,6 +9,7 @@
 // (504), which ends the response and with it the upstream request.
 import type { Context } from 'koa';
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import https from 'node:https';
 import httpProxy from 'http-proxy';
 import { errors } from '../../api/meta/errors.js';
 import type { RequestHeaderConfig } from '../authn/request-header.js';
@@ -42,6 +43,8 @@ export interface AggregatorProxy {
   owns(group: string, version: string): boolean;
   /** Proxies the request; resolves once its answer has ended. */
   serve(ctx: Context, remote: RemoteAPIService): Promise<void>;
+  /** Closes the connections kept open to upstreams. */
+  close(): void;
 }
 
 const SERVICE_UNAVAILABLE = 'service unavailable';
@@ -51,6 +54,10 @@ const isUpgradeRequest = (req: IncomingMessage): boolean =>
 
 export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProxy {
   const identity = identityHeaderNames(deps.requestHeader);
+  // Connections to upstreams are kept and reused, as Go's transport under upstream's proxy keeps them: without an
+  // agent http-proxy opens a TLS connection per request. The pool is keyed by the TLS options too (CA, client
+  // certificate, server name), so two APIServices, or one whose caBundle changed, never share a connection.
+  const agent = new https.Agent({ keepAlive: true });
 
   function owner(info: RequestInfo): RemoteAPIService | undefined {
     // `/apis/<group>/<version>` and everything under it; the group list and `/apis/<group>` are discovery's.
@@ -87,6 +94,8 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
       // The upstream sees its own host, as upstream's proxy sets the location's host.
       changeOrigin: true,
       xfwd: false,
+      // An upgraded connection belongs to its request alone.
+      agent: upgrading ? undefined : agent,
     });
     const started = deps.clock.monotonic();
     let observed = false;
@@ -182,5 +191,10 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     });
   }
 
-  return { owner, owns: (group, version) => deps.remotes.lookup(group, version) !== undefined, serve };
+  return {
+    owner,
+    owns: (group, version) => deps.remotes.lookup(group, version) !== undefined,
+    serve,
+    close: () => agent.destroy(),
+  };
 }

@@ -24,6 +24,8 @@ export interface ReceivedRequest {
   clientCN?: string;
   /** Whether that certificate verified against `clientCa`. */
   clientAuthorized: boolean;
+  /** The client's port: the same for requests that came over one kept connection. */
+  remotePort?: number;
 }
 
 export interface UpstreamAPIServer {
@@ -42,10 +44,13 @@ export interface UpstreamAPIServer {
   flunders: FlunderStore;
   /** Lets the answers held by 'held-mid-stream' finish. */
   release(): void;
-  /** Resolves at the next request received (before it is answered): a test then knows a check is under way. */
-  nextRequest(): Promise<string>;
-  /** Resolves when the next request's connection closes before its answer ended. */
-  nextClosed(): Promise<string>;
+  /**
+   * Resolves at the next request received (before it is answered), for `path` when given: the front's own periodic
+   * discovery fetches arrive too.
+   */
+  nextRequest(path?: string): Promise<string>;
+  /** Resolves when the next request's (for `path` when given) connection closes before its answer ended. */
+  nextClosed(path?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,7 @@ function record(req: IncomingMessage): ReceivedRequest {
     headers: { ...req.headersDistinct } as Record<string, string[]>,
     clientCN: Array.isArray(cn) ? cn[0] : cn,
     clientAuthorized: socket.authorized === true,
+    remotePort: socket.remotePort,
   };
 }
 
@@ -79,8 +85,16 @@ export async function startUpstreamAPIServer(opts: {
   const hanging = new Set<ServerResponse>();
   const held: (() => void)[] = [];
   const upgraded = new Set<Duplex>();
-  let waiters: ((path: string) => void)[] = [];
-  let closeWaiters: ((path: string) => void)[] = [];
+  type Waiter = { path?: string; resolve: (path: string) => void };
+  let waiters: Waiter[] = [];
+  let closeWaiters: Waiter[] = [];
+  /** Resolves the waiters `path` satisfies and returns the others. */
+  const settle = (pending: Waiter[], path: string): Waiter[] =>
+    pending.filter((w) => {
+      if (w.path !== undefined && w.path !== path) return true;
+      w.resolve(path);
+      return false;
+    });
   const groupVersion = `${opts.group}/${opts.version}`;
   const discovery = `/apis/${groupVersion}`;
   const upstream: UpstreamAPIServer = {
@@ -95,23 +109,19 @@ export async function startUpstreamAPIServer(opts: {
     release: () => {
       for (const finish of held.splice(0)) finish();
     },
-    nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
-    nextClosed: () => new Promise((resolve) => closeWaiters.push(resolve)),
+    nextRequest: (path) => new Promise((resolve) => waiters.push({ path, resolve })),
+    nextClosed: (path) => new Promise((resolve) => closeWaiters.push({ path, resolve })),
     close: async () => {},
   };
   const noteClosed = (path: string): void => {
     upstream.closed.push(path);
-    const notify = closeWaiters;
-    closeWaiters = [];
-    for (const w of notify) w(path);
+    closeWaiters = settle(closeWaiters, path);
   };
   const arrived = (req: IncomingMessage): string => {
     const path = req.url ?? '';
     upstream.requests.push(path);
     upstream.received.push(record(req));
-    const notify = waiters;
-    waiters = [];
-    for (const w of notify) w(path);
+    waiters = settle(waiters, path);
     return path;
   };
   const server = https.createServer(

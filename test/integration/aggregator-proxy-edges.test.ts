@@ -120,8 +120,8 @@ describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
   it('cuts an Upgrade the upstream leaves unanswered at the request timeout, with a 504 and its request ended', async () => {
     a.upstream.mode = 'hang';
     try {
-      const arrived = a.upstream.nextRequest();
-      const closed = a.upstream.nextClosed();
+      const arrived = a.upstream.nextRequest(`${FLUNDERS}/one`);
+      const closed = a.upstream.nextClosed(`${FLUNDERS}/one`);
       // A plain get with an Upgrade header: not one of the long-running requests the timeout leaves alone.
       const { socket, first } = await rawConnect(
         a.gh.url,

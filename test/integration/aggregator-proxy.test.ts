@@ -94,8 +94,11 @@ describe('aggregator proxy', function () {
     expect(got.status).to.equal(200);
     expect(got.body).to.equal(JSON.stringify(a.upstream.flunders.objects.get(`${NS}/one`)));
 
+    const gotOn = last().remotePort;
     const listed = await a.gh.request('GET', `${FLUNDERS}?limit=5`);
     expect(listed.status).to.equal(200);
+    // One kept connection to the upstream, not a TLS handshake per request.
+    expect(last().remotePort).to.be.a('number').and.equal(gotOn);
     expect(listed.json().items.map((o: any) => o.metadata.name)).to.deep.equal(['one']);
     expect(last().path).to.equal(`${FLUNDERS}?limit=5`);
 
