@@ -4,7 +4,9 @@ import type { FeatureGates } from '../server/feature-gates.js';
 import { selectionPredicate } from '../registry/predicate.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
 import { listRead } from './resource-version.js';
-import { type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import { addWarnings, auditAnnotator, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import type { WriteContext } from '../registry/admission-types.js';
+import { userOf } from '../request/user.js';
 
 /** Lists what matches, then deletes item by item with the same options; items already gone are skipped. */
 export async function handleDeleteCollection(
@@ -17,7 +19,15 @@ export async function handleDeleteCollection(
   const { read, limit, continue: token } = listRead(query);
   const predicate = selectionPredicate(store.def, query);
   const list = await store.list(info.namespace, { read, limit, continue: token, predicate });
-  const wctx = { dryRun: isDryRun(options), fieldValidation: 'Ignore' as const, duplicateFields: [], warnings: [] };
+  const wctx: WriteContext = {
+    user: userOf(ctx),
+    dryRun: isDryRun(options),
+    fieldValidation: 'Ignore',
+    duplicateFields: [],
+    warnings: [],
+    fieldManager: undefined,
+    annotate: auditAnnotator(ctx),
+  };
   for (const item of list.items) {
     try {
       await store.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, wctx);
@@ -25,5 +35,6 @@ export async function handleDeleteCollection(
       if (!(isStatusError(e) && e.code === 404)) throw e;
     }
   }
+  addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }

@@ -85,7 +85,7 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   ) {
     throw errors.badRequest('metadata.managedFields must be nil');
   }
-  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
+  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx), ctx);
   wctx.fieldManager = fieldManager;
   const { object, created } = await store.apply(
     info.namespace,

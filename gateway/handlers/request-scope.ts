@@ -199,6 +199,7 @@ export function writeContext(
   kind: OptionsKind,
   decoded?: DecodeResult,
   user?: UserInfo,
+  ctx?: Context,
 ): WriteContext {
   return {
     user,
@@ -207,7 +208,13 @@ export function writeContext(
     duplicateFields: decoded?.duplicateFields ?? [],
     warnings: [],
     fieldManager: undefined,
+    annotate: auditAnnotator(ctx),
   };
+}
+
+/** What admission plugins annotate the request's audit event through (the policy plugin's annotations). */
+export function auditAnnotator(ctx: Context | undefined): WriteContext['annotate'] {
+  return ctx === undefined ? undefined : (key, value) => auditOf(ctx)?.annotate(key, value);
 }
 
 export { addWarnings } from './warning-headers.js';
