@@ -6,7 +6,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
-import { createKindValidator } from '../api/validation/schema-validator.js';
+import { serverKindValidator } from './admission/policy/expression-check.js';
 import { startControllers, type Controller } from './controllers/start.js';
 import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
@@ -30,6 +30,8 @@ import { startStorageStateMetrics } from './metrics/storage-state-metrics.js';
 import { storageTypes } from './metrics/storage-types.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
+import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
+import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
@@ -156,6 +158,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
+  let policySource: PolicySource | undefined;
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
@@ -166,7 +169,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
-    const registry = createRegistry(kinds, storage, createKindValidator);
+    const registry = createRegistry(kinds, storage, serverKindValidator);
     const authenticator = await buildAuthenticator({
       options,
       adminToken,
@@ -179,10 +182,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
+    policySource = startPolicySource(registry, { log });
     registry.setAdmission(
       admissionPlugins({
         registry,
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
+        policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
       }),
     );
     // Before the gateway, which answers discovery from it; merged discovery fetches through the same resolver.
@@ -226,6 +231,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     });
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
+    await policySource.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
@@ -234,6 +240,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await remoteApis?.stop();
     serviceResolver?.close();
     await rbac?.stop();
+    await policySource?.stop();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -271,6 +278,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await remoteApis.stop();
     serviceResolver.close();
     await rbac.stop();
+    await policySource.stop();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -294,6 +302,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       async () => serviceResolver.close(),
       async () => authorization?.close(),
       () => rbac.stop(),
+      () => policySource.stop(),
       closeStorage,
       async () => audit?.close(),
     ],
