@@ -10,6 +10,7 @@ import { compilePolicy, type CompiledPolicy } from '../../gateway/admission/poli
 import { matchResourcesMatch, type MatchAttributes } from '../../gateway/admission/policy/matching.js';
 import { evaluatePolicy } from '../../gateway/admission/policy/evaluate.js';
 import type { Authorizer } from '../../policies/authorizer.js';
+import { bootstrapClusterRoles } from '../../policies/rbac/bootstrap-policy.js';
 
 const rules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }];
 const policyOf = (spec: Record<string, unknown>): KObject => {
@@ -112,6 +113,17 @@ describe('ValidatingAdmissionPolicy kinds', () => {
       paramRef: { name: 'a', parameterNotFoundAction: 'Deny' },
     });
     expect(bindingErrors({ policyName: '' })).to.deep.equal(['spec.policyName: Required value']);
+  });
+});
+
+describe('ValidatingAdmissionPolicy default RBAC', () => {
+  it('is named by no default role but cluster-admin, as upstream', () => {
+    const naming = bootstrapClusterRoles()
+      .filter((role) =>
+        (role.rules ?? []).some((r) => r.apiGroups?.some((g) => g.startsWith('admissionregistration.'))),
+      )
+      .map((role) => role.metadata.name);
+    expect(naming).to.deep.equal([]);
   });
 });
 
