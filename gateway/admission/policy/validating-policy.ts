@@ -100,6 +100,10 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     let nsObject: KObject | undefined;
     let nsRead = false;
     const denied: { policy: string; binding: string; decision: Decision }[] = [];
+    // Upstream publishes each policy's annotations once, every distinct value of a key (one per binding or param)
+    // joined by ", "; and an audit event keeps the first value of a key, so the first Audit failure is the one told.
+    const annotations = new Map<string, string[]>();
+    let auditFailure: string | undefined;
     for (const binding of bindings) {
       const spec = specOf(binding);
       const policy = policies.get(asStr(spec.policyName) ?? '');
@@ -123,7 +127,6 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       const bindingName = binding.metadata.name ?? '';
       const actions = asArr(spec.validationActions).map(String);
       const decisions: Decision[] = [];
-      const annotations = new Map<string, string>();
       let params: (KObject | null)[] = [null];
       if (policy.paramKind) {
         try {
@@ -167,9 +170,12 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         );
         if (outcome.skipped) continue;
         decisions.push(...outcome.decisions);
-        for (const [key, value] of outcome.auditAnnotations) annotations.set(key, value);
+        for (const [key, value] of outcome.auditAnnotations) {
+          const values = annotations.get(`${policy.name}/${key}`) ?? [];
+          if (!values.includes(value)) values.push(value);
+          annotations.set(`${policy.name}/${key}`, values);
+        }
       }
-      for (const [key, value] of annotations) req.annotate?.(`${policy.name}/${key}`, value);
       for (const decision of decisions) {
         const errorType = decision.evaluation === 'error' ? 'invalid_error' : 'no_error';
         if (decision.action === 'admit') {
@@ -183,22 +189,21 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
               `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${decision.message}`,
             );
           else if (action === 'Audit')
-            req.annotate?.(
-              VALIDATION_FAILURE_ANNOTATION,
-              JSON.stringify([
-                {
-                  message: decision.message,
-                  policy: policy.name,
-                  binding: bindingName,
-                  expressionIndex: decision.expressionIndex,
-                  validationActions: actions,
-                },
-              ]),
-            );
+            auditFailure ??= JSON.stringify([
+              {
+                message: decision.message,
+                policy: policy.name,
+                binding: bindingName,
+                expressionIndex: decision.expressionIndex,
+                validationActions: actions,
+              },
+            ]);
           deps.metrics?.observe(policy.name, bindingName, errorType, action.toLowerCase(), decision.elapsedSeconds);
         }
       }
     }
+    for (const [key, values] of annotations) req.annotate?.(key, values.join(', '));
+    if (auditFailure !== undefined) req.annotate?.(VALIDATION_FAILURE_ANNOTATION, auditFailure);
     if (denied.length > 0) throw denial(req, denied[0]);
   }
 
