@@ -330,6 +330,36 @@ describe('ValidatingAdmissionPolicy', function () {
     await inForce(ns, cm('e', {}, { a: 'b' }), 201);
   });
 
+  it('matches subresources by their own rule: a status write is refused, the object itself is not', async () => {
+    const ns = await createNamespace(gh, 'vap-sub');
+    const name = uniqueName('status');
+    await post(
+      `${AR}/validatingadmissionpolicies`,
+      policy(name, {
+        matchConstraints: {
+          resourceRules: [
+            { operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['resourcequotas/status'] },
+          ],
+        },
+        validations: [{ expression: "request.subResource != 'status'", message: "status is the controller's" }],
+      }),
+    );
+    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
+    const quota = { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '1' } } };
+    await post(`/api/v1/namespaces/${ns}/resourcequotas`, quota);
+    const patch = (sub: string, body: unknown) =>
+      gh.request('PATCH', `/api/v1/namespaces/${ns}/resourcequotas/q${sub}?dryRun=All`, {
+        body,
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
+    const refused = await eventually('status refused', async () => {
+      const r = await patch('/status', { status: { hard: { pods: '1' }, used: { pods: '0' } } });
+      return r.status === 422 ? r : undefined;
+    });
+    expect(refused.json().message).to.include("denied request: status is the controller's");
+    expect((await patch('', { metadata: { labels: { a: 'b' } } })).status).to.equal(200);
+  });
+
   it('the authorizer variable checks as the requesting user; metrics count the checks', async () => {
     const ns = await createNamespace(gh, 'vap-authz');
     const name = uniqueName('authz');
