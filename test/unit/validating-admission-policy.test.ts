@@ -105,13 +105,16 @@ describe('ValidatingAdmissionPolicy kinds', () => {
       'spec.validationActions[2]',
     ]);
     expect(bindingErrors({ validationActions: ['Deny', 'Warn'] })[0]).to.include('must not contain both Deny and Warn');
-    expect(bindingErrors({ paramRef: {} })[0]).to.equal(
+    expect(bindingErrors({ paramRef: { parameterNotFoundAction: 'Allow' } })[0]).to.equal(
       'spec.paramRef: Required value: one of `name` or `selector` must be set',
     );
-    expect(bindingErrors({ paramRef: { name: 'a', selector: {} } })[0]).to.match(/^spec\.paramRef\.name: Forbidden/);
-    expect(bindingOf({ paramRef: { name: 'a' } }).spec).to.deep.include({
-      paramRef: { name: 'a', parameterNotFoundAction: 'Deny' },
-    });
+    expect(bindingErrors({ paramRef: { name: 'a', selector: {}, parameterNotFoundAction: 'Deny' } })[0]).to.match(
+      /^spec\.paramRef\.name: Forbidden/,
+    );
+    // v1 has no default for it (v1alpha1 had Deny): a paramRef must say.
+    expect(bindingErrors({ paramRef: { name: 'a' } })).to.deep.equal([
+      'spec.paramRef.parameterNotFoundAction: Required value',
+    ]);
     expect(bindingErrors({ policyName: '' })).to.deep.equal(['spec.policyName: Required value']);
   });
 });

@@ -108,8 +108,6 @@ function defaults(binding: KObject): void {
   if (!spec) return;
   const match = asObj(spec.matchResources);
   if (match) defaultMatchResources(match);
-  const paramRef = asObj(spec.paramRef);
-  if (paramRef) paramRef.parameterNotFoundAction ??= 'Deny';
 }
 
 /** The PARAMREF cell, as upstream prints it: `<ns>/<name>`, `*\/<name>` without a namespace, or the selector. */
