@@ -239,6 +239,29 @@ describe('ValidatingAdmissionPolicy CEL environment', () => {
       undefined,
     );
     expect(skipped.skipped).to.equal(true);
+    const failingThenFalse = await evaluatePolicy(
+      compiled({
+        matchConditions: [
+          { name: 'broken', expression: 'object.nope == 1' },
+          { name: 'other', expression: "object.metadata.name == 'other'" },
+        ],
+        validations: [{ expression: 'false' }],
+      }),
+      activation,
+      user,
+      undefined,
+    );
+    expect(failingThenFalse.skipped, 'a false condition wins over an error').to.equal(true);
+    const failing = await evaluatePolicy(
+      compiled({
+        matchConditions: [{ name: 'broken', expression: 'object.nope == 1' }],
+        validations: [{ expression: 'true' }],
+      }),
+      activation,
+      user,
+      undefined,
+    );
+    expect(failing.decisions.map((d) => [d.action, d.evaluation])).to.deep.equal([['deny', 'error']]);
     const ignored = await evaluatePolicy(
       compiled({ failurePolicy: 'Ignore', validations: [{ expression: 'object.missing == 1' }] }),
       activation,

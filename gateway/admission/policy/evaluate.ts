@@ -110,13 +110,18 @@ export async function evaluatePolicy(
   let lastElapsed = 0;
 
   const outcome: PolicyOutcome = { decisions: [], auditAnnotations: new Map(), skipped: false };
+  // A false condition skips the policy even when another one failed: only with none false does an error count.
+  let conditionError: Decision | undefined;
   for (const condition of policy.matchConditions) {
     try {
       if ((await evaluate(condition.program)) !== true) return { ...outcome, skipped: true };
     } catch (error) {
-      outcome.decisions.push(errorDecision(policy, condition.program.expression, error, 0));
-      return outcome;
+      conditionError ??= errorDecision(policy, condition.program.expression, error, 0);
     }
+  }
+  if (conditionError) {
+    outcome.decisions.push(conditionError);
+    return outcome;
   }
   for (const [index, validation] of policy.validations.entries()) {
     let passed: unknown;
