@@ -360,6 +360,38 @@ describe('ValidatingAdmissionPolicy', function () {
     expect((await patch('', { metadata: { labels: { a: 'b' } } })).status).to.equal(200);
   });
 
+  it('never applies to policies and bindings themselves, so a policy over everything cannot lock them out', async () => {
+    const name = uniqueName('everything');
+    await post(
+      `${AR}/validatingadmissionpolicies`,
+      policy(name, {
+        matchConstraints: {
+          resourceRules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+          namespaceSelector: { matchLabels: { 'platform.io/metadata.name': 'nowhere' } },
+        },
+        validations: [{ expression: 'false', message: 'nothing passes' }],
+      }),
+    );
+    const everything = binding(`${name}-b`, name, 'nowhere');
+    delete (everything.spec as Record<string, unknown>).matchResources;
+    await post(`${AR}/validatingadmissionpolicybindings`, everything);
+    const probe = uniqueName('probe');
+    // Cluster-scoped kinds pass any namespace selector, so a Node is refused once the binding is in force...
+    const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: probe } };
+    await eventually('in force for nodes', async () => {
+      const r = await gh.request('POST', '/api/v1/nodes?dryRun=All', { body: node });
+      return r.status === 422 ? r : undefined;
+    });
+    // ...while the policies' own kinds stay writable, and the binding can be deleted.
+    await post(`${AR}/validatingadmissionpolicies`, policy(probe, { validations: [{ expression: 'true' }] }));
+    const removed = await gh.request('DELETE', `${AR}/validatingadmissionpolicybindings/${name}-b`);
+    expect(removed.status, removed.body).to.equal(200);
+    await eventually(
+      'lifted',
+      async () => (await gh.request('POST', '/api/v1/nodes?dryRun=All', { body: node })).status === 201,
+    );
+  });
+
   it('the authorizer variable checks as the requesting user; metrics count the checks', async () => {
     const ns = await createNamespace(gh, 'vap-authz');
     const name = uniqueName('authz');

@@ -7,6 +7,7 @@ import { StatusError, qualifiedResource, type StatusReason } from '../../../api/
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
 import { parseApiVersion } from '../../../api/proto/object-codec.js';
 import type { KindDefinition } from '../../../api/scheme.js';
+import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
@@ -209,7 +210,8 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
 
   return {
     name: 'ValidatingAdmissionPolicy',
-    handles: () => true,
+    // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies.
+    handles: (def) => def.group !== ADMISSIONREGISTRATION_GROUP,
     validate: (req) => admit(req, req.object, req.oldObject, req.subresource),
     validateDelete: (req) => admit(req, undefined, req.oldObject, ''),
   };
