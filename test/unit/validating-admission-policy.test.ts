@@ -308,6 +308,8 @@ describe('ValidatingAdmissionPolicy CEL environment', () => {
     );
     expect(costly.decisions[0].evaluation).to.equal('error');
     expect(costly.decisions[0].message).to.include('cost');
+    expect(costly.decisions[0].outOfBudget).to.equal(true);
+    expect(outcome.decisions[1].outOfBudget).to.equal(undefined);
   });
 
   it('audit annotations: a string is recorded, null is left out', async () => {

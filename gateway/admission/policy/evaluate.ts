@@ -4,7 +4,12 @@
 // fails fails only the expressions that read it, as upstream's lazy variable map behaves.
 import type { UserInfo } from '../../../api/meta/user.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
-import { evaluateWithAuthorizer, type CelAuthorizer, type CelCompiledProgram } from '../../../policies/cel/index.js';
+import {
+  COST_LIMIT_EXCEEDED_MESSAGE,
+  evaluateWithAuthorizer,
+  type CelAuthorizer,
+  type CelCompiledProgram,
+} from '../../../policies/cel/index.js';
 import type { CompiledPolicy } from './compile-policy.js';
 import { RUNTIME_COST_BUDGET } from './compile-policy.js';
 
@@ -12,6 +17,8 @@ export interface Decision {
   /** deny: the validation failed, or an error under failurePolicy Fail. */
   action: 'admit' | 'deny';
   evaluation: 'admit' | 'deny' | 'error';
+  /** An error that was the runtime cost budget running out (the metrics tell it apart). */
+  outOfBudget?: boolean;
   message: string;
   reason?: string;
   expressionIndex: number;
@@ -47,6 +54,7 @@ function errorDecision(policy: CompiledPolicy, expression: string, error: unknow
     message,
     expressionIndex: index,
     elapsedSeconds: 0,
+    outOfBudget: error instanceof BudgetExceeded || (error as Error).message.includes(COST_LIMIT_EXCEEDED_MESSAGE),
   };
 }
 

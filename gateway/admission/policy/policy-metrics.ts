@@ -5,7 +5,7 @@ import type { MetricsRegistry } from '../../metrics/registration.js';
 const LABELS = ['policy', 'policy_binding', 'error_type', 'enforcement_action'] as const;
 
 export interface PolicyMetrics {
-  /** errorType: no_error | invalid_error; action: allow | deny | warn | audit. */
+  /** errorType: no_error | invalid_error | out_of_budget; action: allow | deny | warn | audit. */
   observe(policy: string, binding: string, errorType: string, action: string, seconds: number): void;
 }
 

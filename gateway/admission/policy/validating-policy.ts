@@ -178,7 +178,8 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         }
       }
       for (const decision of decisions) {
-        const errorType = decision.evaluation === 'error' ? 'invalid_error' : 'no_error';
+        const errorType =
+          decision.evaluation !== 'error' ? 'no_error' : decision.outOfBudget ? 'out_of_budget' : 'invalid_error';
         if (decision.action === 'admit') {
           deps.metrics?.observe(policy.name, bindingName, errorType, 'allow', decision.elapsedSeconds);
           continue;
