@@ -4,7 +4,13 @@ import type { FeatureGates } from '../server/feature-gates.js';
 import { selectionPredicate } from '../registry/predicate.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
 import { listRead } from './resource-version.js';
-import { addWarnings, auditAnnotator, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import {
+  auditAnnotator,
+  withWarnings,
+  type HandlerDeps,
+  type ResourceRequest,
+  writeResponse,
+} from './request-scope.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import { userOf } from '../request/user.js';
 
@@ -30,11 +36,14 @@ export async function handleDeleteCollection(
   };
   for (const item of list.items) {
     try {
-      await store.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, wctx);
+      await withWarnings(
+        ctx,
+        wctx,
+        store.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, wctx),
+      );
     } catch (e) {
       if (!(isStatusError(e) && e.code === 404)) throw e;
     }
   }
-  addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
 }

@@ -4,7 +4,7 @@ import type { FeatureGates } from '../server/feature-gates.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
 import { inRequestedGroup } from '../request/group-alias.js';
 import {
-  addWarnings,
+  withWarnings,
   auditAnnotator,
   type HandlerDeps,
   type ResourceRequest,
@@ -29,8 +29,7 @@ export async function handleDelete(
     fieldManager: undefined,
     annotate: auditAnnotator(ctx),
   };
-  const { object, deleted } = await store.delete(info.namespace, info.name, options, wctx);
-  addWarnings(ctx, wctx.warnings);
+  const { object, deleted } = await withWarnings(ctx, wctx, store.delete(info.namespace, info.name, options, wctx));
   // Upstream answers 202 only when deletion is pending and the client asked for cascading (orphanDependents=false).
   const status = !deleted && options.orphanDependents === false ? 202 : 200;
   if (deleted && !store.def.deleteReturnsObject) {

@@ -207,6 +207,15 @@ describe('ValidatingAdmissionPolicy', function () {
     expect(String(res.headers.warning)).to.include(
       `Validation failed for ValidatingAdmissionPolicy '${name}' with binding '${name}-b': missing owner on w1`,
     );
+    // A Deny binding beside the Warn one: the refusal still carries the warning, as upstream's recorder sends it.
+    const strict = uniqueName('strict');
+    await post(
+      `${AR}/validatingadmissionpolicies`,
+      policy(strict, { validations: [{ expression: "!object.metadata.name.startsWith('x-')", reason: 'Forbidden' }] }),
+    );
+    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${strict}-b`, strict, ns));
+    const both = await inForce(ns, cm('x-1'), 403);
+    expect(String(both.headers.warning)).to.include(`ValidatingAdmissionPolicy '${name}' with binding '${name}-b'`);
     const created = await post(`/api/v1/namespaces/${ns}/configmaps`, cm('w2'));
     const auditId = String(created.headers['audit-id']);
     const events = await eventually('audit event', async () => {
