@@ -369,6 +369,49 @@ describe('ValidatingAdmissionPolicy', function () {
     expect((await patch('', { metadata: { labels: { a: 'b' } } })).status).to.equal(200);
   });
 
+  it('a write through scale shows policies the autoscaling/v1 Scale', async () => {
+    const ns = await createNamespace(gh, 'vap-scale');
+    const name = uniqueName('scale');
+    await post(
+      `${AR}/validatingadmissionpolicies`,
+      policy(name, {
+        matchConstraints: {
+          resourceRules: [
+            { operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['replicasets/scale'] },
+          ],
+        },
+        validations: [
+          {
+            expression: "request.kind.kind == 'Scale' && object.spec.replicas <= 3 && oldObject.spec.replicas == 1",
+            messageExpression: "'at most 3 replicas, not ' + string(object.spec.replicas)",
+          },
+        ],
+      }),
+    );
+    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
+    await post(`/apis/apps/v1/namespaces/${ns}/replicasets`, {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    const scale = (replicas: number) =>
+      gh.request('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/web/scale?dryRun=All`, {
+        body: { spec: { replicas } },
+        headers: { 'content-type': 'application/merge-patch+json' },
+      });
+    const refused = await eventually('scale refused', async () => {
+      const r = await scale(5);
+      return r.status === 422 ? r : undefined;
+    });
+    expect(refused.json().message).to.include('denied request: at most 3 replicas, not 5');
+    expect((await scale(2)).status).to.equal(200);
+  });
+
   it('never applies to policies and bindings themselves, so a policy over everything cannot lock them out', async () => {
     const name = uniqueName('everything');
     await post(

@@ -10,9 +10,13 @@ export function admissionRequestValue(
   object: KObject | undefined,
   oldObject: KObject | undefined,
   subresource: string,
+  /** The kind written when it is not the resource's own (an autoscaling/v1 Scale through `scale`). */
+  writtenKind?: { group: string; version: string; kind: string },
 ): Record<string, unknown> {
   const { def, user } = req;
-  const kind = { group: def.group, version: def.version, kind: def.kind };
+  const kind = writtenKind
+    ? { group: writtenKind.group, version: writtenKind.version, kind: writtenKind.kind }
+    : { group: def.group, version: def.version, kind: def.kind };
   const resource = { group: def.group, version: def.version, resource: def.resource };
   return {
     uid: randomUUID(),

@@ -6,7 +6,7 @@ import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
 import { parseApiVersion } from '../../../api/proto/object-codec.js';
-import type { KindDefinition } from '../../../api/scheme.js';
+import type { KindDefinition, ProjectionSubresource } from '../../../api/scheme.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import type { Registry } from '../../registry/registry.js';
@@ -83,7 +83,13 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     );
   }
 
-  async function admit(req: Request, object: KObject | undefined, oldObject: KObject | undefined, subresource: string) {
+  async function admit(
+    req: Request,
+    object: KObject | undefined,
+    oldObject: KObject | undefined,
+    subresource: string,
+    writtenKind?: ProjectionSubresource,
+  ) {
     // The server's own writes (controllers, bootstrap) are not admitted through policies, as no other check here.
     if (!req.user) return;
     const { policies, bindings } = source.snapshot();
@@ -155,7 +161,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
           params = [];
         }
       }
-      const request = admissionRequestValue(req, object, oldObject, subresource);
+      const request = admissionRequestValue(req, object, oldObject, subresource, writtenKind);
       for (const param of params) {
         const outcome = await evaluatePolicy(
           policy,
@@ -213,7 +219,13 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     name: 'ValidatingAdmissionPolicy',
     // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies.
     handles: (def) => def.group !== ADMISSIONREGISTRATION_GROUP,
-    validate: (req) => admit(req, req.object, req.oldObject, req.subresource),
+    validate: (req) => {
+      // A write through a projection (`scale`) shows policies the projection, an autoscaling/v1 Scale, as upstream.
+      const projection = req.subresource === '' ? undefined : req.def.projectionSubresources?.[req.subresource];
+      if (!projection) return admit(req, req.object, req.oldObject, req.subresource);
+      const old = req.oldObject ? projection.read(req.oldObject) : undefined;
+      return admit(req, projection.read(req.object), old, req.subresource, projection);
+    },
     validateDelete: (req) => admit(req, undefined, req.oldObject, ''),
   };
 }
