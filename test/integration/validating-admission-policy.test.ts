@@ -444,6 +444,69 @@ describe('ValidatingAdmissionPolicy', function () {
     );
   });
 
+  it('whoever names params must be able to read them: paramKind and paramRef are checked against RBAC', async () => {
+    const RBAC = '/apis/rbac.authorization.platform.io/v1';
+    const name = uniqueName('erin');
+    const clusterRole = (role: string, rules: unknown[]) =>
+      post(`${RBAC}/clusterroles`, {
+        apiVersion: 'rbac.authorization.platform.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: role },
+        rules,
+      });
+    const bindRole = (role: string) =>
+      post(`${RBAC}/clusterrolebindings`, {
+        apiVersion: 'rbac.authorization.platform.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.platform.io', name }],
+      });
+    await clusterRole(`${name}-policies`, [
+      {
+        apiGroups: ['admissionregistration.platform.io'],
+        resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+        verbs: ['create'],
+      },
+    ]);
+    await bindRole(`${name}-policies`);
+    const asErin = (url: string, body: unknown) =>
+      gh.request('POST', url, { body, headers: { 'Impersonate-User': name } });
+    const withParams = policy(`${name}-p`, {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      validations: [{ expression: 'params != null' }],
+    });
+    const refused = await eventually('RBAC index has the role', async () => {
+      const r = await asErin(`${AR}/validatingadmissionpolicies`, withParams);
+      return r.status === 422 ? r : undefined;
+    });
+    const status = expectFailure(refused, 422, 'Invalid');
+    expect(status.details.causes[0]).to.include({ field: 'spec.paramKind', reason: 'FieldValueForbidden' });
+    expect(status.message).to.include(
+      `user ${name} must have "get" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)`,
+    );
+    // The admin writes the policy; erin's binding to it names a param erin cannot read.
+    await post(`${AR}/validatingadmissionpolicies`, withParams);
+    const bindingBody = binding(`${name}-b`, `${name}-p`, 'default', {
+      paramRef: { name: 'limits', namespace: 'default', parameterNotFoundAction: 'Deny' },
+    });
+    const refusedBinding = expectFailure(
+      await asErin(`${AR}/validatingadmissionpolicybindings`, bindingBody),
+      422,
+      'Invalid',
+    );
+    expect(refusedBinding.message).to.include(
+      `spec.paramRef: Forbidden: user ${name} does not have "get" permission on the object referenced by paramRef`,
+    );
+    await clusterRole(`${name}-read`, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]);
+    await bindRole(`${name}-read`);
+    await eventually('allowed once erin may read ConfigMaps', async () => {
+      const r = await asErin(`${AR}/validatingadmissionpolicybindings`, bindingBody);
+      return r.status === 201;
+    });
+    await gh.request('DELETE', `${AR}/validatingadmissionpolicybindings/${name}-b`);
+  });
+
   it('the authorizer variable checks as the requesting user; metrics count the checks', async () => {
     const ns = await createNamespace(gh, 'vap-authz');
     const name = uniqueName('authz');

@@ -16,6 +16,7 @@ import { evaluatePolicy, type Decision } from './evaluate.js';
 import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
 import type { PolicyMetrics } from './policy-metrics.js';
 import { admissionRequestValue } from './request-value.js';
+import { createParamAuthorization } from './param-authorization.js';
 import type { PolicySource } from './policy-source.js';
 
 export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.platform.io/validation_failure';
@@ -215,18 +216,23 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     if (denied.length > 0) throw denial(req, denied[0]);
   }
 
+  const checkParams = deps.authorizer ? createParamAuthorization(registry, deps.authorizer) : undefined;
+
   return {
     name: 'ValidatingAdmissionPolicy',
-    // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies.
-    handles: (def) => def.group !== ADMISSIONREGISTRATION_GROUP,
+    handles: () => true,
     validate: (req) => {
+      // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies; what
+      // applies to them is the check that their authors may read the params they name.
+      if (req.def.group === ADMISSIONREGISTRATION_GROUP) return checkParams?.(req) ?? Promise.resolve();
       // A write through a projection (`scale`) shows policies the projection, an autoscaling/v1 Scale, as upstream.
       const projection = req.subresource === '' ? undefined : req.def.projectionSubresources?.[req.subresource];
       if (!projection) return admit(req, req.object, req.oldObject, req.subresource);
       const old = req.oldObject ? projection.read(req.oldObject) : undefined;
       return admit(req, projection.read(req.object), old, req.subresource, projection);
     },
-    validateDelete: (req) => admit(req, undefined, req.oldObject, ''),
+    validateDelete: (req) =>
+      req.def.group === ADMISSIONREGISTRATION_GROUP ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
   };
 }
 
