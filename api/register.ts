@@ -16,6 +16,8 @@ import { clusterRole } from './rbac/v1/cluster-role.js';
 import { roleBinding } from './rbac/v1/role-binding.js';
 import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
 import { apiService } from './apiregistration/v1/api-service.js';
+import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
+import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -34,4 +36,6 @@ export const builtinKinds: KindDefinition[] = [
   roleBinding,
   clusterRoleBinding,
   apiService,
+  validatingAdmissionPolicy,
+  validatingAdmissionPolicyBinding,
 ];

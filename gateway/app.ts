@@ -28,7 +28,7 @@ import { createHttpLogFilter } from './filters/http-log.js';
 import { isClientEnding } from './server/connection.js';
 import { defaultSerializers, isPrettyPrint } from './negotiation/negotiate.js';
 import { createRegistry, type Registry } from './registry/registry.js';
-import { createKindValidator } from '../api/validation/schema-validator.js';
+import { serverKindValidator } from './admission/policy/expression-check.js';
 import { createDiscovery, servedGroupVersions } from './handlers/discovery.js';
 import { createOpenAPIHandler } from './handlers/openapi.js';
 import { createVersionHandler } from './handlers/version.js';
@@ -115,7 +115,7 @@ export interface Gateway {
 export function createGateway(deps: AppDeps): Gateway {
   const logger = deps.logger ?? createLogger();
   const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
-  const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, createKindValidator);
+  const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, serverKindValidator);
   const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(
     builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }),

@@ -6,7 +6,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
-import { createKindValidator } from '../api/validation/schema-validator.js';
+import { serverKindValidator } from './admission/policy/expression-check.js';
 import { startControllers, type Controller } from './controllers/start.js';
 import { builtinKinds } from '../api/register.js';
 import type { KindDefinition } from '../api/scheme.js';
@@ -30,6 +30,8 @@ import { startStorageStateMetrics } from './metrics/storage-state-metrics.js';
 import { storageTypes } from './metrics/storage-types.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
+import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
+import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
@@ -156,6 +158,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
+  let policySource: PolicySource | undefined;
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
@@ -165,7 +168,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
-    const registry = createRegistry(kinds, storage, createKindValidator);
+    const registry = createRegistry(kinds, storage, serverKindValidator);
     const authenticator = await buildAuthenticator({
       options,
       adminToken,
@@ -178,10 +181,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
+    policySource = startPolicySource(registry, { log });
     registry.setAdmission(
       admissionPlugins({
         registry,
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
+        policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
       }),
     );
     aggregation = startAggregation({
@@ -236,6 +241,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation.synced;
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
+    await policySource.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
@@ -243,6 +249,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await aggregation?.stop();
     await rbac?.stop();
+    await policySource?.stop();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -279,6 +286,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await controllers.stop();
     await aggregation.stop();
     await rbac.stop();
+    await policySource.stop();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -301,6 +309,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       () => aggregation.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
+      () => policySource.stop(),
       closeStorage,
       async () => audit?.close(),
     ],

@@ -18,6 +18,7 @@ import {
 } from './groups-proto.js';
 import { CORE_PROTO } from './core-proto.js';
 import { APIREGISTRATION_PROTO } from './apiregistration-proto.js';
+import { ADMISSIONREGISTRATION_PROTO } from './admissionregistration-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import {
   ENVELOPE_PREFIX,
@@ -49,6 +50,7 @@ for (const source of [
   AUTHENTICATION_PROTO,
   AUTHORIZATION_PROTO,
   APIREGISTRATION_PROTO,
+  ADMISSIONREGISTRATION_PROTO,
 ]) {
   protobuf.parse(source, root, { keepCase: true });
 }
@@ -99,6 +101,14 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
     },
   ],
   apiregistration: [{ versions: ['v1'], pkg: 'apiregistration', kinds: ['APIService'], lists: true }],
+  admissionregistration: [
+    {
+      versions: ['v1'],
+      pkg: 'admissionregistration',
+      kinds: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
+      lists: true,
+    },
+  ],
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */

@@ -3,7 +3,7 @@
 // order, so a validating plugin sees the object as the mutating ones left it. The built-in plugins only validate;
 // mutating webhooks will fill the first phase.
 import type { KindDefinition } from '../../api/scheme.js';
-import type { AdmissionRequest } from '../registry/admission-types.js';
+import type { AdmissionRequest, DeleteAdmissionRequest } from '../registry/admission-types.js';
 
 export interface AdmissionPlugin {
   /** Upstream's plugin name where there is one (NamespaceLifecycle, NodeRestriction, ResourceQuota). */
@@ -14,11 +14,14 @@ export interface AdmissionPlugin {
   mutate?(req: AdmissionRequest): Promise<void>;
   /** Validating phase: refuses by throwing a StatusError; never changes the object. */
   validate?(req: AdmissionRequest): Promise<void>;
+  /** Validating phase of a deletion, for the plugins that look at deletions at all. */
+  validateDelete?(req: DeleteAdmissionRequest): Promise<void>;
 }
 
 export interface AdmissionChain {
   mutate(req: AdmissionRequest): Promise<void>;
   validate(req: AdmissionRequest): Promise<void>;
+  validateDelete(req: DeleteAdmissionRequest): Promise<void>;
 }
 
 export function admissionChain(plugins: readonly AdmissionPlugin[]): AdmissionChain {
@@ -28,6 +31,10 @@ export function admissionChain(plugins: readonly AdmissionPlugin[]): AdmissionCh
     },
     async validate(req) {
       for (const plugin of plugins) if (plugin.validate && plugin.handles(req.def)) await plugin.validate(req);
+    },
+    async validateDelete(req) {
+      for (const plugin of plugins)
+        if (plugin.validateDelete && plugin.handles(req.def)) await plugin.validateDelete(req);
     },
   };
 }

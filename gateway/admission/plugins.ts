@@ -1,7 +1,7 @@
 // The admission plugins of the server, in the one order they run. Upstream's order is the model: NamespaceLifecycle
 // first, so nothing else spends work on a write to a namespace that is missing or terminating; ResourceQuota last,
-// because it charges the quota and no plugin may refuse the write after the charge. Webhooks and
-// ValidatingAdmissionPolicy, when they come, go between the two, as upstream places them.
+// because it charges the quota and no plugin may refuse the write after the charge. ValidatingAdmissionPolicy runs
+// after the built-in validating plugins and before ResourceQuota, as upstream places it (webhooks will join it there).
 import type { Authorizer } from '../../policies/authorizer.js';
 import { createRuleResolver } from '../../policies/rbac/rule-resolver.js';
 import type { RbacSource } from '../../policies/rbac/types.js';
@@ -11,6 +11,9 @@ import { createNodeRestrictionAdmission } from '../rbac/node-restriction-admissi
 import { createResourceQuotaAdmission } from '../quota/admission.js';
 import { createNamespaceLifecycleAdmission } from './namespace-lifecycle.js';
 import type { AdmissionPlugin } from './plugin.js';
+import type { PolicyMetrics } from './policy/policy-metrics.js';
+import type { PolicySource } from './policy/policy-source.js';
+import { createValidatingAdmissionPolicy } from './policy/validating-policy.js';
 
 export interface AdmissionDeps {
   registry: Registry;
@@ -21,9 +24,11 @@ export interface AdmissionDeps {
    * registry in a test) neither check is installed.
    */
   authorization?: { authorizer: Authorizer; rbac: RbacSource; modes: () => readonly string[] };
+  /** Policies and bindings in force; without them (a registry in a test) no policy is evaluated. */
+  policies?: { source: PolicySource; metrics?: PolicyMetrics };
 }
 
-export function admissionPlugins({ registry, authorization }: AdmissionDeps): AdmissionPlugin[] {
+export function admissionPlugins({ registry, authorization, policies }: AdmissionDeps): AdmissionPlugin[] {
   const authorizationChecks = authorization
     ? [
         createRbacEscalationAdmission({
@@ -36,6 +41,16 @@ export function admissionPlugins({ registry, authorization }: AdmissionDeps): Ad
   return [
     createNamespaceLifecycleAdmission(registry.namespaces),
     ...authorizationChecks,
+    ...(policies
+      ? [
+          createValidatingAdmissionPolicy({
+            registry,
+            source: policies.source,
+            metrics: policies.metrics,
+            authorizer: authorization?.authorizer,
+          }),
+        ]
+      : []),
     createResourceQuotaAdmission(registry),
   ];
 }

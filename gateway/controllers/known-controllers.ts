@@ -13,6 +13,7 @@ export const ROOT_CA_PUBLISHER_CONTROLLER = 'root-ca-certificate-publisher-contr
 // aliases are the hooks' names.
 export const APISERVICE_AUTOREGISTRATION_CONTROLLER = 'apiservice-autoregistration-controller';
 export const APISERVICE_AVAILABILITY_CONTROLLER = 'apiservice-availability-controller';
+export const POLICY_STATUS_CONTROLLER = 'validatingadmissionpolicy-status-controller';
 
 export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
@@ -28,6 +29,11 @@ export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   {
     name: APISERVICE_AVAILABILITY_CONTROLLER,
     aliases: ['apiservice-status-available-controller'],
+    enabledByDefault: true,
+  },
+  {
+    name: POLICY_STATUS_CONTROLLER,
+    aliases: ['validatingadmissionpolicy-status'],
     enabledByDefault: true,
   },
   // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.

@@ -23,7 +23,12 @@ import { startServiceAccountController } from './service-account.js';
 import { startRootCaPublisher } from './root-ca-publisher.js';
 import { startEventTtlController } from './event-ttl.js';
 import { startAuthenticationInfoController } from './authentication-info.js';
-import { APISERVICE_AUTOREGISTRATION_CONTROLLER, APISERVICE_AVAILABILITY_CONTROLLER } from './known-controllers.js';
+import {
+  APISERVICE_AUTOREGISTRATION_CONTROLLER,
+  APISERVICE_AVAILABILITY_CONTROLLER,
+  POLICY_STATUS_CONTROLLER,
+} from './known-controllers.js';
+import { startPolicyStatusController } from './policy-status.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
 import { startAvailabilityController } from './apiservice-availability.js';
 import type { GroupVersionRef } from '../aggregator/priorities.js';
@@ -63,6 +68,7 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [RESOURCE_QUOTA_CONTROLLER]: ({ registry, log }) => startResourceQuotaController(registry, { log }),
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
+  [POLICY_STATUS_CONTROLLER]: ({ registry, log }) => startPolicyStatusController(registry, { log }),
   [APISERVICE_AVAILABILITY_CONTROLLER]: (deps) =>
     startAvailabilityController(deps.registry, {
       log: deps.log,

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { updateWriteContext } from './field-manager.js';
 import { canonicalBody } from '../request/group-alias.js';
 import {
-  addWarnings,
+  withWarnings,
   decodeRequestBody,
   type HandlerDeps,
   type ResourceRequest,
@@ -13,7 +13,10 @@ export async function handleCreate(ctx: Context, deps: HandlerDeps, req: Resourc
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = updateWriteContext(ctx, query, 'CreateOptions', decoded);
-  const created = await store.create(info.namespace, canonicalBody(info, store.def, decoded.value), wctx);
-  addWarnings(ctx, wctx.warnings);
+  const created = await withWarnings(
+    ctx,
+    wctx,
+    store.create(info.namespace, canonicalBody(info, store.def, decoded.value), wctx),
+  );
   writeResponse(ctx, deps, 201, created, store.def);
 }

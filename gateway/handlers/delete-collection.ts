@@ -4,7 +4,15 @@ import type { FeatureGates } from '../server/feature-gates.js';
 import { selectionPredicate } from '../registry/predicate.js';
 import { isDryRun, readDeleteOptions } from './delete-options.js';
 import { listRead } from './resource-version.js';
-import { type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
+import {
+  auditAnnotator,
+  withWarnings,
+  type HandlerDeps,
+  type ResourceRequest,
+  writeResponse,
+} from './request-scope.js';
+import type { WriteContext } from '../registry/admission-types.js';
+import { userOf } from '../request/user.js';
 
 /** Lists what matches, then deletes item by item with the same options; items already gone are skipped. */
 export async function handleDeleteCollection(
@@ -17,10 +25,22 @@ export async function handleDeleteCollection(
   const { read, limit, continue: token } = listRead(query);
   const predicate = selectionPredicate(store.def, query);
   const list = await store.list(info.namespace, { read, limit, continue: token, predicate });
-  const wctx = { dryRun: isDryRun(options), fieldValidation: 'Ignore' as const, duplicateFields: [], warnings: [] };
+  const wctx: WriteContext = {
+    user: userOf(ctx),
+    dryRun: isDryRun(options),
+    fieldValidation: 'Ignore',
+    duplicateFields: [],
+    warnings: [],
+    fieldManager: undefined,
+    annotate: auditAnnotator(ctx),
+  };
   for (const item of list.items) {
     try {
-      await store.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, wctx);
+      await withWarnings(
+        ctx,
+        wctx,
+        store.delete(item.metadata.namespace ?? '', item.metadata.name ?? '', options, wctx),
+      );
     } catch (e) {
       if (!(isStatusError(e) && e.code === 404)) throw e;
     }

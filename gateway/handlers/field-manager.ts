@@ -44,7 +44,7 @@ export function updateWriteContext(
   kind: OptionsKind,
   decoded: DecodeResult,
 ): WriteContext {
-  const wctx = writeContext(q, kind, decoded, userOf(ctx));
+  const wctx = writeContext(q, kind, decoded, userOf(ctx), ctx);
   wctx.fieldManager = updateManager(ctx, q, kind);
   return wctx;
 }

@@ -11,7 +11,7 @@ import { APPLY_PATCH_CBOR_TYPE, CBOR_MEDIA_TYPE } from '../negotiation/cbor.js';
 import { decodeCbor } from '../negotiation/cbor-decode.js';
 import { applyManager, parseForce, updateWriteContext } from './field-manager.js';
 import {
-  addWarnings,
+  withWarnings,
   type HandlerDeps,
   parseFieldValidation,
   readBody,
@@ -45,8 +45,11 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
     if (mediaType === JSON_PATCH_TYPE) assertEncodedWithin(result, deps.maxRequestBodyBytes);
     return canonicalBody(info, store.def, result);
   };
-  const object = await store.patch(info.namespace, info.name, patched, wctx, info.subresource as Subresource);
-  addWarnings(ctx, wctx.warnings);
+  const object = await withWarnings(
+    ctx,
+    wctx,
+    store.patch(info.namespace, info.name, patched, wctx, info.subresource as Subresource),
+  );
   writeResponse(ctx, deps, 200, object, store.def);
 }
 
@@ -85,17 +88,20 @@ async function handleApply(ctx: Context, deps: HandlerDeps, req: ResourceRequest
   ) {
     throw errors.badRequest('metadata.managedFields must be nil');
   }
-  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx));
+  const wctx = writeContext(query, 'PatchOptions', decoded, userOf(ctx), ctx);
   wctx.fieldManager = fieldManager;
-  const { object, created } = await store.apply(
-    info.namespace,
-    info.name,
-    canonicalBody(info, store.def, config as KObject),
-    force,
+  const { object, created } = await withWarnings(
+    ctx,
     wctx,
-    info.subresource as Subresource,
+    store.apply(
+      info.namespace,
+      info.name,
+      canonicalBody(info, store.def, config as KObject),
+      force,
+      wctx,
+      info.subresource as Subresource,
+    ),
   );
-  addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }
 

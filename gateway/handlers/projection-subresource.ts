@@ -17,7 +17,7 @@ import { updateWriteContext, parseForce } from './field-manager.js';
 import { patchFunctionFor, patchMediaType } from '../patch/patch-types.js';
 import { getRead } from './resource-version.js';
 import {
-  addWarnings,
+  withWarnings,
   decodeRequestBody,
   parseFieldValidation,
   readBody,
@@ -78,31 +78,34 @@ export async function handleProjectionSubresource(
   const namespace = store.def.namespaced ? info.namespace : '';
   // Unknown and duplicate fields are the projection's, reported once by admitProjection; the parent has none.
   const parentCtx: WriteContext = { ...wctx, duplicateFields: [] };
-  const parent = await store.patch(
-    info.namespace,
-    info.name,
-    (current) => {
-      const accepted = admitProjection(projection, written(current), namespace, info.name, wctx);
-      const uid = accepted.metadata.uid;
-      if (uid && uid !== current.metadata.uid) {
-        throw errors.conflict(
-          { group: store.def.group, resource: `${store.def.resource}/${info.subresource}` },
-          info.name,
-          `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`,
-        );
-      }
-      const next = cloneJson(current);
-      projection.write(accepted, next);
-      // The projection's resourceVersion is the parent's: a stale one makes the store answer 409.
-      const resourceVersion = accepted.metadata.resourceVersion;
-      if (resourceVersion) next.metadata.resourceVersion = resourceVersion;
-      else delete next.metadata.resourceVersion;
-      return next;
-    },
-    parentCtx,
-    info.subresource as Subresource,
+  const parent = await withWarnings(
+    ctx,
+    wctx,
+    store.patch(
+      info.namespace,
+      info.name,
+      (current) => {
+        const accepted = admitProjection(projection, written(current), namespace, info.name, wctx);
+        const uid = accepted.metadata.uid;
+        if (uid && uid !== current.metadata.uid) {
+          throw errors.conflict(
+            { group: store.def.group, resource: `${store.def.resource}/${info.subresource}` },
+            info.name,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`,
+          );
+        }
+        const next = cloneJson(current);
+        projection.write(accepted, next);
+        // The projection's resourceVersion is the parent's: a stale one makes the store answer 409.
+        const resourceVersion = accepted.metadata.resourceVersion;
+        if (resourceVersion) next.metadata.resourceVersion = resourceVersion;
+        else delete next.metadata.resourceVersion;
+        return next;
+      },
+      parentCtx,
+      info.subresource as Subresource,
+    ),
   );
-  addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, 200, projection.read(parent), tableKindOf(store.def, projection));
 }
 

@@ -7,6 +7,7 @@ import { isObject, type KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
+import { addWarnings as addWarningHeaders } from './warning-headers.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ResponseTarget, Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
@@ -199,6 +200,7 @@ export function writeContext(
   kind: OptionsKind,
   decoded?: DecodeResult,
   user?: UserInfo,
+  ctx?: Context,
 ): WriteContext {
   return {
     user,
@@ -207,10 +209,29 @@ export function writeContext(
     duplicateFields: decoded?.duplicateFields ?? [],
     warnings: [],
     fieldManager: undefined,
+    annotate: auditAnnotator(ctx),
   };
 }
 
+/** What admission plugins annotate the request's audit event through (the policy plugin's annotations). */
+export function auditAnnotator(ctx: Context | undefined): WriteContext['annotate'] {
+  return ctx === undefined ? undefined : (key, value) => auditOf(ctx)?.annotate(key, value);
+}
+
 export { addWarnings } from './warning-headers.js';
+
+/**
+ * Awaits a write, then adds the warnings it collected whether it succeeded or not: as upstream's warning recorder
+ * writes each warning as it comes, a refused write still carries the warnings of admission (a Warn binding beside a
+ * Deny one) and of field validation.
+ */
+export async function withWarnings<T>(ctx: Context, wctx: WriteContext, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } finally {
+    addWarningHeaders(ctx, wctx.warnings);
+  }
+}
 
 /** What an answer goes out as: the negotiated target, and the body to encode (a Table made of `value`, or `value`). */
 export interface PreparedAnswer {

@@ -3,7 +3,7 @@ import { updateWriteContext } from './field-manager.js';
 import { canonicalBody } from '../request/group-alias.js';
 import type { Subresource } from '../registry/store.js';
 import {
-  addWarnings,
+  withWarnings,
   decodeRequestBody,
   type HandlerDeps,
   type ResourceRequest,
@@ -14,13 +14,16 @@ export async function handleUpdate(ctx: Context, deps: HandlerDeps, req: Resourc
   const { info, store, query } = req;
   const decoded = await decodeRequestBody(ctx, deps, store.def);
   const wctx = updateWriteContext(ctx, query, 'UpdateOptions', decoded);
-  const { object, created } = await store.update(
-    info.namespace,
-    info.name,
-    canonicalBody(info, store.def, decoded.value),
+  const { object, created } = await withWarnings(
+    ctx,
     wctx,
-    info.subresource as Subresource,
+    store.update(
+      info.namespace,
+      info.name,
+      canonicalBody(info, store.def, decoded.value),
+      wctx,
+      info.subresource as Subresource,
+    ),
   );
-  addWarnings(ctx, wctx.warnings);
   writeResponse(ctx, deps, created ? 201 : 200, object, store.def);
 }

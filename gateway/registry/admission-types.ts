@@ -40,6 +40,8 @@ export interface WriteContext {
   fieldManager?: string;
   /** Who writes; absent for the server's own writes (controllers, bootstrap), which admission checks skip. */
   user?: UserInfo;
+  /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
+  annotate?: (key: string, value: string) => void;
 }
 
 /**
@@ -64,4 +66,20 @@ export interface AdmissionRequest {
   oldObject?: KObject;
   user?: UserInfo;
   dryRun: boolean;
+  /** The request's `Warning:` headers, for plugins that warn instead of refusing. */
+  warnings?: string[];
+  annotate?: (key: string, value: string) => void;
+}
+
+/** A deletion as validating admission sees it: the object as stored, which the deletion removes. */
+export interface DeleteAdmissionRequest {
+  operation: 'DELETE';
+  def: KindDefinition;
+  namespace: string;
+  name: string;
+  oldObject: KObject;
+  user?: UserInfo;
+  dryRun: boolean;
+  warnings?: string[];
+  annotate?: (key: string, value: string) => void;
 }

@@ -30,7 +30,7 @@ export function createRegistry(
   // each store asks whichever chain is current at write time. Until then the namespace rules alone apply, which is
   // what a registry built without the server (tests, benchmarks) keeps.
   let chain = admissionChain([createNamespaceLifecycleAdmission(gate)]);
-  const admit: AdmitWrite = (req) => chain.validate(req);
+  const admit: AdmitWrite = (req) => (req.operation === 'DELETE' ? chain.validateDelete(req) : chain.validate(req));
   for (const def of kinds) {
     const kindStorage = def.storedAs ? convertingStorage(storage, def.storedAs) : storage;
     const store = createResourceStore(def, kindStorage, validatorFor(def), gate, admit);

@@ -8,7 +8,13 @@ import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.
 import { isStorageError } from '../../backends/storage.js';
 import { preconditionFailure } from '../../backends/storage-support.js';
 import { validateObjectMetaUpdate } from '../../api/meta/validation.js';
-import type { AdmissionRequest, KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
+import type {
+  AdmissionRequest,
+  DeleteAdmissionRequest,
+  KindValidator,
+  NamespaceGate,
+  WriteContext,
+} from './admission-types.js';
 import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
 import {
@@ -89,7 +95,7 @@ function requiredVersion(obj: KObject): string | undefined {
 class RetryDeletion extends Error {}
 
 /** The validating admission phase of one write (a no-op when nothing is registered). */
-export type AdmitWrite = (req: AdmissionRequest) => Promise<void>;
+export type AdmitWrite = (req: AdmissionRequest | DeleteAdmissionRequest) => Promise<void>;
 
 const NO_ADMISSION: AdmitWrite = async () => {};
 
@@ -330,6 +336,17 @@ export function createResourceStore(
         if (failure) throw errors.conflict(gr, name, failure.message);
         const refusal = def.forbidDeletion?.(current);
         if (refusal) throw errors.forbidden(gr, name, refusal);
+        await admit({
+          operation: 'DELETE',
+          def,
+          namespace: namespaceOf(def, namespace),
+          name,
+          oldObject: current,
+          user: ctx.user,
+          dryRun: ctx.dryRun,
+          warnings: ctx.warnings,
+          annotate: ctx.annotate,
+        });
         try {
           if (finalizersOf(def, current).length > 0) {
             return { object: await markDeleting(key, current, options, ctx), deleted: false };
@@ -373,6 +390,8 @@ export function createResourceStore(
       object: obj,
       user: ctx.user,
       dryRun: ctx.dryRun,
+      warnings: ctx.warnings,
+      annotate: ctx.annotate,
     });
     return obj;
   }
@@ -447,6 +466,8 @@ export function createResourceStore(
       oldObject: current,
       user: ctx.user,
       dryRun: ctx.dryRun,
+      warnings: ctx.warnings,
+      annotate: ctx.annotate,
     });
     return next;
   }

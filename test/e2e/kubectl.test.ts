@@ -70,6 +70,13 @@ describe('kubectl end to end', function () {
       ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'],
       ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
       ['apiservices', 'apiregistration.platform.io/v1', 'false', 'APIService'],
+      ['validatingadmissionpolicies', 'admissionregistration.platform.io/v1', 'false', 'ValidatingAdmissionPolicy'],
+      [
+        'validatingadmissionpolicybindings',
+        'admissionregistration.platform.io/v1',
+        'false',
+        'ValidatingAdmissionPolicyBinding',
+      ],
       // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
       // The access reviews.
@@ -90,6 +97,13 @@ describe('kubectl end to end', function () {
       ['events', 'events.k8s.io/v1', 'true', 'Event'],
       ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
       ['apiservices', 'apiregistration.k8s.io/v1', 'false', 'APIService'],
+      ['validatingadmissionpolicies', 'admissionregistration.k8s.io/v1', 'false', 'ValidatingAdmissionPolicy'],
+      [
+        'validatingadmissionpolicybindings',
+        'admissionregistration.k8s.io/v1',
+        'false',
+        'ValidatingAdmissionPolicyBinding',
+      ],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
@@ -104,10 +118,12 @@ describe('kubectl end to end', function () {
       'networking.platform.io/v1',
       `${RBAC}/v1`,
       'apiregistration.platform.io/v1',
+      'admissionregistration.platform.io/v1',
       'authentication.platform.io/v1',
       'authorization.platform.io/v1',
       `${K8S}/v1`,
       'apiregistration.k8s.io/v1',
+      'admissionregistration.k8s.io/v1',
       'authentication.k8s.io/v1',
       'authentication.k8s.io/v1beta1',
       'authorization.k8s.io/v1',

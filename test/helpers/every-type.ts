@@ -219,4 +219,50 @@ export const everyType = (ns: string) => [
     },
     check: (o: any) => o.spec.service.port === 8443 && o.spec.groupPriorityMinimum === 1000,
   },
+  {
+    resource: 'validatingadmissionpolicies',
+    printed: 'validatingadmissionpolicy.admissionregistration.platform.io',
+    path: `/apis/admissionregistration.platform.io/v1/validatingadmissionpolicies/${ns}-replica-limit`,
+    obj: {
+      apiVersion: 'admissionregistration.platform.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: `${ns}-replica-limit` },
+      spec: {
+        failurePolicy: 'Fail',
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['replicasets'] },
+          ],
+        },
+        variables: [{ name: 'replicas', expression: 'object.spec.replicas' }],
+        validations: [
+          {
+            expression: 'variables.replicas <= int(params.data.max)',
+            messageExpression: "'at most ' + params.data.max",
+          },
+        ],
+        auditAnnotations: [{ key: 'replicas', valueExpression: 'string(variables.replicas)' }],
+      },
+    },
+    check: (o: any) => o.spec.variables[0].name === 'replicas' && o.spec.matchConstraints.matchPolicy === 'Equivalent',
+  },
+  {
+    // Bound to a namespace of its own only: the other e2e tests' ReplicaSets stay unaffected.
+    resource: 'validatingadmissionpolicybindings',
+    printed: 'validatingadmissionpolicybinding.admissionregistration.platform.io',
+    path: `/apis/admissionregistration.platform.io/v1/validatingadmissionpolicybindings/${ns}-replica-limit`,
+    obj: {
+      apiVersion: 'admissionregistration.platform.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: `${ns}-replica-limit` },
+      spec: {
+        policyName: `${ns}-replica-limit`,
+        paramRef: { name: 'replica-limit', namespace: ns, parameterNotFoundAction: 'Allow' },
+        validationActions: ['Warn', 'Audit'],
+        matchResources: { namespaceSelector: { matchLabels: { 'platform.io/metadata.name': `${ns}-policed` } } },
+      },
+    },
+    check: (o: any) => o.spec.validationActions.join() === 'Warn,Audit' && o.spec.paramRef.name === 'replica-limit',
+  },
 ];

@@ -49,6 +49,7 @@ describe('APIService autoregistration', function () {
     // Ours sorts just ahead of the alias it stands beside.
     expect(spec('v1.rbac.authorization.platform.io')).to.include({ groupPriorityMinimum: 17001, versionPriority: 15 });
     expect(spec('v1beta1.authentication.k8s.io')).to.include({ groupPriorityMinimum: 17700, versionPriority: 9 });
+    expect(spec('v1.admissionregistration.k8s.io')).to.include({ groupPriorityMinimum: 16700, versionPriority: 15 });
     expect(byName.has('v1.apiregistration.k8s.io')).to.equal(true);
     for (const item of items) {
       expect(item.metadata.labels?.[LABEL], item.metadata.name).to.equal('true');

@@ -14,12 +14,14 @@ const NAMED_GROUPS = [
   'networking.platform.io',
   'rbac.authorization.platform.io',
   'apiregistration.platform.io',
+  'admissionregistration.platform.io',
 ];
 const ALIAS_GROUPS = [
   'networking.k8s.io',
   'events.k8s.io',
   'rbac.authorization.k8s.io',
   'apiregistration.k8s.io',
+  'admissionregistration.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
 ];

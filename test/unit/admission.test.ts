@@ -22,6 +22,20 @@ describe('admission', () => {
     const names = admissionPlugins({ registry, authorization: authorization as never }).map((p) => p.name);
     expect(names).to.deep.equal(['NamespaceLifecycle', 'RBACEscalation', 'NodeRestriction', 'ResourceQuota']);
     expect(admissionPlugins({ registry }).map((p) => p.name)).to.deep.equal(['NamespaceLifecycle', 'ResourceQuota']);
+    // ValidatingAdmissionPolicy after the built-in validating plugins, before the quota charge.
+    const source = {
+      snapshot: () => ({ policies: new Map(), bindings: [] }),
+      synced: Promise.resolve(),
+      stop: async () => {},
+    };
+    const withPolicies = admissionPlugins({ registry, authorization: authorization as never, policies: { source } });
+    expect(withPolicies.map((p) => p.name)).to.deep.equal([
+      'NamespaceLifecycle',
+      'RBACEscalation',
+      'NodeRestriction',
+      'ValidatingAdmissionPolicy',
+      'ResourceQuota',
+    ]);
     await storage.close();
   });
 

@@ -1,0 +1,261 @@
+// The ValidatingAdmissionPolicy admission plugin. Policies and bindings come from informers (a change reaches every
+// replica through its own watch, no restart); each binding in force whose policy and narrowing match the write is
+// evaluated with its params, and its validationActions decide what a failure does: Deny refuses with upstream's
+// Status, Warn adds a Warning header, Audit records the failure in the audit event.
+import type { KObject } from '../../../api/meta/types.js';
+import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
+import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
+import { parseApiVersion } from '../../../api/proto/object-codec.js';
+import type { KindDefinition, ProjectionSubresource } from '../../../api/scheme.js';
+import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
+import type { Authorizer } from '../../../policies/authorizer.js';
+import type { Registry } from '../../registry/registry.js';
+import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
+import type { AdmissionPlugin } from '../plugin.js';
+import { evaluatePolicy, type Decision } from './evaluate.js';
+import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
+import type { PolicyMetrics } from './policy-metrics.js';
+import { admissionRequestValue } from './request-value.js';
+import { createParamAuthorization } from './param-authorization.js';
+import type { PolicySource } from './policy-source.js';
+
+export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.platform.io/validation_failure';
+
+const CODES: Record<string, number> = { Forbidden: 403, Unauthorized: 401, RequestEntityTooLarge: 413, Invalid: 422 };
+
+interface Deps {
+  registry: Registry;
+  source: PolicySource;
+  metrics?: PolicyMetrics;
+  authorizer?: Authorizer;
+}
+
+type Request = AdmissionRequest | DeleteAdmissionRequest;
+
+const labelsOf = (o: KObject | undefined) => (o ? (o.metadata.labels ?? {}) : undefined);
+
+export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
+  const { registry, source } = deps;
+
+  async function namespaceObject(req: Request): Promise<KObject | undefined> {
+    if (!req.def.namespaced || req.namespace === '') return undefined;
+    try {
+      return await registry.byKind('', 'Namespace')?.get('', req.namespace);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function storeOfParamKind(apiVersion: string, kind: string) {
+    const { group } = parseApiVersion(apiVersion);
+    const canonical = registry.stores.find(
+      (s) => s.def.kind === kind && (s.def.group === group || (s.def.groupAliases ?? []).includes(group)),
+    );
+    return canonical;
+  }
+
+  /** The params a binding points at; undefined means "none found", which parameterNotFoundAction decides. */
+  async function paramsOf(
+    paramKind: { apiVersion: string; kind: string },
+    binding: KObject,
+    req: Request,
+  ): Promise<KObject[]> {
+    const ref = asObj(specOf(binding).paramRef);
+    if (!ref) throw new Error(`ValidatingAdmissionPolicyBinding '${binding.metadata.name ?? ''}' has no paramRef`);
+    const store = storeOfParamKind(paramKind.apiVersion, paramKind.kind);
+    if (!store)
+      throw new Error(
+        `failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`,
+      );
+    // Without a namespace in the ref, a namespaced param is looked up in the namespace of the request.
+    const namespace = store.def.namespaced ? asStr(ref.namespace) || req.namespace : '';
+    const name = asStr(ref.name) ?? '';
+    if (name !== '') {
+      try {
+        return [await store.get(namespace, name)];
+      } catch (e) {
+        if (e instanceof StatusError && e.code === 404) return [];
+        throw e;
+      }
+    }
+    const list = await store.storage.getList(store.prefix(namespace));
+    return list.items.filter(
+      (item) => isEmptySelector(ref.selector) || selectorMatches(ref.selector, item.metadata.labels ?? {}),
+    );
+  }
+
+  async function admit(
+    req: Request,
+    object: KObject | undefined,
+    oldObject: KObject | undefined,
+    subresource: string,
+    writtenKind?: ProjectionSubresource,
+  ) {
+    // The server's own writes (controllers, bootstrap) are not admitted through policies, as no other check here.
+    if (!req.user) return;
+    const { policies, bindings } = source.snapshot();
+    if (bindings.length === 0) return;
+    const attributes: MatchAttributes = {
+      operation: req.operation,
+      group: req.def.group,
+      groupAliases: req.def.groupAliases ?? [],
+      version: req.def.version,
+      resource: req.def.resource,
+      subresource,
+      namespaced: req.def.namespaced,
+      name: req.name,
+    };
+    let nsObject: KObject | undefined;
+    let nsRead = false;
+    const denied: { policy: string; binding: string; decision: Decision }[] = [];
+    // Upstream publishes each policy's annotations once, every distinct value of a key (one per binding or param)
+    // joined by ", "; and an audit event keeps the first value of a key, so the first Audit failure is the one told.
+    const annotations = new Map<string, string[]>();
+    let auditFailure: string | undefined;
+    for (const binding of bindings) {
+      const spec = specOf(binding);
+      const policy = policies.get(asStr(spec.policyName) ?? '');
+      if (!policy) continue;
+      if (!nsRead) {
+        nsObject = await namespaceObject(req);
+        nsRead = true;
+      }
+      const labels: SelectorInput = {
+        namespaceLabels: req.def.namespaced
+          ? (nsObject?.metadata.labels ?? {})
+          : isNamespace(req.def)
+            ? labelsOf(object ?? oldObject)
+            : undefined,
+        objectLabels: labelsOf(object),
+        oldObjectLabels: labelsOf(oldObject),
+      };
+      if (!matchResourcesMatch(policy.matchConstraints, attributes, labels, false)) continue;
+      if (spec.matchResources !== undefined && !matchResourcesMatch(spec.matchResources, attributes, labels, true))
+        continue;
+      const bindingName = binding.metadata.name ?? '';
+      const actions = asArr(spec.validationActions).map(String);
+      const decisions: Decision[] = [];
+      let params: (KObject | null)[] = [null];
+      if (policy.paramKind) {
+        try {
+          const found = await paramsOf(policy.paramKind, binding, req);
+          if (found.length === 0) {
+            if (asObj(spec.paramRef)?.parameterNotFoundAction === 'Allow') continue;
+            decisions.push({
+              action: 'deny',
+              evaluation: 'deny',
+              message: 'no params found for policy binding with `Deny` parameterNotFoundAction',
+              expressionIndex: 0,
+              elapsedSeconds: 0,
+            });
+            params = [];
+          } else params = found;
+        } catch (e) {
+          if (policy.failurePolicy === 'Ignore') continue;
+          decisions.push({
+            action: 'deny',
+            evaluation: 'error',
+            message: (e as Error).message,
+            expressionIndex: 0,
+            elapsedSeconds: 0,
+          });
+          params = [];
+        }
+      }
+      const request = admissionRequestValue(req, object, oldObject, subresource, writtenKind);
+      for (const param of params) {
+        const outcome = await evaluatePolicy(
+          policy,
+          {
+            object: object ?? null,
+            oldObject: oldObject ?? null,
+            request,
+            params: param,
+            namespaceObject: nsObject ?? null,
+          },
+          req.user,
+          deps.authorizer,
+        );
+        if (outcome.skipped) continue;
+        decisions.push(...outcome.decisions);
+        for (const [key, value] of outcome.auditAnnotations) {
+          const values = annotations.get(`${policy.name}/${key}`) ?? [];
+          if (!values.includes(value)) values.push(value);
+          annotations.set(`${policy.name}/${key}`, values);
+        }
+      }
+      for (const decision of decisions) {
+        const errorType =
+          decision.evaluation !== 'error' ? 'no_error' : decision.outOfBudget ? 'out_of_budget' : 'invalid_error';
+        if (decision.action === 'admit') {
+          deps.metrics?.observe(policy.name, bindingName, errorType, 'allow', decision.elapsedSeconds);
+          continue;
+        }
+        for (const action of actions) {
+          if (action === 'Deny') denied.push({ policy: policy.name, binding: bindingName, decision });
+          else if (action === 'Warn')
+            req.warnings?.push(
+              `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${decision.message}`,
+            );
+          else if (action === 'Audit')
+            auditFailure ??= JSON.stringify([
+              {
+                message: decision.message,
+                policy: policy.name,
+                binding: bindingName,
+                expressionIndex: decision.expressionIndex,
+                validationActions: actions,
+              },
+            ]);
+          deps.metrics?.observe(policy.name, bindingName, errorType, action.toLowerCase(), decision.elapsedSeconds);
+        }
+      }
+    }
+    for (const [key, values] of annotations) req.annotate?.(key, values.join(', '));
+    if (auditFailure !== undefined) req.annotate?.(VALIDATION_FAILURE_ANNOTATION, auditFailure);
+    if (denied.length > 0) throw denial(req, denied[0]);
+  }
+
+  const checkParams = deps.authorizer ? createParamAuthorization(registry, deps.authorizer) : undefined;
+
+  return {
+    name: 'ValidatingAdmissionPolicy',
+    handles: () => true,
+    validate: (req) => {
+      // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies; what
+      // applies to them is the check that their authors may read the params they name.
+      if (req.def.group === ADMISSIONREGISTRATION_GROUP) return checkParams?.(req) ?? Promise.resolve();
+      // A write through a projection (`scale`) shows policies the projection, an autoscaling/v1 Scale, as upstream.
+      const projection = req.subresource === '' ? undefined : req.def.projectionSubresources?.[req.subresource];
+      if (!projection) return admit(req, req.object, req.oldObject, req.subresource);
+      const old = req.oldObject ? projection.read(req.oldObject) : undefined;
+      return admit(req, projection.read(req.object), old, req.subresource, projection);
+    },
+    validateDelete: (req) =>
+      req.def.group === ADMISSIONREGISTRATION_GROUP ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
+  };
+}
+
+function isNamespace(def: KindDefinition): boolean {
+  return def.group === '' && def.kind === 'Namespace';
+}
+
+function isEmptySelector(selector: unknown): boolean {
+  const s = asObj(selector);
+  return !s || (asArr(s.matchExpressions).length === 0 && Object.keys(asObj(s.matchLabels) ?? {}).length === 0);
+}
+
+/** Upstream's refusal: admission.NewForbidden's message and details, with the validation's reason and its code. */
+function denial(req: Request, denied: { policy: string; binding: string; decision: Decision }): StatusError {
+  const message = `ValidatingAdmissionPolicy '${denied.policy}' with binding '${denied.binding}' denied request: ${denied.decision.message}`;
+  const reason = (denied.decision.reason ?? 'Invalid') as StatusReason;
+  const gr = { group: req.def.group, resource: req.def.resource };
+  const what = req.name ? `${qualifiedResource(gr)} "${req.name}"` : qualifiedResource(gr);
+  const details = {
+    kind: req.def.resource,
+    ...(req.name ? { name: req.name } : {}),
+    ...(gr.group ? { group: gr.group } : {}),
+    causes: [{ message }],
+  };
+  return new StatusError(CODES[reason] ?? 422, reason, `${what} is forbidden: ${message}`, details);
+}

@@ -1,0 +1,60 @@
+// What the ValidatingAdmissionPolicy integration tests share: the two paths, a policy over ConfigMaps, a binding
+// narrowed to one namespace, and, for one running Gatehouse, a POST that must succeed and a wait for a binding to be
+// in force (the plugin's informers see it shortly after the write; nothing in the server can be awaited instead).
+import { expect } from 'chai';
+import type { TestGatehouse } from './gatehouse.js';
+import { eventually } from './api.js';
+
+export const AR = '/apis/admissionregistration.platform.io/v1';
+export const AR_K8S = '/apis/admissionregistration.k8s.io/v1';
+
+export const configMapRule = (operations = ['CREATE', 'UPDATE']) => ({
+  resourceRules: [{ operations, apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+});
+
+export function policy(name: string, spec: Record<string, unknown>) {
+  return {
+    apiVersion: 'admissionregistration.platform.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name },
+    spec: { matchConstraints: configMapRule(), ...spec },
+  };
+}
+
+export function binding(name: string, policyName: string, ns: string, extra: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'admissionregistration.platform.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name },
+    spec: {
+      policyName,
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } } },
+      ...extra,
+    },
+  };
+}
+
+export const cm = (name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels },
+  data,
+});
+
+export function policyClient(gatehouse: () => TestGatehouse) {
+  const post = async (url: string, body: unknown, expected = 201) => {
+    const res = await gatehouse().request('POST', url, { body });
+    expect(res.status, `POST ${url}: ${res.body}`).to.equal(expected);
+    return res;
+  };
+  /** Waits until the informers have the binding: a dry-run create of `probe` in `ns` answers `status`. */
+  const inForce = (ns: string, probe: unknown, status: number) =>
+    eventually(`policy in force in ${ns}`, async () => {
+      const res = await gatehouse().request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
+        body: probe,
+      });
+      return res.status === status ? res : undefined;
+    });
+  return { post, inForce };
+}
