@@ -62,15 +62,26 @@ export interface UpstreamResponse {
 export type GetOutcome =
   UpstreamResponse | { kind: 'timeout' } | { kind: 'unresolved' } | { kind: 'failed'; problem: string };
 
+/**
+ * kube-aggregator's own identity on its discovery, availability and OpenAPI GETs: the front-proxy certificate makes
+ * the upstream believe these headers, and system:masters keeps an upstream that delegates authorization (a second
+ * Gatehouse with a Webhook authorizer) from refusing the checks that decide whether it is reachable at all.
+ */
+export const AGGREGATOR_IDENTITY: Readonly<Record<string, string>> = {
+  'x-remote-user': 'system:kube-aggregator',
+  'x-remote-group': 'system:masters',
+};
+
 /** Bodies bigger than this are refused: discovery and OpenAPI documents are far smaller, and memory is not free. */
 const MAX_BODY_BYTES = 64 << 20;
 
 export function upstreamGet(
   url: URL,
   target: UpstreamTarget,
-  headers: Record<string, string>,
+  asked: Record<string, string>,
   deps: GetDeps & { readBody: boolean },
 ): Promise<GetOutcome> {
+  const headers = { ...asked, ...AGGREGATOR_IDENTITY };
   return new Promise((resolve) => {
     let settled = false;
     const finish = (outcome: GetOutcome): void => {

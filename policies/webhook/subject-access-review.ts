@@ -54,8 +54,17 @@ export function sarSpec(attrs: Attributes, version: SarVersion): SarSpec {
   return out;
 }
 
-export function sarBody(spec: SarSpec, version: SarVersion): Record<string, unknown> {
-  return { apiVersion: `${SAR_GROUP}/${version}`, kind: 'SubjectAccessReview', spec };
+/**
+ * The group the review is sent in: `authorization.k8s.io` when the webhook's URL is an API server's
+ * `/apis/authorization.k8s.io/<version>/subjectaccessreviews` (another Gatehouse, or kube-apiserver, which would refuse
+ * a body whose apiVersion is not the path's), ours otherwise.
+ */
+export function sarGroupFor(server: URL): string {
+  return server.pathname.includes(`/apis/${UPSTREAM_SAR_GROUP}/`) ? UPSTREAM_SAR_GROUP : SAR_GROUP;
+}
+
+export function sarBody(spec: SarSpec, version: SarVersion, group: string = SAR_GROUP): Record<string, unknown> {
+  return { apiVersion: `${group}/${version}`, kind: 'SubjectAccessReview', spec };
 }
 
 /** The `request` variable of matchConditions: the v1 spec, every field present. */

@@ -17,6 +17,7 @@ import {
   matchConditionRequest,
   parseSarResponse,
   sarBody,
+  sarGroupFor,
   sarSpec,
   type SarStatus,
   type SarVersion,
@@ -56,6 +57,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
   const metrics = deps.metrics;
   const cache = createDecisionCache(settings.authorizedTtlMs, settings.unauthorizedTtlMs);
   const poster = createJsonPoster(settings.client);
+  const sarGroup = sarGroupFor(settings.client.server);
   const backoff = deps.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
 
   const failed = (kind: Failure, why: string): AuthorizationResult => {
@@ -183,7 +185,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
       signal?.addEventListener('abort', onCallerGone, { once: true });
       if (signal?.aborted) controller.abort();
       try {
-        return await call(key, sarBody(spec, version), controller.signal, () => timedOut);
+        return await call(key, sarBody(spec, version, sarGroup), controller.signal, () => timedOut);
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onCallerGone);
