@@ -174,6 +174,13 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
         proxyRes.once('close', () => {
           if (!proxyRes.complete) ctx.res.destroy();
         });
+        // A streamed answer (a watch, no length) goes out with its headers now rather than with its first chunk, which
+        // for a quiet watch may be minutes away and which clients wait for before they call the watch open. The
+        // microtask runs once http-proxy has copied the status and headers, in the same turn.
+        if (proxyRes.headers['content-length'] === undefined)
+          queueMicrotask(() => {
+            if (!ctx.res.headersSent && !ctx.res.writableEnded) ctx.res.flushHeaders();
+          });
       });
       // Ended (answered, cut by the timeout filter's 504, or the client gone): the upstream request has no reader.
       ctx.res.once('close', () => {

@@ -143,6 +143,23 @@ describe('aggregator proxy', function () {
     }
   });
 
+  it('answers a watch with its headers before any event, as the upstream does', async () => {
+    // A namespace with no flunders: nothing to send but the headers, which the client waits for to call it open.
+    const quiet = `${GV}/namespaces/quiet/flunders`;
+    const w = await openWatch(a.gh.url, `${quiet}?watch=1`, { ca: a.gh.ca, token: a.gh.adminToken });
+    try {
+      expect(w.status).to.equal(200);
+      await a.gh.request('POST', quiet, {
+        body: { ...flunder('first'), metadata: { name: 'first', namespace: 'quiet' } },
+      });
+      const added = await w.next();
+      expect(added.object.metadata?.name).to.equal('first');
+    } finally {
+      w.close();
+      await a.gh.request('DELETE', `${quiet}/first`);
+    }
+  });
+
   it('streams an answer as the upstream writes it, not once it is whole', async () => {
     a.upstream.mode = 'held-mid-stream';
     const body = await new Promise<string>((resolve, reject) => {
