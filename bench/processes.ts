@@ -124,6 +124,8 @@ export function gatewayNodeFlags(): string[] {
 export async function startGateway(
   backendFlags: string[],
   env?: NodeJS.ProcessEnv,
+  /** The CA of a serving certificate given with --tls-cert-file: the gateway then generates none. */
+  servingCaPem?: string,
 ): Promise<{ ok: true; gateway: Gateway } | { ok: false; reason: string }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-bench-'));
   const removeDataDir = trackDir(dataDir);
@@ -145,7 +147,7 @@ export async function startGateway(
   }
   try {
     const token = (await readFile(path.join(dataDir, 'admin.token'), 'utf8')).trim();
-    const ca = await readFile(path.join(dataDir, 'pki/ca.crt'), 'utf8');
+    const ca = servingCaPem ?? (await readFile(path.join(dataDir, 'pki/ca.crt'), 'utf8'));
     return { ok: true, gateway: { ...started.server, dataDir, token, ca, removeDataDir } };
   } catch (e) {
     await started.server.stop();

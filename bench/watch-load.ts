@@ -27,6 +27,13 @@ export interface WatchOptions {
   warmupMs: number;
   /** How long to wait for stragglers after the last write. */
   drainMs: number;
+  /** Another kind than ConfigMaps (the aggregation scenario watches a proxied group): its collection and body. */
+  kind?: { collection: string; body(name: string): string };
+  /**
+   * Where the writes go when not to the watched server: through a proxy, only the watch should take the extra hop,
+   * so that the two sides' delivery differs by the proxy's share alone.
+   */
+  writeTarget?: Target;
 }
 
 export interface WatchResult {
@@ -73,8 +80,10 @@ interface Stream {
 
 export async function runWatch(target: Target, opts: WatchOptions): Promise<WatchResult> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  const writeAgent = createAgent(target, 4);
-  const base = `/api/v1/namespaces/${opts.namespace}/configmaps`;
+  const writeTarget = opts.writeTarget ?? target;
+  const writeAgent = createAgent(writeTarget, 4);
+  const base = opts.kind?.collection ?? `/api/v1/namespaces/${opts.namespace}/configmaps`;
+  const body = (name: string): string => (opts.kind ? opts.kind.body(name) : configMapJson(name, 1024));
   const prefix = `w${opts.watchers}-`;
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
@@ -160,7 +169,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
   let openMs = 0;
   try {
     // Every watch starts at the same revision, before the first write, so each must see every write.
-    const listed = await send(target, writeAgent, { method: 'GET', path: `${base}?limit=1` }, { keepBody: true });
+    const listed = await send(writeTarget, writeAgent, { method: 'GET', path: `${base}?limit=1` }, { keepBody: true });
     if (listed.status !== 200)
       throw new Error(`list for the start revision: ${describeFailure(listed.status, listed.body)}`);
     const startRevision = (JSON.parse(listed.body) as { metadata: { resourceVersion: string } }).metadata
@@ -186,12 +195,7 @@ export async function runWatch(target: Target, opts: WatchOptions): Promise<Watc
       const name = seq < warmup ? `${warmupPrefix}${seq}` : `${prefix}${seq - warmup}`;
       sentAt.set(name, performance.now());
       inFlight.push(
-        send(
-          target,
-          writeAgent,
-          { method: 'POST', path: base, body: configMapJson(name, 1024) },
-          { expect: [201] },
-        ).then(
+        send(writeTarget, writeAgent, { method: 'POST', path: base, body: body(name) }, { expect: [201] }).then(
           (res) => {
             if (res.status !== 201) {
               writeErrors++;
