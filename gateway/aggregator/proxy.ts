@@ -56,8 +56,9 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
   const identity = identityHeaderNames(deps.requestHeader);
   // Connections to upstreams are kept and reused, as Go's transport under upstream's proxy keeps them: without an
   // agent http-proxy opens a TLS connection per request. The pool is keyed by the TLS options too (CA, client
-  // certificate, server name), so two APIServices, or one whose caBundle changed, never share a connection.
-  const agent = new https.Agent({ keepAlive: true });
+  // certificate, server name), so two APIServices, or one whose caBundle changed, never share a connection. No
+  // Nagle delay: a watch event is a small write that must not wait for the previous one's acknowledgement.
+  const agent = new https.Agent({ keepAlive: true, noDelay: true });
 
   function owner(info: RequestInfo): RemoteAPIService | undefined {
     // `/apis/<group>/<version>` and everything under it; the group list and `/apis/<group>` are discovery's.
