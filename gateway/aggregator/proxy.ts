@@ -22,7 +22,8 @@ import { upgradeOf } from '../server/upgrade.js';
 import type { RemoteAPIService, RemoteAPIServices } from './remote-apiservices.js';
 import type { ServiceResolver } from './service-resolver.js';
 import { identityHeaderNames, stripHopByHop, upstreamRequestHeaders } from './proxy-headers.js';
-import { upstreamTlsOptions, type ClientCertificate } from './upstream-tls.js';
+import { upstreamTlsOptions, type ClientCertificate, type UpstreamTlsOptions } from './upstream-tls.js';
+import type { KObject } from '../../api/meta/types.js';
 
 export interface AggregatorProxyDeps {
   remotes: RemoteAPIServices;
@@ -49,6 +50,12 @@ export interface AggregatorProxy {
 
 const SERVICE_UNAVAILABLE = 'service unavailable';
 
+/** What one ordinary request wants to hear of the shared proxy server's events. */
+interface WebRequestHandlers {
+  proxyReq(proxyReq: ClientRequest): void;
+  proxyRes(proxyRes: IncomingMessage): void;
+}
+
 const isUpgradeRequest = (req: IncomingMessage): boolean =>
   typeof req.headers.upgrade === 'string' && /(^|,)\s*upgrade\s*(,|$)/i.test(String(req.headers.connection ?? ''));
 
@@ -59,6 +66,47 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
   // certificate, server name), so two APIServices, or one whose caBundle changed, never share a connection. No
   // Nagle delay: a watch event is a small write that must not wait for the previous one's acknowledgement.
   const agent = new https.Agent({ keepAlive: true, noDelay: true });
+  // One proxy server for every ordinary request: its events name the request, which finds its own handlers here.
+  // (Upgrades get a server each: http-proxy's `open` event does not say which request it is about.)
+  const webProxy = httpProxy.createProxyServer({});
+  const inFlight = new WeakMap<IncomingMessage, WebRequestHandlers>();
+  webProxy.on('proxyReq', (proxyReq: ClientRequest, req: IncomingMessage) => inFlight.get(req)?.proxyReq(proxyReq));
+  webProxy.on('proxyRes', (proxyRes: IncomingMessage, req: IncomingMessage) => inFlight.get(req)?.proxyRes(proxyRes));
+  /** The upstream's address and TLS settings, made once per APIService revision and resolved address. */
+  const targets = new WeakMap<KObject, { href: string; target: httpProxy.ProxyTarget; tls: UpstreamTlsOptions }>();
+
+  function optionsFor(remote: RemoteAPIService, base: URL, upgrading: boolean): httpProxy.ServerOptions {
+    let cached = targets.get(remote.object);
+    if (cached?.href !== base.href) {
+      const tls = upstreamTlsOptions(remote.object, remote.service, deps.clientCert);
+      cached = {
+        href: base.href,
+        tls,
+        // http-proxy's typings leave out `path`, which it prepends to the request's path (an endpoints-file prefix).
+        target: {
+          protocol: 'https:',
+          host: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: base.port === '' ? 443 : Number(base.port),
+          path: base.pathname.replace(/\/+$/, ''),
+          ca: tls.ca?.toString('utf8'),
+          cert: tls.cert,
+          key: tls.key,
+        } as unknown as httpProxy.ProxyTarget,
+      };
+      targets.set(remote.object, cached);
+    }
+    return {
+      target: cached.target,
+      // Options http-proxy does not copy from the target; a fresh object, since it writes the request options into it.
+      ssl: { servername: cached.tls.servername, checkServerIdentity: cached.tls.checkServerIdentity },
+      secure: cached.tls.rejectUnauthorized,
+      // The upstream sees its own host, as upstream's proxy sets the location's host.
+      changeOrigin: true,
+      xfwd: false,
+      // An upgraded connection belongs to its request alone.
+      agent: upgrading ? undefined : agent,
+    };
+  }
 
   function owner(info: RequestInfo): RemoteAPIService | undefined {
     // `/apis/<group>/<version>` and everything under it; the group list and `/apis/<group>` are discovery's.
@@ -77,27 +125,7 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     // http-proxy copies req.headers into the upstream request: from here on they are the forwarded set. An own
     // property, because the request's header map itself still holds what Node reads url and method from (HTTP/2).
     Object.defineProperty(req, 'headers', { value: headers, configurable: true, writable: true });
-    const tlsOptions = upstreamTlsOptions(remote.object, remote.service, deps.clientCert);
-    const proxy = httpProxy.createProxyServer({
-      // http-proxy's typings leave out `path`, which it prepends to the request's path (an endpoints-file prefix).
-      target: {
-        protocol: 'https:',
-        host: base.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: base.port === '' ? 443 : Number(base.port),
-        path: base.pathname.replace(/\/+$/, ''),
-        ca: tlsOptions.ca?.toString('utf8'),
-        cert: tlsOptions.cert,
-        key: tlsOptions.key,
-      } as unknown as httpProxy.ProxyTarget,
-      // Options http-proxy does not copy from the target; a fresh object, since it writes the request options into it.
-      ssl: { servername: tlsOptions.servername, checkServerIdentity: tlsOptions.checkServerIdentity },
-      secure: tlsOptions.rejectUnauthorized,
-      // The upstream sees its own host, as upstream's proxy sets the location's host.
-      changeOrigin: true,
-      xfwd: false,
-      // An upgraded connection belongs to its request alone.
-      agent: upgrading ? undefined : agent,
-    });
+    const options = optionsFor(remote, base, upgrading);
     const started = deps.clock.monotonic();
     let observed = false;
     // Once per request: a failure after the headers came is not a second answer.
@@ -114,6 +142,7 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     if (upgrading) {
       // http-proxy's first ws pass turns away all but a websocket GET; upstream's UpgradeAwareHandler passes any
       // upgrade, and kubectl's SPDY exec and port-forward are POSTs.
+      const proxy = httpProxy.createProxyServer(options);
       const passes = proxy as unknown as { wsPasses: { name: string }[] };
       passes.wsPasses = passes.wsPasses.filter((pass) => pass.name !== 'checkMethodAndHeader');
       return new Promise<void>((resolve) => {
@@ -160,10 +189,13 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     return new Promise<void>((resolve, reject) => {
       let proxyReq: ClientRequest | undefined;
       let ended = false;
-      proxy.on('proxyReq', (r: ClientRequest) => {
-        proxyReq = r;
+      inFlight.set(req, {
+        proxyReq: (r) => {
+          proxyReq = r;
+        },
+        proxyRes: (proxyRes) => answered(proxyRes),
       });
-      proxy.on('proxyRes', (proxyRes: IncomingMessage) => {
+      const answered = (proxyRes: IncomingMessage): void => {
         observe();
         stripHopByHop(proxyRes.headers);
         // HTTP/2 has no reason phrase, and Node warns at every attempt to set one.
@@ -182,14 +214,14 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
           queueMicrotask(() => {
             if (!ctx.res.headersSent && !ctx.res.writableEnded) ctx.res.flushHeaders();
           });
-      });
+      };
       // Ended (answered, cut by the timeout filter's 504, or the client gone): the upstream request has no reader.
       ctx.res.once('close', () => {
         ended = true;
         proxyReq?.destroy();
         resolve();
       });
-      proxy.web(req, ctx.res, {}, (err) => {
+      webProxy.web(req, ctx.res, options, (err) => {
         // The upstream request this server cut itself, once nobody was left to read its answer.
         if (ended) return;
         observe();
@@ -203,6 +235,9 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     owner,
     owns: (group, version) => deps.remotes.lookup(group, version) !== undefined,
     serve,
-    close: () => agent.destroy(),
+    close: () => {
+      webProxy.close();
+      agent.destroy();
+    },
   };
 }
