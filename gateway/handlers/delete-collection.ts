@@ -2,17 +2,9 @@ import type { Context } from 'koa';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { selectionPredicate } from '../registry/predicate.js';
-import { isDryRun, readDeleteOptions } from './delete-options.js';
+import { deleteWriteContext, readDeleteOptions } from './delete-options.js';
 import { listRead } from './resource-version.js';
-import {
-  auditAnnotator,
-  withWarnings,
-  type HandlerDeps,
-  type ResourceRequest,
-  writeResponse,
-} from './request-scope.js';
-import type { WriteContext } from '../registry/admission-types.js';
-import { userOf } from '../request/user.js';
+import { withWarnings, type HandlerDeps, type ResourceRequest, writeResponse } from './request-scope.js';
 
 /** Lists what matches, then deletes item by item with the same options; items already gone are skipped. */
 export async function handleDeleteCollection(
@@ -25,15 +17,7 @@ export async function handleDeleteCollection(
   const { read, limit, continue: token } = listRead(query);
   const predicate = selectionPredicate(store.def, query);
   const list = await store.list(info.namespace, { read, limit, continue: token, predicate });
-  const wctx: WriteContext = {
-    user: userOf(ctx),
-    dryRun: isDryRun(options),
-    fieldValidation: 'Ignore',
-    duplicateFields: [],
-    warnings: [],
-    fieldManager: undefined,
-    annotate: auditAnnotator(ctx),
-  };
+  const wctx = deleteWriteContext(ctx, options);
   for (const item of list.items) {
     try {
       await withWarnings(

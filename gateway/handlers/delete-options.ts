@@ -6,7 +6,9 @@ import { isObject, type DeleteOptions } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { hasRequestBody } from '../server/connection.js';
 import { queryBool, requestQuery } from '../request/request-info.js';
-import { decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
+import { auditAnnotator, decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
+import type { WriteContext } from '../registry/admission-types.js';
+import { userOf } from '../request/user.js';
 
 const POLICIES = ['Orphan', 'Background', 'Foreground'];
 /** What a delete body is read as when its encoding does not say (a protobuf envelope without typeMeta). */
@@ -103,4 +105,17 @@ function validateDeleteOptions(o: DeleteOptions, features: FeatureGates | undefi
 
 export function isDryRun(o: DeleteOptions): boolean {
   return parseDryRun(o.dryRun ?? [], 'DeleteOptions');
+}
+
+/** The write context of a delete (one object or a collection's): nothing to validate, the caller's dry run. */
+export function deleteWriteContext(ctx: Context, options: DeleteOptions): WriteContext {
+  return {
+    user: userOf(ctx),
+    dryRun: isDryRun(options),
+    fieldValidation: 'Ignore',
+    duplicateFields: [],
+    warnings: [],
+    fieldManager: undefined,
+    annotate: auditAnnotator(ctx),
+  };
 }

@@ -1,17 +1,8 @@
 import type { Context } from 'koa';
-import type { WriteContext } from '../registry/admission-types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
-import { isDryRun, readDeleteOptions } from './delete-options.js';
+import { deleteWriteContext, readDeleteOptions } from './delete-options.js';
 import { inRequestedGroup } from '../request/group-alias.js';
-import {
-  withWarnings,
-  auditAnnotator,
-  type HandlerDeps,
-  type ResourceRequest,
-  successStatus,
-  writeResponse,
-} from './request-scope.js';
-import { userOf } from '../request/user.js';
+import { withWarnings, type HandlerDeps, type ResourceRequest, successStatus, writeResponse } from './request-scope.js';
 
 export async function handleDelete(
   ctx: Context,
@@ -20,15 +11,7 @@ export async function handleDelete(
 ): Promise<void> {
   const { info, store } = req;
   const options = await readDeleteOptions(ctx, deps, deps.features);
-  const wctx: WriteContext = {
-    user: userOf(ctx),
-    dryRun: isDryRun(options),
-    fieldValidation: 'Ignore',
-    duplicateFields: [],
-    warnings: [],
-    fieldManager: undefined,
-    annotate: auditAnnotator(ctx),
-  };
+  const wctx = deleteWriteContext(ctx, options);
   const { object, deleted } = await withWarnings(ctx, wctx, store.delete(info.namespace, info.name, options, wctx));
   // Upstream answers 202 only when deletion is pending and the client asked for cascading (orphanDependents=false).
   const status = !deleted && options.orphanDependents === false ? 202 : 200;
