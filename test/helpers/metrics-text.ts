@@ -1,7 +1,7 @@
 // Reading Prometheus text expositions in tests: samples are keyed by their label set in sorted order, so a test names
 // the labels it expects in any order, whatever order the server writes them in.
 import { expect } from 'chai';
-import type { TestGatehouse } from './gatehouse.js';
+import { startTestGatehouse, type TestGatehouse } from './gatehouse.js';
 
 /** The key of a label set, as `seriesOf` keys its samples: `{a="1",b="2"}` sorted by name, '' for no labels. */
 export function labels(values: Record<string, string>): string {
@@ -30,4 +30,16 @@ export async function scrape(gh: TestGatehouse, path = '/metrics'): Promise<stri
   const res = await gh.request('GET', path);
   expect(res.status, res.body).to.equal(200);
   return res.body;
+}
+
+/** A memory-backend gateway started as the bench's build that records no request metrics (GATEHOUSE_REQUEST_METRICS=off). */
+export async function startWithoutRequestMetrics(): Promise<TestGatehouse> {
+  const saved = process.env.GATEHOUSE_REQUEST_METRICS;
+  process.env.GATEHOUSE_REQUEST_METRICS = 'off';
+  try {
+    return await startTestGatehouse(['--storage-backend', 'memory']);
+  } finally {
+    if (saved === undefined) delete process.env.GATEHOUSE_REQUEST_METRICS;
+    else process.env.GATEHOUSE_REQUEST_METRICS = saved;
+  }
 }

@@ -3,7 +3,7 @@
 // server's clock, the storage's size, and on PostgreSQL the connections, the LISTEN connection through an outage,
 // and a second replica's revision lag.
 import { expect } from 'chai';
-import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
+import { labels, scrape, seriesOf, startWithoutRequestMetrics } from '../helpers/metrics-text.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -172,15 +172,7 @@ for (const backend of ['memory', 'embedded']) {
 describe('storage metrics without request metrics (GATEHOUSE_REQUEST_METRICS=off)', function () {
   this.timeout(60_000);
   it('leaves the storage undecorated: no etcd request series, object counts still kept', async () => {
-    const saved = process.env.GATEHOUSE_REQUEST_METRICS;
-    process.env.GATEHOUSE_REQUEST_METRICS = 'off';
-    let gh: TestGatehouse | undefined;
-    try {
-      gh = await startTestGatehouse(['--storage-backend', 'memory']);
-    } finally {
-      if (saved === undefined) delete process.env.GATEHOUSE_REQUEST_METRICS;
-      else process.env.GATEHOUSE_REQUEST_METRICS = saved;
-    }
+    const gh = await startWithoutRequestMetrics();
     try {
       expect((await gh.request('GET', '/api/v1/namespaces/default/configmaps')).status).to.equal(200);
       const text = await scrape(gh);

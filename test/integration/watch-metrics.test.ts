@@ -3,7 +3,7 @@
 // type, and each backend's watch-cache counters.
 import { expect } from 'chai';
 import http2 from 'node:http2';
-import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
+import { labels, scrape, seriesOf, startWithoutRequestMetrics } from '../helpers/metrics-text.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually } from '../helpers/api.js';
 import { openWatch, type OpenWatch } from '../helpers/watch-client.js';
@@ -162,15 +162,7 @@ describe('watch metrics', function () {
   });
 
   it('with GATEHOUSE_REQUEST_METRICS=off records no watch events, and still reports the watch cache', async () => {
-    const saved = process.env.GATEHOUSE_REQUEST_METRICS;
-    process.env.GATEHOUSE_REQUEST_METRICS = 'off';
-    let gh: TestGatehouse | undefined;
-    try {
-      gh = await startTestGatehouse(['--storage-backend', 'memory']);
-    } finally {
-      if (saved === undefined) delete process.env.GATEHOUSE_REQUEST_METRICS;
-      else process.env.GATEHOUSE_REQUEST_METRICS = saved;
-    }
+    const gh = await startWithoutRequestMetrics();
     try {
       const ns = await createNamespace(gh, 'off');
       const w = await openWatch(gh.url, `/api/v1/namespaces/${ns}/configmaps?watch=1`, {
