@@ -91,6 +91,8 @@ export interface AppDeps {
   remoteApis?: RemoteAPIs;
   /** Proxies the group-versions of remote APIServices (gateway/aggregator/proxy.ts); without it, none is remote. */
   aggregator?: AggregatorProxy;
+  /** Whether --runtime-config leaves a review resource (SubjectAccessReview, ...) served; without it, all are. */
+  virtualResourceEnabled?: (r: { group: string; version: string; resource: string }) => boolean;
 }
 
 export interface VersionInfo {
@@ -118,7 +120,9 @@ export function createGateway(deps: AppDeps): Gateway {
   const registry = deps.registry ?? createRegistry(deps.kinds ?? [], deps.storage, serverKindValidator);
   const kinds = registry.stores.map((store) => store.def);
   const virtual = createVirtualResources(
-    builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }),
+    builtinVirtualResources({ authorizer: deps.authorizer, canonicalGroup: canonicalGroupResolver(kinds) }).filter(
+      (r) => deps.virtualResourceEnabled?.(r) ?? true,
+    ),
   );
   const discovery = createDiscovery(kinds, virtual.listed(), deps.remoteApis);
   const openapi = createOpenAPIHandler(

@@ -33,6 +33,7 @@ import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
 import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
+import { selectAdmissionPlugins } from './admission/admission-flags.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
 import { versionInfo } from './server/version-info.js';
@@ -182,13 +183,16 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
     policySource = startPolicySource(registry, { log });
-    registry.setAdmission(
+    const admission = selectAdmissionPlugins(
       admissionPlugins({
         registry,
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
         policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
       }),
+      options.admission,
     );
+    for (const warning of admission.warnings) log(`warning: ${warning}`);
+    registry.setAdmission(admission.plugins);
     aggregation = startAggregation({
       registry,
       endpointsFile: options.aggregatorEndpointsFile,
@@ -202,6 +206,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     });
     gateway = createGateway({
       remoteApis: aggregation.remoteApis,
+      virtualResourceEnabled: (r) => options.runtimeConfig.enabled(r.group, r.version, r.resource, true),
       storage,
       registry,
       authenticator,

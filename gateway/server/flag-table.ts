@@ -139,6 +139,16 @@ export const FLAGS: Record<string, FlagSpec> = {
     kind: 'list',
     usage: 'Enable or disable APIs: api/all=false, <group>/<version>[=bool], <group>/<version>/<resource>[=bool].',
   },
+  'enable-admission-plugins': {
+    kind: 'list',
+    usage:
+      'Admission plugins to enable in addition to the default ones (kube-apiserver 1.32 names; a name Gatehouse does not implement is accepted with a warning).',
+  },
+  'disable-admission-plugins': {
+    kind: 'list',
+    usage:
+      'Admission plugins to disable: NamespaceLifecycle, NodeRestriction, ValidatingAdmissionPolicy, ResourceQuota (any kube-apiserver 1.32 name is accepted).',
+  },
   'feature-gates': { kind: 'list', usage: 'Feature gates: A=true,B=false.' },
   'aggregator-endpoints-file': {
     kind: 'string',

@@ -5,6 +5,7 @@ import { parseStorageUrl, StorageUrlError, type StorageUrlResult } from './stora
 import net from 'node:net';
 import { parseFeatureGates, FeatureGateError, type FeatureGates } from './feature-gates.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { parseAdmissionOptions, type AdmissionOptions } from '../admission/admission-flags.js';
 import { AUTHORIZATION_MODES, type AuthorizationMode } from '../../policies/build-authorizer.js';
 import { readClientCaBundle } from '../authn/client-cert.js';
 import { loadClientCertificate } from '../aggregator/upstream-tls.js';
@@ -72,6 +73,8 @@ export interface GatehouseOptions extends LoggingOptions {
   /** --audit-policy-file and the audit backends' flags (gateway/audit/audit-flags.ts). */
   audit: AuditOptions;
   runtimeConfig: RuntimeConfig;
+  /** --enable-admission-plugins and --disable-admission-plugins (admission/admission-flags.ts). */
+  admission: AdmissionOptions;
   featureGates: FeatureGates;
   shutdownDelayMs: number;
   shutdownWatchTerminationGracePeriodMs: number;
@@ -253,6 +256,16 @@ export function parseOptions(
     throw invalid('runtime-config', (seen.get('runtime-config') ?? []).join(','), (e as Error).message);
   }
 
+  let admission: AdmissionOptions;
+  try {
+    admission = parseAdmissionOptions(
+      seen.get('enable-admission-plugins') ?? [],
+      seen.get('disable-admission-plugins') ?? [],
+    );
+  } catch (e) {
+    throw new OptionsError((e as Error).message);
+  }
+
   const storageBackend = last('storage-backend');
   if (!(STORAGE_BACKENDS as readonly string[]).includes(storageBackend)) {
     throw invalid(
@@ -298,6 +311,7 @@ export function parseOptions(
     authorization: parseAuthorizationOptions(seen, authorizationModes, cwd),
     audit: parseAuditOptions(seen, cwd),
     runtimeConfig,
+    admission,
     featureGates,
     shutdownDelayMs: parseDurationFlag('shutdown-delay-duration', last('shutdown-delay-duration')),
     shutdownWatchTerminationGracePeriodMs: parseDurationFlag(

@@ -41,6 +41,14 @@ describe('Gatehouse behind Gatehouse: the batch group served by a second Gatehou
     expect(stored.json().spec.schedule).to.equal('0 3 * * *');
   });
 
+  it('the second process serves only batch, and stores in a namespace only the front has', async () => {
+    const groups = (await env.onBack('GET', '/apis')).json().groups.map((g: { name: string }) => g.name);
+    expect(groups).to.deep.equal(['batch']);
+    expect((await env.onBack('GET', '/api/v1/configmaps')).status).to.equal(404);
+    expect((await env.onBack('GET', `/api/v1/namespaces/${env.ns}`)).status).to.equal(404);
+    expect((await env.front.request('GET', `/api/v1/namespaces/${env.ns}`)).status).to.equal(200);
+  });
+
   it('kubectl get cronjobs through the front lists what the second process stores', async () => {
     const out = await env.kubectl.ok(['get', 'cronjobs', '-n', env.ns, '-o', 'name']);
     expect(out.trim().split('\n')).to.deep.equal(['cronjob.batch/nightly']);

@@ -36,7 +36,7 @@ export interface GatehouseBehindGatehouse {
   proxyClient: { cert: string; key: string };
   /** The real kubectl, as the front's admin. */
   kubectl: Kubectl;
-  /** A namespace created on the front. */
+  /** A namespace created on the front only. */
   ns: string;
   /** A request to the second process directly, as its own admin. */
   onBack(method: string, urlPath: string, opts?: RequestOptions): Promise<GatehouseResponse>;
@@ -146,6 +146,9 @@ export async function startGatehouseBehindGatehouse(): Promise<GatehouseBehindGa
     await writeFile(file('authz-webhook.kubeconfig'), webhookKubeconfig(front));
     const backArgs = [
       '--storage-backend=memory',
+      // Only the group it serves for the front; the namespaces are the front's, which has checked them already.
+      '--runtime-config=api/all=false,batch/v1=true',
+      '--disable-admission-plugins=NamespaceLifecycle',
       `--tls-cert-file=${file('serving.crt')}`,
       `--tls-private-key-file=${file('serving.key')}`,
       `--requestheader-client-ca-file=${file('front-proxy-ca.crt')}`,
@@ -179,15 +182,13 @@ export async function startGatehouseBehindGatehouse(): Promise<GatehouseBehindGa
     });
     expect(registered.status, registered.body).to.equal(201);
     const ns = `g2g-${process.pid}`;
-    const namespace = { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } };
+    const created = await front.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    });
+    expect(created.status, created.body).to.equal(201);
     const backed = back;
     const onBack = (method: string, urlPath: string, opts: RequestOptions = {}) =>
       httpsRequest(backed.url, servingCa.certPem, method, urlPath, { ...opts, defaultToken: backed.adminToken });
-    for (const res of [
-      await front.request('POST', '/api/v1/namespaces', namespace),
-      await onBack('POST', '/api/v1/namespaces', namespace),
-    ])
-      expect(res.status, res.body).to.equal(201);
     const fronted = front;
     await eventually('v1.batch is Available', async () => {
       const obj = (await fronted.request('GET', `${APISERVICES}/v1.batch`)).json();
