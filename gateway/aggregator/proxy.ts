@@ -14,6 +14,7 @@ import httpProxy from 'http-proxy';
 import { errors } from '../../api/meta/errors.js';
 import type { RequestHeaderConfig } from '../authn/request-header.js';
 import type { AggregatorMetrics } from '../metrics/aggregator-metrics.js';
+import { markAnsweredByAggregator } from '../metrics/answered-by.js';
 import type { RequestInfo } from '../request/request-info.js';
 import { userOf } from '../request/user.js';
 import type { Clock } from '../server/clock.js';
@@ -115,9 +116,14 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
   }
 
   function serve(ctx: Context, remote: RemoteAPIService): Promise<void> {
-    if (!remote.available) throw errors.serviceUnavailable(SERVICE_UNAVAILABLE);
+    // An answer made here rather than by the upstream: the request metrics count it under the aggregator.
+    const ownAnswer = (status: string) => {
+      markAnsweredByAggregator(ctx);
+      return errors.serviceUnavailable(status);
+    };
+    if (!remote.available) throw ownAnswer(SERVICE_UNAVAILABLE);
     const base = deps.resolver.resolve(remote.service);
-    if (!base) throw errors.serviceUnavailable(SERVICE_UNAVAILABLE);
+    if (!base) throw ownAnswer(SERVICE_UNAVAILABLE);
     const req = ctx.req;
     const upgrade = upgradeOf(req);
     const upgrading = upgrade !== undefined && isUpgradeRequest(req);
@@ -136,7 +142,7 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     };
     const unreachable = (err: Error) => {
       deps.logger.error({ err, apiService: remote.name }, 'Error while proxying request');
-      return errors.serviceUnavailable(err.message);
+      return ownAnswer(err.message);
     };
 
     if (upgrading) {

@@ -10,8 +10,8 @@ import { isLongRunning } from '../filters/max-in-flight.js';
 import type { MetricsRegistry } from './registration.js';
 import { cleanDryRun, cleanScope, cleanVerb } from './request-labels.js';
 import type { ServedResources } from './served-resources.js';
+import { answeredBy, type AnsweringComponent } from './answered-by.js';
 
-const COMPONENT = 'apiserver';
 const LATENCY_BUCKETS = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
 ];
@@ -60,6 +60,7 @@ interface Route {
   resource: string;
   subresource: string;
   scope: string;
+  component: AnsweringComponent;
 }
 
 interface RouteSeries {
@@ -133,14 +134,15 @@ function routeOf(ctx: Context, info: RequestInfo, served: ServedResources): Rout
       resource: '',
       subresource: NAMED_PATHS.has(path) ? path : '',
       scope,
+      component: answeredBy(ctx),
     };
   }
   const { apiGroup: group, apiVersion: version, resource, subresource } = info;
   if (!served.has(group, version, resource, '')) {
-    return { verb, dryRun, group: '', version: '', resource: '', subresource: '', scope };
+    return { verb, dryRun, group: '', version: '', resource: '', subresource: '', scope, component: answeredBy(ctx) };
   }
   const knownSubresource = served.has(group, version, resource, subresource) ? subresource : '';
-  return { verb, dryRun, group, version, resource, subresource: knownSubresource, scope };
+  return { verb, dryRun, group, version, resource, subresource: knownSubresource, scope, component: answeredBy(ctx) };
 }
 
 export function createRequestMetrics(metrics: MetricsRegistry, served: ServedResources): RequestMetrics {
@@ -213,7 +215,7 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
     resource: route.resource,
     subresource: route.subresource,
     scope: route.scope,
-    component: COMPONENT,
+    component: route.component,
   });
   // In upstream's order, dry_run second, as the exposition then reads.
   const dryRunRouteLabels = (route: Route) => {
@@ -222,7 +224,7 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
   };
   const series = new Map<string, RouteSeries>();
   const seriesOf = (route: Route): RouteSeries => {
-    const key = `${route.verb}\0${route.dryRun}\0${route.group}\0${route.version}\0${route.resource}\0${route.subresource}\0${route.scope}`;
+    const key = `${route.verb}\0${route.dryRun}\0${route.group}\0${route.version}\0${route.resource}\0${route.subresource}\0${route.scope}\0${route.component}`;
     let found = series.get(key);
     if (!found) {
       const labels = routeLabels(route);
@@ -259,6 +261,9 @@ export function createRequestMetrics(metrics: MetricsRegistry, served: ServedRes
         const longRunningRequest = isLongRunning(info);
         const route = seriesOf(routeOf(ctx, info, served));
         if (limited) terminations.inc({ ...routeLabels(route.route), code: '429' });
+        // The aggregator's own answer ends the request early, as upstream's proxy handler records it.
+        if (route.route.component === 'aggregator')
+          terminations.inc({ ...routeLabels(route.route), code: String(ctx.status) });
         const finish = (): void => {
           const seconds = (performance.now() - started) / 1000;
           count(route, ctx.status);

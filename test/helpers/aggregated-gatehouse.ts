@@ -4,6 +4,7 @@
 // certificate stands for. The availability controller is off unless asked for: the tests set the Available condition
 // themselves, so that a 503 or a pass never depends on when a check ran.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -19,6 +20,16 @@ export const GV = `/apis/${GROUP}/${VERSION}`;
 export const SERVICE = { namespace: 'wardle', name: 'api' };
 export const APISERVICES = '/apis/apiregistration.platform.io/v1/apiservices';
 export const PROXY_CLIENT_CN = 'front-proxy-client';
+
+/** A port nothing listens on any more: connections to it are refused. */
+export function closedPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 export interface AggregatedGatehouse {
   gh: TestGatehouse;

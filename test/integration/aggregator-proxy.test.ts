@@ -4,7 +4,6 @@
 // drives the request timeout.
 import { expect } from 'chai';
 import https from 'node:https';
-import net from 'node:net';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { openWatch } from '../helpers/watch-client.js';
 import { eventually, MERGE } from '../helpers/api.js';
@@ -12,6 +11,7 @@ import { makeCA } from '../helpers/pki.js';
 import { bindingBody, roleBody, RBAC_V1, tokenOf } from '../helpers/rbac.js';
 import {
   APISERVICES,
+  closedPort,
   GROUP,
   GV,
   PROXY_CLIENT_CN,
@@ -39,17 +39,12 @@ describe('aggregator proxy', function () {
   const last = () => a.upstream.received.at(-1)!;
 
   before(async () => {
-    // A port nothing listens on any more: connections to it are refused.
-    const closedPort = await new Promise<number>((resolve) => {
-      const server = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
     a = await startAggregatedGatehouse({
       clock,
       extraArgs: ['--request-timeout=10s'],
-      extraEndpoints: [{ namespace: 'wardle', name: 'refused', port: 443, url: `https://127.0.0.1:${closedPort}` }],
+      extraEndpoints: [
+        { namespace: 'wardle', name: 'refused', port: 443, url: `https://127.0.0.1:${await closedPort()}` },
+      ],
     });
     await a.register({ group: GROUP, version: VERSION, service: SERVICE });
     // alice may work with flunders in NS; bob may do nothing there.
