@@ -11,15 +11,16 @@ import { createAggregatorProxy, type AggregatorProxy } from './proxy.js';
 import { startRemoteAPIServices } from './remote-apiservices.js';
 import { startRemoteDiscovery, type RemoteAPIs } from './remote-discovery.js';
 import { startServiceResolver, type ServiceResolver } from './service-resolver.js';
-import { loadClientCertificate, type ClientCertificate } from './upstream-tls.js';
+import { startProxyClientCertificate, type ReloadingClientCertificate } from './proxy-client-cert.js';
+import { loadClientCertificate } from './upstream-tls.js';
 
 export interface Aggregation {
   resolver: ServiceResolver;
   proxy: AggregatorProxy;
   /** The remote group-versions' discovery and OpenAPI, as merged into ours. */
   remoteApis: RemoteAPIs;
-  /** --proxy-client-cert-file's pair, which the availability checks present too. */
-  clientCert?: ClientCertificate;
+  /** --proxy-client-cert-file's pair, reloaded as its files change, which the availability checks present too. */
+  clientCert?: ReloadingClientCertificate;
   /** Resolves once the APIServices have been listed: requests are then routed on the full table. */
   synced: Promise<void>;
   stop(): Promise<void>;
@@ -40,7 +41,12 @@ export function startAggregation(deps: {
 }): Aggregation {
   const { proxyClientCertFile: certFile, proxyClientKeyFile: keyFile } = deps.proxyClient;
   const clientCert =
-    certFile !== undefined && keyFile !== undefined ? loadClientCertificate(certFile, keyFile) : undefined;
+    certFile !== undefined && keyFile !== undefined
+      ? startProxyClientCertificate(certFile, keyFile, {
+          initial: loadClientCertificate(certFile, keyFile),
+          log: deps.log,
+        })
+      : undefined;
   const resolver = startServiceResolver(deps.endpointsFile, { log: deps.log, initial: deps.endpoints });
   // Every replica follows the APIServices itself: a new one routes requests here as soon as its write is seen.
   const remotes = startRemoteAPIServices(deps.registry, { log: deps.log });
@@ -63,6 +69,7 @@ export function startAggregation(deps: {
     async stop() {
       await remoteApis.stop();
       resolver.close();
+      clientCert?.close();
       await remotes.stop();
       proxy.close();
     },

@@ -8,7 +8,7 @@ import { asStr, specOf } from '../../api/common/validation-helpers.js';
 import type { Clock } from '../server/clock.js';
 import type { ServiceResolver } from './service-resolver.js';
 import { upstreamGet, upstreamTarget, upstreamUrl } from './upstream-transport.js';
-import type { ClientCertificate } from './upstream-tls.js';
+import type { ClientCertificateSource } from './upstream-tls.js';
 
 export type Availability =
   | { available: true; reason: 'Local' | 'Passed'; message: string }
@@ -27,7 +27,7 @@ export interface CheckDeps {
   /** Aborts the check (the controller stopping): it then resolves as failed, and nobody reads it. */
   signal?: AbortSignal;
   /** Presented to the upstream when given (the front-proxy client certificate). */
-  clientCert?: ClientCertificate;
+  clientCert?: ClientCertificateSource;
 }
 
 export const discoveryUrl = (base: URL, group: string, version: string): URL =>

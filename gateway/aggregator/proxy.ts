@@ -23,14 +23,19 @@ import { upgradeOf } from '../server/upgrade.js';
 import type { RemoteAPIService, RemoteAPIServices } from './remote-apiservices.js';
 import type { ServiceResolver } from './service-resolver.js';
 import { identityHeaderNames, stripHopByHop, upstreamRequestHeaders } from './proxy-headers.js';
-import { upstreamTlsOptions, type ClientCertificate, type UpstreamTlsOptions } from './upstream-tls.js';
+import {
+  upstreamTlsOptions,
+  type ClientCertificate,
+  type ClientCertificateSource,
+  type UpstreamTlsOptions,
+} from './upstream-tls.js';
 import type { KObject } from '../../api/meta/types.js';
 
 export interface AggregatorProxyDeps {
   remotes: RemoteAPIServices;
   resolver: ServiceResolver;
   /** --proxy-client-cert-file / --proxy-client-key-file; without them the upstream sees no client certificate. */
-  clientCert?: ClientCertificate;
+  clientCert?: ClientCertificateSource;
   /** --requestheader-* names, stripped from what clients send as the standard X-Remote-* ones are. */
   requestHeader?: Omit<RequestHeaderConfig, 'allowedNames'>;
   metrics?: AggregatorMetrics;
@@ -73,15 +78,22 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
   const inFlight = new WeakMap<IncomingMessage, WebRequestHandlers>();
   webProxy.on('proxyReq', (proxyReq: ClientRequest, req: IncomingMessage) => inFlight.get(req)?.proxyReq(proxyReq));
   webProxy.on('proxyRes', (proxyRes: IncomingMessage, req: IncomingMessage) => inFlight.get(req)?.proxyRes(proxyRes));
-  /** The upstream's address and TLS settings, made once per APIService revision and resolved address. */
-  const targets = new WeakMap<KObject, { href: string; target: httpProxy.ProxyTarget; tls: UpstreamTlsOptions }>();
+  /** The upstream's address and TLS settings, made once per APIService revision, resolved address and client pair. */
+  const targets = new WeakMap<
+    KObject,
+    { href: string; pair?: ClientCertificate; target: httpProxy.ProxyTarget; tls: UpstreamTlsOptions }
+  >();
 
   function optionsFor(remote: RemoteAPIService, base: URL, upgrading: boolean): httpProxy.ServerOptions {
     let cached = targets.get(remote.object);
-    if (cached?.href !== base.href) {
-      const tls = upstreamTlsOptions(remote.object, remote.service, deps.clientCert);
+    // A reloaded pair is a new object: the agent keys its pool by the certificate too, so the next request opens a
+    // connection that presents it, while the old pair's idle connections are left to close.
+    const pair = deps.clientCert?.current();
+    if (cached?.href !== base.href || cached.pair !== pair) {
+      const tls = upstreamTlsOptions(remote.object, remote.service, pair);
       cached = {
         href: base.href,
+        pair,
         tls,
         // http-proxy's typings leave out `path`, which it prepends to the request's path (an endpoints-file prefix).
         target: {

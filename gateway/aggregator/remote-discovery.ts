@@ -14,7 +14,7 @@ import type { Clock } from '../server/clock.js';
 import { startNamedInformer } from '../controllers/informer.js';
 import type { ServiceResolver } from './service-resolver.js';
 import { upstreamTarget } from './upstream-transport.js';
-import type { ClientCertificate } from './upstream-tls.js';
+import type { ClientCertificateSource } from './upstream-tls.js';
 import { fetchDiscovery, fetchOpenAPIDocument, fetchOpenAPIIndexEntry, type VersionDiscovery } from './remote-fetch.js';
 import type { Prioritized } from './version-order.js';
 
@@ -55,7 +55,7 @@ export interface RemoteDiscoveryOptions {
   periodMs?: number;
   timeoutMs?: number;
   /** The front-proxy client certificate, presented to every upstream once configured. */
-  clientCert?: ClientCertificate;
+  clientCert?: ClientCertificateSource;
 }
 
 interface Entry {

@@ -2,11 +2,11 @@
 // that is its DNS name, `https://<name>.<namespace>.svc:<port>`; Gatehouse runs no Service controller, so
 // --aggregator-endpoints-file can instead map each service to a URL, and then only the services it lists have an
 // address. The file is watched: a good change replaces the table, a bad one keeps the last good table and is logged.
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { decodeYamlDocument } from '../../policies/config/yaml-document.js';
 import { dns1035Label, dns1123Label } from '../../api/meta/validation.js';
 import type { ServiceReference } from '../../api/apiregistration/v1/api-service.js';
+import { watchFiles } from '../server/watched-files.js';
 
 export type { ServiceReference };
 
@@ -130,11 +130,6 @@ export interface FileServiceResolver extends ServiceResolver {
   nextReload(): Promise<ReloadResult>;
 }
 
-const POLL_MS = 60_000;
-// A write arrives as several events (truncate, then data): the file is read once they have settled, so a file
-// caught half-written is not taken for a bad one.
-const SETTLE_MS = 100;
-
 export function startEndpointsFileResolver(file: string, opts: FileResolverOptions): FileServiceResolver {
   const first = opts.initial ?? loadEndpointsFile(file);
   let table = first.table;
@@ -173,26 +168,7 @@ export function startEndpointsFileResolver(file: string, opts: FileResolverOptio
     settle({ ok: true });
   };
 
-  let watcher: FSWatcher | undefined;
-  let settleTimer: NodeJS.Timeout | undefined;
-  try {
-    const base = path.basename(file);
-    // The directory, not the file: editors and ConfigMap mounts replace a file by rename, which a watch on the
-    // file itself would not survive.
-    watcher = watch(path.dirname(file), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== base && !String(changed).startsWith('..')) return;
-      clearTimeout(settleTimer);
-      settleTimer = setTimeout(reload, SETTLE_MS);
-      settleTimer.unref();
-    });
-    watcher.on('error', (e) =>
-      opts.log(`warning: watching ${file} failed, relying on the periodic re-read: ${e.message}`),
-    );
-  } catch (e) {
-    opts.log(`warning: watching ${file} failed, relying on the periodic re-read: ${(e as Error).message}`);
-  }
-  const poll = setInterval(reload, opts.pollMs ?? POLL_MS);
-  poll.unref();
+  const watched = watchFiles([file], reload, { log: opts.log, pollMs: opts.pollMs });
 
   return {
     resolve: (service) => table.get(keyOf(service)),
@@ -204,9 +180,7 @@ export function startEndpointsFileResolver(file: string, opts: FileResolverOptio
     nextReload: () => new Promise((resolve) => waiters.push(resolve)),
     close() {
       closed = true;
-      watcher?.close();
-      clearTimeout(settleTimer);
-      clearInterval(poll);
+      watched.close();
       listeners.clear();
       settle({ ok: false, error: 'closed' });
     },

@@ -14,6 +14,11 @@ export interface ClientCertificate {
   key: string;
 }
 
+/** The pair to present on the next connection (--proxy-client-cert-file's, reloaded as its files change). */
+export interface ClientCertificateSource {
+  current(): ClientCertificate;
+}
+
 /** Reads the pair and makes sure TLS can use it, so that a bad pair stops the start rather than every request. */
 export function loadClientCertificate(certFile: string, keyFile: string): ClientCertificate {
   const pair = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };

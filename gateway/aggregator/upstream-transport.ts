@@ -6,7 +6,7 @@ import type { KObject } from '../../api/meta/types.js';
 import { serviceOf, type ServiceReference } from '../../api/apiregistration/v1/api-service.js';
 import type { Clock } from '../server/clock.js';
 import type { ServiceResolver } from './service-resolver.js';
-import { upstreamTlsOptions, type ClientCertificate } from './upstream-tls.js';
+import { upstreamTlsOptions, type ClientCertificateSource } from './upstream-tls.js';
 
 export interface UpstreamTarget {
   service: ServiceReference;
@@ -22,13 +22,13 @@ export interface UpstreamTarget {
 export function upstreamTarget(
   apiService: KObject,
   resolver: ServiceResolver,
-  clientCert?: ClientCertificate,
+  clientCert?: ClientCertificateSource,
 ): UpstreamTarget | 'unresolved' | undefined {
   const service = serviceOf(apiService);
   if (!service) return undefined;
   const base = resolver.resolve(service);
   if (!base) return 'unresolved';
-  return { service, base, tls: upstreamTlsOptions(apiService, service, clientCert) };
+  return { service, base, tls: upstreamTlsOptions(apiService, service, clientCert?.current()) };
 }
 
 /** `path` (with its query) under the target's base URL, whose own path is kept as a prefix. */

@@ -15,7 +15,7 @@ import {
 import { asArr, asObj } from '../../api/common/validation-helpers.js';
 import { checkAvailability, type Availability } from '../aggregator/discovery-check.js';
 import type { ServiceResolver } from '../aggregator/service-resolver.js';
-import type { ClientCertificate } from '../aggregator/upstream-tls.js';
+import type { ClientCertificateSource } from '../aggregator/upstream-tls.js';
 import type { AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import type { Clock } from '../server/clock.js';
 import { internalWrite } from '../registry/admission-types.js';
@@ -34,7 +34,7 @@ export interface AvailabilityOptions {
   metrics: AggregatorMetrics;
   log: (line: string) => void;
   /** Presented to the upstream, as the proxy presents it. */
-  clientCert?: ClientCertificate;
+  clientCert?: ClientCertificateSource;
   periodMs?: number;
   timeoutMs?: number;
 }

@@ -35,7 +35,7 @@ import type { GroupVersionRef } from '../aggregator/priorities.js';
 import { clusterDnsResolver, type ServiceResolver } from '../aggregator/service-resolver.js';
 import { createAggregatorMetrics, type AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import { realClock, type Clock } from '../server/clock.js';
-import type { ClientCertificate } from '../aggregator/upstream-tls.js';
+import type { ClientCertificateSource } from '../aggregator/upstream-tls.js';
 
 export type { Controller };
 
@@ -53,7 +53,7 @@ export interface ControllerDeps {
   serviceResolver?: ServiceResolver;
   aggregatorMetrics?: AggregatorMetrics;
   /** --proxy-client-cert-file's pair, presented by the availability checks. */
-  proxyClientCert?: ClientCertificate;
+  proxyClientCert?: ClientCertificateSource;
   /** Paces the availability checks (default: the real clock). */
   clock?: Clock;
 }

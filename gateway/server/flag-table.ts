@@ -158,7 +158,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   'proxy-client-cert-file': {
     kind: 'string',
     usage:
-      'Client certificate (PEM) presented to the servers of remote APIServices when proxying to them and checking them; needs --proxy-client-key-file.',
+      'Client certificate (PEM) presented to the servers of remote APIServices when proxying to them and checking them, reloaded when it changes; needs --proxy-client-key-file.',
   },
   'proxy-client-key-file': { kind: 'string', usage: 'Private key (PEM) matching --proxy-client-cert-file.' },
   'shutdown-delay-duration': {

@@ -72,8 +72,10 @@ export async function startUpstreamAPIServer(opts: {
   group: string;
   version: string;
   service: { namespace: string; name: string };
-  /** PEM of the CA client certificates are verified against (they are asked for either way, never required). */
+  /** PEM of the CA client certificates are verified against (they are asked for either way, required if below). */
   clientCa?: string;
+  /** Refuses, in the TLS handshake, a client without a certificate `clientCa` verifies. */
+  requireClientCert?: boolean;
   /** Answers a request itself, in mode 'ok', when it returns true (test/helpers/upstream-aggregated.ts). */
   handle?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }): Promise<UpstreamAPIServer> {
@@ -125,7 +127,13 @@ export async function startUpstreamAPIServer(opts: {
     return path;
   };
   const server = https.createServer(
-    { cert: serving.certPem, key: serving.keyPem, requestCert: true, rejectUnauthorized: false, ca: opts.clientCa },
+    {
+      cert: serving.certPem,
+      key: serving.keyPem,
+      requestCert: true,
+      rejectUnauthorized: opts.requireClientCert === true,
+      ca: opts.clientCa,
+    },
     (req, res) => {
       const path = arrived(req);
       res.on('close', () => {
