@@ -3,9 +3,9 @@
 // controller): `client-ca-file` (--client-ca-file's PEM), and with --requestheader-client-ca-file the
 // `requestheader-*` keys, header names and allowed names as JSON string arrays as upstream writes them. An aggregated
 // server reads it to verify this server's --proxy-client-cert-file certificate and the identity headers beside it.
-// The data is put back whenever someone edits it and the map created again when deleted; other keys an operator
-// added stay. Unlike upstream, CA bundles are not merged with what other servers wrote: every replica has the
-// same flags.
+// What the map already holds is merged with ours, as upstream's controller merges it (authentication-info-merge.ts):
+// the CA bundles and name lists other servers wrote stay beside ours. Ours are put back whenever someone removes them
+// and the map created again when deleted; other keys an operator added stay.
 import { readFileSync } from 'node:fs';
 import { isStatusError } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
@@ -15,6 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import { internalWrite } from '../registry/admission-types.js';
 import type { Controller } from './namespace-lifecycle.js';
 import { runWatchLoop } from './watch-loop.js';
+import { mergeAuthenticationInfo } from './authentication-info-merge.js';
 
 export const AUTHENTICATION_INFO_NAMESPACE = 'platform-system';
 export const AUTHENTICATION_INFO_NAME = 'extension-apiserver-authentication';
@@ -38,7 +39,7 @@ export function authenticationInfoData(options: Options): Record<string, string>
 
 export function startAuthenticationInfoController(
   registry: Registry,
-  opts: { options: Options; log: (line: string) => void; retryMs?: number },
+  opts: { options: Options; log: (line: string) => void; retryMs?: number; now?: () => number },
 ): Controller & { readonly synced: Promise<void> } {
   const configMaps = registry.byKind('', 'ConfigMap');
   const abort = new AbortController();
@@ -47,6 +48,13 @@ export function startAuthenticationInfoController(
   // every server would carry (an aggregated server treats a missing map as no trust, as it would an empty one).
   if (!configMaps || Object.keys(wanted).length === 0) return { synced: Promise.resolve(), async stop() {} };
   const retryMs = opts.retryMs ?? 1_000;
+  const now = opts.now ?? Date.now;
+  const merged = (existing: Record<string, unknown>): Record<string, string> => {
+    const { data, warnings } = mergeAuthenticationInfo(existing, wanted, now());
+    for (const warning of warnings)
+      opts.log(`warning: ${AUTHENTICATION_INFO_NAMESPACE}/${AUTHENTICATION_INFO_NAME}: ${warning}`);
+    return data;
+  };
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
   let running: Promise<void> | undefined;
@@ -63,7 +71,7 @@ export function startAuthenticationInfoController(
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: AUTHENTICATION_INFO_NAME, namespace: AUTHENTICATION_INFO_NAMESPACE },
-        data: wanted,
+        data: merged({}),
       };
       await configMaps!.create(AUTHENTICATION_INFO_NAMESPACE, body, internalWrite()).catch((err: unknown) => {
         // Another replica created it first: the watch brings it, and a pass compares it then.
@@ -72,9 +80,10 @@ export function startAuthenticationInfoController(
       return;
     }
     const data = (current.data ?? {}) as Record<string, unknown>;
-    if (Object.entries(wanted).every(([k, v]) => data[k] === v)) return;
+    const want = merged(data);
+    if (Object.entries(want).every(([k, v]) => data[k] === v)) return;
     const updated = cloneJson(current);
-    updated.data = { ...data, ...wanted };
+    updated.data = { ...data, ...want };
     // The stored resourceVersion travels along: a concurrent write is a 409, and the next pass reads again.
     await configMaps!.update(AUTHENTICATION_INFO_NAMESPACE, AUTHENTICATION_INFO_NAME, updated, internalWrite(), '');
   }

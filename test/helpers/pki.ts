@@ -74,14 +74,14 @@ const CA_EXTENSIONS = [
   ),
 ];
 
-/** A root CA, or an intermediate when `issuer` is given. */
+/** A root CA, or an intermediate when `issuer` is given; valid for a year unless `notAfter` says otherwise. */
 export async function makeCA(
   name: string,
-  opts: { issuer?: CertificateAuthority } = {},
+  opts: { issuer?: CertificateAuthority; notAfter?: Date } = {},
 ): Promise<CertificateAuthority> {
   const keys = await generateKeys();
   const now = Date.now();
-  const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 365 * DAY_MS) };
+  const validity = { notBefore: new Date(now - 60_000), notAfter: opts.notAfter ?? new Date(now + 365 * DAY_MS) };
   const subject: x509.JsonName = [{ CN: [name] }];
   const extensions = [...CA_EXTENSIONS, await x509.SubjectKeyIdentifierExtension.create(keys.publicKey)];
   const { issuer } = opts;

@@ -2,6 +2,7 @@
 // socket, the metrics a proxied request leaves, and the ConfigMap an aggregated server reads to trust this one.
 import { expect } from 'chai';
 import tls from 'node:tls';
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eventually, MERGE } from '../helpers/api.js';
@@ -22,6 +23,8 @@ import {
 const NS = 'edges';
 const FLUNDERS = `${GV}/namespaces/${NS}/flunders`;
 const CONFIG_MAP = '/api/v1/namespaces/platform-system/configmaps/extension-apiserver-authentication';
+/** A certificate as the trust map holds it: one canonical PEM block. */
+const pem = (text: string) => new X509Certificate(text).toString();
 
 /** Sends `head` on a fresh HTTP/1.1 TLS connection; resolves with the connection and what came back first. */
 function rawConnect(url: string, ca: string, head: string): Promise<{ socket: tls.TLSSocket; first: Promise<string> }> {
@@ -180,11 +183,11 @@ describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
     expect(requests.get(key) ?? 0, [...requests.keys()].filter((k) => k.includes(GROUP)).join('\n')).to.be.at.least(2);
   });
 
-  it('publishes what an aggregated server needs to trust it, and puts it back when edited', async () => {
+  it('publishes what an aggregated server needs to trust it, merged with what other servers wrote there', async () => {
     const cm = await a.gh.request('GET', CONFIG_MAP);
     expect(cm.status, cm.body).to.equal(200);
     const data = cm.json().data;
-    const frontProxyCa = await readFile(path.join(a.dir, 'front-proxy-ca.crt'), 'utf8');
+    const frontProxyCa = pem(await readFile(path.join(a.dir, 'front-proxy-ca.crt'), 'utf8'));
     expect(data).to.deep.equal({
       'requestheader-client-ca-file': frontProxyCa,
       'requestheader-allowed-names': `["${PROXY_CLIENT_CN}"]`,
@@ -192,17 +195,30 @@ describe('aggregator proxy: upgrades, metrics, trust ConfigMap', function () {
       'requestheader-group-headers': '["X-Remote-Group"]',
       'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
     });
+    // Another server's CA and proxy name replace ours: theirs stay, and ours come back after them.
+    const otherCa = pem((await makeCA('another-servers-front-proxy-ca')).certPem);
     const edit = await a.gh.request('PATCH', CONFIG_MAP, {
-      body: { data: { 'requestheader-allowed-names': '["someone-else"]', note: 'kept' } },
+      body: {
+        data: {
+          'requestheader-client-ca-file': otherCa,
+          'requestheader-allowed-names': '["another-front-proxy"]',
+          note: 'kept',
+        },
+      },
       headers: MERGE,
     });
     expect(edit.status, edit.body).to.equal(200);
-    const restored = await eventually('the data is put back', async () => {
+    const merged = await eventually('ours are merged back in', async () => {
       const now = (await a.gh.request('GET', CONFIG_MAP)).json().data;
-      return now['requestheader-allowed-names'] === `["${PROXY_CLIENT_CN}"]` ? now : undefined;
+      return now['requestheader-allowed-names'] === `["another-front-proxy","${PROXY_CLIENT_CN}"]` ? now : undefined;
     });
-    expect(restored.note).to.equal('kept');
+    expect(merged['requestheader-client-ca-file']).to.equal(otherCa + frontProxyCa);
+    expect(merged.note).to.equal('kept');
     expect((await a.gh.request('DELETE', CONFIG_MAP)).status).to.equal(200);
-    await eventually('created again', async () => (await a.gh.request('GET', CONFIG_MAP)).status === 200);
+    const created = await eventually('created again', async () => {
+      const res = await a.gh.request('GET', CONFIG_MAP);
+      return res.status === 200 ? res.json().data : undefined;
+    });
+    expect(created['requestheader-client-ca-file']).to.equal(frontProxyCa);
   });
 });
