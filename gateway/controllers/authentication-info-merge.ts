@@ -53,9 +53,16 @@ export function mergeAuthenticationInfo(
 ): MergedAuthenticationInfo {
   const data: Record<string, string> = { ...ours };
   const warnings: string[] = [];
-  const existingValue = (key: string): string | undefined => {
+  /** What the map holds under `key`, parsed; nothing when absent, and nothing with a warning when it does not parse. */
+  const existingEntries = (key: string, parse: (value: string) => string[], what: string): string[] => {
     const value = existing[key];
-    return typeof value === 'string' && value !== '' ? value : undefined;
+    if (typeof value !== 'string' || value === '') return [];
+    try {
+      return parse(value);
+    } catch (e) {
+      warnings.push(`${key}: ${what} there does not parse, replacing it: ${(e as Error).message}`);
+      return [];
+    }
   };
   for (const key of CA_KEYS) {
     if (ours[key] === undefined) continue;
@@ -66,24 +73,11 @@ export function mergeAuthenticationInfo(
       // Start-up checked our files; one changed since into something else is written as it is, not merged.
       continue;
     }
-    let theirs: string[] = [];
-    const value = existingValue(key);
-    try {
-      if (value !== undefined) theirs = parseCaBundle(value);
-    } catch (e) {
-      warnings.push(`${key}: the bundle there does not parse, replacing it: ${(e as Error).message}`);
-    }
-    data[key] = mergeBundles(theirs, mine, now);
+    data[key] = mergeBundles(existingEntries(key, parseCaBundle, 'the bundle'), mine, now);
   }
   for (const key of LIST_KEYS) {
     if (ours[key] === undefined) continue;
-    let theirs: string[] = [];
-    const value = existingValue(key);
-    try {
-      if (value !== undefined) theirs = parseList(value);
-    } catch (e) {
-      warnings.push(`${key}: the value there does not parse, replacing it: ${(e as Error).message}`);
-    }
+    const theirs = existingEntries(key, parseList, 'the value');
     data[key] = JSON.stringify([...new Set([...theirs, ...parseList(ours[key])])]);
   }
   return { data, warnings };
