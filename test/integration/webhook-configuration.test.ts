@@ -1,13 +1,15 @@
-// ValidatingWebhookConfiguration and MutatingWebhookConfiguration over real HTTPS: the verbs (create, get, list,
-// watch, update, delete) at the platform group and at the k8s.io alias, defaults and generation as stored, 422s
-// naming every bad field, protobuf, discovery of both group names, and that policies never apply to them.
+// ValidatingWebhookConfiguration and MutatingWebhookConfiguration over real HTTPS with RBAC: the verbs (create, get,
+// list, watch, update, patch, apply, delete) at the platform group and at the k8s.io alias, defaults and generation as
+// stored, webhooks merged by name, 422s naming every bad field, protobuf, discovery of both group names, that only
+// cluster-admin may write them, and that policies never apply to them.
 import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createNamespace, expectFailure, readObject, uniqueName } from '../helpers/api.js';
+import { createNamespace, eventually, expectFailure, readObject, uniqueName } from '../helpers/api.js';
 import { openWatch } from '../helpers/watch-client.js';
 import { PROTOBUF_HEADERS } from '../helpers/protobuf.js';
 import { decodeProtobufObject } from '../../api/proto/object-codec.js';
 import { AR, AR_K8S, binding, cm, policy, policyClient } from '../helpers/admission-policy.js';
+import { bindingBody, RBAC_V1 } from '../helpers/rbac.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const KINDS = [
@@ -35,7 +37,7 @@ describe('webhook configurations', function () {
   this.timeout(30_000);
   let gh: TestGatehouse;
   before(async () => {
-    gh = await startTestGatehouse();
+    gh = await startTestGatehouse(['--authorization-mode=RBAC']);
   });
   after(async () => {
     await gh?.close();
@@ -168,6 +170,37 @@ describe('webhook configurations', function () {
         expect((await readObject(gh, `${AR}/${resource}/${name}`)).metadata.generation).to.equal(1);
       });
 
+      it('merges webhooks by name, in a strategic merge patch and between two appliers', async () => {
+        const name = uniqueName('merge');
+        const created = await gh.request('POST', `${AR}/${resource}`, {
+          body: configuration(AR, kind, name, [webhook('a.example.com'), webhook('b.example.com')]),
+        });
+        expect(created.status, created.body).to.equal(201);
+        const patched = await gh.request('PATCH', `${AR_K8S}/${resource}/${name}`, {
+          body: { webhooks: [{ name: 'b.example.com', timeoutSeconds: 5 }] },
+          headers: { 'content-type': 'application/strategic-merge-patch+json' },
+        });
+        expect(patched.status, patched.body).to.equal(200);
+        expect(patched.json().webhooks.map((w: any) => [w.name, w.timeoutSeconds])).to.deep.equal([
+          ['a.example.com', 10],
+          ['b.example.com', 5],
+        ]);
+
+        const applied = uniqueName('applied');
+        const apply = (manager: string, hook: unknown) =>
+          gh.request('PATCH', `${AR_K8S}/${resource}/${applied}?fieldManager=${manager}`, {
+            body: configuration(AR_K8S, kind, applied, [hook]),
+            headers: { 'content-type': 'application/apply-patch+yaml' },
+          });
+        expect((await apply('first', webhook('first.example.com'))).status).to.equal(201);
+        const second = await apply('second', webhook('second.example.com', { timeoutSeconds: 7 }));
+        expect(second.status, second.body).to.equal(200);
+        expect(second.json().webhooks.map((w: any) => w.name)).to.deep.equal([
+          'first.example.com',
+          'second.example.com',
+        ]);
+      });
+
       it('answers protobuf with the same object', async () => {
         const name = uniqueName('proto');
         const body = configuration(AR_K8S, kind, name, [
@@ -212,6 +245,36 @@ describe('webhook configurations', function () {
         expect(entry.categories).to.deep.equal(categories(group));
       }
     }
+  });
+
+  it('is written by cluster-admin only: a user bound to admin and edit is refused at both group names', async () => {
+    const user = uniqueName('dana');
+    for (const role of ['admin', 'edit']) {
+      const res = await gh.request('POST', `${RBAC_V1}/clusterrolebindings`, {
+        body: bindingBody(`${user}-${role}`, 'ClusterRole', role, [user], 'ClusterRoleBinding'),
+      });
+      expect(res.status, res.body).to.equal(201);
+    }
+    const as = { 'Impersonate-User': user };
+    await eventually('the bindings are in force', async () => {
+      const res = await gh.request('GET', '/api/v1/namespaces/default/configmaps', { headers: as });
+      return res.status === 200;
+    });
+    for (const { kind, resource } of KINDS)
+      for (const [base, group] of [
+        [AR, 'admissionregistration.platform.io'],
+        [AR_K8S, 'admissionregistration.k8s.io'],
+      ]) {
+        const res = await gh.request('POST', `${base}/${resource}`, {
+          body: configuration(base, kind, uniqueName('denied'), [webhook('a.example.com')]),
+          headers: as,
+        });
+        const message: string = expectFailure(res, 403, 'Forbidden').message;
+        expect(message.startsWith(`${resource}.${group} is forbidden: `), message).to.equal(true);
+        expect(message).to.include(`User "${user}" cannot create resource "${resource}" in API group`);
+        expect(message).to.match(/ at the cluster scope$/);
+        expectFailure(await gh.request('GET', `${base}/${resource}`, { headers: as }), 403, 'Forbidden');
+      }
   });
 
   it('a policy refusing every write never applies to the webhook configurations', async () => {

@@ -98,6 +98,30 @@ const RULES: [string, Hook, string[]][] = [
     ],
   ],
   [
+    'a url with a bad escape',
+    { clientConfig: { url: 'https://hooks.example.com/%zz' } },
+    [
+      `webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://hooks.example.com/%zz": invalid URL escape "%zz"${FORM}`,
+    ],
+  ],
+  [
+    'a url without a scheme',
+    { clientConfig: { url: 'hooks.example.com/check' } },
+    [
+      `webhooks[0].clientConfig.url: Invalid value: "": 'https' is the only allowed URL scheme${FORM}`,
+      `webhooks[0].clientConfig.url: Invalid value: "": host must be specified${FORM}`,
+    ],
+  ],
+  [
+    'a host and port without a scheme',
+    { clientConfig: { url: 'localhost:8443/check' } },
+    [
+      `webhooks[0].clientConfig.url: Invalid value: "localhost": 'https' is the only allowed URL scheme${FORM}`,
+      `webhooks[0].clientConfig.url: Invalid value: "": host must be specified${FORM}`,
+    ],
+  ],
+  ['an IPv6 host with a port', { clientConfig: { url: 'https://[::1]:8443/check' } }, []],
+  [
     'a service without name and namespace',
     { clientConfig: { service: {} } },
     [
