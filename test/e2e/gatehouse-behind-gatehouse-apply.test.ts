@@ -71,6 +71,22 @@ describe('Gatehouse behind Gatehouse: kubectl explain, apply and diff of a remot
     expect(conflict.code, conflict.stderr).to.equal(1);
     expect(conflict.stderr).to.include('Apply failed with 1 conflict: conflict with "kubectl": .spec.schedule');
     expect((await stored('ssa')).spec.schedule).to.equal('0 2 * * *');
+    // The same apply patch sent through the front by hand: the second process's 409 comes back as it wrote it.
+    const raw = await env.front.request(
+      'PATCH',
+      `/apis/batch/v1/namespaces/${env.ns}/cronjobs/ssa?fieldManager=other`,
+      {
+        body: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'ssa' }, spec: { schedule: '0 4 * * *' } },
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      },
+    );
+    expect(raw.status, raw.body).to.equal(409);
+    expect(raw.json()).to.deep.include({ kind: 'Status', reason: 'Conflict', code: 409 });
+    expect(raw.json().details.causes).to.deep.include({
+      reason: 'FieldManagerConflict',
+      message: 'conflict with "kubectl"',
+      field: '.spec.schedule',
+    });
 
     await env.kubectl.ok(['apply', '--server-side', '--field-manager=other', '--force-conflicts', '-f', other]);
     const forced = await stored('ssa');
