@@ -129,9 +129,9 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
 
   function serve(ctx: Context, remote: RemoteAPIService): Promise<void> {
     // An answer made here rather than by the upstream: the request metrics count it under the aggregator.
-    const ownAnswer = (status: string) => {
+    const ownAnswer = (message: string) => {
       markAnsweredByAggregator(ctx);
-      return errors.serviceUnavailable(status);
+      return errors.serviceUnavailable(message);
     };
     if (!remote.available) throw ownAnswer(SERVICE_UNAVAILABLE);
     const base = deps.resolver.resolve(remote.service);
