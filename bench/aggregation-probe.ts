@@ -58,6 +58,8 @@ interface Spent {
 
 interface ProbeRun extends Deliveries {
   openTimes: Record<Side, number[]>;
+  /** CPU seconds the front and the upstream spent while the watches opened. */
+  openCpu: { front: number; upstream: number };
   spent: Spent;
   measuredEvents: number;
   lineBytes: number;
@@ -175,12 +177,17 @@ async function probe(pair: Pair, opts: ProbeOptions): Promise<ProbeRun> {
     closers.push(opened.close);
   };
   try {
+    const cpuBeforeOpens = { front: cpuSeconds(pair.frontPid), upstream: cpuSeconds(pair.upstreamPid) };
     // Alternating, so that neither side holds the first places in the upstream's fan-out order.
     for (let i = 0; i < opts.watchers; i += 8) {
       const batch: Promise<void>[] = [];
       for (let j = i; j < Math.min(opts.watchers, i + 8); j++) batch.push(open('front'), open('direct'));
       await Promise.all(batch);
     }
+    const openCpu = {
+      front: cpuSeconds(pair.frontPid) - cpuBeforeOpens.front,
+      upstream: cpuSeconds(pair.upstreamPid) - cpuBeforeOpens.upstream,
+    };
     await sleep(500);
     const total = WARMUP_EVENTS + opts.seconds * RATE;
     const writes: Promise<void>[] = [];
@@ -216,6 +223,7 @@ async function probe(pair: Pair, opts: ProbeOptions): Promise<ProbeRun> {
       sentAt,
       measured,
       openTimes,
+      openCpu,
       spent,
       measuredEvents: total - WARMUP_EVENTS,
       lineBytes,
@@ -245,7 +253,8 @@ function report(run: ProbeRun, opts: ProbeOptions): string[] {
     `delivered: front ${run.receipts.front.length}, direct ${run.receipts.direct.length} of ${expected} each; ` +
       `write problems ${run.writeProblems}`,
     `watch opens (8 a side at a time): through the front ${stats(run.openTimes.front)}; ` +
-      `direct ${stats(run.openTimes.direct)}`,
+      `direct ${stats(run.openTimes.direct)}; CPU while they opened: front ${us(run.openCpu.front, opts.watchers)} µs ` +
+      `per watch through it, upstream ${us(run.openCpu.upstream, 2 * opts.watchers)} µs per watch`,
     `through the front: ${stats([...front])}`,
     `direct:            ${stats([...direct])}`,
     `the front adds ${(at(front, 99) - at(direct, 99)).toFixed(2)} ms at p99, ` +
