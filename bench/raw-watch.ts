@@ -17,7 +17,13 @@ export interface RawWatchHandlers {
   onEnd(reason: string): void;
 }
 
-export type RawWatchOpen = { ok: true; close: () => void } | { ok: false; status: number; body: string };
+export type RawWatchOpen =
+  | {
+      ok: true;
+      close: () => void;
+      /** The client's port, which names the connection in a server's trace. */ localPort?: number;
+    }
+  | { ok: false; status: number; body: string };
 
 /** Cuts a byte stream into lines, whatever the read boundaries; each line goes on with the time its last bytes came. */
 export function lineSplitter(onLine: (line: Buffer, at: number) => void): (piece: Buffer, at: number) => void {
@@ -136,7 +142,7 @@ export function openRawWatch(
         return;
       }
       opened = true;
-      resolve({ ok: true, close: () => end('closed by the scenario') });
+      resolve({ ok: true, close: () => end('closed by the scenario'), localPort: socket.localPort });
       if (rest.length) body(rest, at);
     });
     socket.on('error', (e) => end(e.message));

@@ -10,6 +10,7 @@
 import type { Context } from 'koa';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import httpProxy from 'http-proxy';
 import { errors } from '../../api/meta/errors.js';
 import type { RequestHeaderConfig } from '../authn/request-header.js';
@@ -81,7 +82,13 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
   /** The upstream's address and TLS settings, made once per APIService revision, resolved address and client pair. */
   const targets = new WeakMap<
     KObject,
-    { href: string; pair?: ClientCertificate; target: httpProxy.ProxyTarget; tls: UpstreamTlsOptions }
+    {
+      href: string;
+      pair?: ClientCertificate;
+      target: httpProxy.ProxyTarget;
+      tls: UpstreamTlsOptions;
+      secureContext: SecureContext;
+    }
   >();
 
   function optionsFor(remote: RemoteAPIService, base: URL, upgrading: boolean): httpProxy.ServerOptions {
@@ -95,6 +102,10 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
         href: base.href,
         pair,
         tls,
+        // Made once here: given only the PEM strings, every new connection to the upstream (each watch opens one)
+        // would parse the CA bundle, the client certificate and its key again. The target keeps them too, because
+        // the agent pools connections by them.
+        secureContext: createSecureContext({ ca: tls.ca, cert: tls.cert, key: tls.key }),
         // http-proxy's typings leave out `path`, which it prepends to the request's path (an endpoints-file prefix).
         target: {
           protocol: 'https:',
@@ -111,7 +122,11 @@ export function createAggregatorProxy(deps: AggregatorProxyDeps): AggregatorProx
     return {
       target: cached.target,
       // Options http-proxy does not copy from the target; a fresh object, since it writes the request options into it.
-      ssl: { servername: cached.tls.servername, checkServerIdentity: cached.tls.checkServerIdentity },
+      ssl: {
+        servername: cached.tls.servername,
+        checkServerIdentity: cached.tls.checkServerIdentity,
+        secureContext: cached.secureContext,
+      },
       secure: cached.tls.rejectUnauthorized,
       // The upstream sees its own host, as upstream's proxy sets the location's host.
       changeOrigin: true,
