@@ -8,7 +8,8 @@ import { isStorageError } from '../../backends/storage.js';
 import { preconditionFailure } from '../../backends/storage-support.js';
 import { cloneJson } from '../../api/meta/clone.js';
 import type { WriteContext } from './admission-types.js';
-import { namespaceOf, type StoreScope } from './store-scope.js';
+import type { StoreScope } from './store-scope.js';
+import { deleteAdmissionRequest } from './admission-steps.js';
 import { toStatusError } from './storage-errors.js';
 import { nowRFC3339 } from './strategy.js';
 
@@ -75,17 +76,8 @@ export function createDeletion(
       if (failure) throw errors.conflict(gr, name, failure.message);
       const refusal = def.forbidDeletion?.(current);
       if (refusal) throw errors.forbidden(gr, name, refusal);
-      await scope.admit({
-        operation: 'DELETE',
-        def,
-        namespace: namespaceOf(def, namespace),
-        name,
-        oldObject: current,
-        user: ctx.user,
-        dryRun: ctx.dryRun,
-        warnings: ctx.warnings,
-        annotate: ctx.annotate,
-      });
+      // Upstream has no mutating phase for a deletion: the stored object is what validating admission sees.
+      await scope.admission.validate(deleteAdmissionRequest(scope, namespace, name, current, options, ctx));
       try {
         if (finalizersOf(def, current).length > 0) {
           return { object: await markDeleting(key, current, options, ctx), deleted: false };

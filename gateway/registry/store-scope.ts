@@ -4,27 +4,19 @@ import type { GroupResource } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Storage } from '../../backends/storage.js';
-import type {
-  AdmissionRequest,
-  DeleteAdmissionRequest,
-  KindValidator,
-  NamespaceGate,
-  WriteContext,
-} from './admission-types.js';
+import type { KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
+import type { StoreAdmission } from './admission-steps.js';
 import { recordUpdate, type ManagerRef, type TrackingScope } from './managed-fields/managers.js';
 
 /** Where a write was sent: the object, its status, or its scale (a projection written back into spec). */
 export type Subresource = '' | 'status' | 'scale';
-
-/** The validating admission phase of one write (a no-op when nothing is registered). */
-export type AdmitWrite = (req: AdmissionRequest | DeleteAdmissionRequest) => Promise<void>;
 
 export interface StoreScope {
   readonly def: KindDefinition;
   readonly storage: Storage;
   readonly validator: KindValidator;
   readonly namespaces: NamespaceGate;
-  readonly admit: AdmitWrite;
+  readonly admission: StoreAdmission;
   readonly gr: GroupResource;
   readonly apiVersion: string;
   readonly tracking: TrackingScope;

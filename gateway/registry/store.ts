@@ -8,11 +8,12 @@ import type { ListOptions, ReadRevision, Storage } from '../../backends/storage.
 import type { KindValidator, NamespaceGate, WriteContext } from './admission-types.js';
 import { collectionPrefix } from './keys.js';
 import { toStatusError, translated } from './storage-errors.js';
-import { namespaceOf, type AdmitWrite, type StoreScope, type Subresource } from './store-scope.js';
+import { namespaceOf, type StoreScope, type Subresource } from './store-scope.js';
+import { NO_ADMISSION, writeAdmissionRequest, type StoreAdmission, type WrittenKinds } from './admission-steps.js';
 import { createWritePaths } from './write-path.js';
 import { createDeletion, type DeleteResult } from './deletion.js';
 
-export type { AdmitWrite, Subresource } from './store-scope.js';
+export type { Subresource } from './store-scope.js';
 export type { DeleteResult } from './deletion.js';
 
 export interface ResourceStore {
@@ -50,16 +51,26 @@ export interface ResourceStore {
     subresource: Subresource,
   ): Promise<{ object: KObject; created: boolean }>;
   delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult>;
+  /**
+   * Validating admission of a create through a subresource that stores nothing of this kind (serviceaccounts/token):
+   * a CREATE of the subresource with `object`, of the kind `kinds` names.
+   */
+  admitCreateThrough(
+    namespace: string,
+    name: string,
+    subresource: string,
+    object: KObject,
+    kinds: WrittenKinds,
+    ctx: WriteContext,
+  ): Promise<void>;
 }
-
-const NO_ADMISSION: AdmitWrite = async () => {};
 
 export function createResourceStore(
   def: KindDefinition,
   storage: Storage,
   validator: KindValidator,
   namespaces: NamespaceGate,
-  admit: AdmitWrite = NO_ADMISSION,
+  admission: StoreAdmission = NO_ADMISSION,
 ): ResourceStore {
   const gr: GroupResource = { group: def.group, resource: def.resource };
   const apiVersion = apiVersionOf(def);
@@ -72,7 +83,7 @@ export function createResourceStore(
     storage,
     validator,
     namespaces,
-    admit,
+    admission,
     gr,
     apiVersion,
     tracking: {
@@ -109,6 +120,11 @@ export function createResourceStore(
 
     ...writes,
     delete: createDeletion(scope, (namespace, name) => store.get(namespace, name)),
+    // Only the validating phase: the handler reads its body itself, and a mutation would go unseen.
+    admitCreateThrough: (namespace, name, subresource, object, kinds, ctx) =>
+      admission.validate(
+        writeAdmissionRequest(scope, 'CREATE', namespace, name, subresource as 'token', object, undefined, ctx, kinds),
+      ),
   };
   return store;
 }

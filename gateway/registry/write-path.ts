@@ -1,6 +1,7 @@
 // The write paths of one resource: create, update (PUT, create-on-update), patch and server-side apply, through the
-// object or its status and scale subresources. Each goes prune → defaults → prepare → validate → admission →
-// storage, the update paths inside storage's retry loop so that a conflict starts over from the fresh object.
+// object or its status and scale subresources. Each goes prune → defaults → prepare → validate → ownership →
+// mutating admission → the same checks again on what it changed → validating admission → storage, the update paths
+// inside storage's retry loop so that a conflict starts over from the fresh object.
 import { errors } from '../../api/meta/errors.js';
 import type { KObject } from '../../api/meta/types.js';
 import { isStorageError } from '../../backends/storage.js';
@@ -9,20 +10,30 @@ import type { WriteContext } from './admission-types.js';
 import { applyConfiguration, placeManagedFieldsLast } from './managed-fields/managers.js';
 import { generateName, prepareForCreate } from './strategy.js';
 import { toStatusError, translated } from './storage-errors.js';
-import { managerOf, namespaceOf, requiredVersion, track, type StoreScope, type Subresource } from './store-scope.js';
+import { managerOf, requiredVersion, track, type StoreScope, type Subresource } from './store-scope.js';
 import { admitBody, buildUpdate, checkNameMatches, checkNamespaceMatches, invalid } from './write-checks.js';
 import { removeIfFinalized } from './deletion.js';
+import { admitWrite, writeAdmissionRequest } from './admission-steps.js';
 import type { ResourceStore } from './store.js';
 
 /** The writes of ResourceStore (store.ts documents each). */
 export type WritePaths = Pick<ResourceStore, 'create' | 'update' | 'patch' | 'apply'>;
+
+/** The object an update writes to, and through which subresource, for whom. */
+interface UpdateTarget {
+  namespace: string;
+  name: string;
+  subresource: Subresource;
+  ctx: WriteContext;
+}
 
 export function createWritePaths(scope: StoreScope): WritePaths {
   const { def, storage, gr, apiVersion, tracking } = scope;
 
   /**
    * The part every create shares (POST, PUT-create, apply-create): server-set fields, ownership, validation and
-   * admission (the namespace rules among it). `recordOwnership` runs once the server-set fields exist.
+   * admission (the namespace rules among it); answers the object to store. `recordOwnership` runs once the
+   * server-set fields exist.
    */
   async function completeCreate(
     obj: KObject,
@@ -33,44 +44,30 @@ export function createWritePaths(scope: StoreScope): WritePaths {
     prepareForCreate(def, obj);
     recordOwnership(obj);
     invalid(scope, obj, scope.validator.validate(obj));
-    const name = obj.metadata.name ?? '';
-    await scope.admit({
-      operation: 'CREATE',
-      def,
-      namespace: namespaceOf(def, namespace),
-      name,
-      subresource: '',
-      object: obj,
-      user: ctx.user,
-      dryRun: ctx.dryRun,
-      warnings: ctx.warnings,
-      annotate: ctx.annotate,
+    const req = writeAdmissionRequest(scope, 'CREATE', namespace, obj.metadata.name ?? '', '', obj, undefined, ctx);
+    return admitWrite(scope, req, (mutated) => {
+      // The server-set fields again (status a mutation set is dropped, as upstream prepares after admission), but the
+      // identity the mutating phase was shown stays.
+      const { uid, creationTimestamp } = mutated.metadata;
+      prepareForCreate(def, mutated);
+      mutated.metadata.uid = uid;
+      mutated.metadata.creationTimestamp = creationTimestamp;
+      invalid(scope, mutated, scope.validator.validate(mutated));
+      return mutated;
     });
-    return obj;
   }
 
-  async function admitUpdate(
-    next: KObject,
-    current: KObject,
-    namespace: string,
-    name: string,
-    subresource: Subresource,
-    ctx: WriteContext,
-  ): Promise<KObject> {
-    await scope.admit({
-      operation: 'UPDATE',
-      def,
-      namespace: namespaceOf(def, namespace),
-      name,
-      subresource,
-      object: next,
-      oldObject: current,
-      user: ctx.user,
-      dryRun: ctx.dryRun,
-      warnings: ctx.warnings,
-      annotate: ctx.annotate,
-    });
-    return next;
+  function admitUpdate(next: KObject, current: KObject, target: UpdateTarget): Promise<KObject> {
+    const { namespace, name, subresource, ctx } = target;
+    const req = writeAdmissionRequest(scope, 'UPDATE', namespace, name, subresource, next, current, ctx);
+    return admitWrite(scope, req, (mutated) => buildUpdate(scope, mutated, current, subresource));
+  }
+
+  /** Update and patch: the new body's successor of the stored object, its ownership, then admission. */
+  function trackedUpdate(obj: KObject, current: KObject, target: UpdateTarget): Promise<KObject> {
+    const { subresource, ctx } = target;
+    const next = track(scope, current, buildUpdate(scope, obj, current, subresource), ctx, subresource);
+    return admitUpdate(next, current, target);
   }
 
   /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
@@ -133,7 +130,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
       if (!meta.name && meta.generateName && typeof meta.generateName === 'string')
         meta.name = generateName(meta.generateName);
       const name = meta.name as string;
-      await completeCreate(obj, namespace, ctx, (o) => track(scope, undefined, o, ctx, ''));
+      const admitted = await completeCreate(obj, namespace, ctx, (o) => track(scope, undefined, o, ctx, ''));
       if (ctx.dryRun) {
         // Storage would refuse an existing name; a dry run must fail the same way.
         const exists = await storage.get(scope.key(namespace, name)).then(
@@ -141,9 +138,9 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           () => false,
         );
         if (exists) throw errors.alreadyExists(gr, name);
-        return obj;
+        return admitted;
       }
-      return translated(gr, name, () => storage.create(scope.key(namespace, name), obj));
+      return translated(gr, name, () => storage.create(scope.key(namespace, name), admitted));
     },
 
     async update(namespace, name, body, ctx, subresource) {
@@ -164,14 +161,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
             throw errors.staleObject(gr, name);
           }
-          return admitUpdate(
-            track(scope, current, buildUpdate(scope, cloneJson(obj), current, subresource), ctx, subresource),
-            current,
-            namespace,
-            name,
-            subresource,
-            ctx,
-          );
+          return trackedUpdate(cloneJson(obj), current, { namespace, name, subresource, ctx });
         },
         create,
       );
@@ -189,14 +179,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           const expectedVersion = requiredVersion(obj);
           if (expectedVersion && expectedVersion !== current.metadata.resourceVersion)
             throw errors.staleObject(gr, name);
-          return admitUpdate(
-            track(scope, current, buildUpdate(scope, obj, current, subresource), ctx, subresource),
-            current,
-            namespace,
-            name,
-            subresource,
-            ctx,
-          );
+          return trackedUpdate(obj, current, { namespace, name, subresource, ctx });
         },
         ctx,
       );
@@ -236,7 +219,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.
           delete next.metadata.managedFields;
           if (ownership !== undefined) next.metadata.managedFields = ownership;
-          return admitUpdate(next, current, namespace, name, subresource, ctx);
+          return admitUpdate(next, current, { namespace, name, subresource, ctx });
         },
         create,
       );
