@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually, uniqueName } from '../helpers/api.js';
-import { AR, binding, cm, policy, policyClient } from '../helpers/admission-policy.js';
+import { cm, policyClient } from '../helpers/admission-policy.js';
 import { bindingBody, RBAC, RBAC_V1, roleBody } from '../helpers/rbac.js';
 
 const ROLES_K8S = (ns: string) => `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`;
@@ -19,14 +19,14 @@ describe('ValidatingAdmissionPolicy and the request', function () {
     await gh?.close();
   });
 
-  const { post } = policyClient(() => gh);
+  const { post, enforce } = policyClient(() => gh);
 
   it('reads request.options and request.uid', async () => {
     const ns = await createNamespace(gh, 'vap-options');
     const name = uniqueName('options');
-    await post(
-      `${AR}/validatingadmissionpolicies`,
-      policy(name, {
+    await enforce(
+      name,
+      {
         validations: [
           {
             expression:
@@ -39,9 +39,9 @@ describe('ValidatingAdmissionPolicy and the request', function () {
               "'manager ' + request.options.fieldManager + ' refused, dryRun ' + request.options.dryRun.join(',')",
           },
         ],
-      }),
+      },
+      ns,
     );
-    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
     const create = (query: string) =>
       gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All${query}`, { body: cm('probe') });
     const refused = await eventually('policy in force', async () => {
@@ -68,9 +68,9 @@ describe('ValidatingAdmissionPolicy and the request', function () {
     await post(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('writer', 'Role', 'writer', ['dave', 'carol']));
     await post(`${RBAC_V1}/namespaces/${ns}/rolebindings`, bindingBody('approver', 'Role', 'approver', ['carol']));
     const name = uniqueName('approve');
-    await post(
-      `${AR}/validatingadmissionpolicies`,
-      policy(name, {
+    await enforce(
+      name,
+      {
         validations: [
           {
             expression: "authorizer.requestResource.check('approve').allowed()",
@@ -78,9 +78,9 @@ describe('ValidatingAdmissionPolicy and the request', function () {
             reason: 'Forbidden',
           },
         ],
-      }),
+      },
+      ns,
     );
-    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
     const as = (user: string, object: string) =>
       gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
         body: cm(object),
@@ -105,9 +105,9 @@ describe('ValidatingAdmissionPolicy and the request', function () {
     });
     const refuse = async (matchPolicy: 'Exact' | 'Equivalent', apiGroup: string) => {
       const name = uniqueName(matchPolicy.toLowerCase());
-      await post(
-        `${AR}/validatingadmissionpolicies`,
-        policy(name, {
+      await enforce(
+        name,
+        {
           matchConstraints: { ...rule(apiGroup), matchPolicy },
           validations: [
             {
@@ -115,9 +115,9 @@ describe('ValidatingAdmissionPolicy and the request', function () {
               messageExpression: `'${matchPolicy} ${apiGroup}: asked in ' + request.requestResource.group + ', served as ' + request.resource.group + ' ' + request.requestKind.kind`,
             },
           ],
-        }),
+        },
+        ns,
       );
-      await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
     };
     const create = (url: string, apiVersion: string) =>
       gh.request('POST', `${url}?dryRun=All`, {
