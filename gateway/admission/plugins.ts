@@ -26,9 +26,11 @@ export interface AdmissionDeps {
   authorization?: { authorizer: Authorizer; rbac: RbacSource; modes: () => readonly string[] };
   /** Policies and bindings in force; without them (a registry in a test) no policy is evaluated. */
   policies?: { source: PolicySource; metrics?: PolicyMetrics };
+  /** Plugins a test adds, after the built-in ones and before ValidatingAdmissionPolicy (MutatingAdmissionWebhook's place). */
+  extra?: readonly AdmissionPlugin[];
 }
 
-export function admissionPlugins({ registry, authorization, policies }: AdmissionDeps): AdmissionPlugin[] {
+export function admissionPlugins({ registry, authorization, policies, extra = [] }: AdmissionDeps): AdmissionPlugin[] {
   const authorizationChecks = authorization
     ? [
         createRbacEscalationAdmission({
@@ -41,6 +43,7 @@ export function admissionPlugins({ registry, authorization, policies }: Admissio
   return [
     createNamespaceLifecycleAdmission(registry.namespaces),
     ...authorizationChecks,
+    ...extra,
     ...(policies
       ? [
           createValidatingAdmissionPolicy({

@@ -1,7 +1,8 @@
 // Whether a write falls under a MatchResources (a policy's matchConstraints or a binding's narrowing), as upstream's
 // generic policy matcher decides: exclude rules first, then the resource rules, the namespace and object selectors.
 // Under matchPolicy Equivalent a rule naming the `*.k8s.io` alias of one of our groups matches a request in our group
-// (and the other way round): they are one API served under two names.
+// (and the other way round): they are one API served under two names. Under Exact only the group the request was
+// made at matches, alias or not.
 import { asArr, asObj, asStr, selectorMatches } from '../../../api/common/validation-helpers.js';
 
 export interface MatchAttributes {
@@ -10,6 +11,8 @@ export interface MatchAttributes {
   group: string;
   /** Every other name the same API is served under (the kind's groupAliases). */
   groupAliases: readonly string[];
+  /** The group the client's path named (`group` or one of its aliases): what Exact matches. */
+  requestGroup: string;
   version: string;
   resource: string;
   subresource: string;
@@ -34,7 +37,7 @@ function listMatches(values: unknown[], wanted: readonly string[]): boolean {
 export function ruleMatches(rawRule: unknown, a: MatchAttributes, equivalent: boolean): boolean {
   const rule = asObj(rawRule) ?? {};
   if (!listMatches(asArr(rule.operations), [a.operation])) return false;
-  const groups = equivalent ? [a.group, ...a.groupAliases] : [a.group];
+  const groups = equivalent ? [a.group, ...a.groupAliases] : [a.requestGroup];
   if (!listMatches(asArr(rule.apiGroups), groups)) return false;
   if (!listMatches(asArr(rule.apiVersions), [a.version])) return false;
   if (!resourceMatches(asArr(rule.resources), a.resource, a.subresource)) return false;
