@@ -18,6 +18,7 @@ import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
 import { apiService } from './apiregistration/v1/api-service.js';
 import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
 import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
+import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -38,4 +39,5 @@ export const builtinKinds: KindDefinition[] = [
   apiService,
   validatingAdmissionPolicy,
   validatingAdmissionPolicyBinding,
+  customResourceDefinition,
 ];

@@ -1,19 +1,31 @@
-// The schema validator of each kind, plus, for ValidatingAdmissionPolicy, the compilation of its CEL expressions:
-// upstream refuses a policy whose expressions do not compile with a 422 naming the field, at validation, before any
-// admission plugin runs. The kind's own rules live in api/, which cannot reach the CEL environment; this joins them.
+// The schema validator of each kind, plus the compilation of the CEL expressions some kinds hold: upstream refuses a
+// ValidatingAdmissionPolicy or a CustomResourceDefinition whose expressions do not compile with a 422 naming the
+// field, at validation, before any admission plugin runs. The kinds' own rules live in api/, which cannot reach the
+// CEL environment; this joins them.
+import type { KObject } from '../../../api/meta/types.js';
+import type { FieldError } from '../../../api/meta/field-errors.js';
 import type { KindDefinition } from '../../../api/scheme.js';
 import { createKindValidator } from '../../../api/validation/schema-validator.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
+import { APIEXTENSIONS_GROUP } from '../../../api/apiextensions/v1/crd-types.js';
 import type { KindValidator } from '../../registry/admission-types.js';
+import { validationRuleErrors } from '../../apiextensions/rule-compilation.js';
 import { compilePolicy } from './compile-policy.js';
+
+/** `<group>/<kind>` → the compile errors of the expressions an object of that kind holds. */
+const EXPRESSION_CHECKS: Record<string, (obj: KObject) => FieldError[]> = {
+  [`${ADMISSIONREGISTRATION_GROUP}/ValidatingAdmissionPolicy`]: (obj) => compilePolicy(obj).errors,
+  [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: validationRuleErrors,
+};
 
 export function serverKindValidator(def: KindDefinition): KindValidator {
   const base = createKindValidator(def);
-  if (def.group !== ADMISSIONREGISTRATION_GROUP || def.kind !== 'ValidatingAdmissionPolicy') return base;
+  const check = EXPRESSION_CHECKS[`${def.group}/${def.kind}`];
+  if (!check) return base;
   const withExpressions = (
     errs: ReturnType<KindValidator['validate']>,
     obj: Parameters<KindValidator['validate']>[0],
-  ) => [...errs, ...compilePolicy(obj).errors];
+  ) => [...errs, ...check(obj)];
   return {
     prune: (obj) => base.prune(obj),
     validate: (obj) => withExpressions(base.validate(obj), obj),
