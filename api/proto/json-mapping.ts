@@ -84,8 +84,10 @@ export function jsonToMessage(type: protobuf.Type, json: Record<string, unknown>
     } else if (field.repeated) {
       if (value === null) continue;
       if (!Array.isArray(value)) throw new MappingError(at, 'must be an array');
+      // A JSON item may be null itself (an enum admitting null); other nulls mean nothing.
+      const keepsNull = field.resolvedType?.fullName === '.gatehouse.apiextensions.JSON';
       out[field.name] = value
-        .filter((v) => v !== null && v !== undefined)
+        .filter((v) => v !== undefined && (v !== null || keepsNull))
         .map((v, i) => valueToWire(field, v, `${at}[${i}]`));
     } else if (value === null) {
       // Only the zero time has a wire form for null (an empty message); other nulls mean unset.

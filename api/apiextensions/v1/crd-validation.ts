@@ -144,7 +144,8 @@ export function validateStoredVersions(crd: KObject): FieldError[] {
   return errs;
 }
 
-export function validateCRD(crd: KObject, old?: KObject): FieldError[] {
+/** The rules of every write through the main resource (create and update alike). */
+export function validateCRD(crd: KObject): FieldError[] {
   const spec = crdSpecOf(crd);
   const required = crdName(namesOf(spec.names).plural, asStr(spec.group) ?? '');
   const errs = validateObjectMeta(crd.metadata, {
@@ -156,15 +157,16 @@ export function validateCRD(crd: KObject, old?: KObject): FieldError[] {
     },
   });
   errs.push(...validateSpec(spec));
-  errs.push(...approvalAnnotationProblem(crd, old));
   errs.push(...validateNames(asObj(crd.status)?.acceptedNames, root('status').child('acceptedNames')));
-  if (storedVersionsOf(crd).length > 0 || old) errs.push(...validateStoredVersions(crd));
+  if (storedVersionsOf(crd).length > 0) errs.push(...validateStoredVersions(crd));
   return errs;
 }
 
+export const validateCRDCreate = (crd: KObject): FieldError[] => approvalAnnotationProblem(crd);
+
 /** What may not change once a definition exists: its group, plural (they make its name) and scope. */
 export function validateCRDUpdate(crd: KObject, old: KObject): FieldError[] {
-  const errs = validateCRD(crd, old);
+  const errs = approvalAnnotationProblem(crd, old);
   const spec = crdSpecOf(crd);
   const oldSpec = crdSpecOf(old);
   const at = root('spec');

@@ -17,7 +17,7 @@ import {
 } from './crd-types.js';
 import { crdSpecSchema, crdStatusSchema } from './crd-schema.js';
 import { normalizeSchemaProps } from './schema-props.js';
-import { validateCRD, validateCRDStatus, validateCRDUpdate } from './crd-validation.js';
+import { validateCRD, validateCRDCreate, validateCRDStatus, validateCRDUpdate } from './crd-validation.js';
 
 /** SetDefaults_CustomResourceDefinition(Spec), SetDefaults_CustomResourceConversion and SetDefaults_ServiceReference. */
 export function defaultCRD(crd: KObject): void {
@@ -96,7 +96,8 @@ export const customResourceDefinition: KindDefinition = {
   },
   prepareForUpdate: (crd) => recordStorageVersion(crd),
   beginDeletion: markTerminating,
-  validate: (crd) => validateCRD(crd),
+  validate: validateCRD,
+  validateCreate: validateCRDCreate,
   validateUpdate: (crd, old) => validateCRDUpdate(crd, old),
   validateStatusUpdate: (crd) => validateCRDStatus(crd),
 };
