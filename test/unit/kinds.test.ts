@@ -105,7 +105,7 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 18 kinds with kube-apiserver names', () => {
+  it('registers the 19 kinds with kube-apiserver names', () => {
     expect(builtinKinds.map((k) => k.resource)).to.have.members([
       'namespaces',
       'nodes',
@@ -125,6 +125,7 @@ describe('built-in kinds', () => {
       'apiservices',
       'validatingadmissionpolicies',
       'validatingadmissionpolicybindings',
+      'customresourcedefinitions',
     ]);
     expect(
       Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames])),
@@ -138,6 +139,7 @@ describe('built-in kinds', () => {
       networkpolicies: ['netpol'],
       replicasets: ['rs'],
       cronjobs: ['cj'],
+      customresourcedefinitions: ['crd', 'crds'],
     });
     expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members([
       'ReplicaSet',
