@@ -1,6 +1,7 @@
 // What a CustomResourceDefinition's status should say, as upstream's naming, establishing and API-approval
 // controllers decide it: which of its names it may use (none another definition of the group accepted first, none a
-// kind served here in that group has), NamesAccepted, Established once the names are accepted, and
+// kind served here in that group has; of two that came to hold one name at once, the one that precedes keeps it),
+// NamesAccepted, Established once the names are accepted, and
 // KubernetesAPIApprovalPolicyConformant in protected groups. A pure function of the definition and the names taken,
 // so every replica comes to the same answer.
 import type { KObject } from '../../api/meta/types.js';
@@ -17,19 +18,29 @@ import {
 import { approvalState, isProtectedGroup } from '../../api/apiextensions/v1/api-approval.js';
 
 /** Resource names (plural, singular, short) and kinds (kind, list kind) taken in one group. */
-export interface TakenNames {
+export interface NamePool {
   resources: Set<string>;
   kinds: Set<string>;
 }
 
-const emptyTaken = (): TakenNames => ({ resources: new Set(), kinds: new Set() });
+/**
+ * The names others hold in a definition's group: `all` of them, and those held by kinds served here or by
+ * definitions that precede it (older, or as old with a smaller name). A name two definitions came to hold at once
+ * (each accepted by a different replica) stays with the one that precedes: the other lets it go.
+ */
+export interface TakenNames {
+  all: NamePool;
+  preceding: NamePool;
+}
+
+const emptyPool = (): NamePool => ({ resources: new Set(), kinds: new Set() });
 
 /** The names the kinds served here hold in each of their group names (aliases included), by group. */
-export function builtinNames(defs: readonly KindDefinition[]): Map<string, TakenNames> {
-  const byGroup = new Map<string, TakenNames>();
+export function builtinNames(defs: readonly KindDefinition[]): Map<string, NamePool> {
+  const byGroup = new Map<string, NamePool>();
   for (const def of defs)
     for (const group of [def.group, ...(def.groupAliases ?? [])]) {
-      const taken = byGroup.get(group) ?? emptyTaken();
+      const taken = byGroup.get(group) ?? emptyPool();
       byGroup.set(group, taken);
       for (const r of [def.resource, def.singular, ...(def.shortNames ?? [])]) taken.resources.add(r);
       taken.kinds.add(def.kind).add(`${def.kind}List`);
@@ -37,61 +48,79 @@ export function builtinNames(defs: readonly KindDefinition[]): Map<string, Taken
   return byGroup;
 }
 
-/** The names the other definitions of `group` have been accepted under, plus the built-in ones. */
+function precedes(a: KObject, b: KObject): boolean {
+  const ta = a.metadata.creationTimestamp ?? '';
+  const tb = b.metadata.creationTimestamp ?? '';
+  return ta !== tb ? ta < tb : (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}
+
+function addAccepted(pool: NamePool, other: KObject): void {
+  const accepted = namesOf(asObj(other.status)?.acceptedNames);
+  for (const r of [accepted.plural, accepted.singular, ...accepted.shortNames]) if (r) pool.resources.add(r);
+  for (const k of [accepted.kind, accepted.listKind]) if (k) pool.kinds.add(k);
+}
+
+/** The names the other definitions of `crd`'s group have been accepted under, plus the built-in ones. */
 export function takenNames(
   crd: KObject,
   others: Iterable<KObject>,
-  builtins: ReadonlyMap<string, TakenNames>,
+  builtins: ReadonlyMap<string, NamePool>,
 ): TakenNames {
   const group = asStr(crdSpecOf(crd).group) ?? '';
   const builtin = builtins.get(group);
-  const taken: TakenNames = {
-    resources: new Set(builtin?.resources),
-    kinds: new Set(builtin?.kinds),
-  };
+  const pool = (): NamePool => ({ resources: new Set(builtin?.resources), kinds: new Set(builtin?.kinds) });
+  const taken: TakenNames = { all: pool(), preceding: pool() };
   for (const other of others) {
     if (other.metadata.name === crd.metadata.name || asStr(crdSpecOf(other).group) !== group) continue;
-    const accepted = namesOf(asObj(other.status)?.acceptedNames);
-    for (const r of [accepted.plural, accepted.singular, ...accepted.shortNames]) if (r) taken.resources.add(r);
-    for (const k of [accepted.kind, accepted.listKind]) if (k) taken.kinds.add(k);
+    addAccepted(taken.all, other);
+    if (precedes(other, crd)) addAccepted(taken.preceding, other);
   }
   return taken;
 }
 
-const freshOrOwn = (requested: string, accepted: string, taken: Set<string>): string | undefined =>
-  requested === accepted || !taken.has(requested) ? undefined : `${JSON.stringify(requested)} is already in use`;
+const inUse = (name: string): string => `${JSON.stringify(name)} is already in use`;
 
 interface Naming {
   names: CRDNames;
   condition: CRDCondition;
 }
 
-/** upstream's calculateNamesAndConditions: each conflicting name keeps its accepted value and names the reason. */
+/**
+ * upstream's calculateNamesAndConditions: a conflicting name keeps its accepted value and names the reason; a name
+ * held at once with a definition that precedes is let go.
+ */
 export function acceptNames(crd: KObject, taken: TakenNames): Naming {
   const requested = namesOf(crdSpecOf(crd).names);
   const accepted = namesOf(asObj(crd.status)?.acceptedNames);
   const names: CRDNames = { ...accepted };
   let conflict: { reason: string; message: string } | undefined;
-  const take = (key: 'plural' | 'singular' | 'kind' | 'listKind', reason: string, pool: Set<string>) => {
-    const problem = freshOrOwn(requested[key], accepted[key], pool);
-    if (problem) conflict = { reason, message: problem };
-    else names[key] = requested[key];
+  const problem = (name: string, held: boolean, pool: 'resources' | 'kinds'): string | undefined => {
+    if (held) return name !== '' && taken.preceding[pool].has(name) ? inUse(name) : undefined;
+    return taken.all[pool].has(name) ? inUse(name) : undefined;
   };
-  take('plural', 'PluralConflict', taken.resources);
-  take('singular', 'SingularConflict', taken.resources);
-  if (JSON.stringify(requested.shortNames) !== JSON.stringify(accepted.shortNames)) {
-    const problems = requested.shortNames
-      .filter((s) => !accepted.shortNames.includes(s))
-      .flatMap((s) => freshOrOwn(s, '', taken.resources) ?? []);
-    if (problems.length > 0)
-      conflict = {
-        reason: 'ShortNamesConflict',
-        message: problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`,
-      };
-    else names.shortNames = requested.shortNames;
-  }
-  take('kind', 'KindConflict', taken.kinds);
-  take('listKind', 'ListKindConflict', taken.kinds);
+  const take = (key: 'plural' | 'singular' | 'kind' | 'listKind', reason: string, pool: 'resources' | 'kinds') => {
+    const held = requested[key] === accepted[key];
+    const message = problem(requested[key], held, pool);
+    if (!message) names[key] = requested[key];
+    else {
+      conflict = { reason, message };
+      if (held) names[key] = '';
+    }
+  };
+  take('plural', 'PluralConflict', 'resources');
+  take('singular', 'SingularConflict', 'resources');
+  const shortProblems = requested.shortNames.flatMap(
+    (s) => problem(s, accepted.shortNames.includes(s), 'resources') ?? [],
+  );
+  if (shortProblems.length > 0) {
+    conflict = {
+      reason: 'ShortNamesConflict',
+      message: shortProblems.length === 1 ? shortProblems[0] : `[${shortProblems.join(', ')}]`,
+    };
+    names.shortNames = accepted.shortNames.filter((s) => !taken.preceding.resources.has(s));
+  } else names.shortNames = requested.shortNames;
+  take('kind', 'KindConflict', 'kinds');
+  take('listKind', 'ListKindConflict', 'kinds');
   names.categories = requested.categories;
   const condition: CRDCondition = conflict
     ? { type: 'NamesAccepted', status: 'False', ...conflict }

@@ -123,6 +123,22 @@ describe('CustomResourceDefinition status decisions', () => {
     expect(acceptNames(a, takenNames(a, [barOwner], builtins)).condition.status).to.equal('True');
   });
 
+  it('settles a name two definitions came to hold at once (two replicas) on the one that precedes', () => {
+    const names = (plural: string, kind: string) => ({ spec: { names: { plural, kind, shortNames: ['dup'] } } });
+    const first = created(crd('ones', 'example.com', names('ones', 'One')));
+    const second = created(crd('twos', 'example.com', names('twos', 'Two')));
+    first.metadata.creationTimestamp = second.metadata.creationTimestamp = '2026-11-27T07:00:00Z';
+    // Each replica saw only its own definition and accepted the short name for it.
+    const one = settled(first);
+    const two = settled(second);
+    expect((two.status as any).acceptedNames.shortNames).to.deep.equal(['dup']);
+    // Seen together, the later (by name, at one creation time) lets it go; the other keeps it.
+    const twoAfter = settled(two, [one]);
+    expect(condition(twoAfter, 'NamesAccepted')).to.include({ status: 'False', reason: 'ShortNamesConflict' });
+    expect((twoAfter.status as any).acceptedNames.shortNames).to.equal(undefined);
+    expect(desiredStatus(one, takenNames(one, [two], builtins), NOW)).to.equal(undefined);
+  });
+
   it('reports the API approval of a protected group', () => {
     const approved = settled(
       created(
