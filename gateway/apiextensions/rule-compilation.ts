@@ -6,8 +6,13 @@ import type { KObject } from '../../api/meta/types.js';
 import { fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import { asArr, asObj, asStr } from '../../api/common/validation-helpers.js';
 import { versionsOf } from '../../api/apiextensions/v1/crd-types.js';
-import { additionalOf, itemsOf, propertiesOf, schemaAt } from '../../api/apiextensions/v1/schema-props.js';
-import { MAX_SCHEMA_DEPTH } from '../../api/apiextensions/v1/openapi-rules.js';
+import {
+  additionalOf,
+  itemsOf,
+  MAX_SCHEMA_DEPTH,
+  propertiesOf,
+  schemaAt,
+} from '../../api/apiextensions/v1/schema-props.js';
 import { CelCompileError, compileCel } from '../../policies/cel/index.js';
 
 const RULE_VARIABLES = { self: 'dyn', oldSelf: 'dyn' };

@@ -127,6 +127,11 @@ describe('CustomResourceDefinition schemas', () => {
         ],
       ],
       [
+        'metadata.name typed other than string',
+        obj({ metadata: obj({ name: { type: 'integer' } }) }),
+        ['s.properties[metadata].properties[name].type: Invalid value: "integer": must be string'],
+      ],
+      [
         'a type inside anyOf',
         obj({ a: { type: 'string', anyOf: [{ type: 'integer' }] } }),
         ['s.properties[a].anyOf[0].type: Forbidden: must be empty to be structural'],
@@ -342,6 +347,14 @@ describe('CustomResourceDefinition schemas', () => {
             `${e}\nnot among\n${got.join('\n')}`,
           ).to.equal(true);
       });
+  });
+
+  it('refuses a schema nested deeper than 128 levels without walking it all', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 5000; i++) deep = { type: 'object', properties: { a: deep } };
+    const got = check(deep);
+    expect(got).to.have.length(1);
+    expect(got[0]).to.match(/^s(\.properties\[a\]){129}: Forbidden: must not be nested more than 128 levels deep$/);
   });
 
   describe('CEL rules, compiled at write time', () => {

@@ -4,7 +4,7 @@
 // structural.ts adds the structural-schema invariants on top.
 import { fieldErrors, type FieldError, type FieldPath } from '../../meta/field-errors.js';
 import { asArr, asObj } from '../../common/validation-helpers.js';
-import { itemsOf, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
+import { itemsOf, MAX_SCHEMA_DEPTH, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
 import { validateValidationRules } from './validation-rules.js';
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
@@ -202,9 +202,6 @@ function mapListRules(s: JSONSchemaProps, keys: unknown[], at: FieldPath): Field
   }
   return errs;
 }
-
-/** Bounds the recursion: a definition deeper than this is refused instead of walked. */
-export const MAX_SCHEMA_DEPTH = 128;
 
 function walk(raw: unknown, at: FieldPath, ctx: Context, isRoot: boolean, depth: number): FieldError[] {
   const s = schemaAt(raw);

@@ -115,30 +115,34 @@ const KNOWN_KEYS = new Set<string>([
   'dependencies',
 ]);
 
+/** Bounds every walk of a schema: a definition nested deeper is refused (openapi-rules.ts) instead of walked. */
+export const MAX_SCHEMA_DEPTH = 128;
+
 /**
  * Drops, in place and through every nested schema, the keys JSONSchemaProps does not have; returns their paths
  * relative to `at`, the way pruning reports unknown fields. Depth is bounded by the request body's own nesting.
  */
-export function normalizeSchemaProps(schema: unknown, at: string, unknown: string[] = []): string[] {
+export function normalizeSchemaProps(schema: unknown, at: string, unknown: string[] = [], depth = 0): string[] {
   const s = asObj(schema);
-  if (!s) return unknown;
+  if (!s || depth > MAX_SCHEMA_DEPTH) return unknown;
   for (const key of Object.keys(s)) {
     if (!KNOWN_KEYS.has(key)) {
       delete s[key];
       unknown.push(`${at}.${key}`);
     }
   }
-  for (const key of SCHEMA_KEYS) normalizeSchemaProps(s[key], `${at}.${key}`, unknown);
+  for (const key of SCHEMA_KEYS) normalizeSchemaProps(s[key], `${at}.${key}`, unknown, depth + 1);
   for (const key of SCHEMA_LIST_KEYS)
-    asArr(s[key]).forEach((child, i) => normalizeSchemaProps(child, `${at}.${key}[${i}]`, unknown));
+    asArr(s[key]).forEach((child, i) => normalizeSchemaProps(child, `${at}.${key}[${i}]`, unknown, depth + 1));
   for (const key of SCHEMA_MAP_KEYS)
     for (const [name, child] of Object.entries(asObj(s[key]) ?? {}))
-      normalizeSchemaProps(child, `${at}.${key}.${name}`, unknown);
-  for (const key of SCHEMA_OR_BOOL_KEYS) normalizeSchemaProps(s[key], `${at}.${key}`, unknown);
-  if (Array.isArray(s.items)) s.items.forEach((child, i) => normalizeSchemaProps(child, `${at}.items[${i}]`, unknown));
-  else normalizeSchemaProps(s.items, `${at}.items`, unknown);
+      normalizeSchemaProps(child, `${at}.${key}.${name}`, unknown, depth + 1);
+  for (const key of SCHEMA_OR_BOOL_KEYS) normalizeSchemaProps(s[key], `${at}.${key}`, unknown, depth + 1);
+  if (Array.isArray(s.items))
+    s.items.forEach((child, i) => normalizeSchemaProps(child, `${at}.items[${i}]`, unknown, depth + 1));
+  else normalizeSchemaProps(s.items, `${at}.items`, unknown, depth + 1);
   for (const [name, child] of Object.entries(asObj(s.dependencies) ?? {}))
-    if (!Array.isArray(child)) normalizeSchemaProps(child, `${at}.dependencies.${name}`, unknown);
+    if (!Array.isArray(child)) normalizeSchemaProps(child, `${at}.dependencies.${name}`, unknown, depth + 1);
   return unknown;
 }
 

@@ -5,9 +5,15 @@
 // server-side apply of custom objects can rely on.
 import { fieldErrors, type FieldError, type FieldPath } from '../../meta/field-errors.js';
 import { asArr, asObj } from '../../common/validation-helpers.js';
-import { additionalOf, itemsOf, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
+import {
+  additionalOf,
+  itemsOf,
+  MAX_SCHEMA_DEPTH,
+  propertiesOf,
+  schemaAt,
+  type JSONSchemaProps,
+} from './schema-props.js';
 import { checkValue, compilePattern, unknownFields } from './schema-values.js';
-import { MAX_SCHEMA_DEPTH } from './openapi-rules.js';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -102,6 +108,11 @@ function metadataInvariants(m: JSONSchemaProps, checkMetadata: boolean, level: L
   const names = Object.keys(asObj(properties) ?? {});
   const onlyNames = names.every((n) => n === 'name' || n === 'generateName');
   const others = Object.entries(rest).filter(([k, v]) => k !== 'default' && isSet(v));
+  for (const name of ['name', 'generateName']) {
+    const type = schemaAt(asObj(properties)?.[name])?.type;
+    if (type !== undefined && type !== 'string')
+      errs.push(fieldErrors.invalid(at.child('properties').key(name).child('type'), type, 'must be string'));
+  }
   if (!onlyNames || others.length > 0)
     errs.push(
       fieldErrors.forbidden(
