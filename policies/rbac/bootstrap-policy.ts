@@ -66,7 +66,7 @@ export const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', ...PUBLIC_I
 
 // APIServices are named by no role but cluster-admin, as upstream: registering one routes a whole group's requests
 // to a server of the registrant's choosing. ValidatingAdmissionPolicies and their bindings neither, as upstream: they
-// decide what every other user may write.
+// decide what every other user may write. CustomResourceDefinitions neither, as upstream: one defines a whole API.
 export function bootstrapClusterRoles(): RoleObject[] {
   return [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),
