@@ -7,6 +7,7 @@ import { fieldErrorMessage } from '../../api/meta/field-errors.js';
 import { createKindValidator } from '../../api/validation/schema-validator.js';
 import { customResourceDefinition as def } from '../../api/apiextensions/v1/custom-resource-definition.js';
 import { servedDefinitionOf } from '../../api/apiextensions/v1/crd-types.js';
+import { bootstrapClusterRoles } from '../../policies/rbac/bootstrap-policy.js';
 import { crd, fooSchema } from '../helpers/crds.js';
 
 const validator = createKindValidator(def);
@@ -367,6 +368,17 @@ describe('CustomResourceDefinition', () => {
       (next.spec as any).names.shortNames = ['wd'];
       expect(messagesOf(next, old)).to.deep.equal([]);
     });
+  });
+
+  it('is named by no default role: only cluster-admin, through its wildcard, may write definitions', () => {
+    const naming = bootstrapClusterRoles().filter((role) =>
+      (role.rules ?? []).some(
+        (r) =>
+          (r.apiGroups ?? []).some((g) => g === 'apiextensions.platform.io' || g === 'apiextensions.k8s.io') ||
+          (r.resources ?? []).includes('customresourcedefinitions'),
+      ),
+    );
+    expect(naming.map((r) => r.metadata.name)).to.deep.equal([]);
   });
 
   describe('updates and status', () => {
