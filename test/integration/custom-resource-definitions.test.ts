@@ -200,3 +200,32 @@ describe('CustomResourceDefinition', function () {
     );
   });
 });
+
+describe('CustomResourceDefinition without its status controller', function () {
+  this.timeout(60_000);
+  let gh: TestGatehouse;
+  before(async () => {
+    gh = await startTestGatehouse(['--controllers=*,-serviceaccount,-root-ca-cert-publisher,-crd-naming']);
+  });
+  after(async () => {
+    await gh?.close();
+  });
+
+  it('stays unestablished, and a deleted one stays Terminating behind its finalizer', async () => {
+    const res = await gh.request('POST', `${APIEXT_K8S}/customresourcedefinitions`, {
+      body: crd('stays', 'example.com'),
+    });
+    expect(res.status, res.body).to.equal(201);
+    const deleted = await gh.request('DELETE', `${APIEXT}/customresourcedefinitions/stays.example.com`);
+    expect(deleted.status, deleted.body).to.equal(200);
+    const o = (await gh.request('GET', `${APIEXT}/customresourcedefinitions/stays.example.com`)).json();
+    expect(o.metadata.deletionTimestamp).to.be.a('string');
+    expect(o.metadata.finalizers).to.deep.equal(['customresourcecleanup.apiextensions.k8s.io']);
+    expect(condition(o, 'Terminating')).to.include({
+      status: 'True',
+      reason: 'InstanceDeletionInProgress',
+      message: 'CustomResource deletion is in progress',
+    });
+    expect(condition(o, 'Established')).to.equal(undefined);
+  });
+});
