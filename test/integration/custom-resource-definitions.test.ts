@@ -93,6 +93,20 @@ describe('CustomResourceDefinition', function () {
     );
   });
 
+  it('reports schema keywords JSONSchemaProps lacks as unknown fields: refused when Strict, dropped with a warning', async () => {
+    const body = crd('typos', 'example.com') as any;
+    body.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.descripton = 'typo';
+    const at = 'spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.descripton';
+    const strict = await gh.request('POST', `${APIEXT_K8S}/customresourcedefinitions?fieldValidation=Strict`, { body });
+    expect(expectFailure(strict, 400, 'BadRequest').message).to.include(`unknown field "${at}"`);
+    const warned = await gh.request('POST', `${APIEXT_K8S}/customresourcedefinitions?fieldValidation=Warn`, { body });
+    expect(warned.status, warned.body).to.equal(201);
+    expect(warned.headers.warning).to.include(`unknown field \\"${at}\\"`);
+    expect(
+      warned.json().spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas,
+    ).to.not.have.property('descripton');
+  });
+
   it('refuses a change of scope and keeps the stored definition', async () => {
     await create(crd('scopes', 'example.com'));
     const res = await gh.request('PATCH', `${APIEXT}/customresourcedefinitions/scopes.example.com`, {

@@ -34,11 +34,20 @@ export function defaultCRD(crd: KObject): void {
   if (!conversion.strategy) conversion.strategy = 'None';
   const service = asObj(asObj(asObj(conversion.webhook)?.clientConfig)?.service);
   if (service && (service.port === undefined || service.port === null)) service.port = DEFAULT_WEBHOOK_PORT;
-  // Decoding into the Go type drops what JSONSchemaProps does not have; the opaque subtree needs the same.
-  asArr(spec.versions).forEach((v, i) => {
+  pruneSchemaKeywords(crd);
+}
+
+/**
+ * Drops the schema keys JSONSchemaProps does not have, as decoding into the Go type does (the kind schema keeps
+ * openAPIV3Schema opaque); returns their paths for the unknown-field report of fieldValidation.
+ */
+export function pruneSchemaKeywords(crd: KObject): string[] {
+  const unknown: string[] = [];
+  asArr(asObj(crd.spec)?.versions).forEach((v, i) => {
     const schema = asObj(asObj(v)?.schema);
-    if (schema) normalizeSchemaProps(schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`);
+    if (schema) normalizeSchemaProps(schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`, unknown);
   });
+  return unknown;
 }
 
 /** The storage version joins storedVersions the first time it is written with it (upstream's strategy). */

@@ -8,26 +8,38 @@ import type { KindDefinition } from '../../../api/scheme.js';
 import { createKindValidator } from '../../../api/validation/schema-validator.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import { APIEXTENSIONS_GROUP } from '../../../api/apiextensions/v1/crd-types.js';
+import { pruneSchemaKeywords } from '../../../api/apiextensions/v1/custom-resource-definition.js';
 import type { KindValidator } from '../../registry/admission-types.js';
 import { validationRuleErrors } from '../../apiextensions/rule-compilation.js';
 import { compilePolicy } from './compile-policy.js';
 
-/** `<group>/<kind>` → the compile errors of the expressions an object of that kind holds. */
-const EXPRESSION_CHECKS: Record<string, (obj: KObject) => FieldError[]> = {
-  [`${ADMISSIONREGISTRATION_GROUP}/ValidatingAdmissionPolicy`]: (obj) => compilePolicy(obj).errors,
-  [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: validationRuleErrors,
+/** What the server checks of some kinds beyond their own rules. */
+interface ServerChecks {
+  /** The compile errors of the expressions an object holds. */
+  expressions(obj: KObject): FieldError[];
+  /** Fields pruned beyond the kind schema's reach, reported as unknown fields (fieldValidation Warn and Strict). */
+  prune?(obj: KObject): string[];
+}
+
+/** By `<group>/<kind>`. */
+const SERVER_CHECKS: Record<string, ServerChecks> = {
+  [`${ADMISSIONREGISTRATION_GROUP}/ValidatingAdmissionPolicy`]: { expressions: (obj) => compilePolicy(obj).errors },
+  [`${APIEXTENSIONS_GROUP}/CustomResourceDefinition`]: {
+    expressions: validationRuleErrors,
+    prune: pruneSchemaKeywords,
+  },
 };
 
 export function serverKindValidator(def: KindDefinition): KindValidator {
   const base = createKindValidator(def);
-  const check = EXPRESSION_CHECKS[`${def.group}/${def.kind}`];
-  if (!check) return base;
+  const checks = SERVER_CHECKS[`${def.group}/${def.kind}`];
+  if (!checks) return base;
   const withExpressions = (
     errs: ReturnType<KindValidator['validate']>,
     obj: Parameters<KindValidator['validate']>[0],
-  ) => [...errs, ...check(obj)];
+  ) => [...errs, ...checks.expressions(obj)];
   return {
-    prune: (obj) => base.prune(obj),
+    prune: (obj) => [...base.prune(obj), ...(checks.prune?.(obj) ?? [])],
     validate: (obj) => withExpressions(base.validate(obj), obj),
     validateUpdate: (obj, old) => withExpressions(base.validateUpdate(obj, old), obj),
     validateStatusUpdate: (obj, old) => base.validateStatusUpdate(obj, old),
