@@ -215,6 +215,22 @@ describe('kubectl and CustomResourceDefinitions', function () {
     );
   });
 
+  it('refuses a misspelt schema keyword, as kubectl asks for strict field validation', async () => {
+    const misspelt = CERTIFICATE_CRD.replace(/certificates/g, 'typos')
+      .replace('kind: Certificate\n', 'kind: Typo\n')
+      .replace('listKind: CertificateList', 'listKind: TypoList')
+      .replace('shortNames: [cert, certs]', 'shortNames: [typo]')
+      .replace('singular: certificate', 'singular: typo')
+      .replace(
+        '            spec:\n              type: object\n',
+        '            spec:\n              type: object\n              descripton: typo\n',
+      );
+    const file = await env.kubectl.manifest('typos.yaml', misspelt);
+    const r = await env.kubectl.run(['apply', '-f', file]);
+    expect(r.code, r.stdout).to.not.equal(0);
+    expect(r.stderr).to.include('unknown field "spec.versions[0].schema.openAPIV3Schema.properties.spec.descripton"');
+  });
+
   it('refuses a broken definition with the fields at fault in the error', async () => {
     const file = await env.kubectl.manifest('issuers.yaml', BROKEN_CRD);
     const r = await env.kubectl.run(['apply', '-f', file]);
