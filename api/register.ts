@@ -20,6 +20,7 @@ import { validatingAdmissionPolicy } from './admissionregistration/v1/validating
 import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
 import { validatingWebhookConfiguration } from './admissionregistration/v1/validating-webhook-configuration.js';
 import { mutatingWebhookConfiguration } from './admissionregistration/v1/mutating-webhook-configuration.js';
+import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -42,4 +43,5 @@ export const builtinKinds: KindDefinition[] = [
   mutatingWebhookConfiguration,
   validatingAdmissionPolicy,
   validatingAdmissionPolicyBinding,
+  customResourceDefinition,
 ];

@@ -10,6 +10,7 @@
 //   JSON null), Quantity ⇄ string, IntOrString ⇄ number or string, FieldsV1 and RawExtension ⇄ the JSON they hold,
 //   ExtraValue ⇄ array of strings.
 import protobuf from 'protobufjs';
+import { UNION_TYPES, UnionError, unionToJson, unionToWire } from './json-unions.js';
 
 export type Message = Record<string, unknown>;
 
@@ -40,6 +41,24 @@ function fieldOption(field: protobuf.Field, name: string): boolean {
   return field.options?.[`(${name})`] === true;
 }
 
+/** The JSON key of a field: its name, or its (json) option for keys that are no identifiers (`$ref`, `x-...`). */
+function jsonKey(field: protobuf.Field): string {
+  const key: unknown = field.options?.['(json)'];
+  return typeof key === 'string' ? key : field.name;
+}
+
+function withUnionErrors<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof UnionError) {
+      const colon = e.message.indexOf(': ');
+      throw new MappingError(e.message.slice(0, colon), e.message.slice(colon + 2));
+    }
+    throw e;
+  }
+}
+
 // ---- JSON → message ----------------------------------------------------------------------------------------------
 
 /** The message object for `json` (a JSON object) of `type`; keys the schema does not know are left out. */
@@ -50,8 +69,8 @@ export function jsonToMessage(type: protobuf.Type, json: Record<string, unknown>
       out[field.name] = jsonToMessage(field.resolvedType as protobuf.Type, json, path);
       continue;
     }
-    const value = json[field.name];
-    const at = join(path, field.name);
+    const value = json[jsonKey(field)];
+    const at = join(path, jsonKey(field));
     if (value === undefined) continue;
     if (field.map) {
       if (value === null) continue;
@@ -65,8 +84,10 @@ export function jsonToMessage(type: protobuf.Type, json: Record<string, unknown>
     } else if (field.repeated) {
       if (value === null) continue;
       if (!Array.isArray(value)) throw new MappingError(at, 'must be an array');
+      // A JSON item may be null itself (an enum admitting null); other nulls mean nothing.
+      const keepsNull = field.resolvedType?.fullName === '.gatehouse.apiextensions.JSON';
       out[field.name] = value
-        .filter((v) => v !== null && v !== undefined)
+        .filter((v) => v !== undefined && (v !== null || keepsNull))
         .map((v, i) => valueToWire(field, v, `${at}[${i}]`));
     } else if (value === null) {
       // Only the zero time has a wire form for null (an empty message); other nulls mean unset.
@@ -83,6 +104,8 @@ function valueToWire(field: protobuf.Field, value: unknown, path: string): unkno
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Type) {
     if (SPECIAL.has(resolved.fullName)) return specialToWire(resolved.fullName, value, path);
+    if (UNION_TYPES.has(resolved.fullName))
+      return withUnionErrors(() => unionToWire(resolved, value, path, (t, j, at) => jsonToMessage(t, j, at)));
     if (!isPlainObject(value)) throw new MappingError(path, 'must be an object');
     return jsonToMessage(resolved, value, path);
   }
@@ -96,6 +119,9 @@ function scalarToWire(type: string, value: unknown, path: string): unknown {
       return value;
     case 'bool':
       if (typeof value !== 'boolean') throw new MappingError(path, 'must be a boolean');
+      return value;
+    case 'double':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new MappingError(path, 'must be a number');
       return value;
     case 'int32':
     case 'int64':
@@ -159,7 +185,8 @@ export function messageToJson(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    const at = join(path, field.name);
+    const key = jsonKey(field);
+    const at = join(path, key);
     if (fieldOption(field, 'inline')) {
       if (hasOwn(msg, field.name))
         Object.assign(
@@ -174,18 +201,18 @@ export function messageToJson(
     if (field.map) {
       const entries = Object.entries(value as Record<string, unknown>);
       if (entries.length === 0) continue;
-      out[field.name] = Object.fromEntries(entries.map(([k, v]) => [k, valueToJson(field, v, join(at, k), nested)]));
+      out[key] = Object.fromEntries(entries.map(([k, v]) => [k, valueToJson(field, v, join(at, k), nested)]));
     } else if (field.repeated) {
       const items = value as unknown[];
       if (items.length === 0) continue;
-      out[field.name] = items.map((v, i) => valueToJson(field, v, `${at}[${i}]`, nested));
+      out[key] = items.map((v, i) => valueToJson(field, v, `${at}[${i}]`, nested));
     } else if (field.resolvedType instanceof protobuf.Type) {
       const json = valueToJson(field, value, at, nested);
-      if (json !== undefined) out[field.name] = json;
+      if (json !== undefined) out[key] = json;
     } else {
       const json = scalarToJson(field.type, value);
       if (isZero(json) && !fieldOption(field, 'keep_zero')) continue;
-      out[field.name] = json;
+      out[key] = json;
     }
   }
   return out;
@@ -199,6 +226,10 @@ function valueToJson(field: protobuf.Field, value: unknown, path: string, nested
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Type) {
     if (SPECIAL.has(resolved.fullName)) return specialToJson(resolved.fullName, value as Message, path, nested);
+    if (UNION_TYPES.has(resolved.fullName))
+      return withUnionErrors(() =>
+        unionToJson(resolved, value as Message, path, (t, m, at) => messageToJson(t, m, at, nested)),
+      );
     return messageToJson(resolved, value as Message, path, nested);
   }
   return scalarToJson(field.type, value);

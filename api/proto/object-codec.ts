@@ -19,6 +19,7 @@ import {
 import { CORE_PROTO } from './core-proto.js';
 import { APIREGISTRATION_PROTO } from './apiregistration-proto.js';
 import { ADMISSIONREGISTRATION_PROTO } from './admissionregistration-proto.js';
+import { APIEXTENSIONS_PROTO } from './apiextensions-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import {
   ENVELOPE_PREFIX,
@@ -51,6 +52,7 @@ for (const source of [
   AUTHORIZATION_PROTO,
   APIREGISTRATION_PROTO,
   ADMISSIONREGISTRATION_PROTO,
+  APIEXTENSIONS_PROTO,
 ]) {
   protobuf.parse(source, root, { keepCase: true });
 }
@@ -114,6 +116,7 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
       lists: true,
     },
   ],
+  apiextensions: [{ versions: ['v1'], pkg: 'apiextensions', kinds: ['CustomResourceDefinition'], lists: true }],
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */

@@ -28,6 +28,7 @@ const UPSTREAM: Record<string, APIServicePriority> = {
   'networking.k8s.io/v1': { group: 17200, version: 15 },
   'rbac.authorization.k8s.io/v1': { group: 17000, version: 15 },
   'admissionregistration.k8s.io/v1': { group: 16700, version: 15 },
+  'apiextensions.k8s.io/v1': { group: 16700, version: 15 },
 };
 
 const PLATFORM_SUFFIX = '.platform.io';

@@ -14,6 +14,8 @@ export const ROOT_CA_PUBLISHER_CONTROLLER = 'root-ca-certificate-publisher-contr
 export const APISERVICE_AUTOREGISTRATION_CONTROLLER = 'apiservice-autoregistration-controller';
 export const APISERVICE_AVAILABILITY_CONTROLLER = 'apiservice-availability-controller';
 export const POLICY_STATUS_CONTROLLER = 'validatingadmissionpolicy-status-controller';
+// apiextensions-apiserver's naming, establishing, API-approval and finalizer controllers, run as one.
+export const CRD_STATUS_CONTROLLER = 'customresourcedefinition-status-controller';
 
 export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
@@ -34,6 +36,11 @@ export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   {
     name: POLICY_STATUS_CONTROLLER,
     aliases: ['validatingadmissionpolicy-status'],
+    enabledByDefault: true,
+  },
+  {
+    name: CRD_STATUS_CONTROLLER,
+    aliases: ['crd-naming', 'crd-establishing', 'crd-finalizer'],
     enabledByDefault: true,
   },
   // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.

@@ -26,9 +26,11 @@ import { startAuthenticationInfoController } from './authentication-info.js';
 import {
   APISERVICE_AUTOREGISTRATION_CONTROLLER,
   APISERVICE_AVAILABILITY_CONTROLLER,
+  CRD_STATUS_CONTROLLER,
   POLICY_STATUS_CONTROLLER,
 } from './known-controllers.js';
 import { startPolicyStatusController } from './policy-status.js';
+import { startCrdStatusController } from './crd-status.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
 import { startAvailabilityController } from './apiservice-availability.js';
 import type { GroupVersionRef } from '../aggregator/priorities.js';
@@ -69,6 +71,8 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
   [POLICY_STATUS_CONTROLLER]: ({ registry, log }) => startPolicyStatusController(registry, { log }),
+  [CRD_STATUS_CONTROLLER]: ({ registry, log, clock }) =>
+    startCrdStatusController(registry, { log, clock }) ?? { async stop() {} },
   [APISERVICE_AVAILABILITY_CONTROLLER]: (deps) =>
     startAvailabilityController(deps.registry, {
       log: deps.log,

@@ -67,6 +67,7 @@ export const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', ...PUBLIC_I
 // APIServices are named by no role but cluster-admin, as upstream: registering one routes a whole group's requests
 // to a server of the registrant's choosing. The admissionregistration kinds (webhook configurations, policies and
 // their bindings) neither, as upstream: they decide what every other user may write, and a webhook sees the writes.
+// CustomResourceDefinitions neither, as upstream: one defines a whole API.
 export function bootstrapClusterRoles(): RoleObject[] {
   return [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),

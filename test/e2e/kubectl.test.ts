@@ -89,6 +89,7 @@ describe('kubectl end to end', function () {
         'false',
         'ValidatingAdmissionPolicyBinding',
       ],
+      ['customresourcedefinitions', 'apiextensions.platform.io/v1', 'false', 'CustomResourceDefinition'],
       // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
       // The access reviews.
@@ -118,6 +119,7 @@ describe('kubectl end to end', function () {
         'false',
         'ValidatingAdmissionPolicyBinding',
       ],
+      ['customresourcedefinitions', 'apiextensions.k8s.io/v1', 'false', 'CustomResourceDefinition'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
@@ -133,11 +135,13 @@ describe('kubectl end to end', function () {
       `${RBAC}/v1`,
       'apiregistration.platform.io/v1',
       'admissionregistration.platform.io/v1',
+      'apiextensions.platform.io/v1',
       'authentication.platform.io/v1',
       'authorization.platform.io/v1',
       `${K8S}/v1`,
       'apiregistration.k8s.io/v1',
       'admissionregistration.k8s.io/v1',
+      'apiextensions.k8s.io/v1',
       'authentication.k8s.io/v1',
       'authentication.k8s.io/v1beta1',
       'authorization.k8s.io/v1',

@@ -295,4 +295,33 @@ export const everyType = (ns: string) => [
     },
     check: (o: any) => o.spec.validationActions.join() === 'Warn,Audit' && o.spec.paramRef.name === 'replica-limit',
   },
+  {
+    resource: 'customresourcedefinitions',
+    printed: 'customresourcedefinition.apiextensions.platform.io',
+    path: `/apis/apiextensions.platform.io/v1/customresourcedefinitions/widgets.${ns}.example.io`,
+    obj: {
+      apiVersion: 'apiextensions.platform.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${ns}.example.io` },
+      spec: {
+        group: `${ns}.example.io`,
+        names: { plural: 'widgets', kind: 'Widget', shortNames: ['wdg'] },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { size: { type: 'integer', default: 1 } } } },
+              },
+            },
+          },
+        ],
+      },
+    },
+    check: (o: any) => o.spec.names.listKind === 'WidgetList' && o.spec.conversion.strategy === 'None',
+  },
 ];

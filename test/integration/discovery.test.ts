@@ -15,6 +15,7 @@ const NAMED_GROUPS = [
   'rbac.authorization.platform.io',
   'apiregistration.platform.io',
   'admissionregistration.platform.io',
+  'apiextensions.platform.io',
 ];
 const ALIAS_GROUPS = [
   'networking.k8s.io',
@@ -22,6 +23,7 @@ const ALIAS_GROUPS = [
   'rbac.authorization.k8s.io',
   'apiregistration.k8s.io',
   'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
 ];

@@ -13,7 +13,7 @@ import { bootstrapClusterRoles } from '../../policies/rbac/bootstrap-policy.js';
 // upstream's ClusterRoles and ClusterRoleBindings are).
 const GENERIC_ROLES = new Set(['cluster-admin']);
 // Kinds whose upstream printer prints exactly the default columns, Name and Created At.
-const DEFAULT_COLUMNS_UPSTREAM = new Set(['Role', 'ClusterRole']);
+const DEFAULT_COLUMNS_UPSTREAM = new Set(['Role', 'ClusterRole', 'CustomResourceDefinition']);
 
 describe('every built-in kind', () => {
   for (const def of builtinKinds) {

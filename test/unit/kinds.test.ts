@@ -105,7 +105,7 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 20 kinds with kube-apiserver names', () => {
+  it('registers the 21 kinds with kube-apiserver names', () => {
     expect(builtinKinds.map((k) => k.resource)).to.have.members([
       'namespaces',
       'nodes',
@@ -127,6 +127,7 @@ describe('built-in kinds', () => {
       'mutatingwebhookconfigurations',
       'validatingadmissionpolicies',
       'validatingadmissionpolicybindings',
+      'customresourcedefinitions',
     ]);
     expect(
       Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames])),
@@ -140,6 +141,7 @@ describe('built-in kinds', () => {
       networkpolicies: ['netpol'],
       replicasets: ['rs'],
       cronjobs: ['cj'],
+      customresourcedefinitions: ['crd', 'crds'],
     });
     expect(builtinKinds.filter((k) => k.categories?.includes('all')).map((k) => k.kind)).to.have.members([
       'ReplicaSet',
