@@ -303,16 +303,16 @@ describe('CustomResourceDefinition', () => {
         'an http url with a query',
         webhook({ url: 'http://conv.example.com/x?y=1' }),
         [
-          'spec.conversion.webhook.clientConfig.url: Invalid value: "http://conv.example.com/x?y=1": \'https\' is the only allowed URL scheme',
-          'spec.conversion.webhook.clientConfig.url: Invalid value: "http://conv.example.com/x?y=1": query parameters are not permitted in the URL',
+          'spec.conversion.webhook.clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme',
+          'spec.conversion.webhook.clientConfig.url: Invalid value: "y=1": query parameters are not permitted in the URL',
         ],
       ],
       [
         'a service with a bad path and port',
         webhook({ service: { namespace: 'n', name: 's', path: 'convert', port: 0 } }),
         [
-          'spec.conversion.webhook.clientConfig.service.path: Invalid value: "convert": must start with a \'/\'',
           'spec.conversion.webhook.clientConfig.service.port: Invalid value: 0: port is not valid',
+          'spec.conversion.webhook.clientConfig.service.path: Invalid value: "convert": must start with a \'/\'',
         ],
       ],
       [

@@ -24,7 +24,11 @@ import {
   validateMatchConditions,
   validateRuleWithOperations,
 } from './admission-common.js';
-import { defaultClientConfig, validateClientConfig, webhookClientConfigSchema } from './webhook-client-config.js';
+import {
+  defaultClientConfig,
+  validateClientConfig,
+  webhookClientConfigSchema,
+} from '../../common/webhook-client-config.js';
 
 const DEF = 'io.platform.api.admissionregistration.v1';
 export const SIDE_EFFECT_CLASSES = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];

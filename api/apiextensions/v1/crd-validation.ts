@@ -9,7 +9,7 @@ import { dns1035Label, dns1123Subdomain, validateObjectMeta } from '../../meta/v
 import { CONVERSION_STRATEGIES, crdSpecOf, namesOf, SCOPES, storedVersionsOf, versionsOf } from './crd-types.js';
 import { validateVersion } from './version-validation.js';
 import { approvalAnnotationProblem } from './api-approval.js';
-import { validateWebhookClientConfig } from './webhook-client-config.js';
+import { validateClientConfig } from '../../common/webhook-client-config.js';
 
 export const crdName = (plural: string, group: string): string => `${plural}.${group}`;
 
@@ -50,7 +50,7 @@ function validateConversion(raw: unknown, at: FieldPath): FieldError[] {
   if (!webhook) return [...errs, fieldErrors.required(webhookAt, 'required when strategy is set to Webhook')];
   if (!asObj(webhook.clientConfig))
     errs.push(fieldErrors.required(webhookAt.child('clientConfig'), 'required when strategy is set to Webhook'));
-  else errs.push(...validateWebhookClientConfig(webhook.clientConfig, webhookAt.child('clientConfig')));
+  else errs.push(...validateClientConfig(webhook.clientConfig, webhookAt.child('clientConfig')));
   errs.push(
     ...validateReviewVersions(asArr(webhook.conversionReviewVersions), webhookAt.child('conversionReviewVersions')),
   );

@@ -1,10 +1,12 @@
-// How the server reaches an admission webhook (upstream's WebhookClientConfig): a URL or a Service reference, and the
-// CA bundle that verifies it. The rules are k8s.io/apiserver's ValidateWebhookURL and ValidateWebhookService.
-import type { FieldError, FieldPath } from '../../meta/field-errors.js';
-import { fieldErrors } from '../../meta/field-errors.js';
-import { dns1123Subdomain } from '../../meta/validation.js';
-import { int32, named, obj, str } from '../../common/schema-builders.js';
-import { asObj, asStr, type Obj } from '../../common/validation-helpers.js';
+// How the server reaches a webhook (upstream's WebhookClientConfig): a URL or a Service reference, and the CA bundle
+// that verifies it. The rules are k8s.io/apiserver's ValidateWebhookURL and ValidateWebhookService, which upstream
+// applies alike to admission webhooks and to CustomResourceDefinitions' conversion webhooks. The schema here is the
+// admissionregistration one; apiextensions declares its own, field for field the same.
+import type { FieldError, FieldPath } from '../meta/field-errors.js';
+import { fieldErrors } from '../meta/field-errors.js';
+import { dns1123Subdomain } from '../meta/validation.js';
+import { int32, named, obj, str } from './schema-builders.js';
+import { asObj, asStr, type Obj } from './validation-helpers.js';
 
 const DEF = 'io.platform.api.admissionregistration.v1';
 export const DEFAULT_WEBHOOK_PORT = 443;
