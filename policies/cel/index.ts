@@ -13,7 +13,14 @@
 //   double).
 // - Expressions that use the authorizer library declare a variable of type AUTHORIZER_TYPE and pass
 //   createCelAuthorizer(user, decide) as its value, or let evaluateWithAuthorizer pre-resolve an async Authorizer.
-export { compileCel, type CelCompileOptions, type CelCompiledProgram, type CelProgram } from './compile.js';
+export {
+  compileCel,
+  typeCheckCel,
+  type CelCompileOptions,
+  type CelCompiledProgram,
+  type CelProgram,
+} from './compile.js';
+export { celTypesOfSchema, type CelObjectType, type CelSchemaTypes } from './schema-types.js';
 export { CelCompileError, CelEvaluationError, COST_LIMIT_EXCEEDED_MESSAGE } from './errors.js';
 export { celDouble, CelDouble } from './values.js';
 export { escapePropertyName, unescapePropertyName, CEL_RESERVED_KEYWORDS } from './escaping.js';

@@ -12,7 +12,8 @@ export const PER_CALL_LIMIT = 1_000_000;
 /** Upstream's celconfig.RuntimeCELCostBudget: what all expressions of one policy evaluation may spend together. */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
-const VARIABLES: Record<string, string> = {
+/** The untyped declarations evaluation compiles against; type checking (type-check.ts) types some of them. */
+export const POLICY_VARIABLES: Readonly<Record<string, string>> = {
   object: 'dyn',
   oldObject: 'dyn',
   request: 'map<string, dyn>',
@@ -51,7 +52,7 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
     if (text.trim() === '') return undefined;
     try {
       return compileCel(text, {
-        variables: VARIABLES,
+        variables: POLICY_VARIABLES,
         resultTypes,
         runtimeCostBudget: PER_CALL_LIMIT,
         checkResultAtRuntime: !resultTypes.includes('dyn'),
@@ -102,31 +103,4 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
       auditAnnotations,
     },
   };
-}
-
-/**
- * Upstream's type-checking warnings, reduced to what an untyped environment can tell: an expression that reads
- * `params` while the policy declares no paramKind can only fail at run time.
- */
-export function typeCheckWarnings(policy: KObject): { fieldRef: string; warning: string }[] {
-  const spec = specOf(policy);
-  if (asObj(spec.paramKind)) return [];
-  const warnings: { fieldRef: string; warning: string }[] = [];
-  const check = (expression: unknown, fieldRef: string) => {
-    if (/\bparams\b/.test(asStr(expression) ?? ''))
-      warnings.push({
-        fieldRef,
-        warning: 'undefined field or variable: params is only defined when spec.paramKind is set',
-      });
-  };
-  asArr(spec.validations).forEach((v, i) => {
-    check(asObj(v)?.expression, `spec.validations[${i}].expression`);
-    check(asObj(v)?.messageExpression, `spec.validations[${i}].messageExpression`);
-  });
-  asArr(spec.auditAnnotations).forEach((a, i) =>
-    check(asObj(a)?.valueExpression, `spec.auditAnnotations[${i}].valueExpression`),
-  );
-  asArr(spec.variables).forEach((v, i) => check(asObj(v)?.expression, `spec.variables[${i}].expression`));
-  asArr(spec.matchConditions).forEach((c, i) => check(asObj(c)?.expression, `spec.matchConditions[${i}].expression`));
-  return warnings;
 }
