@@ -25,6 +25,17 @@ function isPlainObject(value: object): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A value converted once for several evaluations (the object a write's admission policies all read): evaluations
+ * take it as it is instead of converting it again each time. The value must not change while it is in use.
+ */
+export class ConvertedCelValue {
+  readonly converted: unknown;
+  constructor(value: unknown) {
+    this.converted = toCelValue(value);
+  }
+}
+
 /** Converts one activation value (deeply) to what the library expects. Leaves library values and bigint alone. */
 export function toCelValue(value: unknown): unknown {
   switch (typeof value) {
@@ -37,6 +48,7 @@ export function toCelValue(value: unknown): unknown {
     case 'object': {
       if (value === null) return null;
       if (value instanceof CelDouble) return value.value;
+      if (value instanceof ConvertedCelValue) return value.converted;
       if (Array.isArray(value)) return value.map(toCelValue);
       if (value instanceof Map) return new Map([...value].map(([k, v]) => [toCelValue(k), toCelValue(v)]));
       if (!isPlainObject(value)) return value;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  ConvertedCelValue,
   CelCompileError,
   CelEvaluationError,
   celDouble,
@@ -144,6 +145,14 @@ describe('CEL environment: compile', () => {
       expect(e.message, expression).not.to.contain(secret);
       expect(e.message, expression).not.to.contain('S3cr3t');
     }
+  });
+
+  it('takes a value converted once as the plain value, for as many evaluations as read it', () => {
+    const object = { metadata: { name: 'a', generation: 2 }, data: { k: 'v' }, list: [1, 2.5] };
+    const converted = new ConvertedCelValue(object);
+    const expression = "object.metadata.generation == 2 && object.data.k == 'v' && object.list[1] == 2.5";
+    for (let i = 0; i < 2; i++) expect(celEval(expression, { object: converted })).to.equal(true);
+    expect(celEval('object', { object: converted })).to.deep.equal(object);
   });
 
   it('does not let expressions read the internals of library objects', () => {

@@ -40,6 +40,8 @@ export interface CompiledPolicy {
   variables: { name: string; program: CelCompiledProgram }[];
   validations: CompiledValidation[];
   auditAnnotations: { key: string; program: CelCompiledProgram }[];
+  /** Whether any expression may call the authorizer: one that cannot is evaluated without pre-resolving checks. */
+  usesAuthorizer: boolean;
 }
 
 /** A compiled policy, or the field errors of the expressions that did not compile. */
@@ -101,6 +103,12 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
       variables,
       validations,
       auditAnnotations,
+      usesAuthorizer: [
+        ...matchConditions.map((c) => c.program),
+        ...variables.map((v) => v.program),
+        ...validations.flatMap((v) => [v.program, ...(v.messageExpression ? [v.messageExpression] : [])]),
+        ...auditAnnotations.map((a) => a.program),
+      ].some((program) => /\bauthorizer\b/.test(program.expression)),
     },
   };
 }

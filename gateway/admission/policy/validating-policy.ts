@@ -8,11 +8,12 @@ import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/commo
 import type { KindDefinition, ProjectionSubresource } from '../../../api/scheme.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
+import { ConvertedCelValue } from '../../../policies/cel/index.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
 import type { AdmissionPlugin } from '../plugin.js';
 import type { CompiledPolicy } from './compile-policy.js';
-import { evaluatePolicy, type Decision } from './evaluate.js';
+import { evaluatePolicy, type Activation, type Decision } from './evaluate.js';
 import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
 import type { PolicyMetrics } from './policy-metrics.js';
 import { admissionRequestValue } from './request-value.js';
@@ -82,6 +83,14 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       .filter((item) => isEmptySelector(ref.selector) || selectorMatches(ref.selector, item.metadata.labels ?? {}));
   }
 
+  // Params come from the informers' objects, which are replaced on change, never modified: each is converted once.
+  const convertedParams = new WeakMap<KObject, ConvertedCelValue>();
+  function convertedParam(param: KObject): ConvertedCelValue {
+    let converted = convertedParams.get(param);
+    if (!converted) convertedParams.set(param, (converted = new ConvertedCelValue(param)));
+    return converted;
+  }
+
   async function admit(
     req: Request,
     object: KObject | undefined,
@@ -105,6 +114,8 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     };
     let nsObject: KObject | undefined;
     let nsRead = false;
+    // What every binding's evaluation reads alike, converted once per write rather than once per expression.
+    let activation: Omit<Activation, 'params'> | undefined;
     const denied: { policy: string; binding: string; decision: Decision }[] = [];
     // Upstream publishes each policy's annotations once, every distinct value of a key (one per binding or param)
     // joined by ", "; and an audit event keeps the first value of a key, so the first Audit failure is the one told.
@@ -160,19 +171,18 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
           params = [];
         }
       }
-      const request = admissionRequestValue(req, object, oldObject, subresource, writtenKind);
+      activation ??= {
+        object: object ? new ConvertedCelValue(object) : null,
+        oldObject: oldObject ? new ConvertedCelValue(oldObject) : null,
+        request: admissionRequestValue(req, object, oldObject, subresource, writtenKind),
+        namespaceObject: nsObject ? new ConvertedCelValue(nsObject) : null,
+      };
       for (const param of params) {
         const outcome = await evaluatePolicy(
           policy,
-          {
-            object: object ?? null,
-            oldObject: oldObject ?? null,
-            request,
-            params: param,
-            namespaceObject: nsObject ?? null,
-          },
+          { ...activation, params: param ? convertedParam(param) : null },
           req.user,
-          deps.authorizer,
+          policy.usesAuthorizer ? deps.authorizer : undefined,
         );
         if (outcome.skipped) continue;
         decisions.push(...outcome.decisions);
