@@ -3,9 +3,9 @@
 // (paired-cost.ts). The policies are the kind a cluster runs (required labels, size limits, naming rules), two or
 // three validations each, and every created object passes them, so the figure is the cost of evaluating, not of
 // refusing. The issue's target: creates with the three policies at 70% or more of creates without.
-import https from 'node:https';
+import { setupClient } from './admission-setup.js';
 import { dataJson } from './objects.js';
-import { send, type Target } from './load.js';
+import type { Target } from './load.js';
 import { FULL_COST_SETTINGS, type CostSettings } from './metrics-cost.js';
 import { formatPairedCost, measurePairedCost, type PairedCost } from './paired-cost.js';
 
@@ -59,32 +59,28 @@ const POLICIES = [
   },
 ];
 
-function policyJson(p: (typeof POLICIES)[number]): string {
-  return JSON.stringify({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: p.name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] },
-        ],
-      },
-      variables: p.variables,
-      validations: p.validations,
+const policy = (p: (typeof POLICIES)[number]) => ({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicy',
+  metadata: { name: p.name },
+  spec: {
+    failurePolicy: 'Fail',
+    matchConstraints: {
+      resourceRules: [
+        { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['configmaps'] },
+      ],
     },
-  });
-}
+    variables: p.variables,
+    validations: p.validations,
+  },
+});
 
-function bindingJson(policyName: string): string {
-  return JSON.stringify({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name: policyName },
-    spec: { policyName, validationActions: ['Deny'] },
-  });
-}
+const binding = (policyName: string) => ({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicyBinding',
+  metadata: { name: policyName },
+  spec: { policyName, validationActions: ['Deny'] },
+});
 
 /** A 1 KiB ConfigMap that passes every policy above. */
 export function labelledConfigMapJson(name: string): string {
@@ -96,28 +92,18 @@ export function labelledConfigMapJson(name: string): string {
 
 /** Creates the policies and bindings, then waits until a ConfigMap without labels is refused (they are in force). */
 async function installPolicies(target: Target): Promise<void> {
-  const agent = new https.Agent({ keepAlive: true, ca: target.ca });
+  const client = setupClient(target);
   try {
     for (const p of POLICIES) {
-      for (const [path, body] of [
-        [`${AR}/validatingadmissionpolicies`, policyJson(p)],
-        [`${AR}/validatingadmissionpolicybindings`, bindingJson(p.name)],
-      ]) {
-        const res = await send(target, agent, { method: 'POST', path, body }, { expect: [201] });
-        if (res.status !== 201) throw new Error(`POST ${path}: HTTP ${res.status}: ${res.body.slice(0, 200)}`);
-      }
+      await client.post(`${AR}/validatingadmissionpolicies`, policy(p));
+      await client.post(`${AR}/validatingadmissionpolicybindings`, binding(p.name));
     }
     const unlabelled = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"probe"}}`;
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const res = await send(target, agent, { method: 'POST', path: `${CONFIGMAPS}?dryRun=All`, body: unlabelled });
-      if (res.status === 422) return;
-      if (Date.now() > deadline) throw new Error(`the policies were not in force within 10 s (HTTP ${res.status})`);
-      // The plugin's informers pick the bindings up asynchronously; nothing in the gateway can be awaited instead.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const probe = { method: 'POST', path: `${CONFIGMAPS}?dryRun=All`, body: unlabelled };
+    if (!(await client.until(probe, (status) => status === 422, 10_000)))
+      throw new Error('the policies were not in force within 10 s');
   } finally {
-    agent.destroy();
+    client.close();
   }
 }
 

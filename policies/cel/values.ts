@@ -52,12 +52,22 @@ export function toCelValue(value: unknown): unknown {
       if (Array.isArray(value)) return value.map(toCelValue);
       if (value instanceof Map) return new Map([...value].map(([k, v]) => [toCelValue(k), toCelValue(v)]));
       if (!isPlainObject(value)) return value;
-      // fromEntries defines own properties, so a key like `__proto__` stays an ordinary key.
-      return Object.fromEntries(
-        Object.entries(value)
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => [k, toCelValue(v)]),
-      );
+      // A loop rather than entries/filter/map/fromEntries: every evaluation converts its activation, and this is
+      // most of that work. A `__proto__` key is defined as an own property, so it stays an ordinary key.
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const v = value[key];
+        if (v === undefined) continue;
+        if (key === '__proto__')
+          Object.defineProperty(out, key, {
+            value: toCelValue(v),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[key] = toCelValue(v);
+      }
+      return out;
     }
     default:
       return value;
