@@ -28,6 +28,7 @@ import { freshResultPath } from './results-file.js';
 import { runBackendScenarios } from './scenarios.js';
 import { formatMetricsCost, FULL_COST_SETTINGS, measureMetricsCost } from './metrics-cost.js';
 import { formatPolicyCost, measurePolicyCost, QUICK_COST_SETTINGS } from './policy-cost.js';
+import { formatWebhookCost, measureWebhookCost } from './webhook-cost.js';
 import { formatAuditCost, measureAuditCost } from './audit-cost.js';
 import {
   formatAggregation,
@@ -203,6 +204,8 @@ async function main(): Promise<void> {
     if (only !== 'aggregation') {
       say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');
       emit([...formatPolicyCost(await measurePolicyCost(say, admissionSettings), admissionSettings), '']);
+      say('webhook cost: two memory-backend gateways, one validating webhook on loopback and none');
+      emit([...formatWebhookCost(await measureWebhookCost(say, admissionSettings), admissionSettings), '']);
     }
     if (only !== 'admission') {
       say('aggregation: an upstream gateway, and a front gateway proxying one group-version to it');
