@@ -3,16 +3,14 @@
 // (paired-cost.ts). The policies are the kind a cluster runs (required labels, size limits, naming rules), two or
 // three validations each, and every created object passes them, so the figure is the cost of evaluating, not of
 // refusing. The issue's target: creates with the three policies at 70% or more of creates without.
-import { setupClient } from './admission-setup.js';
-import { dataJson } from './objects.js';
+import { CONFIGMAPS, measureCreateCost, setupClient } from './admission-setup.js';
 import type { Target } from './load.js';
 import { FULL_COST_SETTINGS, type CostSettings } from './metrics-cost.js';
-import { formatPairedCost, measurePairedCost, type PairedCost } from './paired-cost.js';
+import { formatPairedCost, type PairedCost } from './paired-cost.js';
 
 export const POLICY_COST_TARGET = 0.7;
 const LABEL: [string, string] = ['with 3 policies', 'without'];
 const AR = '/apis/admissionregistration.k8s.io/v1';
-const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 
 /** Quick settings, for a check on a busy machine: four rounds of 2 s. */
 export const QUICK_COST_SETTINGS: CostSettings = { rounds: 4, sliceMs: 2_000 };
@@ -82,14 +80,6 @@ const binding = (policyName: string) => ({
   spec: { policyName, validationActions: ['Deny'] },
 });
 
-/** A 1 KiB ConfigMap that passes every policy above. */
-export function labelledConfigMapJson(name: string): string {
-  return (
-    `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"app":"bench","team":"platform"}},` +
-    `"data":${dataJson(1024)}}`
-  );
-}
-
 /** Creates the policies and bindings, then waits until a ConfigMap without labels is refused (they are in force). */
 async function installPolicies(target: Target): Promise<void> {
   const client = setupClient(target);
@@ -108,24 +98,7 @@ async function installPolicies(target: Target): Promise<void> {
 }
 
 export function measurePolicyCost(say: (line: string) => void, settings = FULL_COST_SETTINGS): Promise<PairedCost> {
-  return measurePairedCost({
-    sides: [{ flags: ['--storage-backend', 'memory'] }, { flags: ['--storage-backend', 'memory'] }],
-    ...settings,
-    concurrency: 16,
-    warmMs: 3_000,
-    setup: async (target, side) => {
-      if (side === 0) await installPolicies(target);
-    },
-    // Every slice creates names of its own: a name taken would answer 409.
-    request: (round, side) => (i) => ({
-      method: 'POST',
-      path: CONFIGMAPS,
-      body: labelledConfigMapJson(`r${round + 1}-s${side}-${i}`),
-    }),
-    expect: [201],
-    say,
-    label: LABEL,
-  });
+  return measureCreateCost({ configure: installPolicies, settings, say, label: LABEL });
 }
 
 export function formatPolicyCost(cost: PairedCost, settings = FULL_COST_SETTINGS): string[] {

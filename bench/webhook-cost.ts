@@ -8,17 +8,15 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { issueServerCert, makeCA } from '../test/helpers/pki.js';
-import { setupClient } from './admission-setup.js';
+import { CONFIGMAPS, labelledConfigMapJson, measureCreateCost, setupClient } from './admission-setup.js';
 import { trackCloser } from './cleanup.js';
 import type { Target } from './load.js';
 import { FULL_COST_SETTINGS, type CostSettings } from './metrics-cost.js';
-import { formatPairedCost, measurePairedCost, type PairedCost } from './paired-cost.js';
-import { labelledConfigMapJson } from './policy-cost.js';
+import { formatPairedCost, type PairedCost } from './paired-cost.js';
 
 export const WEBHOOK_COST_TARGET = 0.5;
 const LABEL: [string, string] = ['through a webhook', 'without'];
 const TITLE = 'validating webhook cost';
-const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 
 const describe = (s: CostSettings) =>
   `memory backend, creates of 1 KiB ConfigMaps, 16 clients, one validating webhook on loopback answering allowed ` +
@@ -118,24 +116,8 @@ export async function measureWebhookCost(
 ): Promise<WebhookCost> {
   const webhook = await startAllowingWebhook();
   try {
-    const cost = await measurePairedCost({
-      sides: [{ flags: ['--storage-backend', 'memory'] }, { flags: ['--storage-backend', 'memory'] }],
-      ...settings,
-      concurrency: 16,
-      warmMs: 3_000,
-      setup: async (target, side) => {
-        if (side === 0) await configureWebhook(target, webhook);
-      },
-      // Every slice creates names of its own: a name taken would answer 409.
-      request: (round, side) => (i) => ({
-        method: 'POST',
-        path: CONFIGMAPS,
-        body: labelledConfigMapJson(`r${round + 1}-s${side}-${i}`),
-      }),
-      expect: [201],
-      say,
-      label: LABEL,
-    });
+    const configure = (target: Target) => configureWebhook(target, webhook);
+    const cost = await measureCreateCost({ configure, settings, say, label: LABEL });
     return { cost, calls: webhook.calls() };
   } finally {
     await webhook.close();
