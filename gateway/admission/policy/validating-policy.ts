@@ -174,7 +174,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       activation ??= {
         object: object ? new ConvertedCelValue(object) : null,
         oldObject: oldObject ? new ConvertedCelValue(oldObject) : null,
-        request: admissionRequestValue(req, object, oldObject, subresource, writtenKind),
+        request: convertedFields(admissionRequestValue(req, object, oldObject, subresource, writtenKind)),
         namespaceObject: nsObject ? new ConvertedCelValue(nsObject) : null,
       };
       for (const param of params) {
@@ -242,6 +242,13 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     validateDelete: (req) =>
       isExemptAdmissionConfigurationKind(req.def) ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
   };
+}
+
+/** A map whose values are converted once: an expression's activation then converts only the map itself. */
+function convertedFields(map: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(map)) out[key] = new ConvertedCelValue(map[key]);
+  return out;
 }
 
 function isNamespace(def: KindDefinition): boolean {
