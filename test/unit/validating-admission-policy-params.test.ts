@@ -66,9 +66,25 @@ describe('ValidatingAdmissionPolicy params through an informer', () => {
       { metadata: { name }, spec: { policyName: 'max-keys', validationActions: ['Deny'], paramRef } },
       write,
     );
+  /** A policy with ConfigMap params over creates of `resource`. */
+  const createPolicy = (name: string, resource: string, validation: Record<string, string>) =>
+    store(ADMISSIONREGISTRATION_GROUP, 'ValidatingAdmissionPolicy').create(
+      '',
+      {
+        metadata: { name },
+        spec: {
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          matchConstraints: {
+            resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: [resource] }],
+          },
+          validations: [validation],
+        },
+      },
+      write,
+    );
   const unbind = (name: string) =>
     store(ADMISSIONREGISTRATION_GROUP, 'ValidatingAdmissionPolicyBinding').delete('', name, {}, write);
-  /** The plugin's answer to a Secret with `keys` keys: undefined when admitted, else the refusal's message. */
+  /** The plugin's answer to a Secret with `keys` keys. */
   const admit = async (keys: number): Promise<string | undefined> => {
     const secrets = store('', 'Secret');
     const object: KObject = {
@@ -87,6 +103,10 @@ describe('ValidatingAdmissionPolicy params through an informer', () => {
       user,
       dryRun: true,
     };
+    return answer(req);
+  };
+  /** The plugin's answer: undefined when admitted, else the refusal's message. */
+  const answer = async (req: AdmissionRequest): Promise<string | undefined> => {
     try {
       await plugin.validate!(req);
       return undefined;
@@ -107,25 +127,10 @@ describe('ValidatingAdmissionPolicy params through an informer', () => {
     await store('', 'Namespace').create('', { metadata: { name: ns } }, write);
     source = startPolicySource(registry, { log: () => {} });
     plugin = createValidatingAdmissionPolicy({ registry, source });
-    await store(ADMISSIONREGISTRATION_GROUP, 'ValidatingAdmissionPolicy').create(
-      '',
-      {
-        metadata: { name: 'max-keys' },
-        spec: {
-          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
-          matchConstraints: {
-            resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['secrets'] }],
-          },
-          validations: [
-            {
-              expression: 'size(object.data) <= int(params.data.max)',
-              messageExpression: "'at most ' + params.data.max",
-            },
-          ],
-        },
-      },
-      write,
-    );
+    await createPolicy('max-keys', 'secrets', {
+      expression: 'size(object.data) <= int(params.data.max)',
+      messageExpression: "'at most ' + params.data.max",
+    });
     await source.synced;
   });
   afterEach(async () => {
@@ -174,6 +179,38 @@ describe('ValidatingAdmissionPolicy params through an informer', () => {
       return bindings.length === 1 && bindings[0].metadata.name === 'allow';
     });
     expect(await admit(50)).to.equal(undefined);
+  });
+
+  it('a namespaced paramRef without a namespace cannot serve a cluster-scoped write: an error for failurePolicy', async () => {
+    await createPolicy('ns-params', 'namespaces', { expression: 'params != null' });
+    await store(ADMISSIONREGISTRATION_GROUP, 'ValidatingAdmissionPolicyBinding').create(
+      '',
+      {
+        metadata: { name: 'ns-params' },
+        spec: {
+          policyName: 'ns-params',
+          validationActions: ['Deny'],
+          paramRef: { name: 'limits', parameterNotFoundAction: 'Deny' },
+        },
+      },
+      write,
+    );
+    const namespaces = store('', 'Namespace');
+    const createNamespace = () =>
+      answer({
+        operation: 'CREATE',
+        def: namespaces.def,
+        namespace: '',
+        name: 'new',
+        subresource: '',
+        object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'new' } },
+        user,
+        dryRun: true,
+      });
+    await within('bound', async () => (await createNamespace()) !== undefined);
+    expect(await createNamespace()).to.include(
+      'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources',
+    );
   });
 
   it('watches the paramKind only while some policy names it', async () => {
