@@ -27,6 +27,8 @@ export interface ParamCache {
 
 const SYNCED = Promise.resolve(true);
 
+const STOPPED: ParamObjects = { ready: () => Promise.resolve(false), get: () => undefined, list: () => [] };
+
 interface Running extends ParamObjects {
   informer: Informer;
 }
@@ -89,8 +91,11 @@ export function createParamCache(opts: { log: (line: string) => void }): ParamCa
     const done = r.informer.stop().finally(() => stopping.delete(done));
     stopping.add(done);
   };
+  let stopped = false;
   return {
     objectsOf(store) {
+      // A request still in flight when the server stops must not start an informer nobody would stop.
+      if (stopped) return STOPPED;
       let r = running.get(store);
       if (!r) running.set(store, (r = startParamInformer(store, opts)));
       return r;
@@ -100,6 +105,7 @@ export function createParamCache(opts: { log: (line: string) => void }): ParamCa
       for (const store of stores) this.objectsOf(store);
     },
     async stop() {
+      stopped = true;
       for (const [store, r] of running) stopOne(store, r);
       await Promise.all(stopping);
     },
