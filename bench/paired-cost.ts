@@ -21,8 +21,8 @@ export interface PairedOptions {
   sliceMs: number;
   concurrency: number;
   warmMs: number;
-  /** Before the warm-up, on each gateway (objects to read back...). */
-  setup?(target: Target): Promise<void>;
+  /** Before the warm-up, on each gateway (objects to read back, the feature's configuration...). */
+  setup?(target: Target, side: 0 | 1): Promise<void>;
   /** The i-th request of `side`'s slice in `round` (-1: the warm-up); requests must differ where names must. */
   request(round: number, side: 0 | 1): (i: number) => RequestSpec;
   expect: number[];
@@ -74,7 +74,7 @@ export async function measurePairedCost(opts: PairedOptions): Promise<PairedCost
         expect: opts.expect,
         request: opts.request(round, side),
       });
-    for (const side of [0, 1] as const) await opts.setup?.(targets[side]);
+    for (const side of [0, 1] as const) await opts.setup?.(targets[side], side);
     // Long enough for the JIT to settle: the first seconds of a fresh gateway are markedly slower.
     await Promise.all(([0, 1] as const).map((side) => slice(side, -1, opts.warmMs)));
     const runs: [Measured[], Measured[]] = [[], []];

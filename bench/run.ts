@@ -4,6 +4,7 @@
 //   node --import tsx bench/run.ts [memory] [embedded] [postgres]     (default: all three)
 //   node --import tsx bench/run.ts costs                                (only the paired cost scenarios)
 //   node --import tsx bench/run.ts aggregation [quick]                  (only the aggregation proxy scenario)
+//   node --import tsx bench/run.ts admission [quick]                    (only the admission cost scenarios)
 //
 // A backend is only a set of `gatehouse` flags: one that the gateway refuses to start with (not implemented yet, or
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
@@ -25,7 +26,9 @@ import { gatewayCommand, gatewayNodeFlags, postgresCpuSeconds, REPO_ROOT, startG
 import { formatBackend, formatBaselines, type BackendReport } from './report.js';
 import { freshResultPath } from './results-file.js';
 import { runBackendScenarios } from './scenarios.js';
-import { formatMetricsCost, measureMetricsCost } from './metrics-cost.js';
+import { formatMetricsCost, FULL_COST_SETTINGS, measureMetricsCost } from './metrics-cost.js';
+import { formatPolicyCost, measurePolicyCost, QUICK_COST_SETTINGS } from './policy-cost.js';
+import { formatWebhookCost, measureWebhookCost } from './webhook-cost.js';
 import { formatAuditCost, measureAuditCost } from './audit-cost.js';
 import {
   formatAggregation,
@@ -95,7 +98,7 @@ function chooseBackends(argv: string[]): Backend[] {
   if (argv.length === 0) return BACKENDS;
   // The cost scenarios alone: each starts its own pair of gateways and needs no backend run before it.
   if (argv.length === 1 && argv[0] === 'costs') return [];
-  if (argv[0] === 'aggregation') return [];
+  if (argv[0] === 'aggregation' || argv[0] === 'admission') return [];
   const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
   if (unknown.length)
     throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
@@ -106,11 +109,14 @@ async function main(): Promise<void> {
   installCleanupHandlers(WATCHDOG_MS);
   const argv = process.argv.slice(2);
   const backends = chooseBackends(argv);
-  // The aggregation scenario starts its own front and upstream; `quick` shortens it for a check on a busy machine.
-  const aggregationOnly = argv[0] === 'aggregation';
-  if (aggregationOnly && argv.slice(1).some((a) => a !== 'quick'))
-    throw new Error(`aggregation takes only 'quick' after it, not ${argv.slice(1).join(' ')}`);
-  const aggregationSettings = argv[1] === 'quick' ? QUICK_AGGREGATION_SETTINGS : FULL_AGGREGATION_SETTINGS;
+  // The aggregation and admission scenarios start their own gateways; `quick` shortens them for a check on a busy
+  // machine.
+  const only = argv[0] === 'aggregation' || argv[0] === 'admission' ? argv[0] : undefined;
+  if (only && argv.slice(1).some((a) => a !== 'quick'))
+    throw new Error(`${only} takes only 'quick' after it, not ${argv.slice(1).join(' ')}`);
+  const quick = argv[1] === 'quick';
+  const aggregationSettings = quick ? QUICK_AGGREGATION_SETTINGS : FULL_AGGREGATION_SETTINGS;
+  const admissionSettings = quick ? QUICK_COST_SETTINGS : FULL_COST_SETTINGS;
   const say = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
@@ -189,15 +195,23 @@ async function main(): Promise<void> {
       }
       emit([...formatBackend(report, bare, pg), '']);
     }
-    if (!aggregationOnly) {
+    if (!only) {
       say('request metrics cost: two memory-backend gateways, metrics on and off');
       emit([...formatMetricsCost(await measureMetricsCost(say)), '']);
       say('audit cost: two memory-backend gateways, audit to a file and none');
       emit([...formatAuditCost(await measureAuditCost(say)), '']);
     }
-    say('aggregation: an upstream gateway, and a front gateway proxying one group-version to it');
-    const aggregation = await measureAggregation(say, aggregationSettings);
-    emit([...formatAggregation(aggregation, aggregationSettings), '']);
+    if (only !== 'aggregation') {
+      say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');
+      emit([...formatPolicyCost(await measurePolicyCost(say, admissionSettings), admissionSettings), '']);
+      say('webhook cost: two memory-backend gateways, one validating webhook on loopback and none');
+      emit([...formatWebhookCost(await measureWebhookCost(say, admissionSettings), admissionSettings), '']);
+    }
+    if (only !== 'admission') {
+      say('aggregation: an upstream gateway, and a front gateway proxying one group-version to it');
+      const aggregation = await measureAggregation(say, aggregationSettings);
+      emit([...formatAggregation(aggregation, aggregationSettings), '']);
+    }
   } finally {
     await bareServer.stop();
     await postgresServer?.stop();

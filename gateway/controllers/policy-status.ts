@@ -5,16 +5,16 @@ import type { KObject } from '../../api/meta/types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../api/admissionregistration/v1/admission-common.js';
 import { asObj } from '../../api/common/validation-helpers.js';
-import { typeCheckWarnings } from '../admission/policy/compile-policy.js';
+import { typeCheckPolicy } from '../admission/policy/type-check.js';
 import { internalWrite } from '../registry/admission-types.js';
 import type { Registry } from '../registry/registry.js';
 import { startCachedReconciler } from './cached-reconciler.js';
 import type { Controller } from './namespace-lifecycle.js';
 
-function withStatus(policy: KObject): KObject {
+function withStatus(policy: KObject, stores: Registry['stores']): KObject {
   const status = { ...(asObj(policy.status) ?? {}) };
   status.observedGeneration = policy.metadata.generation ?? 0;
-  const warnings = typeCheckWarnings(policy);
+  const warnings = typeCheckPolicy(policy, stores);
   status.typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
   return { ...policy, status };
 }
@@ -36,7 +36,10 @@ export function startPolicyStatusController(
           await store.patch(
             '',
             name,
-            (current) => (current.metadata.generation === policy.metadata.generation ? withStatus(current) : current),
+            (current) =>
+              current.metadata.generation === policy.metadata.generation
+                ? withStatus(current, registry.stores)
+                : current,
             internalWrite(),
             'status',
           );

@@ -13,6 +13,7 @@ import { literalPatterns, rerouteFunctions } from './rewrite.js';
 import { instrumentRuntimeCost, runMetered } from './runtime-cost.js';
 import { mayYield, normalizeTypeName, runtimeTypeName, valueIsOfType } from './types.js';
 import { toCelActivation, toPlain } from './values.js';
+import type { CelObjectType } from './schema-types.js';
 
 export interface CelCompileOptions {
   /** Declared variables, name → CEL type (`bool`, `string`, `map<string, dyn>`, `dyn`, `list<string>`...). */
@@ -67,11 +68,17 @@ interface ParsedExpression {
   check(): { valid: boolean; type?: string; error?: unknown };
 }
 
-export function compileCel(expression: string, options: CelCompileOptions): CelCompiledProgram {
+/** Parses, rewrites and type checks; throws CelCompileError. */
+function parseAndCheck(
+  expression: string,
+  variables: Record<string, string>,
+  objectTypes: readonly CelObjectType[],
+  escapedPropertyNames: boolean,
+): { parsed: ParsedExpression; resultType: string } {
   if (typeof expression !== 'string') throw new CelCompileError('compilation failed: expression must be a string');
   let env;
   try {
-    env = createCelEnvironment(options.variables);
+    env = createCelEnvironment(variables, objectTypes);
   } catch (e) {
     throw new CelCompileError(`compilation failed: invalid variable declaration: ${(e as Error).message}`);
   }
@@ -82,11 +89,32 @@ export function compileCel(expression: string, options: CelCompileOptions): CelC
     throw toCompileError(e, expression);
   }
   rerouteFunctions(parsed.ast);
-  if (options.escapedPropertyNames) unescapeFieldSelections(parsed.ast);
+  if (escapedPropertyNames) unescapeFieldSelections(parsed.ast);
 
   const checked = parsed.check();
   if (!checked.valid) throw toCompileError(checked.error, expression);
-  const resultType = normalizeTypeName(checked.type ?? 'dyn');
+  return { parsed, resultType: normalizeTypeName(checked.type ?? 'dyn') };
+}
+
+/**
+ * Type checks an expression against variables that may be of object types declared from schemas
+ * (schema-types.ts), without building a program: the checked type, or a CelCompileError naming the problem and its
+ * position (`undefined field 'foo'`, `no such overload`...).
+ */
+export function typeCheckCel(
+  expression: string,
+  declarations: { variables: Record<string, string>; objectTypes: readonly CelObjectType[] },
+): string {
+  return parseAndCheck(expression, declarations.variables, declarations.objectTypes, false).resultType;
+}
+
+export function compileCel(expression: string, options: CelCompileOptions): CelCompiledProgram {
+  const { parsed, resultType } = parseAndCheck(
+    expression,
+    options.variables,
+    [],
+    options.escapedPropertyNames ?? false,
+  );
   if (!options.resultTypes.some((t) => mayYield(resultType, t))) {
     throw new CelCompileError(
       `compilation failed: must evaluate to one of [${options.resultTypes.join(', ')}], got ${resultType}`,

@@ -10,6 +10,7 @@ import { registerRegexLibrary } from './regex-library.js';
 import { registerStandardExtras } from './standard-extras.js';
 import { registerStringsLibrary } from './strings-library.js';
 import { registerUrlLibrary } from './url-library.js';
+import type { CelObjectType } from './schema-types.js';
 
 let base: Environment | undefined;
 
@@ -29,10 +30,28 @@ function createBaseEnvironment(): Environment {
   return env;
 }
 
-/** A fresh environment with every library and the given variables (name → CEL type) declared. */
-export function createCelEnvironment(variables: Record<string, string>): Environment {
+/**
+ * A fresh environment with every library, the given object types (for variables typed from a schema) and the given
+ * variables (name → CEL type) declared.
+ */
+export function createCelEnvironment(
+  variables: Record<string, string>,
+  objectTypes: readonly CelObjectType[] = [],
+): Environment {
   base ??= createBaseEnvironment();
   const env = base.clone();
+  // A constructor of its own per type: without one the library builds a converter, which needs every field's type
+  // registered first (impossible for a recursive schema); values never reach these types anyway.
+  for (const { name, fields } of objectTypes) env.registerType(name, { ctor: class {}, fields } as never);
+  // cel-go compares two values of one object type, and an object with null (objects are nullable there), so
+  // `object.spec == oldObject.spec` and `object.spec != null` check as they do upstream.
+  const noEvaluation = () => {
+    throw new Error('object types are declared for type checking only');
+  };
+  for (const { name } of objectTypes) {
+    env.registerOperator(`${name} == ${name}`, noEvaluation);
+    env.registerOperator(`${name} == null`, noEvaluation);
+  }
   for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
   return env;
 }

@@ -95,7 +95,15 @@ export function toCompileError(error: unknown, expression: string): CelCompileEr
     // cel-go's wording, which kube-apiserver returns for an undeclared variable.
     const unknown = e.code === 'unknown_variable' ? /Unknown variable: (.*)$/.exec(summary) : null;
     if (unknown) summary = `undeclared reference to '${unknown[1]}' (in container '')`;
-    return compileErrorAt(summary, e.range?.start ?? e.node?.pos, expression);
+    // cel-go's wording for a selection an object type does not declare.
+    const field = e.code === 'no_such_key' ? /No such key: (.*)$/.exec(summary) : null;
+    let pos = e.range?.start ?? e.node?.pos;
+    if (field) {
+      summary = `undefined field '${field[1]}'`;
+      // cel-go places a selection at its dot, the library at the field name.
+      while (typeof pos === 'number' && pos > 0 && '.?'.includes(expression[pos - 1])) pos--;
+    }
+    return compileErrorAt(summary, pos, expression);
   }
   return new CelCompileError(`compilation failed: ${error instanceof Error ? error.message : String(error)}`);
 }

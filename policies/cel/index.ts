@@ -9,13 +9,21 @@
 //   bool → boolean, string → string, int/uint → number (bigint when beyond Number.MAX_SAFE_INTEGER), double → number,
 //   list → array, map → object; it throws CelEvaluationError (never leaking the activation) on errors, including a
 //   runtime cost budget being exceeded.
+// - A value several evaluations read may be converted once, as a ConvertedCelValue, and passed in its place.
 // - Integral JSON numbers reach the expression as int, others as double (values.ts explains; celDouble() forces a
 //   double).
 // - Expressions that use the authorizer library declare a variable of type AUTHORIZER_TYPE and pass
 //   createCelAuthorizer(user, decide) as its value, or let evaluateWithAuthorizer pre-resolve an async Authorizer.
-export { compileCel, type CelCompileOptions, type CelCompiledProgram, type CelProgram } from './compile.js';
+export {
+  compileCel,
+  typeCheckCel,
+  type CelCompileOptions,
+  type CelCompiledProgram,
+  type CelProgram,
+} from './compile.js';
+export { celTypesOfSchema, type CelObjectType, type CelSchemaTypes } from './schema-types.js';
 export { CelCompileError, CelEvaluationError, COST_LIMIT_EXCEEDED_MESSAGE } from './errors.js';
-export { celDouble, CelDouble } from './values.js';
+export { celDouble, CelDouble, ConvertedCelValue } from './values.js';
 export { escapePropertyName, unescapePropertyName, CEL_RESERVED_KEYWORDS } from './escaping.js';
 export {
   AUTHORIZER_TYPE,

@@ -25,6 +25,17 @@ function isPlainObject(value: object): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A value converted once for several evaluations (the object a write's admission policies all read): evaluations
+ * take it as it is instead of converting it again each time. The value must not change while it is in use.
+ */
+export class ConvertedCelValue {
+  readonly converted: unknown;
+  constructor(value: unknown) {
+    this.converted = toCelValue(value);
+  }
+}
+
 /** Converts one activation value (deeply) to what the library expects. Leaves library values and bigint alone. */
 export function toCelValue(value: unknown): unknown {
   switch (typeof value) {
@@ -37,15 +48,26 @@ export function toCelValue(value: unknown): unknown {
     case 'object': {
       if (value === null) return null;
       if (value instanceof CelDouble) return value.value;
+      if (value instanceof ConvertedCelValue) return value.converted;
       if (Array.isArray(value)) return value.map(toCelValue);
       if (value instanceof Map) return new Map([...value].map(([k, v]) => [toCelValue(k), toCelValue(v)]));
       if (!isPlainObject(value)) return value;
-      // fromEntries defines own properties, so a key like `__proto__` stays an ordinary key.
-      return Object.fromEntries(
-        Object.entries(value)
-          .filter(([, v]) => v !== undefined)
-          .map(([k, v]) => [k, toCelValue(v)]),
-      );
+      // A loop rather than entries/filter/map/fromEntries: every evaluation converts its activation, and this is
+      // most of that work. A `__proto__` key is defined as an own property, so it stays an ordinary key.
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const v = value[key];
+        if (v === undefined) continue;
+        if (key === '__proto__')
+          Object.defineProperty(out, key, {
+            value: toCelValue(v),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        else out[key] = toCelValue(v);
+      }
+      return out;
     }
     default:
       return value;

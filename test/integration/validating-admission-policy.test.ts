@@ -82,6 +82,33 @@ describe('ValidatingAdmissionPolicy', function () {
       return s?.observedGeneration === 1 ? s : undefined;
     });
     expect(status.typeChecking.expressionWarnings[0].fieldRef).to.equal('spec.validations[0].expression');
+    expect(status.typeChecking.expressionWarnings[0].warning).to.equal(
+      "/v1, Kind=ConfigMap: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params != null\n | ^\n",
+    );
+  });
+
+  it('type-checks each expression against the schema of the matched kind, and a new generation again', async () => {
+    const name = uniqueName('typed');
+    await post(
+      `${AR}/validatingadmissionpolicies`,
+      policy(name, { validations: [{ expression: 'object.spec.x == 1' }] }),
+    );
+    const statusAt = (generation: number) =>
+      eventually(`typeChecking of generation ${generation}`, async () => {
+        const s = (await gh.request('GET', `${AR}/validatingadmissionpolicies/${name}`)).json().status;
+        return s?.observedGeneration === generation ? s : undefined;
+      });
+    const first = await statusAt(1);
+    expect(first.typeChecking.expressionWarnings).to.have.length(1);
+    expect(first.typeChecking.expressionWarnings[0].warning).to.match(
+      /^\/v1, Kind=ConfigMap: .*undefined field 'spec'/,
+    );
+    const fixed = await gh.request('PATCH', `${AR}/validatingadmissionpolicies/${name}`, {
+      body: { spec: { validations: [{ expression: "object.data.x == '1'" }] } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(fixed.status, fixed.body).to.equal(200);
+    expect((await statusAt(2)).typeChecking).to.deep.equal({});
   });
 
   it('Deny: refuses with the message, reason and code of the validation; the alias group works alike', async () => {

@@ -26,6 +26,7 @@ describe('admission', () => {
     const source = {
       snapshot: () => ({ policies: new Map(), bindings: [] }),
       synced: Promise.resolve(),
+      paramsOf: () => undefined,
       stop: async () => {},
     };
     const withPolicies = admissionPlugins({ registry, authorization: authorization as never, policies: { source } });

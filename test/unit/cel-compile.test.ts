@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  ConvertedCelValue,
   CelCompileError,
   CelEvaluationError,
   celDouble,
@@ -146,8 +147,16 @@ describe('CEL environment: compile', () => {
     }
   });
 
+  it('takes a value converted once as the plain value, for as many evaluations as read it', () => {
+    const object = { metadata: { name: 'a', generation: 2 }, data: { k: 'v' }, list: [1, 2.5] };
+    const converted = new ConvertedCelValue(object);
+    const expression = "object.metadata.generation == 2 && object.data.k == 'v' && object.list[1] == 2.5";
+    for (let i = 0; i < 2; i++) expect(celEval(expression, { object: converted })).to.equal(true);
+    expect(celEval('object', { object: converted })).to.deep.equal(object);
+  });
+
   it('does not let expressions read the internals of library objects', () => {
-    expect(() => celEval('quantity("1").quantity')).to.throw(CelCompileError, 'No such key: quantity');
+    expect(() => celEval('quantity("1").quantity')).to.throw(CelCompileError, "undefined field 'quantity'");
     expect(() => celEval('url("https://a/").host')).to.throw(CelCompileError);
   });
 });

@@ -11,7 +11,8 @@ import { compileAdmissionExpression, compileNamedExpressions } from '../admissio
 /** Upstream's celconfig.RuntimeCELCostBudget: what all expressions of one policy evaluation may spend together. */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
-const VARIABLES: Record<string, string> = {
+/** The untyped declarations evaluation compiles against; type checking (type-check.ts) types some of them. */
+export const POLICY_VARIABLES: Readonly<Record<string, string>> = {
   object: 'dyn',
   oldObject: 'dyn',
   request: 'map<string, dyn>',
@@ -38,6 +39,8 @@ export interface CompiledPolicy {
   variables: { name: string; program: CelCompiledProgram }[];
   validations: CompiledValidation[];
   auditAnnotations: { key: string; program: CelCompiledProgram }[];
+  /** Whether any expression may call the authorizer: one that cannot is evaluated without pre-resolving checks. */
+  usesAuthorizer: boolean;
 }
 
 /** A compiled policy, or the field errors of the expressions that did not compile. */
@@ -46,9 +49,9 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
   const at = root('spec');
   const errors: FieldError[] = [];
   const compile = (expression: unknown, field: FieldPath, resultTypes: string[]) =>
-    compileAdmissionExpression(expression, field, VARIABLES, resultTypes, errors);
+    compileAdmissionExpression(expression, field, POLICY_VARIABLES, resultTypes, errors);
   const named = (list: unknown, field: string, name: string, expression: string, types: string[]) =>
-    compileNamedExpressions(list, at.child(field), { name, expression }, VARIABLES, types, errors);
+    compileNamedExpressions(list, at.child(field), { name, expression }, POLICY_VARIABLES, types, errors);
   const matchConditions = named(spec.matchConditions, 'matchConditions', 'name', 'expression', ['bool']);
   const variables = named(spec.variables, 'variables', 'name', 'expression', ['dyn']);
   const auditAnnotations = named(spec.auditAnnotations, 'auditAnnotations', 'key', 'valueExpression', [
@@ -81,33 +84,12 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
       variables,
       validations,
       auditAnnotations,
+      usesAuthorizer: [
+        ...matchConditions.map((c) => c.program),
+        ...variables.map((v) => v.program),
+        ...validations.flatMap((v) => [v.program, ...(v.messageExpression ? [v.messageExpression] : [])]),
+        ...auditAnnotations.map((a) => a.program),
+      ].some((program) => /\bauthorizer\b/.test(program.expression)),
     },
   };
-}
-
-/**
- * Upstream's type-checking warnings, reduced to what an untyped environment can tell: an expression that reads
- * `params` while the policy declares no paramKind can only fail at run time.
- */
-export function typeCheckWarnings(policy: KObject): { fieldRef: string; warning: string }[] {
-  const spec = specOf(policy);
-  if (asObj(spec.paramKind)) return [];
-  const warnings: { fieldRef: string; warning: string }[] = [];
-  const check = (expression: unknown, fieldRef: string) => {
-    if (/\bparams\b/.test(asStr(expression) ?? ''))
-      warnings.push({
-        fieldRef,
-        warning: 'undefined field or variable: params is only defined when spec.paramKind is set',
-      });
-  };
-  asArr(spec.validations).forEach((v, i) => {
-    check(asObj(v)?.expression, `spec.validations[${i}].expression`);
-    check(asObj(v)?.messageExpression, `spec.validations[${i}].messageExpression`);
-  });
-  asArr(spec.auditAnnotations).forEach((a, i) =>
-    check(asObj(a)?.valueExpression, `spec.auditAnnotations[${i}].valueExpression`),
-  );
-  asArr(spec.variables).forEach((v, i) => check(asObj(v)?.expression, `spec.variables[${i}].expression`));
-  asArr(spec.matchConditions).forEach((c, i) => check(asObj(c)?.expression, `spec.matchConditions[${i}].expression`));
-  return warnings;
 }

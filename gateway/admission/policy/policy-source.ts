@@ -1,14 +1,19 @@
-// Policies and bindings as the admission plugin reads them: two informers keep them in memory, each policy compiled
-// once per generation. A write on any replica reaches every replica through its own watch, so a new policy or
-// binding takes effect without a restart.
+// Policies, bindings and params as the admission plugin reads them: two informers keep policies (each compiled once
+// per generation) and bindings in memory, and one more per paramKind some policy names keeps its objects. A write on
+// any replica reaches every replica through its own watch, so a change takes effect without a restart.
 import type { KObject } from '../../../api/meta/types.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import { startInformer, type Informer } from '../../controllers/informer.js';
 import type { Registry } from '../../registry/registry.js';
+import type { ResourceStore } from '../../registry/store.js';
 import { compilePolicy, type CompiledPolicy } from './compile-policy.js';
+import { storeOfParamKind } from './kind-resolution.js';
+import { createParamCache, type ParamObjects } from './param-cache.js';
 
 export interface PolicySource {
   snapshot(): { policies: ReadonlyMap<string, CompiledPolicy>; bindings: readonly KObject[] };
+  /** The in-memory objects of a policy's paramKind, with its store; undefined when no served kind is its paramKind. */
+  paramsOf(policy: CompiledPolicy): { store: ResourceStore; objects: ParamObjects } | undefined;
   readonly synced: Promise<void>;
   stop(): Promise<void>;
 }
@@ -18,6 +23,24 @@ export function startPolicySource(registry: Registry, opts: { log: (line: string
   const bindings = new Map<string, KObject>();
   let bindingList: KObject[] = [];
   const informers: Informer[] = [];
+  const params = createParamCache(opts);
+  const paramStores = new WeakMap<CompiledPolicy, ResourceStore | null>();
+  const paramStoreOf = (policy: CompiledPolicy): ResourceStore | undefined => {
+    if (!policy.paramKind) return undefined;
+    let store = paramStores.get(policy);
+    if (store === undefined)
+      paramStores.set(policy, (store = storeOfParamKind(registry.stores, policy.paramKind) ?? null));
+    return store ?? undefined;
+  };
+  // Upstream starts a paramKind's informer when a policy names the kind and stops it when none does any more.
+  const retainParams = () => {
+    const wanted = new Set<ResourceStore>();
+    for (const policy of policies.values()) {
+      const store = paramStoreOf(policy);
+      if (store) wanted.add(store);
+    }
+    params.retain(wanted);
+  };
 
   function putPolicy(obj: KObject): void {
     const name = obj.metadata.name ?? '';
@@ -44,9 +67,16 @@ export function startPolicySource(registry: Registry, opts: { log: (line: string
           replace(objects) {
             policies.clear();
             for (const o of objects) putPolicy(o);
+            retainParams();
           },
-          put: putPolicy,
-          removed: (o) => policies.delete(o.metadata.name ?? ''),
+          put(o) {
+            putPolicy(o);
+            retainParams();
+          },
+          removed(o) {
+            policies.delete(o.metadata.name ?? '');
+            retainParams();
+          },
         },
         opts,
       ),
@@ -73,9 +103,15 @@ export function startPolicySource(registry: Registry, opts: { log: (line: string
   }
   return {
     snapshot: () => ({ policies, bindings: bindingList }),
+    paramsOf(policy) {
+      const store = paramStoreOf(policy);
+      return store ? { store, objects: params.objectsOf(store) } : undefined;
+    },
     synced: Promise.all(informers.map((i) => i.synced)).then(() => undefined),
     async stop() {
+      // Policies first: a policy event after the params' stop would start an informer again.
       await Promise.all(informers.map((i) => i.stop()));
+      await params.stop();
     },
   };
 }

@@ -5,14 +5,15 @@
 import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
-import { parseApiVersion } from '../../../api/proto/object-codec.js';
 import type { KindDefinition } from '../../../api/scheme.js';
 import { isExemptAdmissionConfigurationKind } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
+import { ConvertedCelValue } from '../../../policies/cel/index.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
 import type { AdmissionPlugin } from '../plugin.js';
-import { evaluatePolicy, type Decision } from './evaluate.js';
+import type { CompiledPolicy } from './compile-policy.js';
+import { evaluatePolicy, type Activation, type Decision } from './evaluate.js';
 import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
 import type { PolicyMetrics } from './policy-metrics.js';
 import { admissionRequestValue } from './request-value.js';
@@ -40,48 +41,54 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
   async function namespaceObject(req: Request): Promise<KObject | undefined> {
     if (!req.def.namespaced || req.namespace === '') return undefined;
     try {
-      return await registry.byKind('', 'Namespace')?.get('', req.namespace);
+      // From the storage's cache, as upstream reads it from its namespace informer: no consistent read per write.
+      return await registry.byKind('', 'Namespace')?.get('', req.namespace, { match: 'any' });
     } catch {
       return undefined;
     }
   }
 
-  function storeOfParamKind(apiVersion: string, kind: string) {
-    const { group } = parseApiVersion(apiVersion);
-    const canonical = registry.stores.find(
-      (s) => s.def.kind === kind && (s.def.group === group || (s.def.groupAliases ?? []).includes(group)),
-    );
-    return canonical;
-  }
-
-  /** The params a binding points at; undefined means "none found", which parameterNotFoundAction decides. */
-  async function paramsOf(
-    paramKind: { apiVersion: string; kind: string },
-    binding: KObject,
-    req: Request,
-  ): Promise<KObject[]> {
+  /** The params a binding points at, from the paramKind's informer; none found is for parameterNotFoundAction. */
+  async function paramsOf(policy: CompiledPolicy, binding: KObject, req: Request): Promise<(KObject | null)[]> {
     const ref = asObj(specOf(binding).paramRef);
-    if (!ref) throw new Error(`ValidatingAdmissionPolicyBinding '${binding.metadata.name ?? ''}' has no paramRef`);
-    const store = storeOfParamKind(paramKind.apiVersion, paramKind.kind);
-    if (!store)
+    // A binding that names no params is evaluated once with null params, as upstream.
+    if (!ref) return [null];
+    const found = source.paramsOf(policy);
+    const paramKind = policy.paramKind ?? { apiVersion: '', kind: '' };
+    if (!found)
       throw new Error(
         `failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`,
       );
-    // Without a namespace in the ref, a namespaced param is looked up in the namespace of the request.
-    const namespace = store.def.namespaced ? asStr(ref.namespace) || req.namespace : '';
+    const { store, objects } = found;
+    if (!(await objects.ready()))
+      throw new Error(
+        `paramKind kind \`${paramKind.apiVersion}, Kind=${paramKind.kind}\` not yet synced to use for admission`,
+      );
+    let namespace = '';
+    if (!store.def.namespaced && asStr(ref.namespace))
+      throw new Error('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
+    if (store.def.namespaced) {
+      // Without a namespace in the ref, a namespaced param is looked up in the namespace of the request.
+      namespace = asStr(ref.namespace) || req.namespace;
+      if (namespace === '')
+        throw new Error('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
+    }
     const name = asStr(ref.name) ?? '';
     if (name !== '') {
-      try {
-        return [await store.get(namespace, name)];
-      } catch (e) {
-        if (e instanceof StatusError && e.code === 404) return [];
-        throw e;
-      }
+      const param = objects.get(namespace, name);
+      return param ? [param] : [];
     }
-    const list = await store.storage.getList(store.prefix(namespace));
-    return list.items.filter(
-      (item) => isEmptySelector(ref.selector) || selectorMatches(ref.selector, item.metadata.labels ?? {}),
-    );
+    return objects
+      .list(namespace)
+      .filter((item) => isEmptySelector(ref.selector) || selectorMatches(ref.selector, item.metadata.labels ?? {}));
+  }
+
+  // Params come from the informers' objects, which are replaced on change, never modified: each is converted once.
+  const convertedParams = new WeakMap<KObject, ConvertedCelValue>();
+  function convertedParam(param: KObject): ConvertedCelValue {
+    let converted = convertedParams.get(param);
+    if (!converted) convertedParams.set(param, (converted = new ConvertedCelValue(param)));
+    return converted;
   }
 
   async function admit(req: Request, object: KObject | undefined, oldObject: KObject | undefined, subresource: string) {
@@ -102,6 +109,8 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     };
     let nsObject: KObject | undefined;
     let nsRead = false;
+    // What every binding's evaluation reads alike, converted once per write rather than once per expression.
+    let activation: Omit<Activation, 'params'> | undefined;
     const denied: { policy: string; binding: string; decision: Decision }[] = [];
     // Upstream publishes each policy's annotations once, every distinct value of a key (one per binding or param)
     // joined by ", "; and an audit event keeps the first value of a key, so the first Audit failure is the one told.
@@ -133,7 +142,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       let params: (KObject | null)[] = [null];
       if (policy.paramKind) {
         try {
-          const found = await paramsOf(policy.paramKind, binding, req);
+          const found = await paramsOf(policy, binding, req);
           if (found.length === 0) {
             if (asObj(spec.paramRef)?.parameterNotFoundAction === 'Allow') continue;
             decisions.push({
@@ -157,7 +166,6 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
           params = [];
         }
       }
-      const request = admissionRequestValue(req, object, oldObject);
       // As authorization saw the request: the kind's own group (an alias path is authorized as it).
       const requestResource = {
         group: req.def.group,
@@ -166,18 +174,18 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
         namespace: req.namespace,
         name: req.name,
       };
+      activation ??= {
+        object: object ? new ConvertedCelValue(object) : null,
+        oldObject: oldObject ? new ConvertedCelValue(oldObject) : null,
+        request: convertedFields(admissionRequestValue(req, object, oldObject)),
+        namespaceObject: nsObject ? new ConvertedCelValue(nsObject) : null,
+      };
       for (const param of params) {
         const outcome = await evaluatePolicy(
           policy,
-          {
-            object: object ?? null,
-            oldObject: oldObject ?? null,
-            request,
-            params: param,
-            namespaceObject: nsObject ?? null,
-          },
+          { ...activation, params: param ? convertedParam(param) : null },
           req.user,
-          deps.authorizer,
+          policy.usesAuthorizer ? deps.authorizer : undefined,
           requestResource,
         );
         if (outcome.skipped) continue;
@@ -238,6 +246,13 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     validateDelete: (req) =>
       isExemptAdmissionConfigurationKind(req.def) ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
   };
+}
+
+/** A map whose values are converted once: an expression's activation then converts only the map itself. */
+function convertedFields(map: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(map)) out[key] = new ConvertedCelValue(map[key]);
+  return out;
 }
 
 function isNamespace(def: KindDefinition): boolean {
