@@ -6,14 +6,15 @@ import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
 import { parseApiVersion } from '../../../api/proto/object-codec.js';
-import type { KindDefinition, ProjectionSubresource } from '../../../api/scheme.js';
+import type { ProjectionSubresource } from '../../../api/scheme.js';
 import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
 import type { AdmissionPlugin } from '../plugin.js';
 import { evaluatePolicy, type Decision } from './evaluate.js';
-import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
+import { matchResourcesMatch, type MatchAttributes } from './matching.js';
+import { namespaceObjectOf, selectorInput } from '../match-rules.js';
 import type { PolicyMetrics } from './policy-metrics.js';
 import { admissionRequestValue } from './request-value.js';
 import { createParamAuthorization } from './param-authorization.js';
@@ -32,19 +33,8 @@ interface Deps {
 
 type Request = AdmissionRequest | DeleteAdmissionRequest;
 
-const labelsOf = (o: KObject | undefined) => (o ? (o.metadata.labels ?? {}) : undefined);
-
 export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
   const { registry, source } = deps;
-
-  async function namespaceObject(req: Request): Promise<KObject | undefined> {
-    if (!req.def.namespaced || req.namespace === '') return undefined;
-    try {
-      return await registry.byKind('', 'Namespace')?.get('', req.namespace);
-    } catch {
-      return undefined;
-    }
-  }
 
   function storeOfParamKind(apiVersion: string, kind: string) {
     const { group } = parseApiVersion(apiVersion);
@@ -117,18 +107,10 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       const policy = policies.get(asStr(spec.policyName) ?? '');
       if (!policy) continue;
       if (!nsRead) {
-        nsObject = await namespaceObject(req);
+        nsObject = await namespaceObjectOf(registry, req);
         nsRead = true;
       }
-      const labels: SelectorInput = {
-        namespaceLabels: req.def.namespaced
-          ? (nsObject?.metadata.labels ?? {})
-          : isNamespace(req.def)
-            ? labelsOf(object ?? oldObject)
-            : undefined,
-        objectLabels: labelsOf(object),
-        oldObjectLabels: labelsOf(oldObject),
-      };
+      const labels = selectorInput(req.def, nsObject, object, oldObject);
       if (!matchResourcesMatch(policy.matchConstraints, attributes, labels, false)) continue;
       if (spec.matchResources !== undefined && !matchResourcesMatch(spec.matchResources, attributes, labels, true))
         continue;
@@ -234,10 +216,6 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     validateDelete: (req) =>
       req.def.group === ADMISSIONREGISTRATION_GROUP ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
   };
-}
-
-function isNamespace(def: KindDefinition): boolean {
-  return def.group === '' && def.kind === 'Namespace';
 }
 
 function isEmptySelector(selector: unknown): boolean {
