@@ -33,6 +33,7 @@ import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
 import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
+import { startAdmissionWebhooks, type AdmissionWebhooks } from './admission/webhook/admission-webhooks.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
 import { versionInfo } from './server/version-info.js';
@@ -159,6 +160,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
   let policySource: PolicySource | undefined;
+  let webhooks: AdmissionWebhooks | undefined;
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
@@ -182,11 +184,21 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
     policySource = startPolicySource(registry, { log });
+    webhooks = startAdmissionWebhooks({
+      registry,
+      // Services named by webhooks are reached as those of APIServices; the aggregation layer starts just below.
+      resolver: () => aggregation?.resolver,
+      clock,
+      log,
+      reviewGroup: options.admissionReviewApiGroup,
+      metricsRegistry: serverMetrics.main,
+    });
     registry.setAdmission(
       admissionPlugins({
         registry,
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
         policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
+        webhooks,
       }),
     );
     aggregation = startAggregation({
@@ -242,6 +254,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     await policySource.synced;
+    await webhooks.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
@@ -250,6 +263,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation?.stop();
     await rbac?.stop();
     await policySource?.stop();
+    await webhooks?.stop();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -287,6 +301,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation.stop();
     await rbac.stop();
     await policySource.stop();
+    await webhooks.stop();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -310,6 +325,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       async () => authorization?.close(),
       () => rbac.stop(),
       () => policySource.stop(),
+      () => webhooks.stop(),
       closeStorage,
       async () => audit?.close(),
     ],
