@@ -33,6 +33,7 @@ import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
 import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
 import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
+import { createAdmissionMetrics, observeAdmission } from './admission/admission-metrics.js';
 import { startAdmissionWebhooks, type AdmissionWebhooks } from './admission/webhook/admission-webhooks.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
@@ -194,12 +195,15 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       metricsRegistry: serverMetrics.main,
     });
     registry.setAdmission(
-      admissionPlugins({
-        registry,
-        authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
-        policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
-        webhooks,
-      }),
+      observeAdmission(
+        admissionPlugins({
+          registry,
+          authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
+          policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
+          webhooks,
+        }),
+        createAdmissionMetrics(serverMetrics.main),
+      ),
     );
     aggregation = startAggregation({
       registry,
