@@ -7,7 +7,7 @@ TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration
 # The tests that need no Gatehouse, PostgreSQL, kubectl or Python client: the PostgreSQL backend's tests are left out.
 UNIT_SPECS ?= 'test/unit/**/*.test.ts' 'backends/memory/**/*.test.ts' 'backends/embedded/**/*.test.ts'
 
-.PHONY: install build run test test-unit typecheck lint format coverage clean bench perf-check postgres-binaries python-client promtool
+.PHONY: install build run test test-unit typecheck lint format docs coverage clean bench perf-check postgres-binaries python-client promtool
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -36,6 +36,10 @@ lint: install
 format: install
 	npx eslint --fix .; eslint=$$?; \
 	npx prettier --write --log-level warn . && exit $$eslint
+
+## Writes the generated reference pages: docs/flags.md from the flag table (a unit test fails when it is stale).
+docs: install
+	node --import tsx -e 'import("./gateway/server/flags-page.ts").then((page) => process.stdout.write(page.flagsPage()))' > docs/flags.md
 
 ## PostgreSQL server binaries for the tests, which start their own throwaway clusters; installed when missing.
 postgres-binaries:

@@ -18,6 +18,8 @@ import { clusterRoleBinding } from './rbac/v1/cluster-role-binding.js';
 import { apiService } from './apiregistration/v1/api-service.js';
 import { validatingAdmissionPolicy } from './admissionregistration/v1/validating-admission-policy.js';
 import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/validating-admission-policy-binding.js';
+import { validatingWebhookConfiguration } from './admissionregistration/v1/validating-webhook-configuration.js';
+import { mutatingWebhookConfiguration } from './admissionregistration/v1/mutating-webhook-configuration.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -36,6 +38,8 @@ export const builtinKinds: KindDefinition[] = [
   roleBinding,
   clusterRoleBinding,
   apiService,
+  validatingWebhookConfiguration,
+  mutatingWebhookConfiguration,
   validatingAdmissionPolicy,
   validatingAdmissionPolicyBinding,
 ];

@@ -1,5 +1,6 @@
-// Protobuf schema of admissionregistration/v1 ValidatingAdmissionPolicy and its binding, with the field numbers of
-// k8s.io/api/admissionregistration/v1/generated.proto (5 and 6 of MatchResources are unused there). The Go types embed
+// Protobuf schema of admissionregistration/v1: the webhook configurations, ValidatingAdmissionPolicy and its binding,
+// with the field numbers of k8s.io/api/admissionregistration/v1/generated.proto (5 and 6 of MatchResources are unused
+// there; the two webhook types number objectSelector and matchConditions differently). The Go types embed
 // Rule in RuleWithOperations and that in NamedRuleWithOperations; JSON flattens them, hence (inline).
 export const ADMISSIONREGISTRATION_PROTO = `
 syntax = "proto2";
@@ -104,5 +105,59 @@ message ParamRef {
   optional string namespace = 2;
   optional gatehouse.meta.LabelSelector selector = 3;
   optional string parameterNotFoundAction = 4;
+}
+message ValidatingWebhookConfiguration {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  repeated ValidatingWebhook webhooks = 2;
+}
+message ValidatingWebhookConfigurationList {
+  optional gatehouse.meta.ListMeta metadata = 1;
+  repeated ValidatingWebhookConfiguration items = 2;
+}
+message ValidatingWebhook {
+  optional string name = 1 [(keep_zero) = true];
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3;
+  optional string failurePolicy = 4;
+  optional gatehouse.meta.LabelSelector namespaceSelector = 5;
+  optional string sideEffects = 6;
+  optional int32 timeoutSeconds = 7;
+  repeated string admissionReviewVersions = 8;
+  optional string matchPolicy = 9;
+  optional gatehouse.meta.LabelSelector objectSelector = 10;
+  repeated MatchCondition matchConditions = 11;
+}
+message MutatingWebhookConfiguration {
+  optional gatehouse.meta.ObjectMeta metadata = 1;
+  repeated MutatingWebhook webhooks = 2;
+}
+message MutatingWebhookConfigurationList {
+  optional gatehouse.meta.ListMeta metadata = 1;
+  repeated MutatingWebhookConfiguration items = 2;
+}
+message MutatingWebhook {
+  optional string name = 1 [(keep_zero) = true];
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3;
+  optional string failurePolicy = 4;
+  optional gatehouse.meta.LabelSelector namespaceSelector = 5;
+  optional string sideEffects = 6;
+  optional int32 timeoutSeconds = 7;
+  repeated string admissionReviewVersions = 8;
+  optional string matchPolicy = 9;
+  optional string reinvocationPolicy = 10;
+  optional gatehouse.meta.LabelSelector objectSelector = 11;
+  repeated MatchCondition matchConditions = 12;
+}
+message WebhookClientConfig {
+  optional ServiceReference service = 1;
+  optional bytes caBundle = 2;
+  optional string url = 3;
+}
+message ServiceReference {
+  optional string namespace = 1 [(keep_zero) = true];
+  optional string name = 2 [(keep_zero) = true];
+  optional string path = 3;
+  optional int32 port = 4;
 }
 `;

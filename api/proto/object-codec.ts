@@ -105,7 +105,12 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
     {
       versions: ['v1'],
       pkg: 'admissionregistration',
-      kinds: ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
+      kinds: [
+        'ValidatingWebhookConfiguration',
+        'MutatingWebhookConfiguration',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ],
       lists: true,
     },
   ],

@@ -102,11 +102,15 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
     usage: "Audit events are appended to this file, one line each; '-' means standard output.",
   },
   'audit-log-format': {
+    reference:
+      "`json` (the whole event, one object a line) or `legacy` (kube-apiserver's one line of text: time, id, stage, ip, method, user, groups, as, asgroups, user-agent, namespace, uri, response)",
     kind: 'string',
     default: 'json',
     usage: 'Line format of the audit log: json (the whole event) or legacy (one line of text with its main fields).',
   },
   'audit-log-maxsize': {
+    reference:
+      'rotation of the audit log: megabytes before it is moved aside as `<name>-<UTC time>.<ext>`, backups kept, days kept (0: no limit), gzip the backups',
     kind: 'int',
     default: '0',
     usage: 'Megabytes the audit log may reach before it is rotated; 0 never rotates.',
@@ -127,6 +131,8 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
     usage: 'Gzip rotated audit logs.',
   },
   'audit-log-mode': {
+    reference:
+      '`blocking` (written in order, never waited for), `blocking-strict` (a request waits for its `RequestReceived` line and fails with 500 when it cannot be written), `batch` (through the `--audit-log-batch-*` buffer)',
     kind: 'string',
     default: 'blocking',
     usage: `How the log backend takes events: ${AUDIT_MODES.join(', ')}.`,
@@ -138,12 +144,15 @@ export const AUDIT_FLAGS: Record<string, FlagSpec> = {
     usage: 'Client configuration file (kubeconfig format) of the audit webhook, sent each batch as an EventList.',
   },
   'audit-webhook-mode': {
+    reference:
+      '`batch` (buffered, never blocks a request; a full buffer drops and counts), `blocking` (the request waits for delivery), `blocking-strict` (an undeliverable `RequestReceived` fails the request)',
     kind: 'string',
     default: 'batch',
     usage: `How the webhook backend takes events: ${AUDIT_MODES.join(', ')}.`,
   },
   ...backendFlags('webhook', { maxSize: '400', maxWait: '30s', throttle: true, qps: '10', burst: '15' }),
   'audit-webhook-initial-backoff': {
+    reference: 'first retry wait after no answer, a 429 or a 5xx (then 1.5 times longer, four retries); a 4xx is final',
     kind: 'duration',
     default: '10s',
     usage: 'Wait before the first retry of a failed webhook request (then 1.5 times longer each).',

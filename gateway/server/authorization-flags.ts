@@ -14,11 +14,14 @@ export const AUTHORIZATION_FLAGS: Record<string, FlagSpec> = {
       'Client configuration file (kubeconfig format) of the authorization webhook, for --authorization-mode=Webhook.',
   },
   'authorization-webhook-version': {
+    reference:
+      "SubjectAccessReview version sent to the webhook (`authorization.platform.io/<version>`, or `authorization.k8s.io/<version>` when the webhook's URL is at `/apis/authorization.k8s.io/`, as another Gatehouse's or kube-apiserver's review endpoint; answers in `authorization.k8s.io` are read too)",
     kind: 'string',
     default: 'v1beta1',
     usage: 'SubjectAccessReview version sent to and expected from the webhook: v1 or v1beta1.',
   },
   'authorization-webhook-cache-authorized-ttl': {
+    reference: 'webhook decision cache, keyed by the whole review; 0 turns it off',
     kind: 'duration',
     default: '5m0s',
     usage: "How long to cache 'authorized' answers of the webhook.",

@@ -14,8 +14,13 @@ export type FlagKind = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'list'
 
 export interface FlagSpec {
   kind: FlagKind;
+  /** One line for --help. */
   usage: string;
   default?: string;
+  /** The flag's cell in docs/flags.md (Markdown), where the page says more than the usage line. */
+  reference?: string;
+  /** The default as docs/flags.md shows it, where it is not a literal value (computed, generated). */
+  referenceDefault?: string;
 }
 
 /**

@@ -20,6 +20,7 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage: 'IP address to listen on (0.0.0.0 or :: for all interfaces).',
   },
   'tls-cert-file': {
+    referenceDefault: 'generated',
     kind: 'string',
     usage: 'Serving certificate (PEM). Without it a self-signed CA and certificate are generated in --cert-dir.',
   },
@@ -49,11 +50,13 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'oidc-client-id': { kind: 'string', usage: 'Client ID the ID tokens must be issued for (audience).' },
   'oidc-ca-file': {
+    referenceDefault: 'system roots',
     kind: 'string',
     usage: "PEM bundle to verify the issuer's certificate with (default: the system roots).",
   },
   'oidc-username-claim': { kind: 'string', default: 'sub', usage: 'Claim to use as the user name.' },
   'oidc-username-prefix': {
+    referenceDefault: '`<issuer-url>#`',
     kind: 'string',
     usage: "Prefix for user names; default '<issuer-url>#' for claims other than email; '-' disables.",
   },
@@ -71,6 +74,7 @@ export const FLAGS: Record<string, FlagSpec> = {
       'PEM bundle of the CAs of authenticating proxies: only a client certificate signed by one may assert identity headers.',
   },
   'requestheader-allowed-names': {
+    referenceDefault: '(any)',
     kind: 'list',
     usage: 'Common names a proxy client certificate may have; empty allows any certificate the proxy CA signed.',
   },
@@ -87,25 +91,39 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage:
       'Header prefixes of extra attributes, the rest of the name (lowercased, %-decoded) is the key (usually X-Remote-Extra-).',
   },
-  'anonymous-auth': { kind: 'bool', default: 'true', usage: 'Serve requests without credentials as system:anonymous.' },
+  'anonymous-auth': {
+    reference:
+      'requests without credentials are `system:anonymous` in `system:unauthenticated`; a malformed `Bearer` header is a 401, another scheme (`Basic`) is ignored',
+    kind: 'bool',
+    default: 'true',
+    usage: 'Serve requests without credentials as system:anonymous.',
+  },
   'enable-bootstrap-token-auth': {
+    reference:
+      'bearer tokens `<id>.<secret>` backed by Secrets `bootstrap-token-<id>` of type `bootstrap.platform.io/token` in `platform-system`; user `system:bootstrap:<id>` in `system:bootstrappers`',
     kind: 'bool',
     default: 'false',
     usage:
       'Accept bootstrap tokens <id>.<secret> backed by Secrets of type bootstrap.platform.io/token in platform-system.',
   },
   controllers: {
+    reference:
+      "`*` runs the default-on controllers, `name` adds one, `-name` removes one; `serviceaccount` (a `default` ServiceAccount in every namespace) `root-ca-cert-publisher` (the ConfigMap `kube-root-ca.crt` whose `ca.crt` is the serving CA bundle) and `validatingadmissionpolicy-status` (a policy's `status.observedGeneration` and `typeChecking`) are on; `tokencleaner` (deletes expired bootstrap tokens) and `bootstrapsigner` (publishes and signs `platform-public/cluster-info`) are off by default",
     kind: 'list',
     default: '*',
     usage:
       'Controllers to run: * (those on by default), name (enable), -name (disable); tokencleaner and bootstrapsigner are off by default.',
   },
   'service-account-key-file': {
+    reference:
+      'PEM RSA/ECDSA keys (private or public, several per file), repeatable, verifying service-account tokens; default `--tls-private-key-file`, else a key generated once in `<cert-dir>/sa.key`',
+    referenceDefault: 'see right',
     kind: 'string',
     usage:
       'PEM file of RSA or ECDSA keys (private or public, several per file) verifying service-account tokens; repeatable. Default: --tls-private-key-file, else a generated <cert-dir>/sa.key.',
   },
   'service-account-signing-key-file': {
+    referenceDefault: 'first private verification key',
     kind: 'string',
     usage:
       'PEM private key (RSA or ECDSA) signing service-account tokens. Default: the first private key among the verification keys.',
@@ -116,21 +134,27 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage: 'Issuer ("iss") of service-account tokens; repeatable: the first issues, all are accepted.',
   },
   'api-audiences': {
+    referenceDefault: 'the issuers',
     kind: 'list',
     usage: 'Audiences of the API: service-account tokens must be bound to one of them (default: the issuers).',
   },
   'service-account-max-token-expiration': {
+    referenceDefault: '0 (no cap)',
     kind: 'duration',
     default: '0s',
     usage: 'Longest validity of an issued token (1h to 2^32s); longer requests are shortened; 0: no cap.',
   },
   'service-account-lookup': {
+    reference:
+      "the account (and bound Secret/Node) must still exist with the same uid, else 401; read from this replica's cache as kube-apiserver reads its informers, and consistently only when missing there (a deletion through another replica counts once this one's log reader applied it)",
     kind: 'bool',
     default: 'true',
     usage:
       'Check on each request that the service account (and bound object) of a token still exist with the same uid.',
   },
   'authorization-mode': {
+    reference:
+      'ordered list of AlwaysAllow, AlwaysDeny, ABAC, RBAC, Node, Webhook (members of `system:masters` bypass them all); see [authorization.md](authorization.md)',
     kind: 'list',
     default: 'AlwaysAllow',
     usage: `Ordered authorizer list; one of ${AUTHORIZATION_MODES.join(', ')}.`,
@@ -150,6 +174,8 @@ export const FLAGS: Record<string, FlagSpec> = {
     default: 'k8s.io',
     usage:
       'Group admission webhooks receive their AdmissionReview in: k8s.io (admission.k8s.io, what webhooks written for Kubernetes expect) or platform.io (admission.platform.io).',
+    reference:
+      'the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md)',
   },
   'proxy-client-cert-file': {
     kind: 'string',
@@ -158,11 +184,13 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'proxy-client-key-file': { kind: 'string', usage: 'Private key (PEM) matching --proxy-client-cert-file.' },
   'shutdown-delay-duration': {
+    reference: 'on SIGTERM `/readyz` fails first, then this delay, then watches end and the server stops',
     kind: 'duration',
     default: '0s',
     usage: 'After SIGTERM, keep serving (with /readyz failing) this long before closing.',
   },
   'shutdown-watch-termination-grace-period': {
+    reference: 'after the shutdown delay, how long open watches get to end before they are closed',
     kind: 'duration',
     default: '0s',
     usage: 'After the delay, how long open watches get to end before the server closes them.',
@@ -172,8 +200,15 @@ export const FLAGS: Record<string, FlagSpec> = {
     default: '0s',
     usage: 'Since start, /livez treats unfinished post-start hooks as healthy for this long.',
   },
-  'request-timeout': { kind: 'duration', default: '1m0s', usage: 'Default timeout for non-watch requests.' },
+  'request-timeout': {
+    reference: 'the longest a request other than a watch may take (504 after it)',
+    kind: 'duration',
+    default: '1m0s',
+    usage: 'Default timeout for non-watch requests.',
+  },
   'min-request-timeout': {
+    reference:
+      'seconds: a watch without `timeoutSeconds` lasts a random time between this and twice it; 0 with no `timeoutSeconds`: no timeout',
     kind: 'int',
     default: '1800',
     usage: 'Minimum watch timeout in seconds (randomised up to twice this).',
@@ -195,8 +230,15 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage:
       "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the HTTP/2 library's default.",
   },
-  'event-ttl': { kind: 'duration', default: '1h0m0s', usage: 'Amount of time to retain events.' },
+  'event-ttl': {
+    reference: 'Events are deleted this long after their last write (Go durations), by every replica',
+    kind: 'duration',
+    default: '1h0m0s',
+    usage: 'Amount of time to retain events.',
+  },
   'max-requests-inflight': {
+    reference:
+      'non-mutating requests served at once; beyond it 429 with `Retry-After: 1` and a Status; watches and streaming subresources are not counted; `system:masters` is always served; 0: no limit',
     kind: 'int',
     default: '400',
     usage:
@@ -209,12 +251,15 @@ export const FLAGS: Record<string, FlagSpec> = {
       'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
   },
   'max-connections': {
+    referenceDefault: 'half the open-file limit (512 if unknown)',
     kind: 'int',
     default: 'half the open-file limit',
     usage:
       'The maximum number of client connections open at once; connections beyond it are closed on accept and a line is logged (at most one a minute). Keep it well below the open-file limit (512 when that limit cannot be read). Zero for no limit.',
   },
   'read-header-timeout': {
+    reference:
+      "the TLS handshake and the first request head must be done this long after the TCP accept (kube-apiserver's ReadHeaderTimeout); later HTTP/1.1 heads get the 90 s idle time plus this; 0 disables",
     kind: 'duration',
     default: '32s',
     usage:
@@ -232,6 +277,7 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage: 'How long past revisions stay readable (watch resume, Exact reads, continue tokens).',
   },
   'storage-backend': {
+    reference: '`embedded` (state in `<data-dir>/storage`, survives restarts), `postgres`, `memory`',
     kind: 'string',
     default: 'embedded',
     usage: `Storage backend: ${STORAGE_BACKENDS.join(', ')} (embedded keeps state in --data-dir).`,

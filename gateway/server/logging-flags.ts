@@ -5,12 +5,16 @@ import { LOGGING_FORMATS, type LoggingFormat } from './logger.js';
 
 export const LOGGING_FLAGS: Record<string, FlagSpec> = {
   v: {
+    reference:
+      "log verbosity, also `-v N` (klog's flag): 0 and 1 info, 2 to 4 debug (a line per request, clients ending their requests), 5 and above trace (request headers, credentials redacted); errors and warnings are always written. See [operations.md](operations.md#logging)",
     kind: 'int',
     default: '0',
     usage:
       'Log verbosity, also -v N: 0 and 1 info, 2 to 4 debug (one line per request, clients ending their requests), 5 and above trace (request headers, credentials redacted). Errors and warnings are always written.',
   },
   'logging-format': {
+    reference:
+      '`text` (klog\'s lines: `I1127 01:02:03.456789   12345] "message" key="value"`) or `json` (one object a line with `ts`, `level`, `v`, `msg`)',
     kind: 'string',
     default: 'text',
     usage: `Log format: ${LOGGING_FORMATS.join(' or ')} (klog's text lines, or one JSON object per line).`,

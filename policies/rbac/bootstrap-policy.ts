@@ -65,8 +65,8 @@ export const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/
 export const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', ...PUBLIC_INFO_URLS, '/openapi', '/openapi/*'];
 
 // APIServices are named by no role but cluster-admin, as upstream: registering one routes a whole group's requests
-// to a server of the registrant's choosing. ValidatingAdmissionPolicies and their bindings neither, as upstream: they
-// decide what every other user may write.
+// to a server of the registrant's choosing. The admissionregistration kinds (webhook configurations, policies and
+// their bindings) neither, as upstream: they decide what every other user may write, and a webhook sees the writes.
 export function bootstrapClusterRoles(): RoleObject[] {
   return [
     clusterRole('cluster-admin', [rule(['*'], ['*'], ['*']), urls(['*'], ['*'])]),

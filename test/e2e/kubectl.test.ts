@@ -70,6 +70,18 @@ describe('kubectl end to end', function () {
       ['rolebindings', `${RBAC}/v1`, 'true', 'RoleBinding'],
       ['clusterrolebindings', `${RBAC}/v1`, 'false', 'ClusterRoleBinding'],
       ['apiservices', 'apiregistration.platform.io/v1', 'false', 'APIService'],
+      [
+        'validatingwebhookconfigurations',
+        'admissionregistration.platform.io/v1',
+        'false',
+        'ValidatingWebhookConfiguration',
+      ],
+      [
+        'mutatingwebhookconfigurations',
+        'admissionregistration.platform.io/v1',
+        'false',
+        'MutatingWebhookConfiguration',
+      ],
       ['validatingadmissionpolicies', 'admissionregistration.platform.io/v1', 'false', 'ValidatingAdmissionPolicy'],
       [
         'validatingadmissionpolicybindings',
@@ -97,6 +109,8 @@ describe('kubectl end to end', function () {
       ['events', 'events.k8s.io/v1', 'true', 'Event'],
       ['networkpolicies', 'networking.k8s.io/v1', 'true', 'NetworkPolicy'],
       ['apiservices', 'apiregistration.k8s.io/v1', 'false', 'APIService'],
+      ['validatingwebhookconfigurations', 'admissionregistration.k8s.io/v1', 'false', 'ValidatingWebhookConfiguration'],
+      ['mutatingwebhookconfigurations', 'admissionregistration.k8s.io/v1', 'false', 'MutatingWebhookConfiguration'],
       ['validatingadmissionpolicies', 'admissionregistration.k8s.io/v1', 'false', 'ValidatingAdmissionPolicy'],
       [
         'validatingadmissionpolicybindings',

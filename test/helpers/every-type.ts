@@ -219,6 +219,36 @@ export const everyType = (ns: string) => [
     },
     check: (o: any) => o.spec.service.port === 8443 && o.spec.groupPriorityMinimum === 1000,
   },
+  ...(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'] as const).map((kind) => ({
+    // Its rules name a group nothing serves, and failing calls are ignored: no other write ever reaches the webhook.
+    resource: `${kind.toLowerCase()}s`,
+    printed: `${kind.toLowerCase()}.admissionregistration.platform.io`,
+    path: `/apis/admissionregistration.platform.io/v1/${kind.toLowerCase()}s/${ns}-hooks`,
+    obj: {
+      apiVersion: 'admissionregistration.platform.io/v1',
+      kind,
+      metadata: { name: `${ns}-hooks` },
+      webhooks: [
+        {
+          name: `check.${ns}.example.io`,
+          clientConfig: { service: { namespace: ns, name: 'webhook', path: '/check' } },
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: [`${ns}.example.io`],
+              apiVersions: ['v1'],
+              resources: ['*'],
+              scope: '*',
+            },
+          ],
+          failurePolicy: 'Ignore',
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+        },
+      ],
+    },
+    check: (o: any) => o.webhooks[0].clientConfig.service.port === 443 && o.webhooks[0].timeoutSeconds === 10,
+  })),
   {
     resource: 'validatingadmissionpolicies',
     printed: 'validatingadmissionpolicy.admissionregistration.platform.io',

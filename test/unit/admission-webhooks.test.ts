@@ -419,7 +419,7 @@ describe('admission webhooks', function () {
     });
 
     it('never calls webhooks for admissionregistration kinds or the server’s own writes', async () => {
-      const def = defOf('admissionregistration.platform.io', 'ValidatingAdmissionPolicy');
+      const def = defOf('admissionregistration.platform.io', 'ValidatingWebhookConfiguration');
       const all = [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }];
       await validate(
         [webhookEntry('all.example.com', hook, { rules: all })],

@@ -105,7 +105,7 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 18 kinds with kube-apiserver names', () => {
+  it('registers the 20 kinds with kube-apiserver names', () => {
     expect(builtinKinds.map((k) => k.resource)).to.have.members([
       'namespaces',
       'nodes',
@@ -123,6 +123,8 @@ describe('built-in kinds', () => {
       'rolebindings',
       'clusterrolebindings',
       'apiservices',
+      'validatingwebhookconfigurations',
+      'mutatingwebhookconfigurations',
       'validatingadmissionpolicies',
       'validatingadmissionpolicybindings',
     ]);

@@ -1,5 +1,5 @@
-// Schema pieces, defaults and rules shared by ValidatingAdmissionPolicy and its binding (upstream's
-// admissionregistration/v1 types and pkg/apis/admissionregistration/validation). The CEL expressions are compiled
+// Schema pieces, defaults and rules shared by the admissionregistration kinds: the policies and the webhook
+// configurations (upstream's admissionregistration/v1 types and pkg/apis/admissionregistration/validation). The CEL expressions are compiled
 // at write time by the gateway (gateway/admission/policy/expression-check.ts): api/ cannot reach the CEL environment.
 import type { FieldError, FieldPath } from '../../meta/field-errors.js';
 import { fieldErrors } from '../../meta/field-errors.js';
@@ -7,15 +7,34 @@ import type { JSONSchema } from '../../schema.js';
 import { labelSelectorSchema } from '../../common/object-meta.js';
 import { arr, describe, enumStr, named, obj, str, stringList } from '../../common/schema-builders.js';
 import { asArr, asObj, asStr, type Obj, validateLabelSelector } from '../../common/validation-helpers.js';
+import { qualifiedName } from '../../meta/validation.js';
 
 export const ADMISSIONREGISTRATION_GROUP = 'admissionregistration.platform.io';
 export const ADMISSIONREGISTRATION_GROUP_ALIASES = ['admissionregistration.k8s.io'];
 const DEF = 'io.platform.api.admissionregistration.v1';
 
 export const FAILURE_POLICIES = ['Fail', 'Ignore'];
-export const MATCH_POLICIES = ['Exact', 'Equivalent'];
-const OPERATIONS = ['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
-const SCOPES = ['Cluster', 'Namespaced', '*'];
+// Sorted, as upstream's string sets list the supported values in an Unsupported value message.
+export const MATCH_POLICIES = ['Equivalent', 'Exact'];
+const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const SCOPES = ['*', 'Cluster', 'Namespaced'];
+const MAX_MATCH_CONDITIONS = 64;
+
+/** Upstream's admission plugins never run on these, so that no policy or webhook can lock out the way to change them. */
+const EXEMPT_CONFIGURATION_KINDS = new Set([
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
+/**
+ * Is this kind one of admissionregistration's configuration kinds, which policies and webhooks never see (upstream's
+ * IsExemptAdmissionConfigurationResource)? The `*.k8s.io` alias reaches the same definition, so the group is ours.
+ */
+export function isExemptAdmissionConfigurationKind(def: { group: string; kind: string }): boolean {
+  return def.group === ADMISSIONREGISTRATION_GROUP && EXEMPT_CONFIGURATION_KINDS.has(def.kind);
+}
 
 const ruleProperties: Record<string, JSONSchema> = {
   operations: stringList(
@@ -30,6 +49,30 @@ const ruleProperties: Record<string, JSONSchema> = {
   ),
   scope: str('scope specifies the scope of this rule: "Cluster", "Namespaced" or "*" (the default).'),
 };
+
+export const ruleWithOperationsSchema = named(
+  `${DEF}.RuleWithOperations`,
+  obj(
+    ruleProperties,
+    'RuleWithOperations is a tuple of Operations and Resources. It is recommended to make sure that all the tuple expansions are valid.',
+  ),
+);
+
+export const matchConditionSchema = named(
+  `${DEF}.MatchCondition`,
+  obj(
+    {
+      name: str(
+        "Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes. Name must be a qualified name consisting of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName'). Required.",
+      ),
+      expression: str(
+        'Expression represents the expression which will be evaluated by CEL. Must evaluate to bool. Required.',
+      ),
+    },
+    'MatchCondition represents a condition which must by fulfilled for a request to be sent to a webhook.',
+    ['name', 'expression'],
+  ),
+);
 
 const namedRuleSchema = named(
   `${DEF}.NamedRuleWithOperations`,
@@ -81,65 +124,108 @@ export function defaultMatchResources(m: Obj): void {
   m.matchPolicy ??= 'Equivalent';
   m.namespaceSelector ??= {};
   m.objectSelector ??= {};
-  for (const list of [m.resourceRules, m.excludeResourceRules])
-    for (const rule of asArr(list)) {
-      const r = asObj(rule);
-      if (r) r.scope ??= '*';
-    }
+  for (const list of [m.resourceRules, m.excludeResourceRules]) asArr(list).forEach(defaultRuleScope);
 }
 
-function validateSet(values: unknown[], at: FieldPath, what: string, allowed?: string[]): FieldError[] {
+/** Operations, API groups, API versions: required, and a `*` alone or not at all. */
+function validateSet(values: unknown[], at: FieldPath, what: string): FieldError[] {
   const errs: FieldError[] = [];
   if (values.length === 0) errs.push(fieldErrors.required(at));
   if (values.length > 1 && values.includes('*'))
     errs.push(fieldErrors.invalid(at, values, `if '*' is present, must not specify other ${what}`));
-  const seen = new Set<unknown>();
-  values.forEach((v, i) => {
-    if (seen.has(v)) errs.push(fieldErrors.duplicate(at.index(i), v));
-    seen.add(v);
-    if (allowed && !allowed.includes(asStr(v) ?? '')) errs.push(fieldErrors.notSupported(at.index(i), v, allowed));
-  });
   return errs;
 }
 
-/** Resources: `a`, `a/b`, `*`, `*\/b`, `a/*`; a `*` alone excludes the others, as upstream's validateResources. */
+/**
+ * Resources as upstream's validateResources: `*\/*` excludes every other entry, `*` excludes plain resources, and
+ * `x/*` or `*\/y` excludes the subresource entries it already covers.
+ */
 function validateResources(resources: unknown[], at: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (resources.length === 0) errs.push(fieldErrors.required(at));
-  const withSub = new Map<string, Set<string>>();
+  const wildcardSubresourceOf = new Set<string>();
+  const wildcardResourceFor = new Set<string>();
+  let doubleWildcard = false;
+  let singleWildcard = false;
+  let plainResource = false;
   resources.forEach((raw, i) => {
-    const r = asStr(raw) ?? '';
-    if (r === '') {
+    const entry = asStr(raw) ?? '';
+    if (entry === '') {
       errs.push(fieldErrors.required(at.index(i)));
       return;
     }
-    if (r === '*/*' || r === '*') {
-      if (resources.length > 1)
-        errs.push(fieldErrors.invalid(at, resources, `if '${r}' is present, must not specify other resources`));
+    if (entry === '*/*') doubleWildcard = true;
+    if (entry === '*') singleWildcard = true;
+    const slash = entry.indexOf('/');
+    if (slash < 0) {
+      // As upstream, the last plain entry decides: `["pods", "*"]` passes, `["*", "pods"]` does not.
+      plainResource = entry !== '*';
       return;
     }
-    const [res, sub = ''] = r.split('/', 2);
-    if (!withSub.has(res)) withSub.set(res, new Set());
-    const subs = withSub.get(res)!;
-    if (subs.has(sub)) errs.push(fieldErrors.duplicate(at.index(i), r));
-    subs.add(sub);
+    const [resource, sub] = [entry.slice(0, slash), entry.slice(slash + 1)];
+    if (wildcardSubresourceOf.has(resource))
+      errs.push(fieldErrors.invalid(at.index(i), entry, `if '${resource}/*' is present, must not specify ${entry}`));
+    if (wildcardResourceFor.has(sub))
+      errs.push(fieldErrors.invalid(at.index(i), entry, `if '*/${sub}' is present, must not specify ${entry}`));
+    if (sub === '*') wildcardSubresourceOf.add(resource);
+    if (resource === '*') wildcardResourceFor.add(sub);
   });
+  if (resources.length > 1 && doubleWildcard)
+    errs.push(fieldErrors.invalid(at, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plainResource)
+    errs.push(
+      fieldErrors.invalid(at, resources, "if '*' is present, must not specify other resources without subresources"),
+    );
   return errs;
 }
 
-function validateRule(rule: Obj, at: FieldPath, allowSubresources: boolean): FieldError[] {
-  const errs = [
-    ...validateSet(asArr(rule.operations), at.child('operations'), 'operations', OPERATIONS),
-    ...validateSet(asArr(rule.apiGroups), at.child('apiGroups'), 'API groups'),
-    ...validateSet(asArr(rule.apiVersions), at.child('apiVersions'), 'API versions'),
-    ...(allowSubresources ? validateResources(asArr(rule.resources), at.child('resources')) : []),
-  ];
+/** Upstream's validateRuleWithOperations, subresources allowed (as for webhooks and policies alike). */
+export function validateRuleWithOperations(rule: Obj, at: FieldPath): FieldError[] {
+  const operations = asArr(rule.operations);
+  const errs = validateSet(operations, at.child('operations'), 'operations');
+  operations.forEach((op, i) => {
+    if (!OPERATIONS.includes(asStr(op) ?? ''))
+      errs.push(fieldErrors.notSupported(at.child('operations').index(i), op, OPERATIONS));
+  });
+  errs.push(...validateSet(asArr(rule.apiGroups), at.child('apiGroups'), 'API groups'));
+  errs.push(...validateSet(asArr(rule.apiVersions), at.child('apiVersions'), 'API versions'));
   asArr(rule.apiVersions).forEach((v, i) => {
     if (v === '') errs.push(fieldErrors.required(at.child('apiVersions').index(i)));
   });
+  errs.push(...validateResources(asArr(rule.resources), at.child('resources')));
   const scope = rule.scope;
   if (scope !== undefined && !SCOPES.includes(asStr(scope) ?? ''))
     errs.push(fieldErrors.notSupported(at.child('scope'), scope, SCOPES));
+  return errs;
+}
+
+/** Upstream's SetDefaults_Rule: a rule without a scope covers both. */
+export function defaultRuleScope(rule: unknown): void {
+  const r = asObj(rule);
+  if (r) r.scope ??= '*';
+}
+
+/**
+ * matchConditions of a policy or a webhook, up to their CEL: at most 64, each with an expression and a qualified,
+ * unique name. The expressions are compiled by the gateway.
+ */
+export function validateMatchConditions(raw: unknown, at: FieldPath): FieldError[] {
+  const conditions = asArr(raw);
+  const errs: FieldError[] = [];
+  if (conditions.length > MAX_MATCH_CONDITIONS)
+    errs.push(fieldErrors.tooMany(at, conditions.length, MAX_MATCH_CONDITIONS));
+  const seen = new Set<string>();
+  conditions.forEach((item, i) => {
+    const condition = asObj(item) ?? {};
+    if ((asStr(condition.expression) ?? '').trim() === '')
+      errs.push(fieldErrors.required(at.index(i).child('expression')));
+    const name = asStr(condition.name) ?? '';
+    const nameAt = at.index(i).child('name');
+    if (name === '') errs.push(fieldErrors.required(nameAt));
+    else for (const p of qualifiedName(name)) errs.push(fieldErrors.invalid(nameAt, name, p));
+    if (name !== '' && seen.has(name)) errs.push(fieldErrors.duplicate(nameAt, name));
+    seen.add(name);
+  });
   return errs;
 }
 
@@ -156,6 +242,8 @@ export function validateMatchResources(raw: unknown, at: FieldPath, required: bo
   const rules = asArr(m.resourceRules);
   if (required && rules.length === 0) errs.push(fieldErrors.required(at.child('resourceRules')));
   for (const name of ['resourceRules', 'excludeResourceRules'])
-    asArr(m[name]).forEach((rule, i) => errs.push(...validateRule(asObj(rule) ?? {}, at.child(name).index(i), true)));
+    asArr(m[name]).forEach((rule, i) =>
+      errs.push(...validateRuleWithOperations(asObj(rule) ?? {}, at.child(name).index(i))),
+    );
   return errs;
 }

@@ -16,13 +16,14 @@ import {
   ADMISSIONREGISTRATION_GROUP_ALIASES,
   defaultMatchResources,
   FAILURE_POLICIES,
+  matchConditionSchema,
   matchResourcesSchema,
+  validateMatchConditions,
   validateMatchResources,
 } from './admission-common.js';
 
 const DEF = 'io.platform.api.admissionregistration.v1';
 export const VALIDATION_REASONS = ['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'];
-const MAX_MATCH_CONDITIONS = 64;
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 
 const expressionPair = (nameField: string, nameHelp: string, exprField: string, exprHelp: string, help: string) =>
@@ -84,16 +85,7 @@ const specSchema = obj(
       'atomic',
     ),
     matchConditions: mapList(
-      named(
-        `${DEF}.MatchCondition`,
-        expressionPair(
-          'name',
-          'Name is an identifier for this match condition, used for strategic merging of MatchConditions.',
-          'expression',
-          'Expression represents the expression which will be evaluated by CEL. Must evaluate to bool.',
-          'MatchCondition represents a condition which must be fulfilled for a request to be sent to a policy.',
-        ),
-      ),
+      matchConditionSchema,
       'name',
       'MatchConditions is a list of conditions that must be met for a request to be validated.',
     ),
@@ -210,23 +202,16 @@ function validateSpec(spec: Obj): FieldError[] {
     if ((asStr(asObj(raw)?.valueExpression) ?? '').trim() === '')
       errs.push(fieldErrors.required(at.child('auditAnnotations').index(i).child('valueExpression')));
   });
-  const conditions = asArr(spec.matchConditions);
-  if (conditions.length > MAX_MATCH_CONDITIONS)
-    errs.push(fieldErrors.tooMany(at.child('matchConditions'), conditions.length, MAX_MATCH_CONDITIONS));
-  errs.push(...validateNamedExpressions(conditions, at.child('matchConditions'), 'name', qualifiedName));
+  errs.push(...validateMatchConditions(spec.matchConditions, at.child('matchConditions')));
   errs.push(
     ...validateNamedExpressions(asArr(spec.variables), at.child('variables'), 'name', (name) =>
       CEL_IDENTIFIER.test(name) ? [] : ['name is not a valid CEL identifier'],
     ),
   );
-  for (const [list, field] of [
-    [conditions, 'matchConditions'],
-    [asArr(spec.variables), 'variables'],
-  ] as const)
-    list.forEach((raw, i) => {
-      if ((asStr(asObj(raw)?.expression) ?? '').trim() === '')
-        errs.push(fieldErrors.required(at.child(field).index(i).child('expression')));
-    });
+  asArr(spec.variables).forEach((raw, i) => {
+    if ((asStr(asObj(raw)?.expression) ?? '').trim() === '')
+      errs.push(fieldErrors.required(at.child('variables').index(i).child('expression')));
+  });
   return errs;
 }
 

@@ -3,12 +3,11 @@
 // version. The environment declares what upstream's does: object, oldObject, request, params, namespaceObject,
 // variables and authorizer.
 import type { KObject } from '../../../api/meta/types.js';
-import { fieldErrors, type FieldError } from '../../../api/meta/field-errors.js';
+import type { FieldError, FieldPath } from '../../../api/meta/field-errors.js';
 import { asArr, asObj, asStr, root, specOf } from '../../../api/common/validation-helpers.js';
-import { AUTHORIZER_TYPE, CelCompileError, compileCel, type CelCompiledProgram } from '../../../policies/cel/index.js';
+import { AUTHORIZER_TYPE, type CelCompiledProgram } from '../../../policies/cel/index.js';
+import { compileAdmissionExpression, compileNamedExpressions } from '../admission-expressions.js';
 
-/** Upstream's celconfig.PerCallLimit: what one expression may spend at run time. */
-export const PER_CALL_LIMIT = 1_000_000;
 /** Upstream's celconfig.RuntimeCELCostBudget: what all expressions of one policy evaluation may spend together. */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
@@ -46,28 +45,10 @@ export function compilePolicy(policy: KObject): { compiled?: CompiledPolicy; err
   const spec = specOf(policy);
   const at = root('spec');
   const errors: FieldError[] = [];
-  function compile(expression: unknown, field: ReturnType<typeof at.child>, resultTypes: string[]) {
-    const text = asStr(expression) ?? '';
-    if (text.trim() === '') return undefined;
-    try {
-      return compileCel(text, {
-        variables: VARIABLES,
-        resultTypes,
-        runtimeCostBudget: PER_CALL_LIMIT,
-        checkResultAtRuntime: !resultTypes.includes('dyn'),
-      });
-    } catch (e) {
-      if (!(e instanceof CelCompileError)) throw e;
-      errors.push(fieldErrors.invalid(field, text, e.message));
-      return undefined;
-    }
-  }
-  const named = (list: unknown, field: string, nameKey: string, exprKey: string, types: string[]) =>
-    asArr(list).flatMap((raw, i) => {
-      const item = asObj(raw) ?? {};
-      const program = compile(item[exprKey], at.child(field).index(i).child(exprKey), types);
-      return program ? [{ name: asStr(item[nameKey]) ?? '', program }] : [];
-    });
+  const compile = (expression: unknown, field: FieldPath, resultTypes: string[]) =>
+    compileAdmissionExpression(expression, field, VARIABLES, resultTypes, errors);
+  const named = (list: unknown, field: string, name: string, expression: string, types: string[]) =>
+    compileNamedExpressions(list, at.child(field), { name, expression }, VARIABLES, types, errors);
   const matchConditions = named(spec.matchConditions, 'matchConditions', 'name', 'expression', ['bool']);
   const variables = named(spec.variables, 'variables', 'name', 'expression', ['dyn']);
   const auditAnnotations = named(spec.auditAnnotations, 'auditAnnotations', 'key', 'valueExpression', [

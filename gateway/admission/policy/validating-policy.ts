@@ -7,7 +7,7 @@ import { StatusError, qualifiedResource, type StatusReason } from '../../../api/
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
 import { parseApiVersion } from '../../../api/proto/object-codec.js';
 import type { ProjectionSubresource } from '../../../api/scheme.js';
-import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
+import { isExemptAdmissionConfigurationKind } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
@@ -204,9 +204,9 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     name: 'ValidatingAdmissionPolicy',
     handles: () => true,
     validate: (req) => {
-      // Upstream exempts its own configuration kinds, so no policy can lock out the way to change policies; what
-      // applies to them is the check that their authors may read the params they name.
-      if (req.def.group === ADMISSIONREGISTRATION_GROUP) return checkParams?.(req) ?? Promise.resolve();
+      // Upstream exempts the admission configuration kinds, so no policy can lock out the way to change policies or
+      // webhooks; what applies to them is the check that their authors may read the params they name.
+      if (isExemptAdmissionConfigurationKind(req.def)) return checkParams?.(req) ?? Promise.resolve();
       // A write through a projection (`scale`) shows policies the projection, an autoscaling/v1 Scale, as upstream.
       const projection = req.subresource === '' ? undefined : req.def.projectionSubresources?.[req.subresource];
       if (!projection) return admit(req, req.object, req.oldObject, req.subresource);
@@ -214,7 +214,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       return admit(req, projection.read(req.object), old, req.subresource, projection);
     },
     validateDelete: (req) =>
-      req.def.group === ADMISSIONREGISTRATION_GROUP ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
+      isExemptAdmissionConfigurationKind(req.def) ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),
   };
 }
 

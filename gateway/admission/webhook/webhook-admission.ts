@@ -7,7 +7,7 @@
 import type { KObject } from '../../../api/meta/types.js';
 import { cloneJson } from '../../../api/meta/clone.js';
 import type { StatusError } from '../../../api/meta/errors.js';
-import { ADMISSIONREGISTRATION_GROUP } from '../../../api/admissionregistration/v1/admission-common.js';
+import { isExemptAdmissionConfigurationKind } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Registry } from '../../registry/registry.js';
 import type { AdmissionPlugin } from '../plugin.js';
 import { namespaceObjectOf } from '../match-rules.js';
@@ -42,7 +42,7 @@ async function viewOf(
 ): Promise<WriteView | undefined> {
   // Upstream exempts its own configuration kinds, so that no webhook can lock out the way to change webhooks; the
   // server's own writes (controllers, bootstrap) pass no admission check here.
-  if (hooks.length === 0 || !req.user || req.def.group === ADMISSIONREGISTRATION_GROUP) return undefined;
+  if (hooks.length === 0 || !req.user || isExemptAdmissionConfigurationKind(req.def)) return undefined;
   const subresource = req.operation === 'DELETE' ? '' : req.subresource;
   const projection = subresource === '' ? undefined : req.def.projectionSubresources?.[subresource];
   const read = (o: KObject | undefined) => (o && projection ? projection.read(o) : o);

@@ -2,22 +2,14 @@
 // generation from the stored object (plain JSON: the kinds are served elsewhere, this reads only what it needs) with
 // upstream's defaults for a field left out, and its matchConditions compiled against the webhook CEL environment.
 import type { KObject } from '../../../api/meta/types.js';
-import { asArr, asObj, asStr } from '../../../api/common/validation-helpers.js';
-import { AUTHORIZER_TYPE, CelCompileError, compileCel, type CelCompiledProgram } from '../../../policies/cel/index.js';
-import { PER_CALL_LIMIT } from '../policy/compile-policy.js';
+import { asArr, asObj, asStr, root } from '../../../api/common/validation-helpers.js';
+import { fieldErrorMessage } from '../../../api/meta/field-errors.js';
+import { compileWebhookMatchConditions, type NamedProgram } from '../admission-expressions.js';
 
 export type WebhookType = 'mutating' | 'validating';
 
 export const MUTATING_KIND = 'MutatingWebhookConfiguration';
 export const VALIDATING_KIND = 'ValidatingWebhookConfiguration';
-
-/** Upstream's webhook CEL environment: no params and no namespaceObject, unlike a policy's. */
-const CONDITION_VARIABLES: Record<string, string> = {
-  object: 'dyn',
-  oldObject: 'dyn',
-  request: 'map<string, dyn>',
-  authorizer: AUTHORIZER_TYPE,
-};
 
 export interface ServiceTarget {
   namespace: string;
@@ -51,7 +43,7 @@ export interface CompiledWebhook {
   clientConfig: ClientConfig;
   /** The clientConfig as stored: a pool is kept while it does not change. */
   clientConfigText: string;
-  matchConditions: { name: string; program: CelCompiledProgram }[];
+  matchConditions: NamedProgram[];
   /** Why a matchCondition could not be compiled (the environment changed since the write): every call fails. */
   conditionError?: string;
 }
@@ -78,23 +70,7 @@ export function compileWebhooks(config: KObject, type: WebhookType): CompiledWeb
   const configurationName = config.metadata.name ?? '';
   return asArr((config as Record<string, unknown>).webhooks).map((raw, index): CompiledWebhook => {
     const w = asObj(raw) ?? {};
-    let conditionError: string | undefined;
-    const matchConditions = asArr(w.matchConditions).flatMap((rawCondition) => {
-      const condition = asObj(rawCondition) ?? {};
-      const expression = asStr(condition.expression) ?? '';
-      try {
-        const program = compileCel(expression, {
-          variables: CONDITION_VARIABLES,
-          resultTypes: ['bool'],
-          runtimeCostBudget: PER_CALL_LIMIT,
-        });
-        return [{ name: asStr(condition.name) ?? '', program }];
-      } catch (e) {
-        if (!(e instanceof CelCompileError)) throw e;
-        conditionError ??= `compilation failed for expression '${expression}': ${e.message}`;
-        return [];
-      }
-    });
+    const { conditions, errors } = compileWebhookMatchConditions(raw, root('webhooks').index(index));
     const timeout = w.timeoutSeconds;
     return {
       key: `${configurationName}/${index}`,
@@ -112,8 +88,8 @@ export function compileWebhooks(config: KObject, type: WebhookType): CompiledWeb
       reinvokeIfNeeded: type === 'mutating' && w.reinvocationPolicy === 'IfNeeded',
       clientConfig: clientConfigOf(w.clientConfig),
       clientConfigText: JSON.stringify(w.clientConfig ?? null),
-      matchConditions,
-      conditionError,
+      matchConditions: conditions,
+      conditionError: errors.length > 0 ? errors.map(fieldErrorMessage).join(', ') : undefined,
     };
   });
 }
