@@ -35,6 +35,7 @@ import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
 import { createAdmissionMetrics, observeAdmission } from './admission/admission-metrics.js';
 import { startAdmissionWebhooks, type AdmissionWebhooks } from './admission/webhook/admission-webhooks.js';
+import type { AdmissionPlugin } from './admission/plugin.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
 import { versionInfo } from './server/version-info.js';
@@ -71,6 +72,8 @@ export interface StartOptions {
   handleSignals?: boolean;
   /** Time for the history window and watch timeouts (default: the real clock); tests move theirs by hand. */
   clock?: Clock;
+  /** Admission plugins of a test, in the list where upstream's mutating webhooks go (AdmissionDeps.extra). */
+  admissionPlugins?: readonly AdmissionPlugin[];
 }
 
 /** --runtime-config switches group/versions and single resources off (or on); the namespace kind always stays. */
@@ -201,6 +204,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
           authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
           policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
           webhooks,
+          extra: opts.admissionPlugins,
         }),
         createAdmissionMetrics(serverMetrics.main),
       ),

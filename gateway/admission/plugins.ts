@@ -30,9 +30,17 @@ export interface AdmissionDeps {
   policies?: { source: PolicySource; metrics?: PolicyMetrics };
   /** Webhook configurations in force and their clients; without them (a registry in a test) no webhook is called. */
   webhooks?: AdmissionWebhooks;
+  /** Plugins a test adds, after the built-in ones and before MutatingAdmissionWebhook, as built-in mutating plugins. */
+  extra?: readonly AdmissionPlugin[];
 }
 
-export function admissionPlugins({ registry, authorization, policies, webhooks }: AdmissionDeps): AdmissionPlugin[] {
+export function admissionPlugins({
+  registry,
+  authorization,
+  policies,
+  webhooks,
+  extra = [],
+}: AdmissionDeps): AdmissionPlugin[] {
   const authorizationChecks = authorization
     ? [
         createRbacEscalationAdmission({
@@ -46,6 +54,7 @@ export function admissionPlugins({ registry, authorization, policies, webhooks }
   return [
     createNamespaceLifecycleAdmission(registry.namespaces),
     ...authorizationChecks,
+    ...extra,
     ...(hooks ? [hooks.mutating] : []),
     ...(policies
       ? [

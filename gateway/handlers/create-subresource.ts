@@ -9,10 +9,12 @@ import type { UserInfo } from '../../api/meta/user.js';
 import { userOf } from '../request/user.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStore } from '../registry/store.js';
+import type { KObject } from '../../api/meta/types.js';
+import type { WrittenKinds } from '../registry/admission-steps.js';
 import {
-  addWarnings,
   decodeRequestBody,
-  parseDryRun,
+  withWarnings,
+  writeContext,
   writeResponse,
   type GroupVersionKind,
   type HandlerDeps,
@@ -33,6 +35,11 @@ export interface CreateSubresourceContext {
   dryRun: boolean;
   /** Collected for `Warning:` response headers. */
   warnings: string[];
+  /**
+   * Validating admission of the create, shown as a CREATE of the parent's subresource with `object` (of `kind`):
+   * the handler calls it once the object is checked and defaulted, before it acts, where upstream's storage does.
+   */
+  admit: (object: KObject, kinds: WrittenKinds) => Promise<void>;
 }
 
 export interface CreateSubresourceHandler {
@@ -73,19 +80,23 @@ export async function handleCreateSubresource(
   if (!handler) throw errors.pathNotFound();
   const method = ctx.method.toUpperCase();
   if (method !== 'POST') throw errors.methodNotAllowed();
-  const dryRun = parseDryRun(query.getAll('dryRun'), 'CreateOptions');
+  const wctx = writeContext(query, 'CreateOptions', undefined, userOf(ctx), ctx);
   const body = (await decodeRequestBody(ctx, deps, handler.bodyKind)).value;
-  const warnings: string[] = [];
-  const result = await handler.create({
-    namespace: def.namespaced ? info.namespace : '',
-    name: info.name,
-    store,
-    registry,
-    body,
-    user: userOf(ctx),
-    dryRun,
-    warnings,
-  });
-  addWarnings(ctx, warnings);
+  const namespace = def.namespaced ? info.namespace : '';
+  const result = await withWarnings(
+    ctx,
+    wctx,
+    handler.create({
+      namespace,
+      name: info.name,
+      store,
+      registry,
+      body,
+      user: userOf(ctx),
+      dryRun: wctx.dryRun,
+      warnings: wctx.warnings,
+      admit: (object, kinds) => store.admitCreateThrough(namespace, info.name, info.subresource, object, kinds, wctx),
+    }),
+  );
   writeResponse(ctx, deps, 201, result);
 }

@@ -6,7 +6,13 @@ import { isObject, type DeleteOptions } from '../../api/meta/types.js';
 import type { FeatureGates } from '../server/feature-gates.js';
 import { hasRequestBody } from '../server/connection.js';
 import { queryBool, requestQuery } from '../request/request-info.js';
-import { auditAnnotator, decodeRequestBody, type HandlerDeps, parseDryRun } from './request-scope.js';
+import {
+  auditAnnotator,
+  decodeRequestBody,
+  type HandlerDeps,
+  parseDryRun,
+  requestAttributes,
+} from './request-scope.js';
 import type { WriteContext } from '../registry/admission-types.js';
 import { userOf } from '../request/user.js';
 
@@ -117,5 +123,7 @@ export function deleteWriteContext(ctx: Context, options: DeleteOptions): WriteC
     warnings: [],
     fieldManager: undefined,
     annotate: auditAnnotator(ctx),
+    // The DeleteOptions themselves reach admission from the store's delete, which is handed them.
+    request: requestAttributes(ctx),
   };
 }

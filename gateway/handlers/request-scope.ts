@@ -6,13 +6,13 @@ import { fieldErrors, type FieldError } from '../../api/meta/field-errors.js';
 import { isObject, type KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { UserInfo } from '../../api/meta/user.js';
-import type { FieldValidation, WriteContext } from '../registry/admission-types.js';
+import type { FieldValidation, RequestAttributes, WriteContext } from '../registry/admission-types.js';
 import { addWarnings as addWarningHeaders } from './warning-headers.js';
 import type { ResourceStore } from '../registry/store.js';
 import type { DecodeResult, ResponseTarget, Serializer } from '../negotiation/serializer.js';
 import { isPrettyPrint, negotiateRequest, negotiateResponse } from '../negotiation/negotiate.js';
 import { parseIncludeObject, toTable } from '../negotiation/table.js';
-import { requestQuery, type RequestInfo } from '../request/request-info.js';
+import { requestInfoOf, requestQuery, type RequestInfo } from '../request/request-info.js';
 import { inRequestedGroup } from '../request/group-alias.js';
 import { encodeShared, isShareable } from '../negotiation/shared-encodings.js';
 import { mayCompress } from '../filters/compression.js';
@@ -210,6 +210,21 @@ export function writeContext(
     warnings: [],
     fieldManager: undefined,
     annotate: auditAnnotator(ctx),
+    request: ctx === undefined ? undefined : requestAttributes(ctx, q),
+  };
+}
+
+/**
+ * What admission reports of the request (AdmissionRequest.requestKind and requestResource, options): the group the
+ * path named, an alias included, and the write options as the query spelled them.
+ */
+export function requestAttributes(ctx: Context, q?: URLSearchParams): RequestAttributes {
+  const info = requestInfoOf(ctx) as RequestInfo | undefined;
+  return {
+    group: info?.requestedGroup ?? info?.apiGroup ?? '',
+    dryRun: q?.getAll('dryRun').filter((v) => v !== '') ?? [],
+    fieldManager: q?.get('fieldManager') ?? '',
+    fieldValidation: q?.get('fieldValidation') ?? '',
   };
 }
 

@@ -85,7 +85,7 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
     subresource: TOKEN_REQUEST_SUBRESOURCE,
     // Typed clients (kubectl create token) send the body as protobuf in the group they hard-code.
     bodyKind: { group: 'authentication.k8s.io', version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
-    async create({ namespace, name, store, registry, body, warnings }) {
+    async create({ namespace, name, store, registry, body, warnings, admit }) {
       if (!isObject(body)) throw errors.badRequest(`the body of the request must be a ${TOKEN_REQUEST_KIND} object`);
       const apiVersion =
         body.apiVersion === undefined || body.apiVersion === '' ? ACCEPTED_API_VERSIONS[0] : body.apiVersion;
@@ -126,6 +126,23 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
       const nowMs = now();
       const expirationErrors = validateExpiration(expirationSeconds);
       if (expirationErrors.length > 0) throw invalid('', expirationErrors);
+      // The request as checked and defaulted, with no token yet: what admission judges (CREATE of serviceaccounts/token).
+      await admit(
+        {
+          apiVersion,
+          kind: TOKEN_REQUEST_KIND,
+          metadata: { name, namespace },
+          spec: {
+            audiences,
+            expirationSeconds,
+            boundObjectRef: input.boundObjectRef ? { ...input.boundObjectRef } : null,
+          },
+        },
+        {
+          kind: { group: TOKEN_REQUEST_PLATFORM_GROUP, version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
+          requestKind: { group, version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
+        },
+      );
 
       const subject: TokenSubject = { namespace, name, uid: account.metadata.uid ?? '' };
       if (input.boundObjectRef) {

@@ -42,6 +42,18 @@ export interface WriteContext {
   user?: UserInfo;
   /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
   annotate?: (key: string, value: string) => void;
+  /** What admission is told of the API request behind the write; absent for the server's own writes. */
+  request?: RequestAttributes;
+}
+
+/** The request as the client made it, which admission reports beside the kind served (AdmissionRequest.request*). */
+export interface RequestAttributes {
+  /** The group the path named: a `*.k8s.io` alias of the kind's group, or the group itself. */
+  group: string;
+  /** The write's options as the query gave them, before any defaulting (the manager is not derived here). */
+  dryRun: string[];
+  fieldManager: string;
+  fieldValidation: string;
 }
 
 /**
@@ -52,34 +64,72 @@ export function internalWrite(): WriteContext {
   return { dryRun: false, fieldValidation: 'Ignore', duplicateFields: [], warnings: [] };
 }
 
-/** One validated write as validating admission sees it: the final object, never to be mutated. */
-export interface AdmissionRequest {
-  operation: 'CREATE' | 'UPDATE';
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/**
+ * The options object of the operation, as kube-apiserver puts it in AdmissionReview.request.options: a
+ * meta.k8s.io/v1 CreateOptions (a create, an apply that creates), UpdateOptions (an update; a patch's PatchOptions
+ * travel as UpdateOptions) or DeleteOptions, each with only the fields the request set.
+ */
+export interface AdmissionOptions {
+  apiVersion: 'meta.k8s.io/v1';
+  kind: 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions';
+  dryRun?: string[];
+  fieldManager?: string;
+  fieldValidation?: string;
+  [field: string]: unknown;
+}
+
+/** What every admission request tells of the request, as upstream's AdmissionRequest (admission.k8s.io/v1). */
+interface RequestIdentity {
+  /** Unique to this admission request (upstream gives each webhook call a fresh UUID; a plugin may use this one). */
+  uid: string;
   def: KindDefinition;
+  /** The kind of `object`: the resource's own, an autoscaling/v1 Scale through `scale`, a TokenRequest through `token`. */
+  kind: GroupVersionKind;
+  /** The resource as served: the kind's own group (`*.platform.io`), whatever group the client used. */
+  resource: GroupVersionResource;
+  /** `kind`, `resource` and the subresource as the client addressed them: the `*.k8s.io` alias group if it used one. */
+  requestKind: GroupVersionKind;
+  requestResource: GroupVersionResource;
+  requestSubResource: string;
   /** '' for cluster-scoped kinds. */
   namespace: string;
   name: string;
-  /** '' for the object itself, 'status' for a write through /status. */
-  subresource: '' | 'status' | 'scale';
-  object: KObject;
-  /** The stored object, on UPDATE. */
-  oldObject?: KObject;
   user?: UserInfo;
   dryRun: boolean;
+  options: AdmissionOptions;
   /** The request's `Warning:` headers, for plugins that warn instead of refusing. */
   warnings?: string[];
   annotate?: (key: string, value: string) => void;
 }
 
-/** A deletion as validating admission sees it: the object as stored, which the deletion removes. */
-export interface DeleteAdmissionRequest {
+/**
+ * One write as admission sees it. In the mutating phase a plugin may change `object` in place (or replace it); the
+ * registry then prunes, defaults and validates the result again, and refuses a change of metadata.name, namespace,
+ * uid or resourceVersion. In the validating phase `object` is the final object, never to be changed.
+ */
+export interface AdmissionRequest extends RequestIdentity {
+  operation: 'CREATE' | 'UPDATE';
+  /** '' for the object itself; 'status', 'scale' or 'token' for a write through that subresource. */
+  subresource: '' | 'status' | 'scale' | 'token';
+  object: KObject;
+  /** The stored object, on UPDATE. */
+  oldObject?: KObject;
+}
+
+/** A deletion as validating admission sees it: the object as stored, which the deletion removes. No mutating phase. */
+export interface DeleteAdmissionRequest extends RequestIdentity {
   operation: 'DELETE';
-  def: KindDefinition;
-  namespace: string;
-  name: string;
   oldObject: KObject;
-  user?: UserInfo;
-  dryRun: boolean;
-  warnings?: string[];
-  annotate?: (key: string, value: string) => void;
 }

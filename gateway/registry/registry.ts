@@ -4,7 +4,8 @@ import type { Storage } from '../../backends/storage.js';
 import type { KindValidator, NamespaceGate } from './admission-types.js';
 import { createNamespaceGate, createNamespaceLifecycleAdmission } from '../admission/namespace-lifecycle.js';
 import { admissionChain, type AdmissionPlugin } from '../admission/plugin.js';
-import { createResourceStore, type AdmitWrite, type ResourceStore } from './store.js';
+import { createResourceStore, type ResourceStore } from './store.js';
+import type { StoreAdmission } from './admission-steps.js';
 import { convertingStorage } from './converting-storage.js';
 
 export interface Registry {
@@ -29,11 +30,16 @@ export function createRegistry(
   // The server sets its plugins once the registry exists (they may need the authorizer, built over the registry), so
   // each store asks whichever chain is current at write time. Until then the namespace rules alone apply, which is
   // what a registry built without the server (tests, benchmarks) keeps.
-  let chain = admissionChain([createNamespaceLifecycleAdmission(gate)]);
-  const admit: AdmitWrite = (req) => (req.operation === 'DELETE' ? chain.validateDelete(req) : chain.validate(req));
+  let plugins: readonly AdmissionPlugin[] = [createNamespaceLifecycleAdmission(gate)];
+  let chain = admissionChain(plugins);
+  const admission: StoreAdmission = {
+    mutates: (def) => plugins.some((plugin) => plugin.mutate !== undefined && plugin.handles(def)),
+    mutate: (req) => chain.mutate(req),
+    validate: (req) => (req.operation === 'DELETE' ? chain.validateDelete(req) : chain.validate(req)),
+  };
   for (const def of kinds) {
     const kindStorage = def.storedAs ? convertingStorage(storage, def.storedAs) : storage;
-    const store = createResourceStore(def, kindStorage, validatorFor(def), gate, admit);
+    const store = createResourceStore(def, kindStorage, validatorFor(def), gate, admission);
     stores.push(store);
     byPath.set(`${def.group}/${def.version}/${def.resource}`, store);
   }
@@ -42,8 +48,9 @@ export function createRegistry(
     lookup: (group, version, resource) => byPath.get(`${group}/${version}/${resource}`),
     byKind: (group, kind) => stores.find((s) => s.def.group === group && s.def.kind === kind),
     namespaces: gate,
-    setAdmission: (plugins) => {
-      chain = admissionChain(plugins);
+    setAdmission: (list) => {
+      plugins = list;
+      chain = admissionChain(list);
     },
   };
   return registry;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { startGatehouse, type RunningGatehouse } from '../../gateway/main.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { Clock } from '../../gateway/server/clock.js';
+import type { AdmissionPlugin } from '../../gateway/admission/plugin.js';
 
 export interface GatehouseResponse {
   status: number;
@@ -104,10 +105,11 @@ export function withTestControllers(args: readonly string[]): string[] {
 /**
  * `dataDir` reuses a directory (restart tests); it is then left in place on close. `kinds` replaces the built-in
  * kinds served. `clock` replaces the real one (history window, watch timeouts): test/helpers/manual-clock.ts.
+ * `admissionPlugins` join the server's admission list where mutating webhooks go.
  */
 export async function startTestGatehouse(
   extraArgs: string[] = [],
-  opts: { dataDir?: string; kinds?: KindDefinition[]; clock?: Clock } = {},
+  opts: { dataDir?: string; kinds?: KindDefinition[]; clock?: Clock; admissionPlugins?: AdmissionPlugin[] } = {},
 ): Promise<TestGatehouse> {
   const owned = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'gatehouse-test-')));
@@ -121,6 +123,7 @@ export async function startTestGatehouse(
         out: (l) => logs.push(l),
         kinds: opts.kinds,
         clock: opts.clock,
+        admissionPlugins: opts.admissionPlugins,
       },
     );
   } catch (e) {

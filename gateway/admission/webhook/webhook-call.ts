@@ -3,6 +3,7 @@
 // naming the alias the rule named), the namespace and object selectors, the matchConditions; then the review, its
 // answer's checks, the warnings and audit annotations it carries, and for a mutating webhook its JSON patch. What a
 // call ends in is an outcome the dispatcher turns into metrics and, by failurePolicy, into a refusal or not.
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, errors, type GroupResource } from '../../../api/meta/errors.js';
@@ -12,7 +13,6 @@ import { evaluateWithAuthorizer } from '../../../policies/cel/index.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import { ruleMatches, selectorInput, selectorsMatch, type MatchAttributes } from '../match-rules.js';
-import { admissionRequestValue } from '../policy/request-value.js';
 import {
   encodeReview,
   reviewVersionOf,
@@ -139,30 +139,32 @@ function withGroup(object: KObject | undefined, group: string): KObject | undefi
   return objectGroup === group ? object : { ...object, apiVersion: `${group}/${version}` };
 }
 
+/** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
 function requestOf(view: WriteView, group: string): Record<string, unknown> {
   const { req } = view;
-  const request = admissionRequestValue(req, view.object, view.oldObject, view.subresource, view.projection);
-  if (group === req.def.group) return request;
+  const { user, def } = req;
   // Under Equivalent the webhook is told the kind and resource in the group its rule named; requestKind and
   // requestResource keep what the client wrote to.
-  const kind = request.kind as Record<string, unknown>;
-  const resource = request.resource as Record<string, unknown>;
+  const alias = group !== def.group;
   return {
-    ...request,
-    kind: view.projection ? kind : { ...kind, group },
-    resource: { ...resource, group },
-  };
-}
-
-const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
-
-/** The write's options as the review carries them: the request's own when the registry hands them over. */
-function optionsOf(req: Request): unknown {
-  if ('options' in req && req.options !== undefined) return req.options;
-  return {
-    apiVersion: 'meta.k8s.io/v1',
-    kind: OPTIONS_KIND[req.operation],
-    ...(req.dryRun ? { dryRun: ['All'] } : {}),
+    // Upstream gives every call its own uid, reinvocations included.
+    uid: randomUUID(),
+    kind: alias && req.kind.group === def.group ? { ...req.kind, group } : req.kind,
+    resource: alias ? { ...req.resource, group } : req.resource,
+    subResource: view.subresource,
+    requestKind: req.requestKind,
+    requestResource: req.requestResource,
+    requestSubResource: req.requestSubResource,
+    name: req.name || (view.object?.metadata.name ?? view.oldObject?.metadata.name ?? ''),
+    namespace: req.namespace,
+    operation: req.operation,
+    userInfo: {
+      username: user?.name ?? '',
+      uid: user?.uid ?? '',
+      groups: user?.groups ?? [],
+      extra: user?.extra ?? {},
+    },
+    dryRun: req.dryRun,
   };
 }
 
@@ -185,7 +187,7 @@ export async function callWebhook(deps: CallDeps, invocation: Invocation, view: 
     ...(invocation.request as unknown as Parameters<typeof encodeReview>[2]),
     object: withGroup(view.object, group) ?? null,
     oldObject: withGroup(view.oldObject, group) ?? null,
-    options: optionsOf(view.req),
+    options: view.req.options,
   });
   let result: ReviewResult;
   try {
@@ -245,12 +247,6 @@ function applyPatch(hook: CompiledWebhook, view: WriteView, result: ReviewResult
   const next = patched as KObject;
   next.apiVersion = view.object.apiVersion;
   next.kind = view.object.kind;
-  const changed = identityChange(view.object, next);
-  if (changed)
-    return {
-      kind: 'internal',
-      error: internalError(`admission webhook ${JSON.stringify(hook.name)} may not change ${changed}`),
-    };
   return { kind: 'allowed', patched: isDeepStrictEqual(next, view.object) ? undefined : next };
 }
 
@@ -258,13 +254,4 @@ function causesOf(e: unknown): string {
   if (!(e instanceof StatusError)) return '';
   const causes = e.details?.causes?.map((c) => c.message).filter(Boolean) ?? [];
   return causes.length > 0 ? `: ${causes.join('; ')}` : '';
-}
-
-/** The fields that say which object this is: a webhook changing them would make the write about another object. */
-function identityChange(before: KObject, after: KObject): string | undefined {
-  const meta = (after.metadata ?? {}) as unknown as Record<string, unknown>;
-  const old = before.metadata as unknown as Record<string, unknown>;
-  for (const field of ['name', 'namespace', 'uid', 'resourceVersion'])
-    if (meta[field] !== old[field]) return `metadata.${field}`;
-  return undefined;
 }
