@@ -11,17 +11,7 @@ import { createNamespace, eventually, expectFailure, uniqueName } from '../helpe
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { startTestWebhook, type TestWebhook } from '../helpers/webhook-server.js';
 import { answer, deny, jsonPatch, webhookConfiguration, webhookEntry } from '../helpers/admission-webhook.js';
-import { AR, cm } from '../helpers/admission-policy.js';
-
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-rules:
-- level: Metadata
-  resources:
-  - group: ""
-    resources: [configmaps]
-- level: None
-`;
+import { AR, cm, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
 
 const PROBE = 'probe';
 
@@ -36,7 +26,7 @@ describe('admission webhooks', function () {
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-webhooks-'));
     hook = await startTestWebhook((r) => answer(r), { path: '/admit', dnsNames: ['hook.webhooks.svc'] });
-    await writeFile(path.join(dir, 'audit.yaml'), AUDIT_POLICY);
+    await writeFile(path.join(dir, 'audit.yaml'), CONFIGMAP_AUDIT_POLICY);
     await writeFile(
       path.join(dir, 'endpoints.yaml'),
       `- {namespace: webhooks, name: hook, port: 443, url: "https://127.0.0.1:${new URL(hook.url).port}"}\n`,

@@ -3,6 +3,7 @@
 // `admission.k8s.io` unless --admission-review-api-group says `platform.io`; an answer in either group is read. In v1
 // the answer must carry the request's uid, and a validating webhook may not answer with a patch.
 import { asArr, asObj, asStr } from '../../../api/common/validation-helpers.js';
+import type { GroupVersionKind, GroupVersionResource } from '../../registry/admission-types.js';
 
 export const REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;
 export type ReviewVersion = (typeof REVIEW_VERSIONS)[number];
@@ -14,18 +15,6 @@ export type AdmissionReviewGroup = keyof typeof ADMISSION_GROUPS;
 /** The first version the webhook accepts that the server speaks, undefined when none. */
 export function reviewVersionOf(accepted: readonly string[]): ReviewVersion | undefined {
   return accepted.find((v): v is ReviewVersion => (REVIEW_VERSIONS as readonly string[]).includes(v));
-}
-
-export interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
-}
-
-export interface GroupVersionResource {
-  group: string;
-  version: string;
-  resource: string;
 }
 
 /** admission.k8s.io's AdmissionRequest: the same fields in v1 and v1beta1. */

@@ -20,6 +20,7 @@ import {
   type AdmissionReviewGroup,
   type ReviewResult,
 } from './admission-review.js';
+import { reviewUserInfo } from '../policy/request-value.js';
 import type { CompiledWebhook } from './webhook-config.js';
 import type { WebhookClient } from './webhook-client.js';
 import { WebhookCallError } from './webhook-client.js';
@@ -142,7 +143,7 @@ function withGroup(object: KObject | undefined, group: string): KObject | undefi
 /** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
 function requestOf(view: WriteView, group: string): Record<string, unknown> {
   const { req } = view;
-  const { user, def } = req;
+  const { def } = req;
   // Under Equivalent the webhook is told the kind and resource in the group its rule named; requestKind and
   // requestResource keep what the client wrote to.
   const alias = group !== def.group;
@@ -158,12 +159,7 @@ function requestOf(view: WriteView, group: string): Record<string, unknown> {
     name: req.name || (view.object?.metadata.name ?? view.oldObject?.metadata.name ?? ''),
     namespace: req.namespace,
     operation: req.operation,
-    userInfo: {
-      username: user?.name ?? '',
-      uid: user?.uid ?? '',
-      groups: user?.groups ?? [],
-      extra: user?.extra ?? {},
-    },
+    userInfo: reviewUserInfo(req.user),
     dryRun: req.dryRun,
   };
 }
