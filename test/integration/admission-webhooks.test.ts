@@ -203,3 +203,36 @@ describe('admission webhooks', function () {
     );
   });
 });
+
+describe('admission webhooks under --admission-review-api-group platform.io', function () {
+  this.timeout(60_000);
+  let gh: TestGatehouse;
+  let hook: TestWebhook;
+
+  before(async () => {
+    hook = await startTestWebhook((r) => answer(r), { path: '/admit' });
+    gh = await startTestGatehouse(['--admission-review-api-group', 'platform.io']);
+  });
+  after(async () => {
+    await gh?.close();
+    await hook?.close();
+  });
+
+  it('sends admission.platform.io/v1 reviews and reads the answer in that group', async () => {
+    const ns = await createNamespace(gh, 'wh-ours');
+    const name = uniqueName('ours');
+    const config = webhookConfiguration('ValidatingWebhookConfiguration', name, [
+      webhookEntry(`${name}.example.com`, hook, {
+        namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } },
+      }),
+    ]);
+    const res = await gh.request('POST', `${AR}/validatingwebhookconfigurations`, { body: config });
+    expect(res.status, res.body).to.equal(201);
+    hook.behave = (r) => deny(r, { message: `seen in ${String(r?.apiVersion)}` });
+    const refused = await eventually('webhook in force', async () => {
+      const r = await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: cm('p1') });
+      return r.status === 403 ? r : undefined;
+    });
+    expect(refused.json().message).to.include('denied the request: seen in admission.platform.io/v1');
+  });
+});

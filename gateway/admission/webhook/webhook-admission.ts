@@ -103,7 +103,8 @@ function settle(
 export function createMutatingWebhookAdmission(deps: WebhookAdmissionDeps): AdmissionPlugin {
   return {
     name: 'MutatingAdmissionWebhook',
-    handles: () => true,
+    // Asked at each write: with no mutating webhook in force the registry skips the re-check a mutation needs.
+    handles: (def) => deps.source.webhooks('mutating').length > 0 && !isExemptAdmissionConfigurationKind(def),
     async mutate(req) {
       const hooks = deps.source.webhooks('mutating');
       const view = await viewOf(deps.registry, req, hooks);
@@ -170,7 +171,7 @@ export function createValidatingWebhookAdmission(deps: WebhookAdmissionDeps): Ad
   }
   return {
     name: 'ValidatingAdmissionWebhook',
-    handles: () => true,
+    handles: (def) => deps.source.webhooks('validating').length > 0 && !isExemptAdmissionConfigurationKind(def),
     validate,
     validateDelete: validate,
   };
