@@ -18,6 +18,7 @@ import {
   reviewVersionOf,
   verifyReviewResponse,
   type AdmissionReviewGroup,
+  type ReviewRequest,
   type ReviewResult,
 } from './admission-review.js';
 import { reviewUserInfo } from '../policy/request-value.js';
@@ -82,10 +83,13 @@ function matchedGroup(hook: CompiledWebhook, a: MatchAttributes): string | undef
   );
 }
 
+/** The review's request without the objects and options, which the matchConditions see as `request` too. */
+type RequestFields = Omit<ReviewRequest, 'object' | 'oldObject' | 'options'>;
+
 export interface Invocation {
   hook: CompiledWebhook;
   group: string;
-  request: Record<string, unknown>;
+  request: RequestFields;
 }
 
 /** The invocation of a webhook that applies to the write; undefined when it does not; a refusal when conditions fail. */
@@ -141,7 +145,7 @@ function withGroup(object: KObject | undefined, group: string): KObject | undefi
 }
 
 /** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
-function requestOf(view: WriteView, group: string): Record<string, unknown> {
+function requestOf(view: WriteView, group: string): RequestFields {
   const { req } = view;
   const { def } = req;
   // Under Equivalent the webhook is told the kind and resource in the group its rule named; requestKind and
@@ -178,9 +182,9 @@ export async function callWebhook(deps: CallDeps, invocation: Invocation, view: 
       reason: `webhook does not accept known AdmissionReview versions (${hook.admissionReviewVersions.join(', ')})`,
       code: 500,
     };
-  const uid = String(invocation.request.uid);
+  const { uid } = invocation.request;
   const body = encodeReview(deps.reviewGroup, version, {
-    ...(invocation.request as unknown as Parameters<typeof encodeReview>[2]),
+    ...invocation.request,
     object: withGroup(view.object, group) ?? null,
     oldObject: withGroup(view.oldObject, group) ?? null,
     options: view.req.options,
