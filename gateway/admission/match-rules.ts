@@ -2,7 +2,8 @@
 // matchers do: a rule (operations, groups, versions, resources with `*`, `*/*`, `*/status`, scope), the namespace
 // selector (on the labels of the request's namespace) and the object selector (on the old or the new object's
 // labels). Under matchPolicy Equivalent a rule naming the `*.k8s.io` alias of one of our groups matches a request in
-// our group (and the other way round): they are one API served under two names.
+// our group (and the other way round): they are one API served under two names. Under Exact only the group the
+// request was made at matches, alias or not.
 import { asArr, asObj, asStr, selectorMatches } from '../../api/common/validation-helpers.js';
 import type { KObject } from '../../api/meta/types.js';
 import type { KindDefinition } from '../../api/scheme.js';
@@ -14,6 +15,8 @@ export interface MatchAttributes {
   group: string;
   /** Every other name the same API is served under (the kind's groupAliases). */
   groupAliases: readonly string[];
+  /** The group the client's path named (`group` or one of its aliases): what Exact matches. */
+  requestGroup: string;
   version: string;
   resource: string;
   subresource: string;
@@ -38,7 +41,7 @@ function listMatches(values: unknown[], wanted: readonly string[]): boolean {
 export function ruleMatches(rawRule: unknown, a: MatchAttributes, equivalent: boolean): boolean {
   const rule = asObj(rawRule) ?? {};
   if (!listMatches(asArr(rule.operations), [a.operation])) return false;
-  const groups = equivalent ? [a.group, ...a.groupAliases] : [a.group];
+  const groups = equivalent ? [a.group, ...a.groupAliases] : [a.requestGroup];
   if (!listMatches(asArr(rule.apiGroups), groups)) return false;
   if (!listMatches(asArr(rule.apiVersions), [a.version])) return false;
   if (!resourceMatches(asArr(rule.resources), a.resource, a.subresource)) return false;

@@ -70,6 +70,12 @@ export function createWritePaths(scope: StoreScope): WritePaths {
     return admitUpdate(next, current, target);
   }
 
+  /** A write conditional on a resourceVersion (the body's) other than the stored one is a 409. */
+  function assertVersion(body: KObject, current: KObject, name: string): void {
+    const expected = requiredVersion(body);
+    if (expected !== undefined && expected !== current.metadata.resourceVersion) throw errors.staleObject(gr, name);
+  }
+
   /** guaranteedUpdate, or for a dry run the same computation on a fresh read with nothing stored. */
   async function writeThrough(
     key: string,
@@ -148,7 +154,6 @@ export function createWritePaths(scope: StoreScope): WritePaths {
       checkNameMatches(obj, name);
       checkNamespaceMatches(scope, obj, namespace);
       const key = scope.key(namespace, name);
-      const expectedVersion = requiredVersion(obj);
       const create =
         def.allowCreateOnUpdate && subresource === ''
           ? () => completeCreate(cloneJson(obj), namespace, ctx, (o) => track(scope, undefined, o, ctx, ''))
@@ -158,9 +163,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
         name,
         ctx,
         async (current) => {
-          if (expectedVersion !== undefined && expectedVersion !== current.metadata.resourceVersion) {
-            throw errors.staleObject(gr, name);
-          }
+          assertVersion(obj, current, name);
           return trackedUpdate(cloneJson(obj), current, { namespace, name, subresource, ctx });
         },
         create,
@@ -176,9 +179,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           const obj = admitBody(scope, applyPatch(cloneJson(current)), ctx);
           checkNameMatches(obj, name);
           checkNamespaceMatches(scope, obj, namespace);
-          const expectedVersion = requiredVersion(obj);
-          if (expectedVersion && expectedVersion !== current.metadata.resourceVersion)
-            throw errors.staleObject(gr, name);
+          assertVersion(obj, current, name);
           return trackedUpdate(obj, current, { namespace, name, subresource, ctx });
         },
         ctx,
@@ -211,9 +212,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           const obj = admitBody(scope, applyConfiguration(current, cloneJson(config), ref, force, tracking), ctx);
           checkNameMatches(obj, name);
           checkNamespaceMatches(scope, obj, namespace);
-          const expectedVersion = requiredVersion(config);
-          if (expectedVersion && expectedVersion !== current.metadata.resourceVersion)
-            throw errors.staleObject(gr, name);
+          assertVersion(config, current, name);
           const ownership = obj.metadata.managedFields;
           const next = buildUpdate(scope, obj, current, subresource);
           // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.

@@ -1,7 +1,8 @@
 // Kubernetes' authorizer library, for expressions that declare a variable of type AUTHORIZER_TYPE (by convention
 // named `authorizer`): authorizer.group(g).resource(r)[.subresource(s)][.namespace(ns)][.name(n)].check(verb),
-// authorizer.path(p).check(httpVerb), authorizer.serviceAccount(ns, name) (checks as that service account), and
-// Decision.allowed() / reason() / errored() / error().
+// authorizer.path(p).check(httpVerb), authorizer.serviceAccount(ns, name) (checks as that service account),
+// authorizer.requestResource (admission's: a check preset to the request's group, resource, subresource, namespace
+// and name), and Decision.allowed() / reason() / errored() / error().
 //
 // Checks are synchronous: the library's evaluator breaks when an async custom function runs inside a comprehension
 // (CEL-NOTES.md), so the caller supplies a synchronous decision function. evaluateWithAuthorizer bridges to an async
@@ -27,19 +28,26 @@ export type CelDecisionFunction = (attributes: Attributes) => AuthorizationResul
 export class CelAuthorizer {
   readonly #user: UserInfo;
   readonly #decide: CelDecisionFunction;
+  readonly #requestParts: ResourceCheckParts | undefined;
 
-  constructor(user: UserInfo, decide: CelDecisionFunction) {
+  constructor(user: UserInfo, decide: CelDecisionFunction, requestResource?: ResourceCheckParts) {
     this.#user = user;
     this.#decide = decide;
+    this.#requestParts = requestResource;
   }
 
   get user(): UserInfo {
     return this.#user;
   }
 
+  /** The field `authorizer.requestResource`: set only where the authorizer was given a request (admission). */
+  get requestResource(): CelResourceCheck | undefined {
+    return this.#requestParts && new CelResourceCheck(this, this.#requestParts);
+  }
+
   /** The same decision source, asking as another user (authorizer.serviceAccount). */
   as(user: UserInfo): CelAuthorizer {
-    return new CelAuthorizer(user, this.#decide);
+    return new CelAuthorizer(user, this.#decide, this.#requestParts);
   }
 
   decide(attributes: Attributes): CelDecision {
@@ -67,7 +75,7 @@ export class CelGroupCheck {
   ) {}
 }
 
-interface ResourceCheckParts {
+export interface ResourceCheckParts {
   group: string;
   resource: string;
   subresource: string;
@@ -140,8 +148,12 @@ function serviceAccountUser(namespace: string, name: string): UserInfo {
 }
 
 /** The activation value for a variable of type AUTHORIZER_TYPE: checks run as `user` through `decide`. */
-export function createCelAuthorizer(user: UserInfo, decide: CelDecisionFunction): CelAuthorizer {
-  return new CelAuthorizer(user, decide);
+export function createCelAuthorizer(
+  user: UserInfo,
+  decide: CelDecisionFunction,
+  requestResource?: ResourceCheckParts,
+): CelAuthorizer {
+  return new CelAuthorizer(user, decide, requestResource);
 }
 
 function attributesKey(a: Attributes): string {
@@ -172,6 +184,7 @@ export async function evaluateWithAuthorizer<T>(
   user: UserInfo,
   evaluate: (authorizerValue: CelAuthorizer) => T,
   callerGone?: CallerGone,
+  requestResource?: ResourceCheckParts,
 ): Promise<T> {
   // An authorizer that failed answers with the Error, which the check reports through Decision.errored().
   const known = new Map<string, AuthorizationResult | Error>();
@@ -180,14 +193,18 @@ export async function evaluateWithAuthorizer<T>(
     let value: T;
     try {
       value = evaluate(
-        createCelAuthorizer(user, (attributes) => {
-          const key = attributesKey(attributes);
-          const result = known.get(key);
-          if (result instanceof Error) throw result;
-          if (result) return result;
-          pending.set(key, attributes);
-          return { decision: 'NoOpinion', reason: '' };
-        }),
+        createCelAuthorizer(
+          user,
+          (attributes) => {
+            const key = attributesKey(attributes);
+            const result = known.get(key);
+            if (result instanceof Error) throw result;
+            if (result) return result;
+            pending.set(key, attributes);
+            return { decision: 'NoOpinion', reason: '' };
+          },
+          requestResource,
+        ),
       );
     } catch (error) {
       // A placeholder answer may have led the expression into an error; only a fully answered run decides.
@@ -209,10 +226,11 @@ export async function evaluateWithAuthorizer<T>(
 }
 
 export function registerAuthorizerLibrary(env: Environment): void {
-  defineOpaqueType(env, AUTHORIZER_TYPE, CelAuthorizer);
   defineOpaqueType(env, PATH_CHECK_TYPE, CelPathCheck);
   defineOpaqueType(env, GROUP_CHECK_TYPE, CelGroupCheck);
   defineOpaqueType(env, RESOURCE_CHECK_TYPE, CelResourceCheck);
+  // Opaque but for its one field, which upstream declares as the variable `authorizer.requestResource`.
+  env.registerType(AUTHORIZER_TYPE, { ctor: CelAuthorizer, fields: { requestResource: RESOURCE_CHECK_TYPE } } as never);
   defineOpaqueType(env, DECISION_TYPE, CelDecision);
   const A = AUTHORIZER_TYPE;
   const R = RESOURCE_CHECK_TYPE;

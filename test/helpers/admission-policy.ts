@@ -67,5 +67,10 @@ export function policyClient(gatehouse: () => TestGatehouse) {
       });
       return res.status === status ? res : undefined;
     });
-  return { post, inForce };
+  /** Writes a policy over ConfigMaps (or what `spec` matches) and its binding `<name>-b`, narrowed to `ns`. */
+  const enforce = async (name: string, spec: Record<string, unknown>, ns: string) => {
+    await post(`${AR}/validatingadmissionpolicies`, policy(name, spec));
+    await post(`${AR}/validatingadmissionpolicybindings`, binding(`${name}-b`, name, ns));
+  };
+  return { post, inForce, enforce };
 }

@@ -10,6 +10,7 @@ import type { AdmissionRequest, DeleteAdmissionRequest } from '../../gateway/reg
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, expectFailure, MERGE, readObject } from '../helpers/api.js';
 import { cm } from '../helpers/admission-policy.js';
+import { createKubectl } from '../helpers/kubectl.js';
 
 const LABEL = 'admission.test/mutated';
 const APPLY = { 'content-type': 'application/apply-patch+yaml' };
@@ -297,5 +298,27 @@ describe('the mutating admission phase', function () {
 
     refuse = (r) => r.subresource === 'token';
     expectFailure(await gh.request('POST', tokenPath, { body }), 403, 'Forbidden');
+  });
+
+  it('keeps kubectl apply, server-side and client-side, working over what a mutation adds', async () => {
+    const kubectl = await createKubectl(gh.kubeconfigPath);
+    try {
+      const manifest = (name: string, value: string) =>
+        kubectl.manifest(
+          `${name}-${value}.yaml`,
+          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  k: "${value}"\n`,
+        );
+      for (const value of ['1', '2']) {
+        await kubectl.ok(['apply', '--server-side', '--field-manager=ssa-test', '-f', await manifest('ssa', value)]);
+        await kubectl.ok(['apply', '-f', await manifest('csa', value)]);
+      }
+      for (const name of ['ssa', 'csa']) {
+        const live = JSON.parse(await kubectl.ok(['get', 'configmap', name, '-n', ns, '-o', 'json']));
+        expect(live.data, name).to.deep.equal({ k: '2' });
+        expect(live.metadata.labels, name).to.deep.equal({ [LABEL]: 'true' });
+      }
+    } finally {
+      await kubectl.cleanup();
+    }
   });
 });

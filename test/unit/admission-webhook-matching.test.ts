@@ -28,7 +28,7 @@ describe('admission webhook matching and reviews', function () {
       rules: [],
     });
 
-    it('matchPolicy Exact does not match our group through its k8s.io alias; Equivalent does, in the alias', async () => {
+    it('matchPolicy Exact matches only the group the client wrote to; Equivalent matches through the k8s.io alias', async () => {
       await validate(
         [webhookEntry('exact.example.com', h.hook, { rules: roleRules, matchPolicy: 'Exact' })],
         create(role(), { def: ROLE }),
@@ -44,6 +44,18 @@ describe('admission webhook matching and reviews', function () {
       expect(r.resource.group).to.equal('rbac.authorization.k8s.io');
       expect(r.requestKind.group).to.equal('rbac.authorization.platform.io');
       expect(r.object.apiVersion).to.equal('rbac.authorization.k8s.io/v1');
+      // Exact matches the group the client wrote to: a write through the alias is called in the alias.
+      const alias = 'rbac.authorization.k8s.io';
+      await validate(
+        [webhookEntry('exact.example.com', h.hook, { rules: roleRules, matchPolicy: 'Exact' })],
+        create(role(), {
+          def: ROLE,
+          requestKind: { group: alias, version: 'v1', kind: 'Role' },
+          requestResource: { group: alias, version: 'v1', resource: 'roles' },
+        }),
+      );
+      expect(h.hook.received).to.have.length(2);
+      expect(h.hook.received[1].body.request.kind.group).to.equal(alias);
     });
 
     it('filters by namespace and object selectors', async () => {

@@ -19,6 +19,25 @@ function program(expression: string, resultTypes = ['bool']) {
 }
 
 describe('CEL authorizer library', () => {
+  it('presets authorizer.requestResource to the request it was given, which chains like any resource check', () => {
+    const seen: Attributes[] = [];
+    const decide: CelDecisionFunction = (a) => {
+      seen.push(a);
+      return { decision: a.verb === 'approve' ? 'Allow' : 'NoOpinion', reason: '' };
+    };
+    const request = { group: 'apps', resource: 'replicasets', subresource: 'scale', namespace: 'ns', name: 'web' };
+    const authorizer = createCelAuthorizer(user, decide, request);
+    expect(
+      program("authorizer.requestResource.check('approve').allowed()").evaluate({ authorizer, request: {} }),
+    ).to.equal(true);
+    expect(seen[0]).to.include({ verb: 'approve', apiGroup: 'apps', resource: 'replicasets', subresource: 'scale' });
+    expect(seen[0]).to.include({ namespace: 'ns', name: 'web', apiVersion: '*' });
+    expect(
+      program("authorizer.requestResource.name('other').check('get').allowed()").evaluate({ authorizer, request: {} }),
+    ).to.equal(false);
+    expect(seen[1]).to.include({ verb: 'get', name: 'other', resource: 'replicasets' });
+  });
+
   it('checks a resource with its chained attributes and reads the decision', () => {
     const seen: Attributes[] = [];
     const decide: CelDecisionFunction = (a) => {

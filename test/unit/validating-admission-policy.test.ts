@@ -135,6 +135,7 @@ describe('ValidatingAdmissionPolicy matching', () => {
     operation: 'CREATE',
     group: 'rbac.authorization.platform.io',
     groupAliases: ['rbac.authorization.k8s.io'],
+    requestGroup: 'rbac.authorization.platform.io',
     version: 'v1',
     resource: 'roles',
     subresource: '',
@@ -151,11 +152,27 @@ describe('ValidatingAdmissionPolicy matching', () => {
   });
   const labels = { namespaceLabels: { env: 'prod' }, objectLabels: { app: 'a' } };
 
-  it('Equivalent matches the alias group, Exact does not', () => {
+  it('Equivalent matches the alias group, Exact only the group the request was made at', () => {
     expect(matchResourcesMatch({ resourceRules: [rule()] }, write(), labels, false)).to.equal(true);
-    expect(matchResourcesMatch({ resourceRules: [rule()], matchPolicy: 'Exact' }, write(), labels, false)).to.equal(
-      false,
-    );
+    const exact = (apiGroup: string, requestGroup: string) =>
+      matchResourcesMatch(
+        { resourceRules: [rule({ apiGroups: [apiGroup] })], matchPolicy: 'Exact' },
+        write({ requestGroup }),
+        labels,
+        false,
+      );
+    expect(exact('rbac.authorization.k8s.io', 'rbac.authorization.platform.io')).to.equal(false);
+    expect(exact('rbac.authorization.k8s.io', 'rbac.authorization.k8s.io')).to.equal(true);
+    expect(exact('rbac.authorization.platform.io', 'rbac.authorization.k8s.io')).to.equal(false);
+    expect(exact('rbac.authorization.platform.io', 'rbac.authorization.platform.io')).to.equal(true);
+    expect(
+      matchResourcesMatch(
+        { resourceRules: [rule({ apiGroups: ['rbac.authorization.platform.io'] })] },
+        write({ requestGroup: 'rbac.authorization.k8s.io' }),
+        labels,
+        false,
+      ),
+    ).to.equal(true);
   });
 
   it('subresources, wildcards, scope, names and exclusions', () => {

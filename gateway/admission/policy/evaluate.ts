@@ -10,6 +10,7 @@ import {
   type CelAuthorizer,
   type CelCompiledProgram,
 } from '../../../policies/cel/index.js';
+import type { ResourceCheckParts } from '../../../policies/cel/authorizer-library.js';
 import type { CompiledPolicy } from './compile-policy.js';
 import { RUNTIME_COST_BUDGET } from './compile-policy.js';
 
@@ -63,6 +64,8 @@ export async function evaluatePolicy(
   base: Activation,
   user: UserInfo | undefined,
   authorizer: Authorizer | undefined,
+  /** What `authorizer.requestResource` checks: the request's group, resource, subresource, namespace and name. */
+  requestResource?: ResourceCheckParts,
 ): Promise<PolicyOutcome> {
   let spent = 0;
   const variableValues = new Map<string, { value?: unknown; error?: Error }>();
@@ -106,11 +109,17 @@ export async function evaluatePolicy(
     const started = performance.now();
     try {
       if (!user || !authorizer) return run(program, undefined);
-      return await evaluateWithAuthorizer(authorizer, user, (authorizerValue) => {
-        // Each pre-resolution round starts the variables over: a placeholder answer must not stay cached.
-        variableValues.clear();
-        return run(program, authorizerValue);
-      });
+      return await evaluateWithAuthorizer(
+        authorizer,
+        user,
+        (authorizerValue) => {
+          // Each pre-resolution round starts the variables over: a placeholder answer must not stay cached.
+          variableValues.clear();
+          return run(program, authorizerValue);
+        },
+        undefined,
+        requestResource,
+      );
     } finally {
       lastElapsed = (performance.now() - started) / 1000;
     }

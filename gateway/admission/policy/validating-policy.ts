@@ -6,7 +6,6 @@ import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
 import { parseApiVersion } from '../../../api/proto/object-codec.js';
-import type { ProjectionSubresource } from '../../../api/scheme.js';
 import { isExemptAdmissionConfigurationKind } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import type { Registry } from '../../registry/registry.js';
@@ -74,13 +73,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
     );
   }
 
-  async function admit(
-    req: Request,
-    object: KObject | undefined,
-    oldObject: KObject | undefined,
-    subresource: string,
-    writtenKind?: ProjectionSubresource,
-  ) {
+  async function admit(req: Request, object: KObject | undefined, oldObject: KObject | undefined, subresource: string) {
     // The server's own writes (controllers, bootstrap) are not admitted through policies, as no other check here.
     if (!req.user) return;
     const { policies, bindings } = source.snapshot();
@@ -89,6 +82,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       operation: req.operation,
       group: req.def.group,
       groupAliases: req.def.groupAliases ?? [],
+      requestGroup: req.requestResource.group,
       version: req.def.version,
       resource: req.def.resource,
       subresource,
@@ -144,7 +138,15 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
           params = [];
         }
       }
-      const request = admissionRequestValue(req, object, oldObject, subresource, writtenKind);
+      const request = admissionRequestValue(req, object, oldObject);
+      // As authorization saw the request: the kind's own group (an alias path is authorized as it).
+      const requestResource = {
+        group: req.def.group,
+        resource: req.def.resource,
+        subresource,
+        namespace: req.namespace,
+        name: req.name,
+      };
       for (const param of params) {
         const outcome = await evaluatePolicy(
           policy,
@@ -157,6 +159,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
           },
           req.user,
           deps.authorizer,
+          requestResource,
         );
         if (outcome.skipped) continue;
         decisions.push(...outcome.decisions);
@@ -211,7 +214,7 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       const projection = req.subresource === '' ? undefined : req.def.projectionSubresources?.[req.subresource];
       if (!projection) return admit(req, req.object, req.oldObject, req.subresource);
       const old = req.oldObject ? projection.read(req.oldObject) : undefined;
-      return admit(req, projection.read(req.object), old, req.subresource, projection);
+      return admit(req, projection.read(req.object), old, req.subresource);
     },
     validateDelete: (req) =>
       isExemptAdmissionConfigurationKind(req.def) ? Promise.resolve() : admit(req, undefined, req.oldObject, ''),

@@ -63,6 +63,7 @@ function attributesOf(view: WriteView): MatchAttributes {
     operation: view.req.operation,
     group: def.group,
     groupAliases: def.groupAliases ?? [],
+    requestGroup: view.req.requestResource.group,
     version: def.version,
     resource: def.resource,
     subresource: view.subresource,
@@ -72,14 +73,14 @@ function attributesOf(view: WriteView): MatchAttributes {
 }
 
 /**
- * The group the webhook is called in: the write's own when a rule names it, else the first alias a rule names
- * (only under Equivalent); undefined when no rule matches.
+ * The group the webhook is called in: the one the client addressed when a rule names it; under Equivalent else our
+ * own group or the first alias a rule names (upstream tries the request's own resource, then its equivalents);
+ * undefined when no rule matches.
  */
 function matchedGroup(hook: CompiledWebhook, a: MatchAttributes): string | undefined {
-  if (hook.rules.some((r) => ruleMatches(r, a, false))) return a.group;
-  if (!hook.equivalent) return undefined;
-  return a.groupAliases.find((group) =>
-    hook.rules.some((r) => ruleMatches(r, { ...a, group, groupAliases: [] }, false)),
+  const candidates = hook.equivalent ? [...new Set([a.requestGroup, a.group, ...a.groupAliases])] : [a.requestGroup];
+  return candidates.find((group) =>
+    hook.rules.some((r) => ruleMatches(r, { ...a, group, groupAliases: [], requestGroup: group }, false)),
   );
 }
 
