@@ -34,6 +34,8 @@ import { startPolicySource, type PolicySource } from './admission/policy/policy-
 import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
 import { admissionPlugins } from './admission/plugins.js';
 import { selectAdmissionPlugins } from './admission/admission-flags.js';
+import { createAdmissionMetrics, observeAdmission } from './admission/admission-metrics.js';
+import { startAdmissionWebhooks, type AdmissionWebhooks } from './admission/webhook/admission-webhooks.js';
 import type { AdmissionPlugin } from './admission/plugin.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
@@ -163,6 +165,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
   let policySource: PolicySource | undefined;
+  let webhooks: AdmissionWebhooks | undefined;
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
@@ -186,17 +189,27 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
     policySource = startPolicySource(registry, { log });
+    webhooks = startAdmissionWebhooks({
+      registry,
+      // Services named by webhooks are reached as those of APIServices; the aggregation layer starts just below.
+      resolver: () => aggregation?.resolver,
+      clock,
+      log,
+      reviewGroup: options.admissionReviewApiGroup,
+      metricsRegistry: serverMetrics.main,
+    });
     const admission = selectAdmissionPlugins(
       admissionPlugins({
         registry,
         authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
         policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
+        webhooks,
         extra: opts.admissionPlugins,
       }),
       options.admission,
     );
     for (const warning of admission.warnings) log(`warning: ${warning}`);
-    registry.setAdmission(admission.plugins);
+    registry.setAdmission(observeAdmission(admission.plugins, createAdmissionMetrics(serverMetrics.main)));
     aggregation = startAggregation({
       registry,
       endpointsFile: options.aggregatorEndpointsFile,
@@ -251,6 +264,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     await policySource.synced;
+    await webhooks.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
@@ -259,6 +273,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation?.stop();
     await rbac?.stop();
     await policySource?.stop();
+    await webhooks?.stop();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -296,6 +311,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation.stop();
     await rbac.stop();
     await policySource.stop();
+    await webhooks.stop();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -319,6 +335,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       async () => authorization?.close(),
       () => rbac.stop(),
       () => policySource.stop(),
+      () => webhooks.stop(),
       closeStorage,
       async () => audit?.close(),
     ],

@@ -1,7 +1,8 @@
 // The admission plugins of the server, in the one order they run. Upstream's order is the model: NamespaceLifecycle
 // first, so nothing else spends work on a write to a namespace that is missing or terminating; ResourceQuota last,
-// because it charges the quota and no plugin may refuse the write after the charge. ValidatingAdmissionPolicy runs
-// after the built-in validating plugins and before ResourceQuota, as upstream places it (webhooks will join it there).
+// because it charges the quota and no plugin may refuse the write after the charge. MutatingAdmissionWebhook comes
+// after the built-in plugins (their mutating steps run first), ValidatingAdmissionPolicy and then
+// ValidatingAdmissionWebhook after the built-in validating plugins and before ResourceQuota, as upstream places them.
 import type { Authorizer } from '../../policies/authorizer.js';
 import { createRuleResolver } from '../../policies/rbac/rule-resolver.js';
 import type { RbacSource } from '../../policies/rbac/types.js';
@@ -14,6 +15,7 @@ import type { AdmissionPlugin } from './plugin.js';
 import type { PolicyMetrics } from './policy/policy-metrics.js';
 import type { PolicySource } from './policy/policy-source.js';
 import { createValidatingAdmissionPolicy } from './policy/validating-policy.js';
+import { webhookPlugins, type AdmissionWebhooks } from './webhook/admission-webhooks.js';
 
 export interface AdmissionDeps {
   registry: Registry;
@@ -26,11 +28,19 @@ export interface AdmissionDeps {
   authorization?: { authorizer: Authorizer; rbac: RbacSource; modes: () => readonly string[] };
   /** Policies and bindings in force; without them (a registry in a test) no policy is evaluated. */
   policies?: { source: PolicySource; metrics?: PolicyMetrics };
-  /** Plugins a test adds, after the built-in ones and before ValidatingAdmissionPolicy (MutatingAdmissionWebhook's place). */
+  /** Webhook configurations in force and their clients; without them (a registry in a test) no webhook is called. */
+  webhooks?: AdmissionWebhooks;
+  /** Plugins a test adds, after the built-in ones and before MutatingAdmissionWebhook, as built-in mutating plugins. */
   extra?: readonly AdmissionPlugin[];
 }
 
-export function admissionPlugins({ registry, authorization, policies, extra = [] }: AdmissionDeps): AdmissionPlugin[] {
+export function admissionPlugins({
+  registry,
+  authorization,
+  policies,
+  webhooks,
+  extra = [],
+}: AdmissionDeps): AdmissionPlugin[] {
   const authorizationChecks = authorization
     ? [
         createRbacEscalationAdmission({
@@ -40,10 +50,12 @@ export function admissionPlugins({ registry, authorization, policies, extra = []
         createNodeRestrictionAdmission(() => authorization.modes().includes('Node')),
       ]
     : [];
+  const hooks = webhooks ? webhookPlugins(webhooks, registry, authorization?.authorizer) : undefined;
   return [
     createNamespaceLifecycleAdmission(registry.namespaces),
     ...authorizationChecks,
     ...extra,
+    ...(hooks ? [hooks.mutating] : []),
     ...(policies
       ? [
           createValidatingAdmissionPolicy({
@@ -54,6 +66,7 @@ export function admissionPlugins({ registry, authorization, policies, extra = []
           }),
         ]
       : []),
+    ...(hooks ? [hooks.validating] : []),
     createResourceQuotaAdmission(registry),
   ];
 }

@@ -1,7 +1,8 @@
-// How Gatehouse talks TLS to the server behind a remote APIService, for the availability check and the proxy alike:
-// the server's certificate is verified against the APIService's caBundle (the system roots without one) for the name
-// `<service>.<namespace>.svc`, whatever address the resolver gave, unless insecureSkipTLSVerify; the client
-// certificate of --proxy-client-cert-file is what the upstream's request-header authenticator trusts.
+// How Gatehouse talks TLS to a server behind a Service, for the availability check, the proxy and admission webhooks
+// alike: the server's certificate is verified against the caBundle (the system roots without one) for the name
+// `<service>.<namespace>.svc`, whatever address the resolver gave, unless an APIService says insecureSkipTLSVerify;
+// the client certificate of --proxy-client-cert-file is what a remote APIService's request-header authenticator
+// trusts (webhooks get none).
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import type { KObject } from '../../api/meta/types.js';
@@ -42,12 +43,24 @@ export function upstreamTlsOptions(
 ): UpstreamTlsOptions {
   const spec = specOf(apiService);
   const caBundle = asStr(spec.caBundle);
+  return serviceTlsOptions(caBundle ? Buffer.from(caBundle, 'base64') : undefined, service, {
+    clientCert,
+    insecureSkipTLSVerify: spec.insecureSkipTLSVerify === true,
+  });
+}
+
+/** The same rules for any caller reaching a Service (admission webhooks too): its CA bundle, its DNS name. */
+export function serviceTlsOptions(
+  ca: Buffer | undefined,
+  service: Pick<ServiceReference, 'namespace' | 'name'>,
+  opts: { clientCert?: ClientCertificate; insecureSkipTLSVerify?: boolean } = {},
+): UpstreamTlsOptions {
   const serverName = serviceServerName(service);
   return {
-    ca: caBundle ? Buffer.from(caBundle, 'base64') : undefined,
-    cert: clientCert?.cert,
-    key: clientCert?.key,
-    rejectUnauthorized: spec.insecureSkipTLSVerify !== true,
+    ca,
+    cert: opts.clientCert?.cert,
+    key: opts.clientCert?.key,
+    rejectUnauthorized: opts.insecureSkipTLSVerify !== true,
     // SNI cannot carry an IP address anyway, and the certificate names the Service, not the address reached.
     servername: serverName,
     checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),

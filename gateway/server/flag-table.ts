@@ -183,6 +183,14 @@ export const FLAGS: Record<string, FlagSpec> = {
     usage:
       'YAML list of {namespace, name, port, url}: the URL each Service named by an APIService is reached at (default: https://<name>.<namespace>.svc:<port>); reloaded on change.',
   },
+  'admission-review-api-group': {
+    kind: 'string',
+    default: 'k8s.io',
+    usage:
+      'Group admission webhooks receive their AdmissionReview in: k8s.io (admission.k8s.io, what webhooks written for Kubernetes expect) or platform.io (admission.platform.io).',
+    reference:
+      'the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md)',
+  },
   'proxy-client-cert-file': {
     kind: 'string',
     usage:

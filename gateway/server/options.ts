@@ -1,5 +1,6 @@
 // Command-line flags, spelled and defaulted as kube-apiserver spells them so that operators can carry their habits
 // over. Parsing is strict: an unknown flag or a bad value is an OptionsError naming both, and main exits 1.
+import { ADMISSION_GROUPS, type AdmissionReviewGroup } from '../admission/webhook/admission-review.js';
 import path from 'node:path';
 import { parseStorageUrl, StorageUrlError, type StorageUrlResult } from './storage-options.js';
 import net from 'node:net';
@@ -47,6 +48,8 @@ export interface GatehouseOptions extends LoggingOptions {
   tokenAuthFile?: string;
   /** --aggregator-endpoints-file: where the Services APIServices name are reached (gateway/aggregator/). */
   aggregatorEndpointsFile?: string;
+  /** --admission-review-api-group: the group of the AdmissionReviews webhooks are sent. */
+  admissionReviewApiGroup: AdmissionReviewGroup;
   /** --proxy-client-cert-file and --proxy-client-key-file: what the aggregator presents to remote APIServices. */
   proxyClientCertFile?: string;
   proxyClientKeyFile?: string;
@@ -283,6 +286,14 @@ export function parseOptions(
     throw e;
   }
 
+  const admissionReviewApiGroup = last('admission-review-api-group');
+  if (!(admissionReviewApiGroup in ADMISSION_GROUPS))
+    throw invalid(
+      'admission-review-api-group',
+      admissionReviewApiGroup,
+      `must be one of ${Object.keys(ADMISSION_GROUPS).join(', ')}`,
+    );
+
   const historyWindowMs = parseDurationFlag('history-window', last('history-window'));
   if (historyWindowMs <= 0) throw invalid('history-window', last('history-window'), 'must be greater than 0');
 
@@ -298,6 +309,7 @@ export function parseOptions(
     dataDir,
     tokenAuthFile: optional('token-auth-file'),
     aggregatorEndpointsFile: optional('aggregator-endpoints-file'),
+    admissionReviewApiGroup: admissionReviewApiGroup as AdmissionReviewGroup,
     proxyClientCertFile,
     proxyClientKeyFile,
     clientCaFile,

@@ -6,6 +6,17 @@ import type { TestGatehouse } from './gatehouse.js';
 import { eventually } from './api.js';
 
 export const AR = '/apis/admissionregistration.platform.io/v1';
+
+/** An audit policy recording ConfigMap writes at Metadata level (annotations included) and nothing else. */
+export const CONFIGMAP_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+  resources:
+  - group: ""
+    resources: [configmaps]
+- level: None
+`;
 export const AR_K8S = '/apis/admissionregistration.k8s.io/v1';
 
 export const configMapRule = (operations = ['CREATE', 'UPDATE']) => ({

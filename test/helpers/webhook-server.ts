@@ -1,24 +1,27 @@
-// A real HTTPS authorization webhook for tests: its own CA and a serving certificate for 127.0.0.1, a client
-// configuration file (kubeconfig format) pointing at it, and a per-test `behave` function that decides each answer:
-// a SubjectAccessReview status, an HTTP error, garbage, a hang (until the client gives up) or a crash (the socket
-// closed mid-request). Every received review is recorded, so caches and skipping are checked by counting calls.
+// A real HTTPS webhook for tests (authorization or admission): its own CA and a serving certificate for 127.0.0.1
+// (and the DNS names asked for), a client configuration file (kubeconfig format) pointing at it, and a per-test
+// `behave` function that decides each answer: a SubjectAccessReview status, any JSON answer, raw bytes, an HTTP error,
+// garbage, a hang (until the client gives up), a crash (the socket closed mid-request) or an answer cut off mid-body.
+// Every received review is recorded, so caches and skipping are checked by counting calls.
 import 'reflect-metadata';
 import https from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { webcrypto } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import * as x509 from '@peculiar/x509';
-import { makeCA, type CertificateAuthority } from './pki.js';
+import { issueServerCert, makeCA, type CertificateAuthority } from './pki.js';
 
 export type WebhookBehaviour =
   | { status: Record<string, unknown>; apiVersion?: string }
+  /** The answer as it is, JSON-encoded, with 200. */
+  | { answer: unknown }
+  | { raw: string | Buffer }
   | { httpStatus: number; body?: string }
   | 'garbage'
   | 'hang'
-  | 'crash';
+  | 'crash'
+  | 'truncate';
 
 export interface ReceivedReview {
   body: any;
@@ -27,39 +30,14 @@ export interface ReceivedReview {
 
 export interface TestWebhook {
   url: string;
+  /** The CA that signed the serving certificate, base64 of its PEM: a webhook configuration's caBundle. */
+  caBundle: string;
   /** The client configuration file (kubeconfig) for --authorization-webhook-config-file or connectionInfo. */
   kubeconfigPath: string;
   /** Reviews received, in order. */
   received: ReceivedReview[];
   behave: (review: any) => WebhookBehaviour;
   close(): Promise<void>;
-}
-
-type X509KeyPair = x509.X509CertificateCreateSelfSignedParams['keys'];
-
-async function servingCert(ca: CertificateAuthority): Promise<{ certPem: string; keyPem: string }> {
-  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
-    'sign',
-    'verify',
-  ])) as unknown as X509KeyPair;
-  const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: '01' + Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex'),
-    subject: [{ CN: ['webhook'] }],
-    issuer: ca.cert.subjectName,
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + 86_400_000),
-    publicKey: keys.publicKey,
-    signingKey: ca.privateKey,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }]),
-    ],
-  });
-  const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-  return { certPem: cert.toString('pem'), keyPem: x509.PemConverter.encode(der, 'PRIVATE KEY') };
 }
 
 let sharedCa: Promise<CertificateAuthority> | undefined;
@@ -70,6 +48,10 @@ export interface TestWebhookOptions {
   /** Require a client certificate signed by this CA (mutual TLS); `client` is what the kubeconfig presents. */
   clientCa?: CertificateAuthority;
   client?: { certPem: string; keyPem: string };
+  /** DNS names the serving certificate carries beside 127.0.0.1 (`<service>.<namespace>.svc`). */
+  dnsNames?: string[];
+  /** The path of `url` (default /authorize). */
+  path?: string;
 }
 
 export async function startTestWebhook(
@@ -77,10 +59,17 @@ export async function startTestWebhook(
   opts: TestWebhookOptions = {},
 ): Promise<TestWebhook> {
   const ca = await (sharedCa ??= makeCA('webhook-test-ca'));
-  const { certPem, keyPem } = await servingCert(ca);
+  const { certPem, keyPem } = await issueServerCert(ca, { ips: ['127.0.0.1'], dns: opts.dnsNames });
   const received: ReceivedReview[] = [];
   const hanging = new Set<ServerResponse>();
-  const hook: TestWebhook = { url: '', kubeconfigPath: '', received, behave, close: async () => {} };
+  const hook: TestWebhook = {
+    url: '',
+    caBundle: Buffer.from(ca.certPem).toString('base64'),
+    kubeconfigPath: '',
+    received,
+    behave,
+    close: async () => {},
+  };
   const mtls = opts.clientCa ? { ca: opts.clientCa.certPem, requestCert: true, rejectUnauthorized: true } : {};
   const server = https.createServer({ cert: certPem, key: keyPem, ...mtls }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -100,6 +89,19 @@ export async function startTestWebhook(
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{"this is": not json');
       }
+      if (behaviour === 'truncate') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"apiVersion":');
+        return void setImmediate(() => req.socket.destroy());
+      }
+      if ('answer' in behaviour) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(behaviour.answer));
+      }
+      if ('raw' in behaviour) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(behaviour.raw);
+      }
       if ('httpStatus' in behaviour) {
         res.writeHead(behaviour.httpStatus, { 'content-type': 'application/json' });
         return void res.end(behaviour.body ?? '{}');
@@ -115,7 +117,7 @@ export async function startTestWebhook(
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  hook.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/authorize`;
+  hook.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${opts.path ?? '/authorize'}`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-webhook-'));
   hook.kubeconfigPath = path.join(dir, 'webhook.kubeconfig');
   const b64 = (pem: string) => Buffer.from(pem).toString('base64');

@@ -7,17 +7,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually, expectFailure, uniqueName } from '../helpers/api.js';
-import { AR, AR_K8S, binding, cm, configMapRule, policy, policyClient } from '../helpers/admission-policy.js';
-
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-rules:
-- level: Metadata
-  resources:
-  - group: ""
-    resources: [configmaps]
-- level: None
-`;
+import {
+  AR,
+  AR_K8S,
+  binding,
+  cm,
+  CONFIGMAP_AUDIT_POLICY,
+  configMapRule,
+  policy,
+  policyClient,
+} from '../helpers/admission-policy.js';
 
 describe('ValidatingAdmissionPolicy', function () {
   let dir: string;
@@ -25,7 +24,7 @@ describe('ValidatingAdmissionPolicy', function () {
 
   before(async function () {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-vap-'));
-    await writeFile(path.join(dir, 'audit.yaml'), AUDIT_POLICY);
+    await writeFile(path.join(dir, 'audit.yaml'), CONFIGMAP_AUDIT_POLICY);
     gh = await startTestGatehouse([
       '--audit-policy-file',
       path.join(dir, 'audit.yaml'),

@@ -9,6 +9,10 @@ import { admissionPlugins } from '../../gateway/admission/plugins.js';
 import { admissionChain, type AdmissionPlugin } from '../../gateway/admission/plugin.js';
 import type { AdmissionRequest } from '../../gateway/registry/admission-types.js';
 import { isStatusError } from '../../api/meta/errors.js';
+import { startAdmissionWebhooks } from '../../gateway/admission/webhook/admission-webhooks.js';
+import { createAdmissionMetrics, observeAdmission } from '../../gateway/admission/admission-metrics.js';
+import { MetricsRegistry } from '../../gateway/metrics/registration.js';
+import { realClock } from '../../gateway/server/clock.js';
 
 describe('admission', () => {
   it('orders the plugins as upstream does', async () => {
@@ -37,7 +41,71 @@ describe('admission', () => {
       'ValidatingAdmissionPolicy',
       'ResourceQuota',
     ]);
+    // Webhooks where upstream's AllOrderedPlugins has them: mutating after the built-in plugins, validating between
+    // the policies and the quota charge.
+    const webhooks = startAdmissionWebhooks({
+      registry,
+      resolver: () => undefined,
+      clock: realClock,
+      log: () => {},
+      reviewGroup: 'k8s.io',
+    });
+    const withWebhooks = admissionPlugins({
+      registry,
+      authorization: authorization as never,
+      policies: { source },
+      webhooks,
+    });
+    expect(withWebhooks.map((p) => p.name)).to.deep.equal([
+      'NamespaceLifecycle',
+      'RBACEscalation',
+      'NodeRestriction',
+      'MutatingAdmissionWebhook',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionWebhook',
+      'ResourceQuota',
+    ]);
+    await webhooks.stop();
     await storage.close();
+  });
+
+  it('times each plugin step and each phase of a write, rejected or not', async () => {
+    const plugin = (name: string, refuse = false): AdmissionPlugin => ({
+      name,
+      handles: () => true,
+      async validate() {
+        if (refuse) throw new Error('no');
+      },
+    });
+    const metrics = new MetricsRegistry();
+    const observed = observeAdmission([plugin('a'), plugin('b')], createAdmissionMetrics(metrics));
+    const req = { operation: 'CREATE', def: builtinKinds[0] } as unknown as AdmissionRequest;
+    await admissionChain(observed).validate(req);
+    const refusing = new MetricsRegistry();
+    await admissionChain(observeAdmission([plugin('c', true), plugin('d')], createAdmissionMetrics(refusing)))
+      .validate(req)
+      .catch(() => {});
+    const text = await metrics.registry.metrics();
+    const count = (line: string) => text.split('\n').find((l) => l.startsWith(line));
+    expect(
+      count(
+        'apiserver_admission_step_admission_duration_seconds_count{type="validate",operation="CREATE",rejected="false"}',
+      ),
+    ).to.match(/ 1$/);
+    expect(
+      count(
+        'apiserver_admission_controller_admission_duration_seconds_count{name="a",type="validate",operation="CREATE",rejected="false"}',
+      ),
+    ).to.match(/ 1$/);
+    expect(count('apiserver_admission_controller_admission_duration_seconds_count{name="b",')).to.match(/ 1$/);
+    const refused = await refusing.registry.metrics();
+    expect(refused).to.include(
+      'apiserver_admission_step_admission_duration_seconds_count{type="validate",operation="CREATE",rejected="true"} 1',
+    );
+    expect(refused).to.include(
+      'apiserver_admission_controller_admission_duration_seconds_count{name="c",type="validate",operation="CREATE",rejected="true"} 1',
+    );
+    expect(refused).to.not.include('name="d"');
   });
 
   it('runs every mutating step, in order, before the first validating one', async () => {

@@ -49,6 +49,16 @@ describe('options', () => {
     expect(parseOptions(['-h'], cwd).help).to.equal(true);
   });
 
+  it('takes the AdmissionReview group of --admission-review-api-group, k8s.io by default', () => {
+    expect(parseOptions([], cwd).admissionReviewApiGroup).to.equal('k8s.io');
+    expect(parseOptions(['--admission-review-api-group=platform.io'], cwd).admissionReviewApiGroup).to.equal(
+      'platform.io',
+    );
+    expect(() => parseOptions(['--admission-review-api-group=admission.k8s.io'], cwd)).to.throw(
+      'invalid argument "admission.k8s.io" for "--admission-review-api-group" flag: must be one of k8s.io, platform.io',
+    );
+  });
+
   it('parses Go durations', () => {
     expect(parseDuration('10s')).to.equal(10_000);
     expect(parseDuration('500ms')).to.equal(500);

@@ -2,7 +2,13 @@
 // receive it, so expressions written for kube-apiserver (`request.operation`, `request.userInfo.username`...) read
 // the same fields here.
 import type { KObject } from '../../../api/meta/types.js';
+import type { UserInfo } from '../../../api/meta/user.js';
 import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/admission-types.js';
+
+/** authentication.k8s.io's UserInfo as an AdmissionRequest carries it; the server's own writes have no user. */
+export function reviewUserInfo(user: UserInfo | undefined) {
+  return { username: user?.name ?? '', uid: user?.uid ?? '', groups: user?.groups ?? [], extra: user?.extra ?? {} };
+}
 
 export function admissionRequestValue(
   req: AdmissionRequest | DeleteAdmissionRequest,
@@ -21,12 +27,7 @@ export function admissionRequestValue(
     name: req.name || (object?.metadata.name ?? oldObject?.metadata.name ?? ''),
     namespace: req.namespace,
     operation: req.operation,
-    userInfo: {
-      username: user?.name ?? '',
-      uid: user?.uid ?? '',
-      groups: user?.groups ?? [],
-      extra: user?.extra ?? {},
-    },
+    userInfo: reviewUserInfo(user),
     dryRun: req.dryRun,
     options: req.options,
   };

@@ -5,7 +5,6 @@
 import type { KObject } from '../../../api/meta/types.js';
 import { StatusError, qualifiedResource, type StatusReason } from '../../../api/meta/errors.js';
 import { asArr, asObj, asStr, selectorMatches, specOf } from '../../../api/common/validation-helpers.js';
-import type { KindDefinition } from '../../../api/scheme.js';
 import { isExemptAdmissionConfigurationKind } from '../../../api/admissionregistration/v1/admission-common.js';
 import type { Authorizer } from '../../../policies/authorizer.js';
 import { ConvertedCelValue } from '../../../policies/cel/index.js';
@@ -14,7 +13,8 @@ import type { AdmissionRequest, DeleteAdmissionRequest } from '../../registry/ad
 import type { AdmissionPlugin } from '../plugin.js';
 import type { CompiledPolicy } from './compile-policy.js';
 import { evaluatePolicy, type Activation, type Decision } from './evaluate.js';
-import { matchResourcesMatch, type MatchAttributes, type SelectorInput } from './matching.js';
+import { matchResourcesMatch, type MatchAttributes } from './matching.js';
+import { namespaceObjectOf, selectorInput } from '../match-rules.js';
 import type { PolicyMetrics } from './policy-metrics.js';
 import { admissionRequestValue } from './request-value.js';
 import { createParamAuthorization } from './param-authorization.js';
@@ -33,20 +33,8 @@ interface Deps {
 
 type Request = AdmissionRequest | DeleteAdmissionRequest;
 
-const labelsOf = (o: KObject | undefined) => (o ? (o.metadata.labels ?? {}) : undefined);
-
 export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
   const { registry, source } = deps;
-
-  async function namespaceObject(req: Request): Promise<KObject | undefined> {
-    if (!req.def.namespaced || req.namespace === '') return undefined;
-    try {
-      // From the storage's cache, as upstream reads it from its namespace informer: no consistent read per write.
-      return await registry.byKind('', 'Namespace')?.get('', req.namespace, { match: 'any' });
-    } catch {
-      return undefined;
-    }
-  }
 
   /** The params a binding points at, from the paramKind's informer; none found is for parameterNotFoundAction. */
   async function paramsOf(policy: CompiledPolicy, binding: KObject, req: Request): Promise<(KObject | null)[]> {
@@ -121,18 +109,10 @@ export function createValidatingAdmissionPolicy(deps: Deps): AdmissionPlugin {
       const policy = policies.get(asStr(spec.policyName) ?? '');
       if (!policy) continue;
       if (!nsRead) {
-        nsObject = await namespaceObject(req);
+        nsObject = await namespaceObjectOf(registry, req);
         nsRead = true;
       }
-      const labels: SelectorInput = {
-        namespaceLabels: req.def.namespaced
-          ? (nsObject?.metadata.labels ?? {})
-          : isNamespace(req.def)
-            ? labelsOf(object ?? oldObject)
-            : undefined,
-        objectLabels: labelsOf(object),
-        oldObjectLabels: labelsOf(oldObject),
-      };
+      const labels = selectorInput(req.def, nsObject, object, oldObject);
       if (!matchResourcesMatch(policy.matchConstraints, attributes, labels, false)) continue;
       if (spec.matchResources !== undefined && !matchResourcesMatch(spec.matchResources, attributes, labels, true))
         continue;
@@ -253,10 +233,6 @@ function convertedFields(map: Record<string, unknown>): Record<string, unknown> 
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(map)) out[key] = new ConvertedCelValue(map[key]);
   return out;
-}
-
-function isNamespace(def: KindDefinition): boolean {
-  return def.group === '' && def.kind === 'Namespace';
 }
 
 function isEmptySelector(selector: unknown): boolean {
