@@ -2,6 +2,23 @@
 // with the field numbers of k8s.io/api/admissionregistration/v1/generated.proto (5 and 6 of MatchResources are unused
 // there; the two webhook types number objectSelector and matchConditions differently). The Go types embed
 // Rule in RuleWithOperations and that in NamedRuleWithOperations; JSON flattens them, hence (inline).
+/**
+ * How a webhook is reached: admissionregistration and apiextensions each declare these two messages in their own
+ * package upstream, with the same fields and numbers.
+ */
+export const WEBHOOK_CLIENT_CONFIG_MESSAGES = `message WebhookClientConfig {
+  optional ServiceReference service = 1;
+  optional bytes caBundle = 2;
+  optional string url = 3;
+}
+message ServiceReference {
+  optional string namespace = 1 [(keep_zero) = true];
+  optional string name = 2 [(keep_zero) = true];
+  optional string path = 3;
+  optional int32 port = 4;
+}
+`;
+
 export const ADMISSIONREGISTRATION_PROTO = `
 syntax = "proto2";
 package gatehouse.admissionregistration;
@@ -149,15 +166,4 @@ message MutatingWebhook {
   optional gatehouse.meta.LabelSelector objectSelector = 11;
   repeated MatchCondition matchConditions = 12;
 }
-message WebhookClientConfig {
-  optional ServiceReference service = 1;
-  optional bytes caBundle = 2;
-  optional string url = 3;
-}
-message ServiceReference {
-  optional string namespace = 1 [(keep_zero) = true];
-  optional string name = 2 [(keep_zero) = true];
-  optional string path = 3;
-  optional int32 port = 4;
-}
-`;
+${WEBHOOK_CLIENT_CONFIG_MESSAGES}`;

@@ -2,6 +2,7 @@
 // generated.proto. JSONSchemaProps keys that are not identifiers ($ref, x-kubernetes-*) carry their JSON key in
 // (json); the unions (JSONSchemaPropsOrArray, OrBool, OrStringArray) and JSON have JSON forms of their own, mapped by
 // json-unions.ts.
+import { WEBHOOK_CLIENT_CONFIG_MESSAGES } from './admissionregistration-proto.js';
 export const APIEXTENSIONS_PROTO = `
 syntax = "proto2";
 package gatehouse.apiextensions;
@@ -74,18 +75,7 @@ message WebhookConversion {
   optional WebhookClientConfig clientConfig = 2;
   repeated string conversionReviewVersions = 3;
 }
-message WebhookClientConfig {
-  optional ServiceReference service = 1;
-  optional bytes caBundle = 2;
-  optional string url = 3;
-}
-message ServiceReference {
-  optional string namespace = 1 [(keep_zero) = true];
-  optional string name = 2 [(keep_zero) = true];
-  optional string path = 3;
-  optional int32 port = 4;
-}
-message CustomResourceDefinitionStatus {
+${WEBHOOK_CLIENT_CONFIG_MESSAGES}message CustomResourceDefinitionStatus {
   repeated CustomResourceDefinitionCondition conditions = 1;
   optional CustomResourceDefinitionNames acceptedNames = 2;
   repeated string storedVersions = 3;
