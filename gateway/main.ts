@@ -30,12 +30,7 @@ import { startStorageStateMetrics } from './metrics/storage-state-metrics.js';
 import { storageTypes } from './metrics/storage-types.js';
 import type { AuthorizationChain } from '../policies/config/authorization-chain.js';
 import { startRbacIndexFeed, type RbacIndexFeed } from './rbac/index-feed.js';
-import { startPolicySource, type PolicySource } from './admission/policy/policy-source.js';
-import { createPolicyMetrics } from './admission/policy/policy-metrics.js';
-import { admissionPlugins } from './admission/plugins.js';
-import { selectAdmissionPlugins } from './admission/admission-flags.js';
-import { createAdmissionMetrics, observeAdmission } from './admission/admission-metrics.js';
-import { startAdmissionWebhooks, type AdmissionWebhooks } from './admission/webhook/admission-webhooks.js';
+import { startAdmission, type RunningAdmission } from './admission/start-admission.js';
 import type { AdmissionPlugin } from './admission/plugin.js';
 import { createHealthChecks } from './handlers/health.js';
 import { createStorage, registerHealthChecks } from './server/open-storage.js';
@@ -164,8 +159,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let gateway;
   let controllers: Controller;
   let rbac: RbacIndexFeed | undefined;
-  let policySource: PolicySource | undefined;
-  let webhooks: AdmissionWebhooks | undefined;
+  let admission: RunningAdmission | undefined;
   const metrics = createAuthorizationMetrics(serverMetrics.main);
   let authorization: AuthorizationChain | undefined;
   let audit: Audit | undefined;
@@ -188,28 +182,18 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     rbac = startRbacIndexFeed(registry, { log });
     authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
     const { authorizer } = authorization;
-    policySource = startPolicySource(registry, { log });
-    webhooks = startAdmissionWebhooks({
+    admission = startAdmission({
       registry,
+      authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
       // Services named by webhooks are reached as those of APIServices; the aggregation layer starts just below.
       resolver: () => aggregation?.resolver,
+      flags: options.admission,
+      reviewGroup: options.admissionReviewApiGroup,
+      metrics: serverMetrics.main,
       clock,
       log,
-      reviewGroup: options.admissionReviewApiGroup,
-      metricsRegistry: serverMetrics.main,
+      extra: opts.admissionPlugins,
     });
-    const admission = selectAdmissionPlugins(
-      admissionPlugins({
-        registry,
-        authorization: { authorizer, rbac: rbac.index, modes: () => authorization?.types() ?? [] },
-        policies: { source: policySource, metrics: createPolicyMetrics(serverMetrics.main) },
-        webhooks,
-        extra: opts.admissionPlugins,
-      }),
-      options.admission,
-    );
-    for (const warning of admission.warnings) log(`warning: ${warning}`);
-    registry.setAdmission(observeAdmission(admission.plugins, createAdmissionMetrics(serverMetrics.main)));
     aggregation = startAggregation({
       registry,
       endpointsFile: options.aggregatorEndpointsFile,
@@ -263,8 +247,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation.synced;
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
-    await policySource.synced;
-    await webhooks.synced;
+    await admission.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
@@ -272,8 +255,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await aggregation?.stop();
     await rbac?.stop();
-    await policySource?.stop();
-    await webhooks?.stop();
+    await admission?.stop();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -310,8 +292,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await controllers.stop();
     await aggregation.stop();
     await rbac.stop();
-    await policySource.stop();
-    await webhooks.stop();
+    await admission.stop();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -334,8 +315,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       () => aggregation.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
-      () => policySource.stop(),
-      () => webhooks.stop(),
+      () => admission.stop(),
       closeStorage,
       async () => audit?.close(),
     ],
