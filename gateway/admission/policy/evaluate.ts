@@ -46,6 +46,18 @@ class BudgetExceeded extends Error {}
 
 const VARIABLE_REFERENCE = /\bvariables\.([_a-zA-Z][_a-zA-Z0-9]*)/g;
 
+/** The variable names a program's text reads, found once per compiled program rather than at every evaluation. */
+const referencedVariables = new WeakMap<CelCompiledProgram, readonly string[]>();
+
+function variablesReadBy(program: CelCompiledProgram): readonly string[] {
+  let names = referencedVariables.get(program);
+  if (!names) {
+    names = [...new Set(Array.from(program.expression.matchAll(VARIABLE_REFERENCE), (m) => m[1]))];
+    referencedVariables.set(program, names);
+  }
+  return names;
+}
+
 /** Errors evaluate under failurePolicy: a Fail policy denies with upstream's wording, an Ignore one admits. */
 function errorDecision(policy: CompiledPolicy, expression: string, error: unknown, index: number): Decision {
   const message = `expression '${expression}' resulted in error: ${(error as Error).message}`;
@@ -73,7 +85,7 @@ export async function evaluatePolicy(
 
   function run(program: CelCompiledProgram, authorizerValue: CelAuthorizer | undefined): unknown {
     const variables: Record<string, unknown> = {};
-    for (const [, name] of program.expression.matchAll(VARIABLE_REFERENCE)) {
+    for (const name of variablesReadBy(program)) {
       const v = variableOf(name, authorizerValue);
       if (v === undefined) continue;
       if (v.error !== undefined) throw v.error;
