@@ -34,15 +34,21 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
     stderr += d;
   });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the gateway exited with ${code} before serving: ${stderr}`)));
-    child.stdout.on('data', (d) => {
-      stdout += d;
+    const exitedEarly = (code: number | null) =>
+      reject(new Error(`the gateway exited with ${code} before serving: ${stderr}`));
+    child.once('exit', exitedEarly);
+    const readStdout = (d: Buffer) => {
+      stdout += d.toString();
       const serving = /serving on (https:\/\/\S+)\n/.exec(stdout);
-      if (serving) {
-        child.removeAllListeners('exit');
-        resolve({ child, url: serving[1] });
-      }
-    });
+      if (!serving) return;
+      // Only this function's own listeners go: the caller's exit listener, added later, must survive what the
+      // gateway prints after it serves.
+      child.off('exit', exitedEarly);
+      child.stdout.off('data', readStdout);
+      child.stdout.resume();
+      resolve({ child, url: serving[1] });
+    };
+    child.stdout.on('data', readStdout);
   });
 }
 
