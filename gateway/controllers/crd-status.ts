@@ -41,7 +41,7 @@ export function startCrdStatusController(registry: Registry, opts: CrdStatusOpti
   const store = registry.byKind(APIEXTENSIONS_GROUP, 'CustomResourceDefinition');
   if (!store) return undefined;
   const clock = opts.clock ?? realClock;
-  const builtins = builtinNames(registry.stores.map((s) => s.def));
+  const builtins = builtinNames(registry.fixedKinds);
   return startCachedReconciler(
     store,
     async (definitions, stopped) => {

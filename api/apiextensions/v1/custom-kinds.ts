@@ -1,0 +1,62 @@
+// The kinds a served CustomResourceDefinition defines: one KindDefinition per served version, all of them reading
+// and writing the objects of one key space in the storage version's form (conversion None: only apiVersion differs).
+import type { KObject } from '../../meta/types.js';
+import type { JSONSchema } from '../../schema.js';
+import type { KindDefinition, StoredRepresentation } from '../../scheme.js';
+import { kindSchema } from '../../common/object-meta.js';
+import type { ServedDefinition, ServedVersion } from './crd-types.js';
+
+/**
+ * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
+ * (a definition may only constrain metadata's name, which ObjectMeta's own rules already cover).
+ */
+function objectSchema(served: ServedDefinition, version: ServedVersion): JSONSchema {
+  const declared = version.schema as JSONSchema;
+  const base = kindSchema({
+    group: served.group,
+    version: version.name,
+    kind: served.names.kind,
+    properties: {},
+    description: declared.description ?? '',
+  });
+  return { ...declared, type: 'object', properties: { ...declared.properties, ...base.properties } };
+}
+
+/** Rewrites apiVersion only: conversion None, as upstream's nopConverter. */
+function withApiVersion(obj: KObject, apiVersion: string): KObject {
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
+}
+
+function storedAsStorageVersion(served: ServedDefinition, apiVersion: string): StoredRepresentation {
+  const storageApiVersion = `${served.group}/${served.storageVersion}`;
+  return {
+    group: served.group,
+    resource: served.names.plural,
+    fromStorage: (stored) => withApiVersion(stored, apiVersion),
+    toStorage: (obj) => withApiVersion(obj, storageApiVersion),
+  };
+}
+
+/** The storage version first, so that a lookup by group and kind finds the form objects are kept in. */
+export function customKindsOf(served: ServedDefinition): KindDefinition[] {
+  const versions = served.versions
+    .filter((v) => v.served)
+    .sort((a, b) => Number(b.name === served.storageVersion) - Number(a.name === served.storageVersion));
+  return versions.map((version): KindDefinition => ({
+    group: served.group,
+    version: version.name,
+    kind: served.names.kind,
+    resource: served.names.plural,
+    singular: served.names.singular || served.names.kind.toLowerCase(),
+    namespaced: served.namespaced,
+    shortNames: served.names.shortNames.length > 0 ? served.names.shortNames : undefined,
+    categories: served.names.categories.length > 0 ? served.names.categories : undefined,
+    statusSubresource: version.statusSubresource,
+    tracksGeneration: true,
+    schema: objectSchema(served, version),
+    storedAs:
+      version.name === served.storageVersion
+        ? undefined
+        : storedAsStorageVersion(served, `${served.group}/${version.name}`),
+  }));
+}

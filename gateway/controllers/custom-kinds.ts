@@ -1,0 +1,42 @@
+// Serves the kinds of every established CustomResourceDefinition, on every replica: an informer on the definitions
+// hands each one's served versions to the registry, which the router, discovery and OpenAPI read, and takes them
+// away once the definition is gone. Always on, as upstream's crdHandler: serving is not a selectable controller.
+import type { KObject } from '../../api/meta/types.js';
+import { APIEXTENSIONS_GROUP, isEstablished, servedDefinitionOf } from '../../api/apiextensions/v1/crd-types.js';
+import { customKindsOf } from '../../api/apiextensions/v1/custom-kinds.js';
+import type { Registry } from '../registry/registry.js';
+import { startCachedReconciler, type CachedReconciler } from './cached-reconciler.js';
+
+/** What the served kinds are built from: a status write that changes neither leaves the stores as they are. */
+const servingSignature = (crd: KObject): string =>
+  JSON.stringify([crd.metadata.uid, crd.spec, (crd.status as { acceptedNames?: unknown } | undefined)?.acceptedNames]);
+
+export function startCustomKinds(
+  registry: Registry,
+  opts: { log: (line: string) => void; retryMs?: number },
+): CachedReconciler | undefined {
+  const store = registry.byKind(APIEXTENSIONS_GROUP, 'CustomResourceDefinition');
+  if (!store) return undefined;
+  const serving = new Map<string, string>();
+  return startCachedReconciler(
+    store,
+    (definitions) => {
+      for (const name of serving.keys()) {
+        const crd = definitions.get(name);
+        if (crd && isEstablished(crd)) continue;
+        registry.setDynamicKinds(name, []);
+        serving.delete(name);
+      }
+      // A definition being deleted stays served until it is gone, so that its objects can still be deleted.
+      for (const [name, crd] of definitions) {
+        if (!isEstablished(crd)) continue;
+        const signature = servingSignature(crd);
+        if (serving.get(name) === signature) continue;
+        registry.setDynamicKinds(name, customKindsOf(servedDefinitionOf(crd)));
+        serving.set(name, signature);
+      }
+      return Promise.resolve(true);
+    },
+    { log: opts.log, retryMs: opts.retryMs ?? 1000 },
+  );
+}

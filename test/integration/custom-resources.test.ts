@@ -1,0 +1,158 @@
+// The objects an established CustomResourceDefinition defines, served over real HTTPS: discovery (legacy and
+// aggregated, short names and categories) and OpenAPI list them once the definition is established and forget them
+// once it is gone; objects are written, read, listed and watched through every served version (conversion None:
+// one set of objects, apiVersion rewritten); the schema prunes and refuses; RBAC authorizes them like any resource.
+import { expect } from 'chai';
+import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
+import { APIEXT_K8S, crd, fooSchema } from '../helpers/crds.js';
+import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
+import { openWatch } from '../helpers/watch-client.js';
+import type { TestGatehouse } from '../helpers/gatehouse.js';
+
+const GROUP = 'stable.example.com';
+const AGGREGATED = { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
+
+const twoVersions = (plural: string, kind: string) =>
+  crd(plural, GROUP, {
+    kind,
+    spec: {
+      names: { plural, kind, shortNames: [`${plural.slice(0, 2)}x`], categories: ['all', 'stable'] },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: fooSchema() } },
+        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: fooSchema() } },
+        { name: 'v1alpha1', served: false, storage: false, schema: { openAPIV3Schema: fooSchema() } },
+      ],
+    },
+  });
+
+describe('custom resources', function () {
+  this.timeout(60_000);
+  let gh: TestGatehouse;
+  let ns: string;
+  before(async () => {
+    gh = await startRbacGatehouse();
+    ns = await createNamespace(gh, 'cr');
+  });
+  after(async () => {
+    await gh?.close();
+  });
+
+  /** Creates a definition and resolves once its version v1 answers a list. */
+  const define = async (body: Record<string, unknown>, plural: string) => {
+    const res = await gh.request('POST', `${APIEXT_K8S}/customresourcedefinitions`, { body });
+    expect(res.status, res.body).to.equal(201);
+    await eventually(
+      `${plural} served`,
+      async () => (await gh.request('GET', `/apis/${GROUP}/v1/${plural}`)).status === 200,
+      1000,
+    );
+  };
+  const foo = (name: string, spec: Record<string, unknown>, apiVersion = `${GROUP}/v1`) => ({
+    apiVersion,
+    kind: 'Foo',
+    metadata: { name },
+    spec,
+  });
+
+  it('lists an established definition in discovery and OpenAPI, with its short names and categories', async () => {
+    await define(twoVersions('foos', 'Foo'), 'foos');
+    const group = (await gh.request('GET', `/apis/${GROUP}`)).json();
+    expect(group.versions.map((v: any) => v.version)).to.deep.equal(['v1', 'v1beta1']);
+    const list = (await gh.request('GET', `/apis/${GROUP}/v1`)).json();
+    expect(list.resources.find((r: any) => r.name === 'foos')).to.deep.include({
+      kind: 'Foo',
+      namespaced: true,
+      shortNames: ['fox'],
+      categories: ['all', 'stable'],
+    });
+    const aggregated = (await gh.request('GET', '/apis', { headers: AGGREGATED })).json();
+    const entry = aggregated.items.find((g: any) => g.metadata.name === GROUP);
+    expect(entry.versions.map((v: any) => v.version)).to.deep.equal(['v1', 'v1beta1']);
+    expect(entry.versions[0].resources[0]).to.deep.include({ resource: 'foos', shortNames: ['fox'] });
+    const index = (await gh.request('GET', '/openapi/v3')).json();
+    expect(Object.keys(index.paths)).to.include(`apis/${GROUP}/v1`);
+    // A version the definition does not serve stays unknown.
+    expect((await gh.request('GET', `/apis/${GROUP}/v1alpha1/foos`)).status).to.equal(404);
+  });
+
+  it('stores one set of objects read through every served version, pruned and checked by the schema', async () => {
+    const base = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
+    const created = await gh.request('POST', base, {
+      body: { ...foo('one', { deploymentName: 'web', replicas: 3, unknownField: 1 }), extra: true },
+    });
+    expect(created.status, created.body).to.equal(201);
+    const obj = created.json();
+    expect(obj.spec).to.deep.equal({ deploymentName: 'web', replicas: 3 });
+    expect(obj).to.not.have.property('extra');
+    expect(obj.metadata.generation).to.equal(1);
+
+    const beta = await gh.request('GET', `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos/one`);
+    expect(beta.status, beta.body).to.equal(200);
+    expect(beta.json()).to.deep.include({ apiVersion: `${GROUP}/v1beta1`, spec: obj.spec });
+
+    // Written through v1beta1, kept in the storage version's form and read back through v1.
+    const updated = await gh.request('PUT', `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos/one`, {
+      body: { ...beta.json(), spec: { deploymentName: 'web', replicas: 4 } },
+    });
+    expect(updated.status, updated.body).to.equal(200);
+    expect(updated.json().apiVersion).to.equal(`${GROUP}/v1beta1`);
+    const v1 = (await gh.request('GET', `${base}/one`)).json();
+    expect(v1).to.deep.include({ apiVersion: `${GROUP}/v1`, spec: { deploymentName: 'web', replicas: 4 } });
+    expect(v1.metadata.generation).to.equal(2);
+
+    const list = (await gh.request('GET', `/apis/${GROUP}/v1beta1/foos`)).json();
+    expect(list.kind).to.equal('FooList');
+    expect(list.items.map((i: any) => [i.apiVersion, i.metadata.name])).to.deep.equal([[`${GROUP}/v1beta1`, 'one']]);
+
+    const refused = await gh.request('POST', base, { body: foo('two', { replicas: 11, deploymentName: 7 }) });
+    const status = expectFailure(refused, 422, 'Invalid');
+    expect(status.details.causes.map((c: any) => c.field)).to.include.members(['spec.replicas', 'spec.deploymentName']);
+  });
+
+  it('watches objects written through another version', async () => {
+    const watch = await openWatch(gh.url, `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos?watch=1&resourceVersion=0`, {
+      ca: gh.ca,
+      token: gh.adminToken,
+    });
+    try {
+      expect(watch.status).to.equal(200);
+      const first = await watch.next();
+      expect(first.type).to.equal('ADDED');
+      const res = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${ns}/foos`, {
+        body: foo('watched', { deploymentName: 'w' }),
+      });
+      expect(res.status, res.body).to.equal(201);
+      const added = await watch.next();
+      expect(added).to.deep.include({ type: 'ADDED' });
+      expect(added.object).to.deep.include({ apiVersion: `${GROUP}/v1beta1` });
+      expect(added.object.metadata?.name).to.equal('watched');
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('authorizes custom objects by their group and resource like any other', async () => {
+    const path = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
+    const asBob = { token: tokenOf('bob') };
+    expect((await gh.request('GET', path, asBob)).status).to.equal(403);
+    const role = roleBody('foo-reader', [{ verbs: ['get', 'list'], apiGroups: [GROUP], resources: ['foos'] }]);
+    for (const [kind, body] of [
+      ['roles', role],
+      ['rolebindings', bindingBody('foo-reader', 'Role', 'foo-reader', ['bob'])],
+    ] as const) {
+      const res = await gh.request('POST', `${RBAC_V1}/namespaces/${ns}/${kind}`, { body });
+      expect(res.status, res.body).to.equal(201);
+    }
+    await eventually('bob may list foos', async () => (await gh.request('GET', path, asBob)).status === 200);
+    expect((await gh.request('POST', path, { ...asBob, body: foo('bobs', {}) })).status).to.equal(403);
+  });
+
+  it('stops serving the kind once its definition is gone', async () => {
+    await define(twoVersions('bars', 'Bar'), 'bars');
+    const res = await gh.request('DELETE', `${APIEXT_K8S}/customresourcedefinitions/bars.${GROUP}`);
+    expect(res.status, res.body).to.be.oneOf([200, 202]);
+    await eventually('bars gone', async () => (await gh.request('GET', `/apis/${GROUP}/v1/bars`)).status === 404, 1000);
+    const list = (await gh.request('GET', `/apis/${GROUP}/v1`)).json();
+    expect(list.resources.map((r: any) => r.name)).to.not.include('bars');
+  });
+});
