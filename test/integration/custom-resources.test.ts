@@ -109,15 +109,39 @@ describe('custom resources', function () {
     expect(status.details.causes.map((c: any) => c.field)).to.include.members(['spec.replicas', 'spec.deploymentName']);
   });
 
-  it('watches objects written through another version', async () => {
-    const watch = await openWatch(gh.url, `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos?watch=1&resourceVersion=0`, {
-      ca: gh.ca,
-      token: gh.adminToken,
+  it('fills schema defaults on write, and on read into objects stored before the default existed', async () => {
+    const base = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
+    const created = await gh.request('POST', base, { body: foo('defaulted', { tags: ['a'] }) });
+    expect(created.status, created.body).to.equal(201);
+    expect(created.json().spec).to.deep.equal({ tags: ['a'], replicas: 1 });
+
+    const patch = await gh.request('PATCH', `${APIEXT_K8S}/customresourcedefinitions/foos.${GROUP}`, {
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: [
+        {
+          op: 'add',
+          path: '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/deploymentName/default',
+          value: 'fallback',
+        },
+      ],
     });
+    expect(patch.status, patch.body).to.equal(200);
+    const read = await eventually('the new default on read', async () => {
+      const obj = (await gh.request('GET', `${base}/defaulted`)).json();
+      return obj.spec.deploymentName === 'fallback' ? obj : undefined;
+    });
+    expect(read.spec).to.deep.equal({ tags: ['a'], replicas: 1, deploymentName: 'fallback' });
+  });
+
+  it('watches objects written through another version', async () => {
+    const listed = (await gh.request('GET', `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos`)).json();
+    const watch = await openWatch(
+      gh.url,
+      `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos?watch=1&resourceVersion=${listed.metadata.resourceVersion}`,
+      { ca: gh.ca, token: gh.adminToken },
+    );
     try {
       expect(watch.status).to.equal(200);
-      const first = await watch.next();
-      expect(first.type).to.equal('ADDED');
       const res = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${ns}/foos`, {
         body: foo('watched', { deploymentName: 'w' }),
       });

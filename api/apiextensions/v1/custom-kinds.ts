@@ -1,10 +1,13 @@
 // The kinds a served CustomResourceDefinition defines: one KindDefinition per served version, all of them reading
 // and writing the objects of one key space in the storage version's form (conversion None: only apiVersion differs).
+// Every version, the storage version included, reads through a representation, which fills the version's defaults
+// into stored objects as upstream does on read.
 import type { KObject } from '../../meta/types.js';
 import type { JSONSchema } from '../../schema.js';
 import type { KindDefinition, StoredRepresentation } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
 import type { ServedDefinition, ServedVersion } from './crd-types.js';
+import { withSchemaDefaults } from './schema-defaults.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -27,12 +30,15 @@ function withApiVersion(obj: KObject, apiVersion: string): KObject {
   return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
 }
 
-function storedAsStorageVersion(served: ServedDefinition, apiVersion: string): StoredRepresentation {
+const defaulted = (version: ServedVersion, obj: KObject): KObject => withSchemaDefaults(version.schema, obj) as KObject;
+
+function storedAsStorageVersion(served: ServedDefinition, version: ServedVersion): StoredRepresentation {
   const storageApiVersion = `${served.group}/${served.storageVersion}`;
+  const apiVersion = `${served.group}/${version.name}`;
   return {
     group: served.group,
     resource: served.names.plural,
-    fromStorage: (stored) => withApiVersion(stored, apiVersion),
+    fromStorage: (stored) => defaulted(version, withApiVersion(stored, apiVersion)),
     toStorage: (obj) => withApiVersion(obj, storageApiVersion),
   };
 }
@@ -54,9 +60,10 @@ export function customKindsOf(served: ServedDefinition): KindDefinition[] {
     statusSubresource: version.statusSubresource,
     tracksGeneration: true,
     schema: objectSchema(served, version),
-    storedAs:
-      version.name === served.storageVersion
-        ? undefined
-        : storedAsStorageVersion(served, `${served.group}/${version.name}`),
+    defaults(obj) {
+      const filled = defaulted(version, obj);
+      if (filled !== obj) Object.assign(obj, filled);
+    },
+    storedAs: storedAsStorageVersion(served, version),
   }));
 }
