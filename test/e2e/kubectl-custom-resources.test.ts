@@ -1,5 +1,5 @@
 // Custom objects with the stock kubectl: a definition applied and waited for, then its objects applied, listed by
-// plural, short name and category, explained from the OpenAPI document, and gone from kubectl's view once the
+// plural, short name and category, explained from the OpenAPI document, scaled, and gone from kubectl's view once the
 // definition is deleted.
 import { expect } from 'chai';
 import { gatehouseWithKubectl, yamlManifest } from '../helpers/kubectl-suite.js';
@@ -18,6 +18,10 @@ const WIDGET_CRD = {
         name: 'v1',
         served: true,
         storage: true,
+        subresources: {
+          status: {},
+          scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+        },
         schema: {
           openAPIV3Schema: {
             type: 'object',
@@ -28,8 +32,10 @@ const WIDGET_CRD = {
                 properties: {
                   color: { type: 'string', enum: ['red', 'blue'], description: 'The colour of the widget.' },
                   size: { type: 'integer', minimum: 1 },
+                  replicas: { type: 'integer' },
                 },
               },
+              status: { type: 'object', properties: { replicas: { type: 'integer' } } },
             },
           },
         },
@@ -82,6 +88,13 @@ describe('kubectl and custom objects', function () {
     ]);
     expect(bad.code).to.not.equal(0);
     expect(bad.stderr).to.include('spec.color: Unsupported value: "green"');
+
+    expect(await env.kubectl.ok(['scale', 'widget', 'small', '-n', 'default', '--replicas=3'])).to.include(
+      'widget.shop.example.com/small scaled',
+    );
+    expect(
+      await env.kubectl.ok(['get', 'widget', 'small', '-n', 'default', '-o', 'jsonpath={.spec.replicas}']),
+    ).to.equal('3');
 
     await env.kubectl.ok(['delete', 'crd', 'widgets.shop.example.com']);
     const gone = await env.kubectl.run(['get', 'widgets', '-n', 'default']);

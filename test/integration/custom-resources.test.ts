@@ -155,6 +155,62 @@ describe('custom resources', function () {
     }
   });
 
+  it('serves the status and scale subresources: spec and status written apart, generation moved by spec only', async () => {
+    const body = twoVersions('scalers', 'Scaler');
+    const versions = (body.spec as any).versions.map((v: any) => ({
+      ...v,
+      subresources: {
+        status: {},
+        scale: {
+          specReplicasPath: '.spec.replicas',
+          statusReplicasPath: '.status.availableReplicas',
+          labelSelectorPath: '.status.selector',
+        },
+      },
+    }));
+    versions[0].schema.openAPIV3Schema.properties.status.properties.selector = { type: 'string' };
+    await define({ ...body, spec: { ...(body.spec as object), versions } }, 'scalers');
+    const item = `/apis/${GROUP}/v1/namespaces/${ns}/scalers/s1`;
+    const created = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${ns}/scalers`, {
+      body: { ...foo('s1', { replicas: 2 }), kind: 'Scaler', status: { availableReplicas: 9 } },
+    });
+    expect(created.status, created.body).to.equal(201);
+    expect(created.json()).to.not.have.property('status');
+
+    const status = await gh.request('PUT', `${item}/status`, {
+      body: { ...created.json(), spec: { replicas: 7 }, status: { availableReplicas: 2, selector: 'app=s1' } },
+    });
+    expect(status.status, status.body).to.equal(200);
+    expect(status.json().spec).to.deep.equal({ replicas: 2 });
+    expect(status.json().status).to.deep.equal({ availableReplicas: 2, selector: 'app=s1' });
+    expect(status.json().metadata.generation).to.equal(1);
+
+    const main = await gh.request('PUT', item, { body: { ...status.json(), status: { availableReplicas: 0 } } });
+    expect(main.status, main.body).to.equal(200);
+    expect(main.json().status).to.deep.equal({ availableReplicas: 2, selector: 'app=s1' });
+
+    const scale = await gh.request('GET', `${item}/scale`);
+    expect(scale.status, scale.body).to.equal(200);
+    expect(scale.json()).to.deep.include({
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      spec: { replicas: 2 },
+      status: { replicas: 2, selector: 'app=s1' },
+    });
+    const scaled = await gh.request('PATCH', `/apis/${GROUP}/v1beta1/namespaces/${ns}/scalers/s1/scale`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { spec: { replicas: 5 } },
+    });
+    expect(scaled.status, scaled.body).to.equal(200);
+    expect(scaled.json().spec).to.deep.equal({ replicas: 5 });
+    const after = (await gh.request('GET', item)).json();
+    expect(after.spec).to.deep.equal({ replicas: 5 });
+    expect(after.metadata.generation).to.equal(2);
+
+    const refused = await gh.request('PUT', `${item}/scale`, { body: { ...scaled.json(), spec: { replicas: -1 } } });
+    expect(expectFailure(refused, 422, 'Invalid').details.causes[0].field).to.equal('spec.replicas');
+  });
+
   it('authorizes custom objects by their group and resource like any other', async () => {
     const path = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
     const asBob = { token: tokenOf('bob') };

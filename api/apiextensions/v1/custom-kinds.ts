@@ -8,6 +8,7 @@ import type { KindDefinition, StoredRepresentation } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
 import type { ServedDefinition, ServedVersion } from './crd-types.js';
 import { withSchemaDefaults } from './schema-defaults.js';
+import { customScale } from './custom-scale.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -58,6 +59,7 @@ export function customKindsOf(served: ServedDefinition): KindDefinition[] {
     shortNames: served.names.shortNames.length > 0 ? served.names.shortNames : undefined,
     categories: served.names.categories.length > 0 ? served.names.categories : undefined,
     statusSubresource: version.statusSubresource,
+    projectionSubresources: version.scale ? { scale: customScale(version.scale) } : undefined,
     tracksGeneration: true,
     schema: objectSchema(served, version),
     defaults(obj) {
