@@ -18,6 +18,12 @@ const WIDGET_CRD = {
         name: 'v1',
         served: true,
         storage: true,
+        additionalPrinterColumns: [
+          { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+          { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', priority: 1 },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
         subresources: {
           status: {},
           scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
@@ -55,7 +61,7 @@ describe('kubectl and custom objects', function () {
   this.timeout(90_000);
   const env = gatehouseWithKubectl();
 
-  it('applies a definition and its objects, lists them by plural, short name and category, and explains them', async () => {
+  it('applies a definition and its objects, lists them by plural (with their printer columns), short name and category, and explains them', async () => {
     const crdFile = await env.kubectl.manifest('widgets-crd.yaml', yamlManifest(WIDGET_CRD));
     await env.kubectl.ok(['apply', '-f', crdFile]);
     await env.kubectl.ok(['wait', '--for', 'condition=established', '--timeout=20s', 'crd/widgets.shop.example.com']);
@@ -74,6 +80,15 @@ describe('kubectl and custom objects', function () {
         what,
       ).to.have.members(['large', 'small']);
     }
+    const table = parseColumns(await env.kubectl.ok(['get', 'widgets', '-n', 'default']));
+    expect(Object.keys(table[0])).to.deep.equal(['NAME', 'COLOR', 'SIZE', 'AGE']);
+    expect(table.map((r) => [r.NAME, r.COLOR, r.SIZE])).to.deep.equal([
+      ['large', 'blue', '9'],
+      ['small', 'red', '1'],
+    ]);
+    expect(table[0].AGE).to.match(/^\d+s$/);
+    const wide = parseColumns(await env.kubectl.ok(['get', 'widgets', '-n', 'default', '-o', 'wide']));
+    expect(Object.keys(wide[0])).to.deep.equal(['NAME', 'COLOR', 'SIZE', 'REPLICAS', 'AGE']);
     expect(await env.kubectl.ok(['get', 'wdg', 'small', '-n', 'default', '-o', 'jsonpath={.spec.color}'])).to.equal(
       'red',
     );
@@ -95,6 +110,8 @@ describe('kubectl and custom objects', function () {
     expect(
       await env.kubectl.ok(['get', 'widget', 'small', '-n', 'default', '-o', 'jsonpath={.spec.replicas}']),
     ).to.equal('3');
+    const scaledRow = parseColumns(await env.kubectl.ok(['get', 'widgets', 'small', '-n', 'default', '-o', 'wide']));
+    expect(scaledRow[0].REPLICAS).to.equal('3');
 
     await env.kubectl.ok(['delete', 'crd', 'widgets.shop.example.com']);
     const gone = await env.kubectl.run(['get', 'widgets', '-n', 'default']);

@@ -9,6 +9,7 @@ import { kindSchema } from '../../common/object-meta.js';
 import type { ServedDefinition, ServedVersion } from './crd-types.js';
 import { withSchemaDefaults } from './schema-defaults.js';
 import { customScale } from './custom-scale.js';
+import { printerColumnsOf } from './printer-columns.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -61,6 +62,7 @@ export function customKindsOf(served: ServedDefinition): KindDefinition[] {
     statusSubresource: version.statusSubresource,
     projectionSubresources: version.scale ? { scale: customScale(version.scale) } : undefined,
     tracksGeneration: true,
+    tableColumns: printerColumnsOf(version.printerColumns),
     schema: objectSchema(served, version),
     defaults(obj) {
       const filled = defaulted(version, obj);
