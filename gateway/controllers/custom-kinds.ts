@@ -9,7 +9,12 @@ import { startCachedReconciler, type CachedReconciler } from './cached-reconcile
 
 /** What the served kinds are built from: a status write that changes neither leaves the stores as they are. */
 const servingSignature = (crd: KObject): string =>
-  JSON.stringify([crd.metadata.uid, crd.spec, (crd.status as { acceptedNames?: unknown } | undefined)?.acceptedNames]);
+  JSON.stringify([
+    crd.metadata.uid,
+    crd.metadata.deletionTimestamp !== undefined,
+    crd.spec,
+    (crd.status as { acceptedNames?: unknown } | undefined)?.acceptedNames,
+  ]);
 
 export function startCustomKinds(
   registry: Registry,
@@ -32,7 +37,10 @@ export function startCustomKinds(
         if (!isEstablished(crd)) continue;
         const signature = servingSignature(crd);
         if (serving.get(name) === signature) continue;
-        registry.setDynamicKinds(name, customKindsOf(servedDefinitionOf(crd)));
+        registry.setDynamicKinds(
+          name,
+          customKindsOf(servedDefinitionOf(crd), crd.metadata.deletionTimestamp !== undefined),
+        );
         serving.set(name, signature);
       }
       return Promise.resolve(true);

@@ -1,6 +1,5 @@
 // Custom objects with the stock kubectl: a definition applied and waited for, then its objects applied, listed by
-// plural, short name and category, explained from the OpenAPI document, scaled, and gone from kubectl's view once the
-// definition is deleted.
+// plural, short name and category, explained from the OpenAPI document, scaled, and deleted with their definition.
 import { expect } from 'chai';
 import { gatehouseWithKubectl, yamlManifest } from '../helpers/kubectl-suite.js';
 import { parseColumns } from '../helpers/kubectl.js';
@@ -113,6 +112,13 @@ describe('kubectl and custom objects', function () {
     const scaledRow = parseColumns(await env.kubectl.ok(['get', 'widgets', 'small', '-n', 'default', '-o', 'wide']));
     expect(scaledRow[0].REPLICAS).to.equal('3');
 
+    // Deleting the definition deletes its objects first: defined again, it has none.
+    expect(await env.kubectl.ok(['delete', 'crd', 'widgets.shop.example.com'])).to.include('deleted');
+    await env.kubectl.ok(['apply', '-f', crdFile]);
+    await env.kubectl.ok(['wait', '--for', 'condition=established', '--timeout=20s', 'crd/widgets.shop.example.com']);
+    const empty = await env.kubectl.run(['get', 'widgets', '-n', 'default']);
+    expect(empty.code, empty.stderr).to.equal(0);
+    expect(empty.stderr).to.include('No resources found in default namespace.');
     await env.kubectl.ok(['delete', 'crd', 'widgets.shop.example.com']);
     const gone = await env.kubectl.run(['get', 'widgets', '-n', 'default']);
     expect(gone.code).to.not.equal(0);

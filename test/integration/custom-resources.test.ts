@@ -227,6 +227,53 @@ describe('custom resources', function () {
     expect((await gh.request('POST', path, { ...asBob, body: foo('bobs', {}) })).status).to.equal(403);
   });
 
+  it('deletes the objects of a definition before the definition, refusing new ones meanwhile', async () => {
+    await define(twoVersions('gadgets', 'Gadget'), 'gadgets');
+    const other = await createNamespace(gh, 'cr-other');
+    const gadget = (name: string, finalizers?: string[]) => ({
+      ...foo(name, {}),
+      kind: 'Gadget',
+      metadata: { name, ...(finalizers ? { finalizers } : {}) },
+    });
+    for (const [namespace, body] of [
+      [ns, gadget('g1')],
+      [other, gadget('g2')],
+      [other, gadget('held', ['example.com/hold'])],
+    ] as const) {
+      const res = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${namespace}/gadgets`, { body });
+      expect(res.status, res.body).to.equal(201);
+    }
+    const crdPath = `${APIEXT_K8S}/customresourcedefinitions/gadgets.${GROUP}`;
+    expect((await gh.request('DELETE', crdPath)).status).to.be.oneOf([200, 202]);
+
+    // The held object keeps the definition (and its serving) until its own finalizer goes.
+    const remaining = await eventually('only the held object left', async () => {
+      const list = (await gh.request('GET', `/apis/${GROUP}/v1/gadgets`)).json();
+      return list.items?.length === 1 ? list.items : undefined;
+    });
+    expect(remaining[0].metadata.name).to.equal('held');
+    expect(remaining[0].metadata.deletionTimestamp).to.be.a('string');
+    const terminating = (await gh.request('GET', crdPath)).json();
+    expect(terminating.status.conditions.find((c: any) => c.type === 'Terminating')).to.include({
+      status: 'True',
+      reason: 'InstanceDeletionInProgress',
+    });
+    const refused = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${ns}/gadgets`, { body: gadget('late') });
+    const status = expectFailure(refused, 405, 'MethodNotAllowed');
+    expect(status.message).to.equal('create not allowed while custom resource definition is terminating');
+
+    const released = await gh.request('PATCH', `/apis/${GROUP}/v1/namespaces/${other}/gadgets/held`, {
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: { metadata: { finalizers: null } },
+    });
+    expect(released.status, released.body).to.equal(200);
+    await eventually('definition gone', async () => (await gh.request('GET', crdPath)).status === 404, 3000);
+
+    // Defined again, it starts empty.
+    await define(twoVersions('gadgets', 'Gadget'), 'gadgets');
+    expect((await gh.request('GET', `/apis/${GROUP}/v1/gadgets`)).json().items).to.deep.equal([]);
+  });
+
   it('stops serving the kind once its definition is gone', async () => {
     await define(twoVersions('bars', 'Bar'), 'bars');
     const res = await gh.request('DELETE', `${APIEXT_K8S}/customresourcedefinitions/bars.${GROUP}`);

@@ -6,6 +6,7 @@ import type { KObject } from '../../meta/types.js';
 import type { JSONSchema } from '../../schema.js';
 import type { KindDefinition, StoredRepresentation } from '../../scheme.js';
 import { kindSchema } from '../../common/object-meta.js';
+import { errors } from '../../meta/errors.js';
 import type { ServedDefinition, ServedVersion } from './crd-types.js';
 import { withSchemaDefaults } from './schema-defaults.js';
 import { customScale } from './custom-scale.js';
@@ -46,7 +47,8 @@ function storedAsStorageVersion(served: ServedDefinition, version: ServedVersion
 }
 
 /** The storage version first, so that a lookup by group and kind finds the form objects are kept in. */
-export function customKindsOf(served: ServedDefinition): KindDefinition[] {
+/** `terminating`: the definition is being deleted, its objects with it, and no new one may be created. */
+export function customKindsOf(served: ServedDefinition, terminating = false): KindDefinition[] {
   const versions = served.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.name === served.storageVersion) - Number(a.name === served.storageVersion));
@@ -64,6 +66,11 @@ export function customKindsOf(served: ServedDefinition): KindDefinition[] {
     tracksGeneration: true,
     tableColumns: printerColumnsOf(version.printerColumns),
     schema: objectSchema(served, version),
+    prepareForCreate: terminating
+      ? () => {
+          throw errors.definitionTerminating(served.group, served.names.plural);
+        }
+      : undefined,
     defaults(obj) {
       const filled = defaulted(version, obj);
       if (filled !== obj) Object.assign(obj, filled);
