@@ -109,6 +109,38 @@ describe('custom resources', function () {
     expect(status.details.causes.map((c: any) => c.field)).to.include.members(['spec.replicas', 'spec.deploymentName']);
   });
 
+  it('refuses strategic merge patch with 415, and answers JSON to a client that prefers protobuf', async () => {
+    const item = `/apis/${GROUP}/v1/namespaces/${ns}/foos/one`;
+    const smp = await gh.request('PATCH', item, {
+      headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      body: { spec: { replicas: 5 } },
+    });
+    const status = expectFailure(smp, 415, 'UnsupportedMediaType');
+    expect(status.message).to.equal(
+      'the body of the request was in an unknown format (application/strategic-merge-patch+json) - accepted media types include: application/merge-patch+json, application/json-patch+json, application/apply-patch+yaml',
+    );
+    const json = await gh.request('GET', item, {
+      headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' },
+    });
+    expect(json.status, json.body).to.equal(200);
+    expect(json.headers['content-type']).to.match(/^application\/json/);
+    const only = await gh.request('GET', item, { headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    // Protobuf alone is not acceptable: custom kinds have no protobuf form.
+    expect(only.status).to.equal(406);
+  });
+
+  it('refuses unknown fields under fieldValidation=Strict and warns of them under Warn', async () => {
+    const base = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
+    const body = foo('strict', { deploymentName: 'x', bogus: 1 });
+    const strict = await gh.request('POST', `${base}?fieldValidation=Strict`, { body });
+    const status = expectFailure(strict, 400, 'BadRequest');
+    expect(status.message).to.include('unknown field "spec.bogus"');
+    const warned = await gh.request('POST', `${base}?fieldValidation=Warn`, { body });
+    expect(warned.status, warned.body).to.equal(201);
+    expect(String(warned.headers.warning)).to.equal('299 - "unknown field \\"spec.bogus\\""');
+    expect(warned.json().spec).to.deep.equal({ deploymentName: 'x', replicas: 1 });
+  });
+
   it('fills schema defaults on write, and on read into objects stored before the default existed', async () => {
     const base = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
     const created = await gh.request('POST', base, { body: foo('defaulted', { tags: ['a'] }) });

@@ -64,6 +64,7 @@ export function customKindsOf(served: ServedDefinition, terminating = false): Ki
     statusSubresource: version.statusSubresource,
     projectionSubresources: version.scale ? { scale: customScale(version.scale) } : undefined,
     tracksGeneration: true,
+    noStrategicMergePatch: true,
     tableColumns: printerColumnsOf(version.printerColumns),
     schema: objectSchema(served, version),
     prepareForCreate: terminating
