@@ -1,12 +1,14 @@
 // The objects an established CustomResourceDefinition defines, served over real HTTPS: discovery (legacy and
 // aggregated, short names and categories) and OpenAPI list them once the definition is established and forget them
 // once it is gone; objects are written, read, listed and watched through every served version (conversion None:
-// one set of objects, apiVersion rewritten); the schema prunes and refuses; RBAC authorizes them like any resource.
+// one set of objects, apiVersion rewritten); the schema prunes, defaults and refuses; RBAC and admission policies see
+// them like any resource; a definition deleted takes its objects with it.
 import { expect } from 'chai';
 import { createNamespace, eventually, expectFailure } from '../helpers/api.js';
 import { APIEXT_K8S, crd, fooSchema } from '../helpers/crds.js';
 import { bindingBody, RBAC_V1, roleBody, startRbacGatehouse, tokenOf } from '../helpers/rbac.js';
 import { openWatch } from '../helpers/watch-client.js';
+import { AR, binding, policy } from '../helpers/admission-policy.js';
 import type { TestGatehouse } from '../helpers/gatehouse.js';
 
 const GROUP = 'stable.example.com';
@@ -257,6 +259,35 @@ describe('custom resources', function () {
     }
     await eventually('bob may list foos', async () => (await gh.request('GET', path, asBob)).status === 200);
     expect((await gh.request('POST', path, { ...asBob, body: foo('bobs', {}) })).status).to.equal(403);
+  });
+
+  it('puts custom objects through ValidatingAdmissionPolicies that match their group', async () => {
+    const rules = {
+      resourceRules: [{ operations: ['CREATE'], apiGroups: [GROUP], apiVersions: ['*'], resources: ['foos'] }],
+    };
+    const spec = {
+      matchConstraints: rules,
+      validations: [{ expression: 'object.spec.replicas <= 5', message: 'at most 5 replicas here' }],
+    };
+    for (const [url, body] of [
+      [`${AR}/validatingadmissionpolicies`, policy('foo-limit', spec)],
+      [`${AR}/validatingadmissionpolicybindings`, binding('foo-limit-b', 'foo-limit', ns)],
+    ] as const) {
+      const res = await gh.request('POST', url, { body });
+      expect(res.status, res.body).to.equal(201);
+    }
+    const base = `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos`;
+    const refused = await eventually('the policy in force', async () => {
+      const res = await gh.request('POST', `${base}?dryRun=All`, {
+        body: foo('big', { replicas: 6 }, `${GROUP}/v1beta1`),
+      });
+      return res.status === 422 ? res : undefined;
+    });
+    expect(refused.json().message).to.include('at most 5 replicas here');
+    const small = await gh.request('POST', `${base}?dryRun=All`, {
+      body: foo('small', { replicas: 5 }, `${GROUP}/v1beta1`),
+    });
+    expect(small.status, small.body).to.equal(201);
   });
 
   it('deletes the objects of a definition before the definition, refusing new ones meanwhile', async () => {
