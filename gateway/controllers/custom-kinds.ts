@@ -4,6 +4,9 @@
 import type { KObject } from '../../api/meta/types.js';
 import { APIEXTENSIONS_GROUP, isEstablished, servedDefinitionOf } from '../../api/apiextensions/v1/crd-types.js';
 import { customKindsOf } from '../../api/apiextensions/v1/custom-kinds.js';
+import type { KindDefinition } from '../../api/scheme.js';
+import type { ServedDefinition } from '../../api/apiextensions/v1/crd-types.js';
+import { compileSchemaRules } from '../apiextensions/rule-evaluation.js';
 import type { Registry } from '../registry/registry.js';
 import { startCachedReconciler, type CachedReconciler } from './cached-reconciler.js';
 
@@ -15,6 +18,21 @@ const servingSignature = (crd: KObject): string =>
     crd.spec,
     (crd.status as { acceptedNames?: unknown } | undefined)?.acceptedNames,
   ]);
+
+/** The kinds with their versions' x-kubernetes-validations rules (CEL lives outside api/, so they join here). */
+function withValidationRules(served: ServedDefinition, kinds: KindDefinition[]): KindDefinition[] {
+  return kinds.map((def) => {
+    const schema = served.versions.find((v) => v.name === def.version)?.schema;
+    const rules = schema && compileSchemaRules(schema);
+    if (!rules) return def;
+    return {
+      ...def,
+      validate: (obj) => rules.validate(obj),
+      validateUpdate: (obj, old) => rules.validate(obj, old),
+      validateStatusUpdate: (obj, old) => rules.validate(obj, old),
+    };
+  });
+}
 
 export function startCustomKinds(
   registry: Registry,
@@ -37,10 +55,9 @@ export function startCustomKinds(
         if (!isEstablished(crd)) continue;
         const signature = servingSignature(crd);
         if (serving.get(name) === signature) continue;
-        registry.setDynamicKinds(
-          name,
-          customKindsOf(servedDefinitionOf(crd), crd.metadata.deletionTimestamp !== undefined),
-        );
+        const served = servedDefinitionOf(crd);
+        const kinds = customKindsOf(served, crd.metadata.deletionTimestamp !== undefined);
+        registry.setDynamicKinds(name, withValidationRules(served, kinds));
         serving.set(name, signature);
       }
       return Promise.resolve(true);
