@@ -15,9 +15,8 @@ import {
   type JSONSchemaProps,
 } from '../../api/apiextensions/v1/schema-props.js';
 import { parseFieldPath } from '../../api/apiextensions/v1/json-path.js';
-import { CelCompileError, compileCel, type CelCompiledProgram } from '../../policies/cel/index.js';
-
-const RULE_VARIABLES = { self: 'dyn', oldSelf: 'dyn' };
+import { CelCompileError, type CelCompiledProgram } from '../../policies/cel/index.js';
+import { compileRuleExpression } from './rule-compilation.js';
 
 interface CompiledRule {
   text: string;
@@ -40,7 +39,7 @@ interface RuleNode {
 /** A program, or undefined for what does not compile (refused when the definition was written). */
 function compiled(expression: string, resultType: string): CelCompiledProgram | undefined {
   try {
-    return compileCel(expression, { variables: RULE_VARIABLES, resultTypes: [resultType], escapedPropertyNames: true });
+    return compileRuleExpression(expression, [resultType]);
   } catch (e) {
     if (e instanceof CelCompileError) return undefined;
     throw e;
