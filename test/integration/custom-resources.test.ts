@@ -290,6 +290,19 @@ describe('custom resources', function () {
     expect(small.status, small.body).to.equal(201);
   });
 
+  it('deletes custom objects with their namespace', async () => {
+    const doomed = await createNamespace(gh, 'cr-doomed');
+    const res = await gh.request('POST', `/apis/${GROUP}/v1/namespaces/${doomed}/foos`, { body: foo('f', {}) });
+    expect(res.status, res.body).to.equal(201);
+    expect((await gh.request('DELETE', `/api/v1/namespaces/${doomed}`)).status).to.equal(200);
+    await eventually(
+      'namespace gone',
+      async () => (await gh.request('GET', `/api/v1/namespaces/${doomed}`)).status === 404,
+    );
+    const list = (await gh.request('GET', `/apis/${GROUP}/v1/namespaces/${doomed}/foos`)).json();
+    expect(list.items).to.deep.equal([]);
+  });
+
   it('deletes the objects of a definition before the definition, refusing new ones meanwhile', async () => {
     await define(twoVersions('gadgets', 'Gadget'), 'gadgets');
     const other = await createNamespace(gh, 'cr-other');
