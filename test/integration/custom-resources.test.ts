@@ -20,7 +20,13 @@ const twoVersions = (plural: string, kind: string) =>
     spec: {
       names: { plural, kind, shortNames: [`${plural.slice(0, 2)}x`], categories: ['all', 'stable'] },
       versions: [
-        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: fooSchema() } },
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: fooSchema() },
+          selectableFields: [{ jsonPath: '.spec.deploymentName' }],
+        },
         { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: fooSchema() } },
         { name: 'v1alpha1', served: false, storage: false, schema: { openAPIV3Schema: fooSchema() } },
       ],
@@ -109,6 +115,22 @@ describe('custom resources', function () {
     const refused = await gh.request('POST', base, { body: foo('two', { replicas: 11, deploymentName: 7 }) });
     const status = expectFailure(refused, 422, 'Invalid');
     expect(status.details.causes.map((c: any) => c.field)).to.include.members(['spec.replicas', 'spec.deploymentName']);
+  });
+
+  it('selects objects by the selectable fields of the version asked for', async () => {
+    const v1 = `/apis/${GROUP}/v1/namespaces/${ns}/foos`;
+    const other = await gh.request('POST', v1, { body: foo('other', { deploymentName: 'api' }) });
+    expect(other.status, other.body).to.equal(201);
+    const web = (await gh.request('GET', `${v1}?fieldSelector=spec.deploymentName%3Dweb`)).json();
+    expect(web.items.map((i: any) => i.metadata.name)).to.deep.equal(['one']);
+    const notWeb = (await gh.request('GET', `${v1}?fieldSelector=spec.deploymentName!%3Dweb`)).json();
+    expect(notWeb.items.map((i: any) => i.metadata.name)).to.deep.equal(['other']);
+    const beta = await gh.request(
+      'GET',
+      `/apis/${GROUP}/v1beta1/namespaces/${ns}/foos?fieldSelector=spec.deploymentName%3Dweb`,
+    );
+    expect(expectFailure(beta, 400, 'BadRequest').message).to.equal('field label not supported: spec.deploymentName');
+    expect((await gh.request('DELETE', `${v1}/other`)).status).to.equal(200);
   });
 
   it('refuses strategic merge patch with 415, and answers JSON to a client that prefers protobuf', async () => {

@@ -11,6 +11,7 @@ import type { ServedDefinition, ServedVersion } from './crd-types.js';
 import { withSchemaDefaults } from './schema-defaults.js';
 import { customScale } from './custom-scale.js';
 import { printerColumnsOf } from './printer-columns.js';
+import { fieldNamesOf, valueAtFields } from './json-path.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -46,6 +47,21 @@ function storedAsStorageVersion(served: ServedDefinition, version: ServedVersion
   };
 }
 
+/** Field selector values of a version's selectableFields: `spec.color=red`, as upstream names them by path. */
+function selectableFieldsOf(version: ServedVersion): KindDefinition['selectableFields'] {
+  if (version.selectableFields.length === 0) return undefined;
+  const paths = version.selectableFields.map((path) => ({ name: path.slice(1), fields: fieldNamesOf(path) }));
+  return (obj) => {
+    const values: Record<string, string> = {};
+    for (const { name, fields } of paths) {
+      const value = valueAtFields(obj, fields);
+      values[name] =
+        typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+    }
+    return values;
+  };
+}
+
 /** The storage version first, so that a lookup by group and kind finds the form objects are kept in. */
 /** `terminating`: the definition is being deleted, its objects with it, and no new one may be created. */
 export function customKindsOf(served: ServedDefinition, terminating = false): KindDefinition[] {
@@ -66,6 +82,7 @@ export function customKindsOf(served: ServedDefinition, terminating = false): Ki
     tracksGeneration: true,
     noStrategicMergePatch: true,
     tableColumns: printerColumnsOf(version.printerColumns),
+    selectableFields: selectableFieldsOf(version),
     schema: objectSchema(served, version),
     prepareForCreate: terminating
       ? () => {

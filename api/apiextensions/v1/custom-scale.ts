@@ -6,18 +6,7 @@ import { isObject } from '../../meta/types.js';
 import type { ProjectionSubresource } from '../../scheme.js';
 import { replicasScale } from '../../autoscaling/v1/scale.js';
 import type { ScaleSubresource } from './crd-types.js';
-import { parseFieldPath } from './json-path.js';
-
-/** The field names of a path the definition's validation accepted (dot-separated fields only). */
-function fieldsOf(path: string): string[] {
-  return (parseFieldPath(path) ?? []).flatMap((seg) => ('field' in seg ? [seg.field] : []));
-}
-
-function valueAt(obj: KObject, fields: string[]): unknown {
-  let at: unknown = obj;
-  for (const field of fields) at = isObject(at) ? at[field] : undefined;
-  return at;
-}
+import { fieldNamesOf, valueAtFields } from './json-path.js';
 
 /** Sets a nested field, copying each object on the way so that nothing the parent shares with others changes. */
 function setValueAt(obj: KObject, fields: string[], value: unknown): void {
@@ -33,14 +22,14 @@ function setValueAt(obj: KObject, fields: string[], value: unknown): void {
 }
 
 export function customScale(scale: ScaleSubresource): ProjectionSubresource {
-  const spec = fieldsOf(scale.specReplicasPath);
-  const status = fieldsOf(scale.statusReplicasPath);
-  const selector = scale.labelSelectorPath ? fieldsOf(scale.labelSelectorPath) : undefined;
+  const spec = fieldNamesOf(scale.specReplicasPath);
+  const status = fieldNamesOf(scale.statusReplicasPath);
+  const selector = scale.labelSelectorPath ? fieldNamesOf(scale.labelSelectorPath) : undefined;
   return replicasScale({
-    specReplicas: (parent) => valueAt(parent, spec),
-    statusReplicas: (parent) => valueAt(parent, status),
+    specReplicas: (parent) => valueAtFields(parent, spec),
+    statusReplicas: (parent) => valueAtFields(parent, status),
     selector(parent) {
-      const value = selector && valueAt(parent, selector);
+      const value = selector && valueAtFields(parent, selector);
       return typeof value === 'string' ? value : '';
     },
     setSpecReplicas: (parent, replicas) => setValueAt(parent, spec, replicas),
