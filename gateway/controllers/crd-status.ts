@@ -1,7 +1,8 @@
 // Keeps every CustomResourceDefinition's status (acceptedNames, NamesAccepted, Established,
-// KubernetesAPIApprovalPolicyConformant) and lets a deleted one go, as upstream's naming, establishing, API-approval
-// and finalizer controllers do. Each pass walks the definitions in name order, so that of two definitions asking for
-// one name the same one wins on every replica; a status is written only when it differs, guarded by resourceVersion.
+// KubernetesAPIApprovalPolicyConformant) and lets a deleted one go once its objects are deleted, as upstream's naming,
+// establishing, API-approval and finalizer controllers do. Each pass walks the definitions in name order, so that of
+// two definitions asking for one name the same one wins on every replica; a status is written only when it differs,
+// guarded by resourceVersion.
 import type { KObject } from '../../api/meta/types.js';
 import { isStatusError } from '../../api/meta/errors.js';
 import {
