@@ -85,6 +85,8 @@ export interface KindDefinition {
   noDeleteCollection?: boolean;
   /** DELETE answers the deleted object instead of a Status (ResourceQuota, Namespace). */
   deleteReturnsObject?: boolean;
+  /** Strategic merge patch answers 415 (custom kinds, which carry no patch markers to merge by, as upstream). */
+  noStrategicMergePatch?: boolean;
   /** PUT on a missing object creates it (the RBAC kinds); otherwise it is a 404. */
   allowCreateOnUpdate?: boolean;
   /** Finalizers held outside metadata.finalizers that also block removal (Namespace spec.finalizers). */

@@ -114,6 +114,19 @@ export interface Gateway {
   groupVersions: { group: string; version: string }[];
 }
 
+/** `build` over the kinds the registry serves now, built again only after they changed. */
+function followingServedKinds<T>(registry: Registry, build: (kinds: KindDefinition[]) => T): () => T {
+  let generation = registry.generation();
+  let built = build(registry.stores.map((store) => store.def));
+  return () => {
+    if (registry.generation() !== generation) {
+      generation = registry.generation();
+      built = build(registry.stores.map((store) => store.def));
+    }
+    return built;
+  };
+}
+
 export function createGateway(deps: AppDeps): Gateway {
   const logger = deps.logger ?? createLogger();
   const serializers = defaultSerializers({ cbor: deps.features.enabled('CBORServingAndStorage') });
@@ -124,12 +137,17 @@ export function createGateway(deps: AppDeps): Gateway {
       (r) => deps.virtualResourceEnabled?.(r) ?? true,
     ),
   );
-  const discovery = createDiscovery(kinds, virtual.listed(), deps.remoteApis);
-  const openapi = createOpenAPIHandler(
-    kinds,
-    deps.version.gitVersion,
-    documentedVirtualResources(virtual.listed()),
-    deps.remoteApis,
+  // Built again, on the first request after it, whenever CustomResourceDefinitions change the served kinds.
+  const discovery = followingServedKinds(registry, (served) =>
+    createDiscovery(served, virtual.listed(), deps.remoteApis),
+  );
+  const openapi = followingServedKinds(registry, (served) =>
+    createOpenAPIHandler(
+      served,
+      deps.version.gitVersion,
+      documentedVirtualResources(virtual.listed()),
+      deps.remoteApis,
+    ),
   );
   const version = createVersionHandler(deps.version);
   const handlerDeps = {
@@ -245,8 +263,8 @@ export function createGateway(deps: AppDeps): Gateway {
     }
     if (ctx.method === 'GET' || ctx.method === 'HEAD') {
       if (ctx.path === '/version' || ctx.path === '/version/') return version(ctx);
-      if (discovery.handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
-      if (await openapi.handle(ctx)) return;
+      if (discovery().handle(ctx, isPrettyPrint(requestQuery(ctx), ctx.get('user-agent')))) return;
+      if (await openapi().handle(ctx)) return;
       // Non-resource paths: the authorization filter has already checked `get` on them.
       const served = ctx.path === '/metrics' ? metrics?.main : ctx.path === '/metrics/slis' ? metrics?.slis : undefined;
       if (served) {

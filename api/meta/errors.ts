@@ -143,6 +143,13 @@ export const errors = {
   methodNotAllowed: () =>
     new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
 
+  /** A custom object created while its definition is being deleted: upstream's crdHandler refuses it so. */
+  definitionTerminating: (group: string, resource: string) =>
+    new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', {
+      group,
+      kind: resource,
+    }),
+
   notAcceptable: (supported: string[]) =>
     new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${supported.join(', ')}`),
 

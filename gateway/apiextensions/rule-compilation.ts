@@ -13,13 +13,18 @@ import {
   propertiesOf,
   schemaAt,
 } from '../../api/apiextensions/v1/schema-props.js';
-import { CelCompileError, compileCel } from '../../policies/cel/index.js';
+import { CelCompileError, compileCel, type CelCompiledProgram } from '../../policies/cel/index.js';
 
 const RULE_VARIABLES = { self: 'dyn', oldSelf: 'dyn' };
 
+/** A rule or messageExpression as the definition's validation and the custom kinds' write checks compile it. */
+export function compileRuleExpression(expression: string, resultTypes: string[]): CelCompiledProgram {
+  return compileCel(expression, { variables: RULE_VARIABLES, resultTypes, escapedPropertyNames: true });
+}
+
 function compileProblem(expression: string, resultTypes: string[]): string | undefined {
   try {
-    compileCel(expression, { variables: RULE_VARIABLES, resultTypes, escapedPropertyNames: true });
+    compileRuleExpression(expression, resultTypes);
     return undefined;
   } catch (e) {
     if (e instanceof CelCompileError) return e.message;

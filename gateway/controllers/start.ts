@@ -31,6 +31,7 @@ import {
 } from './known-controllers.js';
 import { startPolicyStatusController } from './policy-status.js';
 import { startCrdStatusController } from './crd-status.js';
+import { startCustomKinds } from './custom-kinds.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
 import { startAvailabilityController } from './apiservice-availability.js';
 import type { GroupVersionRef } from '../aggregator/priorities.js';
@@ -96,6 +97,12 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   const authenticationInfo = startAuthenticationInfoController(deps.registry, { options: deps.options, log: deps.log });
   running.push(authenticationInfo);
   await authenticationInfo.synced;
+  // The objects of established definitions are served as the server's own, whichever controllers are selected.
+  const customKinds = startCustomKinds(deps.registry, { log: deps.log });
+  if (customKinds) {
+    running.push(customKinds);
+    await customKinds.firstPass;
+  }
   if (deps.options.controllers.enabled(APISERVICE_AUTOREGISTRATION_CONTROLLER)) {
     const autoregister = startAutoregisterController(deps.registry, {
       served: deps.servedGroupVersions ?? [],

@@ -30,7 +30,7 @@ export async function handlePatch(ctx: Context, deps: HandlerDeps, req: Resource
     ? [APPLY_PATCH_TYPE, APPLY_PATCH_CBOR_TYPE]
     : [APPLY_PATCH_TYPE];
   if (applyTypes.includes(mediaType)) return handleApply(ctx, deps, req, mediaType);
-  const patchFn = patchFunctionFor(mediaType, applyTypes);
+  const patchFn = patchFunctionFor(mediaType, applyTypes, !req.store.def.noStrategicMergePatch);
   parseForce(query, false);
   const fieldValidation = parseFieldValidation(query, 'PatchOptions');
   const body = await readBody(ctx, deps.maxRequestBodyBytes, deps.readBodyTimeoutMs);

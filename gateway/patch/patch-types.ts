@@ -43,9 +43,19 @@ export function patchMediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** `applyTypes`: the server-side apply media types served (apply-patch+cbor joins with the CBOR gate). */
-export function patchFunctionFor(mediaType: string, applyTypes: readonly string[] = [APPLY_PATCH_TYPE]): PatchFunction {
-  const fn = ownValue(PATCH_TYPES, mediaType);
-  if (!fn) throw errors.unsupportedMediaType(mediaType, [...Object.keys(PATCH_TYPES), ...applyTypes]);
+export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
+
+/**
+ * `applyTypes`: the server-side apply media types served (apply-patch+cbor joins with the CBOR gate). `strategic`
+ * false for kinds without patch markers to merge by (custom kinds), which upstream answers 415.
+ */
+export function patchFunctionFor(
+  mediaType: string,
+  applyTypes: readonly string[] = [APPLY_PATCH_TYPE],
+  strategic = true,
+): PatchFunction {
+  const served = Object.keys(PATCH_TYPES).filter((type) => strategic || type !== STRATEGIC_MERGE_PATCH_TYPE);
+  const fn = served.includes(mediaType) ? ownValue(PATCH_TYPES, mediaType) : undefined;
+  if (!fn) throw errors.unsupportedMediaType(mediaType, [...served, ...applyTypes]);
   return fn;
 }

@@ -10,12 +10,21 @@ import { convertingStorage } from './converting-storage.js';
 
 export interface Registry {
   readonly stores: ResourceStore[];
+  /** The kinds served from the start, without those CustomResourceDefinitions add. */
+  readonly fixedKinds: readonly KindDefinition[];
   lookup(group: string, version: string, resource: string): ResourceStore | undefined;
   byKind(group: string, kind: string): ResourceStore | undefined;
   /** The NamespaceLifecycle gate, which the stores tell of namespace deletions. */
   readonly namespaces: NamespaceGate;
   /** Replaces the admission plugins (gateway/admission/plugins.ts orders them); applies to every later write. */
   setAdmission(plugins: readonly AdmissionPlugin[]): void;
+  /**
+   * Serves `kinds` for `owner` (a CustomResourceDefinition's name) in place of what it served before; an empty list
+   * stops serving them. Kinds served from the start are never replaced.
+   */
+  setDynamicKinds(owner: string, kinds: KindDefinition[]): void;
+  /** Moves whenever the served kinds change: what is built from them (discovery, OpenAPI) is built again. */
+  generation(): number;
 }
 
 export function createRegistry(
@@ -37,14 +46,22 @@ export function createRegistry(
     mutate: (req) => chain.mutate(req),
     validate: (req) => (req.operation === 'DELETE' ? chain.validateDelete(req) : chain.validate(req)),
   };
-  for (const def of kinds) {
+  const storeOf = (def: KindDefinition): ResourceStore => {
     const kindStorage = def.storedAs ? convertingStorage(storage, def.storedAs) : storage;
-    const store = createResourceStore(def, kindStorage, validatorFor(def), gate, admission);
+    return createResourceStore(def, kindStorage, validatorFor(def), gate, admission);
+  };
+  const pathOf = (def: KindDefinition): string => `${def.group}/${def.version}/${def.resource}`;
+  for (const def of kinds) {
+    const store = storeOf(def);
     stores.push(store);
-    byPath.set(`${def.group}/${def.version}/${def.resource}`, store);
+    byPath.set(pathOf(def), store);
   }
+  // Dynamic stores stay in `stores` (the array is shared with readers, so it is changed in place) after the fixed ones.
+  const dynamic = new Map<string, ResourceStore[]>();
+  let generation = 0;
   const registry: Registry = {
     stores,
+    fixedKinds: [...kinds],
     lookup: (group, version, resource) => byPath.get(`${group}/${version}/${resource}`),
     byKind: (group, kind) => stores.find((s) => s.def.group === group && s.def.kind === kind),
     namespaces: gate,
@@ -52,6 +69,22 @@ export function createRegistry(
       plugins = list;
       chain = admissionChain(list);
     },
+    setDynamicKinds(owner, defs) {
+      for (const old of dynamic.get(owner) ?? []) {
+        stores.splice(stores.indexOf(old), 1);
+        if (byPath.get(pathOf(old.def)) === old) byPath.delete(pathOf(old.def));
+      }
+      dynamic.delete(owner);
+      // A path already served (a built-in kind, another definition) keeps its server: names decide who holds it.
+      const added = defs.filter((def) => !byPath.has(pathOf(def))).map(storeOf);
+      for (const store of added) {
+        stores.push(store);
+        byPath.set(pathOf(store.def), store);
+      }
+      if (added.length > 0) dynamic.set(owner, added);
+      generation++;
+    },
+    generation: () => generation,
   };
   return registry;
 }

@@ -1,7 +1,7 @@
 // The CustomResourceDefinition status controller with two replicas on one PostgreSQL database, both running it: two
 // definitions written at once through different replicas and asking for one short name end with exactly one holding
 // it, as both replicas read it; a definition written on one is established as the other reads it, and one deleted
-// through the other goes away once its finalizer is let go.
+// through the other goes away once its finalizer is let go; the objects a definition defines are served by both.
 import { expect } from 'chai';
 import { replicasOnPostgres, type Replica } from '../helpers/replicas.js';
 import { eventually } from '../helpers/api.js';
@@ -73,5 +73,32 @@ describe('CustomResourceDefinition status across two replicas', function () {
       async () =>
         (await a.request('GET', `${APIEXT}/customresourcedefinitions/things.replicas.example.com`)).status === 404,
     );
+  });
+
+  it('serves the objects of a definition written on one replica from the other within a second, and stops with it', async () => {
+    const res = await a.request('POST', `${APIEXT}/customresourcedefinitions`, {
+      body: {
+        ...crd('gizmos', 'replicas.example.com', { spec: { scope: 'Cluster' } }),
+        apiVersion: 'apiextensions.platform.io/v1',
+      },
+    });
+    expect(res.status, res.body).to.equal(201);
+    const gizmos = '/apis/replicas.example.com/v1alpha1/gizmos';
+    await eventually('served on b', async () => (await b.request('GET', gizmos)).status === 200, 1000);
+    const created = await b.request('POST', gizmos, {
+      body: { apiVersion: 'replicas.example.com/v1alpha1', kind: 'Gizmo', metadata: { name: 'g' }, spec: {} },
+    });
+    expect(created.status, created.body).to.equal(201);
+    expect(created.json().spec).to.deep.equal({ replicas: 1 });
+    const onA = await eventually('served on a', async () => {
+      const r = await a.request('GET', `${gizmos}/g`);
+      return r.status === 200 ? r.json() : undefined;
+    });
+    expect(onA.metadata.uid).to.equal(created.json().metadata.uid);
+
+    const deleted = await b.request('DELETE', `${APIEXT}/customresourcedefinitions/gizmos.replicas.example.com`);
+    expect(deleted.status, deleted.body).to.be.oneOf([200, 202]);
+    await eventually('unserved on a', async () => (await a.request('GET', gizmos)).status === 404, 3000);
+    await eventually('unserved on b', async () => (await b.request('GET', gizmos)).status === 404, 1000);
   });
 });

@@ -49,3 +49,17 @@ export function resolvePath(schema: JSONSchemaProps, segments: PathSegment[]): J
   }
   return at;
 }
+
+/** The field names of a path made of fields only (scale paths, selectable fields: validated so when written). */
+export function fieldNamesOf(path: string): string[] {
+  return (parseFieldPath(path) ?? []).flatMap((seg) => ('field' in seg ? [seg.field] : []));
+}
+
+/** The value the field names lead to inside `value`, or undefined. */
+export function valueAtFields(value: unknown, fields: readonly string[]): unknown {
+  let at = value;
+  for (const field of fields)
+    at =
+      at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[field] : undefined;
+  return at;
+}

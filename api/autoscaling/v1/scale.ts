@@ -37,12 +37,31 @@ const schema = kindSchema({
   },
 });
 
+/** Where a kind keeps what its Scale shows: the desired and observed replicas and the pods' selector. */
+export interface ReplicaFields {
+  specReplicas(parent: KObject): unknown;
+  statusReplicas(parent: KObject): unknown;
+  /** The selector in its string form, '' for none. */
+  selector(parent: KObject): string;
+  /** Writes the desired replicas into the parent (a private copy). */
+  setSpecReplicas(parent: KObject, replicas: number): void;
+}
+
+/** A workload's fields: spec.replicas, a label selector object at spec.selector, and status.replicas. */
+const workloadFields: ReplicaFields = {
+  specReplicas: (parent) => specOf(parent).replicas,
+  statusReplicas: (parent) => statusOf(parent).replicas,
+  selector: (parent) => labelSelectorFromObject(specOf(parent).selector).selector.toString(),
+  setSpecReplicas(parent, replicas) {
+    parent.spec = { ...(asObj(parent.spec) ?? {}), replicas };
+  },
+};
+
 /**
- * The Scale of a kind whose spec carries `replicas` and a label `selector` and whose status carries `replicas`.
- * Metadata is the parent's identity (name, namespace, uid, resourceVersion, creation time): the resourceVersion a
- * client sends back guards the parent's update.
+ * The Scale of a kind's replica fields (a workload's by default). Metadata is the parent's identity (name,
+ * namespace, uid, resourceVersion, creation time): the resourceVersion a client sends back guards the parent's update.
  */
-export function replicasScale(): ProjectionSubresource {
+export function replicasScale(fields: ReplicaFields = workloadFields): ProjectionSubresource {
   return {
     group: SCALE_GROUP,
     version: SCALE_VERSION,
@@ -53,9 +72,9 @@ export function replicasScale(): ProjectionSubresource {
       const metadata: KObject['metadata'] = { name, namespace, uid, resourceVersion, creationTimestamp };
       for (const key of Object.keys(metadata) as (keyof typeof metadata)[])
         if (metadata[key] === undefined) delete metadata[key];
-      const replicas = specOf(parent).replicas;
-      const selector = labelSelectorFromObject(specOf(parent).selector).selector.toString();
-      const status: Record<string, unknown> = { replicas: statusOf(parent).replicas ?? 0 };
+      const replicas = fields.specReplicas(parent);
+      const selector = fields.selector(parent);
+      const status: Record<string, unknown> = { replicas: fields.statusReplicas(parent) ?? 0 };
       if (selector) status.selector = selector;
       // spec.replicas is omitted when 0, as the Go type's omitempty leaves it out.
       return {
@@ -72,7 +91,8 @@ export function replicasScale(): ProjectionSubresource {
     ],
     write(projection, parent) {
       // An absent spec.replicas is the Go zero value: 0.
-      parent.spec = { ...(asObj(parent.spec) ?? {}), replicas: specOf(projection).replicas ?? 0 };
+      const replicas = specOf(projection).replicas;
+      fields.setSpecReplicas(parent, typeof replicas === 'number' ? replicas : 0);
     },
     tableColumns: [
       integerColumn('Desired', 'The desired number of replicas.', (scale) => intOf(specOf(scale).replicas)),

@@ -1,0 +1,41 @@
+// Defaulting of custom objects from their schema's `default` values, as upstream's structural defaulting: a field
+// the object leaves out gets a copy of its default, inside objects, maps and list items alike. It runs on every
+// write after pruning and on every read of a stored object, so objects stored before a default was added get it too.
+import { isObject } from '../../meta/types.js';
+import { additionalOf, itemsOf, propertiesOf, type JSONSchemaProps } from './schema-props.js';
+
+/** `value` with the defaults of `schema` filled in: the same value when nothing was missing, else a new one. */
+export function withSchemaDefaults(schema: JSONSchemaProps, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = itemsOf(schema);
+    if (!items) return value;
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const defaulted = withSchemaDefaults(items, item);
+      if (defaulted !== item) (out ??= [...value])[i] = defaulted;
+    });
+    return out ?? value;
+  }
+  if (!isObject(value)) return value;
+  let out: Record<string, unknown> | undefined;
+  const set = (key: string, v: unknown) => ((out ??= { ...value })[key] = v);
+  const properties = propertiesOf(schema);
+  for (const [key, child] of properties) {
+    if (!Object.hasOwn(value, key)) {
+      if (child.default !== undefined) set(key, withSchemaDefaults(child, structuredClone(child.default)));
+      continue;
+    }
+    const defaulted = withSchemaDefaults(child, value[key]);
+    if (defaulted !== value[key]) set(key, defaulted);
+  }
+  const additional = additionalOf(schema);
+  if (additional) {
+    const declared = new Set(properties.map(([key]) => key));
+    for (const [key, child] of Object.entries(value)) {
+      if (declared.has(key)) continue;
+      const defaulted = withSchemaDefaults(additional, child);
+      if (defaulted !== child) set(key, defaulted);
+    }
+  }
+  return out ?? value;
+}
