@@ -108,7 +108,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   controllers: {
     reference:
-      "`*` runs the default-on controllers, `name` adds one, `-name` removes one; `serviceaccount` (a `default` ServiceAccount in every namespace) `root-ca-cert-publisher` (the ConfigMap `kube-root-ca.crt` whose `ca.crt` is the serving CA bundle) `validatingadmissionpolicy-status` (a policy's `status.observedGeneration` and `typeChecking`) and `crd-naming` (a CustomResourceDefinition's accepted names and conditions) are on; `tokencleaner` (deletes expired bootstrap tokens) and `bootstrapsigner` (publishes and signs `platform-public/cluster-info`) are off by default",
+      "`*` runs the default-on controllers, `name` adds one, `-name` removes one; `serviceaccount` (a `default` ServiceAccount in every namespace) `root-ca-cert-publisher` (the ConfigMap `kube-root-ca.crt` whose `ca.crt` is the serving CA bundle) `validatingadmissionpolicy-status` (a policy's `status.observedGeneration` and `typeChecking`) `crd-naming` (a CustomResourceDefinition's accepted names and conditions), `apf-bootstrap` (the priority and fairness configuration every server starts with, put back when deleted or edited) and `flowschema-status` (a FlowSchema's `Dangling` condition) are on; `tokencleaner` (deletes expired bootstrap tokens) and `bootstrapsigner` (publishes and signs `platform-public/cluster-info`) are off by default",
     kind: 'list',
     default: '*',
     usage:

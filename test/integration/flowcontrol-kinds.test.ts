@@ -199,6 +199,25 @@ describe('flowcontrol kinds', function () {
     expect((await readObject(gh, path)).spec.limited.nominalConcurrencyShares).to.equal(7);
   });
 
+  it('deletes an object annotated for automatic update that the bootstrap set does not define', async () => {
+    const name = uniqueName('retired');
+    const created = await gh.request('POST', `${FC}/prioritylevelconfigurations`, {
+      body: {
+        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
+        kind: 'PriorityLevelConfiguration',
+        metadata: { name, annotations: { [AUTOUPDATE]: 'true' } },
+        spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
+      },
+    });
+    expect(created.status, created.body).to.equal(201);
+    await watchFor(
+      'prioritylevelconfigurations',
+      created.json().metadata.resourceVersion,
+      name,
+      (e) => e.type === 'DELETED',
+    );
+  });
+
   it('marks a schema Dangling while its level is missing', async () => {
     const name = uniqueName('fs-dangling');
     const level = uniqueName('pl-later');
