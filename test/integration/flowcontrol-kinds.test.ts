@@ -1,8 +1,11 @@
 // FlowSchema and PriorityLevelConfiguration over real HTTPS: served under both group names and listed in discovery,
 // the bootstrap configuration present from the first request, mandatory objects restored when deleted, suggested
 // ones left alone once opted out, the Dangling condition, and validation answered as 422 naming the field.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { expectFailure, MERGE, readObject, uniqueName } from '../helpers/api.js';
+import { eventually, expectFailure, MERGE, readObject, uniqueName } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch, type OpenWatch, type WatchEventJSON } from '../helpers/watch-client.js';
 
@@ -271,5 +274,41 @@ describe('flowcontrol kinds', function () {
       ),
     );
     expect(found).to.include({ reason: 'Found' });
+  });
+});
+
+describe('flowcontrol bootstrap across a restart', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let gh: TestGatehouse | undefined;
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-apf-boot-'));
+  });
+  after(async () => {
+    await gh?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('writes nothing at start when the configuration is as defined, and keeps an opted-out edit', async () => {
+    gh = await startTestGatehouse([], { dataDir });
+    const edited = await gh.request('PATCH', `${FC}/flowschemas/global-default`, {
+      headers: MERGE,
+      body: { metadata: { annotations: { [AUTOUPDATE]: 'false' } }, spec: { matchingPrecedence: 9800 } },
+    });
+    expect(edited.status, edited.body).to.equal(200);
+    // The status controller's first pass must be over, or the next start would rightly finish it.
+    const before = await eventually('every FlowSchema judged', async () => {
+      const list = await readObject(gh!, `${FC}/flowschemas`);
+      const judged = (list.items as { status?: { conditions?: unknown[] } }[]).every((o) => o.status?.conditions);
+      return judged && list;
+    });
+    await gh.close();
+
+    gh = await startTestGatehouse([], { dataDir });
+    const after = await readObject(gh, `${FC}/flowschemas`);
+    const versions = (list: { items: { metadata: { name: string; resourceVersion: string } }[] }) =>
+      Object.fromEntries(list.items.map((o) => [o.metadata.name, o.metadata.resourceVersion]));
+    expect(versions(after)).to.deep.equal(versions(before));
+    expect((await readObject(gh, `${FC}/flowschemas/global-default`)).spec.matchingPrecedence).to.equal(9800);
   });
 });
