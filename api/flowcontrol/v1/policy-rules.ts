@@ -194,21 +194,18 @@ function validateNonResourceRule(rule: Obj, at: FieldPath): FieldError[] {
   return errs;
 }
 
-/** The member a subject's kind names must be there, and the others must not. */
-const SUBJECT_MEMBERS: Record<string, { field: string; label: string }> = {
-  User: { field: 'user', label: 'User' },
-  Group: { field: 'group', label: 'Group' },
-  ServiceAccount: { field: 'serviceAccount', label: 'ServiceAccount' },
-};
+/** The member each subject kind names: it must be there, and the others must not. */
+const MEMBER_OF_KIND: Record<string, string> = { User: 'user', Group: 'group', ServiceAccount: 'serviceAccount' };
+const KIND_OF_MEMBER: Record<string, string> = { user: 'User', group: 'Group', serviceAccount: 'ServiceAccount' };
 
 function validateSubject(subject: Obj, at: FieldPath): FieldError[] {
   const kind = asStr(subject.kind) ?? '';
-  const own = SUBJECT_MEMBERS[kind];
-  if (!own) return [fieldErrors.notSupported(at.child('kind'), subject.kind ?? '', SUBJECT_KINDS)];
+  const field = Object.hasOwn(MEMBER_OF_KIND, kind) ? MEMBER_OF_KIND[kind] : undefined;
+  if (!field) return [fieldErrors.notSupported(at.child('kind'), subject.kind ?? '', SUBJECT_KINDS)];
   const errs: FieldError[] = [];
-  const member = asObj(subject[own.field]);
-  const memberAt = at.child(own.field);
-  if (!member) errs.push(fieldErrors.required(memberAt, `${own.field} is required when subject kind is '${kind}'`));
+  const member = asObj(subject[field]);
+  const memberAt = at.child(field);
+  if (!member) errs.push(fieldErrors.required(memberAt, `${field} is required when subject kind is '${kind}'`));
   else if (kind === 'ServiceAccount') {
     const name = asStr(member.name) ?? '';
     if (name === '') errs.push(fieldErrors.required(memberAt.child('name')));
@@ -223,13 +220,18 @@ function validateSubject(subject: Obj, at: FieldPath): FieldError[] {
   } else if ((asStr(member.name) ?? '') === '') errs.push(fieldErrors.required(memberAt.child('name')));
   // Upstream checks the other members in this order: serviceAccount, user, group, whichever the kind is.
   for (const other of ['serviceAccount', 'user', 'group']) {
-    if (other === own.field || subject[other] === undefined || subject[other] === null) continue;
-    const label = Object.values(SUBJECT_MEMBERS).find((m) => m.field === other)?.label ?? other;
-    errs.push(fieldErrors.forbidden(at.child(other), `${other} is forbidden when subject kind is not '${label}'`));
+    if (other === field || subject[other] === undefined || subject[other] === null) continue;
+    errs.push(
+      fieldErrors.forbidden(
+        at.child(other),
+        `${other} is forbidden when subject kind is not '${KIND_OF_MEMBER[other]}'`,
+      ),
+    );
   }
   return errs;
 }
 
+/** One member of a FlowSchema's `spec.rules`: its subjects, and at least one resource or non-resource rule. */
 export function validatePolicyRules(rule: Obj, at: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const subjects = asArr(rule.subjects);
