@@ -7,11 +7,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { eventually, expectFailure, MERGE, readObject, uniqueName } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { AUTOUPDATE, danglingOf, FC, FC_K8S, flowSchemaBody, priorityLevelBody } from '../helpers/flowcontrol.js';
 import { openWatch, type OpenWatch, type WatchEventJSON } from '../helpers/watch-client.js';
-
-const FC = '/apis/flowcontrol.apiserver.platform.io/v1';
-const FC_K8S = '/apis/flowcontrol.apiserver.k8s.io/v1';
-const AUTOUPDATE = 'apf.platform.io/autoupdate-spec';
 
 const MANDATORY_LEVELS = ['exempt', 'catch-all'];
 const SUGGESTED_LEVELS = ['system', 'node-high', 'leader-election', 'workload-high', 'workload-low', 'global-default'];
@@ -107,12 +104,7 @@ describe('flowcontrol kinds', function () {
   it('defaults a new level: absent shares become 30, an explicit 0 stays 0', async () => {
     const create = async (name: string, limited: Record<string, unknown>) => {
       const res = await gh.request('POST', `${FC_K8S}/prioritylevelconfigurations`, {
-        body: {
-          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-          kind: 'PriorityLevelConfiguration',
-          metadata: { name },
-          spec: { type: 'Limited', limited },
-        },
+        body: priorityLevelBody({ name }, { type: 'Limited', limited }, 'flowcontrol.apiserver.k8s.io'),
       });
       expect(res.status, res.body).to.equal(201);
       return res.json().spec.limited;
@@ -130,11 +122,9 @@ describe('flowcontrol kinds', function () {
 
   it('answers a bad schema with 422 naming the field', async () => {
     const res = await gh.request('POST', `${FC}/flowschemas`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'FlowSchema',
-        metadata: { name: uniqueName('fs-bad') },
-        spec: {
+      body: flowSchemaBody(
+        { name: uniqueName('fs-bad') },
+        {
           priorityLevelConfiguration: { name: 'global-default' },
           matchingPrecedence: 1,
           rules: [
@@ -144,7 +134,7 @@ describe('flowcontrol kinds', function () {
             },
           ],
         },
-      },
+      ),
     });
     const status = expectFailure(res, 422, 'Invalid');
     expect(status.message).to.include(
@@ -205,12 +195,10 @@ describe('flowcontrol kinds', function () {
   it('deletes an object annotated for automatic update that the bootstrap set does not define', async () => {
     const name = uniqueName('retired');
     const created = await gh.request('POST', `${FC}/prioritylevelconfigurations`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'PriorityLevelConfiguration',
-        metadata: { name, annotations: { [AUTOUPDATE]: 'true' } },
-        spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
-      },
+      body: priorityLevelBody(
+        { name, annotations: { [AUTOUPDATE]: 'true' } },
+        { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
+      ),
     });
     expect(created.status, created.body).to.equal(201);
     await watchFor(
@@ -225,11 +213,9 @@ describe('flowcontrol kinds', function () {
     const name = uniqueName('fs-dangling');
     const level = uniqueName('pl-later');
     const created = await gh.request('POST', `${FC}/flowschemas`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'FlowSchema',
-        metadata: { name },
-        spec: {
+      body: flowSchemaBody(
+        { name },
+        {
           priorityLevelConfiguration: { name: level },
           distinguisherMethod: { type: 'ByNamespace' },
           rules: [
@@ -239,14 +225,11 @@ describe('flowcontrol kinds', function () {
             },
           ],
         },
-      },
+      ),
     });
     expect(created.status, created.body).to.equal(201);
     expect(created.json().spec.matchingPrecedence).to.equal(1000);
-    const conditionOf = (e: WatchEventJSON) =>
-      ((e.object.status as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []).find(
-        (c) => c.type === 'Dangling',
-      );
+    const conditionOf = (e: WatchEventJSON) => danglingOf(e.object);
     const dangling = conditionOf(
       await watchFor('flowschemas', created.json().metadata.resourceVersion, name, (e) => conditionOf(e) !== undefined),
     );
@@ -257,12 +240,10 @@ describe('flowcontrol kinds', function () {
     });
 
     const plc = await gh.request('POST', `${FC}/prioritylevelconfigurations`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'PriorityLevelConfiguration',
-        metadata: { name: level },
-        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
-      },
+      body: priorityLevelBody(
+        { name: level },
+        { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+      ),
     });
     expect(plc.status, plc.body).to.equal(201);
     const found = conditionOf(

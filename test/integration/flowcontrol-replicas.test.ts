@@ -6,8 +6,7 @@ import { expect } from 'chai';
 import { uniqueName } from '../helpers/api.js';
 import { replicasOnPostgres, watchFromList, type Replica } from '../helpers/replicas.js';
 import type { WatchEventJSON } from '../helpers/watch-client.js';
-
-const FC = '/apis/flowcontrol.apiserver.platform.io/v1';
+import { danglingOf, FC, flowSchemaBody, priorityLevelBody } from '../helpers/flowcontrol.js';
 
 describe('flowcontrol controllers across two replicas', function () {
   this.timeout(120_000);
@@ -64,17 +63,12 @@ describe('flowcontrol controllers across two replicas', function () {
         if (test(e)) return;
       }
     };
-    const danglingOf = (e: WatchEventJSON) =>
-      ((e.object.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find(
-        (c) => c.type === 'Dangling',
-      )?.status;
+    const statusOf = (e: WatchEventJSON) => danglingOf(e.object)?.status;
     try {
       const created = await a.request('POST', `${FC}/flowschemas`, {
-        body: {
-          apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-          kind: 'FlowSchema',
-          metadata: { name },
-          spec: {
+        body: flowSchemaBody(
+          { name },
+          {
             priorityLevelConfiguration: { name: level },
             rules: [
               {
@@ -83,20 +77,15 @@ describe('flowcontrol controllers across two replicas', function () {
               },
             ],
           },
-        },
+        ),
       });
       expect(created.status, created.body).to.equal(201);
-      await until((e) => e.object.metadata?.name === name && danglingOf(e) === 'True');
+      await until((e) => e.object.metadata?.name === name && statusOf(e) === 'True');
       const plc = await b.request('POST', `${FC}/prioritylevelconfigurations`, {
-        body: {
-          apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-          kind: 'PriorityLevelConfiguration',
-          metadata: { name: level },
-          spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
-        },
+        body: priorityLevelBody({ name: level }, { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } }),
       });
       expect(plc.status, plc.body).to.equal(201);
-      await until((e) => e.object.metadata?.name === name && danglingOf(e) === 'False');
+      await until((e) => e.object.metadata?.name === name && statusOf(e) === 'False');
       // Both replicas look at every schema again when a level appears: a marker schema judged after that shows
       // both passes ran; a replica writing what the other wrote would have added events for `name` by then.
       const marker = uniqueName('fs-marker');
@@ -104,11 +93,11 @@ describe('flowcontrol controllers across two replicas', function () {
         body: { ...created.json(), metadata: { name: marker }, status: undefined },
       });
       expect(markerMade.status, markerMade.body).to.equal(201);
-      await until((e) => e.object.metadata?.name === marker && danglingOf(e) === 'False');
+      await until((e) => e.object.metadata?.name === marker && statusOf(e) === 'False');
     } finally {
       watch.close();
     }
-    expect(events.map((e) => `${e.type} ${danglingOf(e) ?? '-'}`)).to.deep.equal([
+    expect(events.map((e) => `${e.type} ${statusOf(e) ?? '-'}`)).to.deep.equal([
       'ADDED -',
       'MODIFIED True',
       'MODIFIED False',
