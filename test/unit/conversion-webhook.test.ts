@@ -10,32 +10,11 @@ import type { AdmissionReviewGroup } from '../../gateway/admission/webhook/admis
 import { realClock } from '../../gateway/server/clock.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startTestWebhook, type TestWebhook, type WebhookBehaviour } from '../helpers/webhook-server.js';
+import { convertGizmos, GIZMO_GROUP, gizmoDefinition } from '../helpers/conversion-webhook.js';
 
-const GROUP = 'conv.example.com';
-
-function definition(hook: TestWebhook, reviewVersions = ['v1']): KObject {
-  return {
-    apiVersion: 'apiextensions.platform.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `gizmos.${GROUP}`, uid: 'crd-uid' },
-    spec: {
-      group: GROUP,
-      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
-      scope: 'Namespaced',
-      versions: [
-        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
-        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object' } } },
-      ],
-      conversion: {
-        strategy: 'Webhook',
-        webhook: {
-          clientConfig: { url: hook.url, caBundle: hook.caBundle },
-          conversionReviewVersions: reviewVersions,
-        },
-      },
-    },
-  };
-}
+const GROUP = GIZMO_GROUP;
+const definition = (hook: TestWebhook, reviewVersions?: string[]) =>
+  ({ ...gizmoDefinition(hook, reviewVersions), metadata: { name: `gizmos.${GROUP}`, uid: 'crd-uid' } }) as KObject;
 
 const gizmo = (name: string, apiVersion = `${GROUP}/v1`): KObject => ({
   apiVersion,
@@ -44,18 +23,7 @@ const gizmo = (name: string, apiVersion = `${GROUP}/v1`): KObject => ({
   spec: { host: `${name}.example.com` },
 });
 
-/** Converts as a real webhook would: moves spec.host to spec.hostname for v2 and back; `edit` then spoils it. */
-function converting(review: any, edit: (converted: any[], response: any) => void = () => {}): WebhookBehaviour {
-  const desired = review.request.desiredAPIVersion as string;
-  const converted = review.request.objects.map((obj: any) => {
-    const { host, hostname, ...rest } = obj.spec;
-    const spec = desired.endsWith('/v2') ? { ...rest, hostname: host } : { ...rest, host: hostname };
-    return { ...obj, apiVersion: desired, spec };
-  });
-  const response = { uid: review.request.uid, convertedObjects: converted, result: { status: 'Success' } };
-  edit(converted, response);
-  return { answer: { apiVersion: review.apiVersion, kind: 'ConversionReview', response } };
-}
+const converting = convertGizmos;
 
 async function failure(promise: Promise<unknown>): Promise<StatusError> {
   try {
