@@ -133,6 +133,29 @@ describe('custom resources: conversion webhooks', function () {
     expect((await gh.request('GET', at('v1', 'one'))).status).to.equal(200);
   });
 
+  it('ends a watch whose event cannot be converted with an ERROR event', async () => {
+    const watch = await openWatch(gh.url, `${at('v2')}?watch=1&resourceVersion=0&fieldSelector=metadata.name%3Dfive`, {
+      ca: gh.ca,
+      token: gh.adminToken,
+    });
+    try {
+      expect(watch.status).to.equal(200);
+      hook.behave = (review) =>
+        convertGizmos(review, (_c, response) => (response.result = { status: 'Failure', message: 'not now' }));
+      const res = await gh.request('POST', at('v1'), { body: gizmo('five', 'v1', { host: 'five.example.com' }) });
+      expect(res.status, res.body).to.equal(201);
+      const ev = await watch.next(10_000);
+      expect(ev.type).to.equal('ERROR');
+      expect(ev.object).to.deep.include({
+        kind: 'Status',
+        code: 500,
+        message: `conversion webhook for ${GROUP}/v1, Kind=Gizmo failed: not now`,
+      });
+    } finally {
+      watch.close();
+    }
+  });
+
   it('refuses an answer with the wrong uid, the wrong count or a renamed object', async () => {
     const refusals: [(converted: any[], response: any) => void, string][] = [
       [(_c, r) => (r.uid = 'someone-else'), `failed: expected response.uid=`],
