@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../helpers/api.js';
+import { DEPRECATION_AUDIT_POLICY } from '../helpers/deprecated-kinds.js';
 import { fooSchema } from '../helpers/crds.js';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, parseColumns, type Kubectl } from '../helpers/kubectl.js';
@@ -17,15 +18,6 @@ import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 const GROUP = 'versions.example.com';
 const CRD_NAME = `things.${GROUP}`;
 const APISERVICES = '/apis/apiregistration.platform.io/v1/apiservices';
-const POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: None
-  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*", "/metrics"]
-- level: Metadata
-`;
-
 const version = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   served: true,
@@ -70,7 +62,7 @@ describe('custom resources: deprecated versions, request metrics and APIServices
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-crd-versions-'));
-    await writeFile(path.join(dir, 'policy.yaml'), POLICY);
+    await writeFile(path.join(dir, 'policy.yaml'), DEPRECATION_AUDIT_POLICY);
     gh = await startTestGatehouse([
       '--storage-backend',
       'memory',
