@@ -186,6 +186,40 @@ describe('conversion webhooks', () => {
       expect(e.message.startsWith(message), e.message).to.equal(true);
     });
 
+  it('reaches a webhook named by a service through the resolver, verifying the service name', async () => {
+    const serviceHook = await startTestWebhook((review) => convertGizmos(review), { dnsNames: ['converter.conv.svc'] });
+    try {
+      const port = Number(new URL(serviceHook.url).port);
+      const resolved: unknown[] = [];
+      webhooks.close();
+      webhooks = createConversionWebhooks({
+        resolver: () => ({
+          resolve: (service) => (resolved.push(service), new URL(`https://127.0.0.1:${port}`)),
+          onChange: () => () => {},
+          close() {},
+        }),
+        clock: realClock,
+        reviewGroup: 'k8s.io',
+      });
+      const crd = definition(serviceHook) as any;
+      crd.spec.conversion.webhook.clientConfig = {
+        service: { namespace: 'conv', name: 'converter', path: '/convert', port: 8443 },
+        caBundle: serviceHook.caBundle,
+      };
+      const converted = await webhooks.converterOf(servedDefinitionOf(crd))!.one(gizmo('a'), `${GROUP}/v2`);
+      expect(converted.spec).to.deep.equal({ hostname: 'a.example.com' });
+      expect(resolved).to.deep.equal([{ namespace: 'conv', name: 'converter', port: 8443 }]);
+      expect(serviceHook.received).to.have.length(1);
+      // The certificate must name the service, whatever address reached it.
+      crd.spec.conversion.webhook.clientConfig.service.name = 'impostor';
+      const e = await failure(webhooks.converterOf(servedDefinitionOf(crd))!.one(gizmo('a'), `${GROUP}/v2`));
+      expect(e.message).to.contain('x509');
+      expect(serviceHook.received).to.have.length(1);
+    } finally {
+      await serviceHook.close();
+    }
+  });
+
   it("names a list's objects by their place after them, as upstream", async () => {
     hook.behave = spoiled((converted) => (converted[1].metadata.namespace = 'other'));
     const e = await failure(converter().list([gizmo('a'), gizmo('b')], `${GROUP}/v2`));
