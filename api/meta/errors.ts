@@ -22,7 +22,7 @@ export type StatusReason =
   | 'UnsupportedMediaType'
   | 'InternalError'
   | 'ServiceUnavailable'
-  /** Upstream's StatusReasonUnknown: a plain error answered as it is (a failed CRD conversion), sent without a reason. */
+  /** Upstream's StatusReasonUnknown: a plain error answered as it is (a failed CRD conversion), without a reason. */
   | '';
 
 /** Names a resource in messages: "nodes" or "replicasets.apps". */

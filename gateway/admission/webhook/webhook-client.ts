@@ -1,8 +1,8 @@
-// The HTTPS calls to admission webhooks (and to CustomResourceDefinitions' conversion webhooks). Each webhook keeps its own keep-alive pool (a TLS handshake per write would
-// double a webhook's latency), made again when its clientConfig changes. timeoutSeconds bounds the whole call,
-// connecting included, and the answer is read up to a size bound: nothing a webhook does (hang, flood, close
-// mid-body, garbage) can hold the request or the heap. Failures carry Go's wording, `Post "<url>": <why>`, as
-// kube-apiserver's messages quote its HTTP client.
+// The HTTPS calls to admission webhooks, and to CustomResourceDefinitions' conversion webhooks. Each webhook keeps its
+// own keep-alive pool (a TLS handshake per write would double a webhook's latency), made again when its clientConfig
+// changes. timeoutSeconds bounds the whole call, connecting included, and the answer is read up to a size bound:
+// nothing a webhook does (hang, flood, close mid-body, garbage) can hold the request or the heap. Failures carry Go's
+// wording, `Post "<url>": <why>`, as kube-apiserver's messages quote its HTTP client.
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../server/clock.js';
