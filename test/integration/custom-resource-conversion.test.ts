@@ -7,6 +7,7 @@ import { createNamespace, eventually } from '../helpers/api.js';
 import { APIEXT_K8S } from '../helpers/crds.js';
 import { convertGizmos, GIZMO_GROUP as GROUP, gizmoDefinition } from '../helpers/conversion-webhook.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { createKubectl } from '../helpers/kubectl.js';
 import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 import { openWatch } from '../helpers/watch-client.js';
 import { startTestWebhook, type TestWebhook } from '../helpers/webhook-server.js';
@@ -167,6 +168,31 @@ describe('custom resources: conversion webhooks', function () {
       const res = await gh.request('GET', at('v2', 'one'));
       expect(res.status, res.body).to.equal(500);
       expect(res.json().message).to.contain(`conversion webhook for ${GROUP}/v1, Kind=Gizmo ${message}`);
+    }
+  });
+
+  it('serves kubectl the version it names, and its error as upstream words it', async () => {
+    const kubectl = await createKubectl(gh.kubeconfigPath);
+    try {
+      const hostname = await kubectl.ok([
+        'get',
+        `gizmos.v2.${GROUP}`,
+        'one',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.spec.hostname}',
+      ]);
+      expect(hostname).to.equal('one.example.com');
+      hook.behave = (review) =>
+        convertGizmos(review, (_c, response) => (response.result = { status: 'Failure', message: 'no v2 today' }));
+      const failed = await kubectl.run(['get', `gizmos.v2.${GROUP}`, 'one', '-n', ns]);
+      expect(failed.code).to.equal(1);
+      expect(failed.stderr.trim()).to.equal(
+        `Error from server: conversion webhook for ${GROUP}/v1, Kind=Gizmo failed: no v2 today`,
+      );
+    } finally {
+      await kubectl.cleanup();
     }
   });
 
