@@ -145,20 +145,20 @@ export function createConversionWebhooks(opts: ConversionWebhookOptions): Conver
       gvkText(objects[0]?.apiVersion ?? `${served.group}/${served.storageVersion}`, `${served.names.kind}List`);
 
     /** The webhook's converted objects for `sent`, checked as a review answer; throws a ConversionError. */
-    async function call(sent: readonly KObject[], desiredAPIVersion: string, described: string): Promise<unknown[]> {
+    async function answerTo(
+      sent: readonly KObject[],
+      desiredAPIVersion: string,
+      described: string,
+    ): Promise<unknown[]> {
       const version = conversionReviewVersionOf(reviewVersions);
       if (!version)
         throw new ConversionError('no supported conversion review versions', 'conversion_webhook_call_failure');
       const uid = randomUUID();
       const body = encodeConversionReview(opts.reviewGroup, version, { uid, desiredAPIVersion, objects: sent });
-      const started = performance.now();
-      const observe = (failure?: ConversionFailureType) =>
-        opts.metrics?.observeCall((performance.now() - started) / 1000, failure);
       let answer: unknown;
       try {
         answer = await client.post(endpoint!, body);
       } catch (e) {
-        observe('conversion_webhook_call_failure');
         const why = e instanceof WebhookCallError ? e.message : (e as Error).message;
         throw new ConversionError(
           `conversion webhook for ${described} failed: ${why}`,
@@ -169,21 +169,37 @@ export function createConversionWebhooks(opts: ConversionWebhookOptions): Conver
       try {
         converted = convertedObjectsOf(answer, { group: opts.reviewGroup, version, uid });
       } catch (e) {
-        observe('conversion_webhook_malformed_response_failure');
         throw new ConversionError(
           `conversion webhook for ${described} failed: ${(e as Error).message}`,
           'conversion_webhook_malformed_response_failure',
         );
       }
-      if (converted.length !== sent.length) {
-        observe('conversion_webhook_partial_response_failure');
+      if (converted.length !== sent.length)
         throw new ConversionError(
           `conversion webhook for ${described} returned ${converted.length} objects, expected ${sent.length}`,
           'conversion_webhook_partial_response_failure',
         );
-      }
-      observe();
       return converted;
+    }
+
+    /** One call, its answer read by `read` (which checks the converted objects), counted by how it ended. */
+    async function call<T>(
+      sent: readonly KObject[],
+      desiredAPIVersion: string,
+      described: string,
+      read: (converted: unknown[]) => T,
+    ): Promise<T> {
+      const started = performance.now();
+      const observe = (failure?: ConversionFailureType) =>
+        opts.metrics?.observeCall((performance.now() - started) / 1000, failure);
+      try {
+        const result = read(await answerTo(sent, desiredAPIVersion, described));
+        observe();
+        return result;
+      } catch (e) {
+        if (e instanceof ConversionError) observe(e.failure);
+        throw e;
+      }
     }
 
     /** One converted object checked against its original, each problem prefixed as upstream words it there. */
@@ -233,14 +249,15 @@ export function createConversionWebhooks(opts: ConversionWebhookOptions): Conver
         const from = obj.apiVersion ?? '';
         return timed(from, apiVersion, async () => {
           const described = gvkText(from, obj.kind ?? '');
-          const [raw] = await call([obj], apiVersion, described);
           const returned = `conversion webhook for ${described} returned`;
-          return checked(obj, raw, apiVersion, {
-            object: returned,
-            type: `${returned} invalid object at index 0`,
-            identity: `${returned} invalid object`,
-            metadata: `${returned} invalid metadata`,
-          });
+          return call([obj], apiVersion, described, ([raw]) =>
+            checked(obj, raw, apiVersion, {
+              object: returned,
+              type: `${returned} invalid object at index 0`,
+              identity: `${returned} invalid object`,
+              metadata: `${returned} invalid metadata`,
+            }),
+          );
         });
       },
       list(objects, apiVersion) {
@@ -249,19 +266,20 @@ export function createConversionWebhooks(opts: ConversionWebhookOptions): Conver
         const from = `${served.group}/${served.storageVersion}`;
         return timed(from, apiVersion, async () => {
           const described = listText(objects);
-          const converted = await call(sent, apiVersion, described);
-          let index = 0;
-          return objects.map((obj) => {
-            if (obj.apiVersion === apiVersion) return obj;
-            const raw = converted[index];
-            // Upstream counts the object before checking it: its messages name the position after it.
-            index++;
-            const returned = `conversion webhook for ${described} returned`;
-            return checked(obj, raw, apiVersion, {
-              object: `${returned} invalid converted object at index ${index - 1}`,
-              type: `${returned} invalid converted object at index ${index}`,
-              identity: `${returned} invalid converted object at index ${index}`,
-              metadata: `${returned} invalid metadata in object at index ${index}`,
+          return call(sent, apiVersion, described, (converted) => {
+            let index = 0;
+            return objects.map((obj) => {
+              if (obj.apiVersion === apiVersion) return obj;
+              const raw = converted[index];
+              // Upstream counts the object before checking it: its messages name the position after it.
+              index++;
+              const returned = `conversion webhook for ${described} returned`;
+              return checked(obj, raw, apiVersion, {
+                object: `${returned} invalid converted object at index ${index - 1}`,
+                type: `${returned} invalid converted object at index ${index}`,
+                identity: `${returned} invalid converted object at index ${index}`,
+                metadata: `${returned} invalid metadata in object at index ${index}`,
+              });
             });
           });
         });

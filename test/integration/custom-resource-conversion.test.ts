@@ -211,5 +211,8 @@ describe('custom resources: conversion webhooks', function () {
     expect(
       calls.get(labels({ result: 'failure', failure_type: 'conversion_webhook_partial_response_failure' })),
     ).to.equal(1);
+    expect(
+      calls.get(labels({ result: 'failure', failure_type: 'conversion_webhook_invalid_converted_object_failure' })),
+    ).to.equal(1);
   });
 });
