@@ -78,6 +78,27 @@ describe('custom resources: conversion webhooks', function () {
     expect(stored.metadata.generation).to.equal(2);
   });
 
+  it('applies through the other version, creating and then updating', async () => {
+    const apply = (hostname: string) =>
+      gh.request('PATCH', `${at('v2', 'applied')}?fieldManager=tester`, {
+        body: gizmo('applied', 'v2', { hostname }),
+        headers: { 'content-type': 'application/apply-patch+yaml' },
+      });
+    const created = await apply('first.example.com');
+    expect(created.status, created.body).to.equal(201);
+    expect(created.json().spec).to.deep.equal({ hostname: 'first.example.com' });
+    const updated = await apply('second.example.com');
+    expect(updated.status, updated.body).to.equal(200);
+    const stored = (await gh.request('GET', at('v1', 'applied'))).json();
+    expect(stored.spec).to.deep.equal({ host: 'second.example.com' });
+    expect(stored.metadata.managedFields.map((m: any) => [m.manager, m.apiVersion])).to.deep.include([
+      'tester',
+      `${GROUP}/v2`,
+    ]);
+    const deleted = await gh.request('DELETE', at('v2', 'applied'));
+    expect(deleted.status, deleted.body).to.equal(200);
+  });
+
   it('converts a list in one review and every watch event', async () => {
     const calls = hook.received.length;
     const list = await gh.request('GET', at('v2'));
