@@ -122,17 +122,7 @@ describe('CustomResourceDefinition rules: types and estimated cost', () => {
     const got = ruleErrors(
       definition({
         tags: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
-        ports: {
-          type: 'array',
-          'x-kubernetes-list-type': 'map',
-          'x-kubernetes-list-map-keys': ['name'],
-          items: {
-            type: 'object',
-            required: ['name'],
-            properties: { name: { type: 'string' }, port: { type: 'integer' } },
-            'x-kubernetes-validations': [{ rule: 'self.port == oldSelf.port' }],
-          },
-        },
+        ports: portsMapList({ type: 'integer' }, [{ rule: 'self.port == oldSelf.port' }]),
       }),
     );
     expect(got).to.deep.equal([
@@ -203,44 +193,34 @@ describe('custom object rules at run time', () => {
   it('ratchets a failing rule on an unchanged value, pairing map-list items by key, never a transition rule', () => {
     const schema = definitionSchema({
       name: withRule('self.size() <= 3'),
-      ports: {
-        type: 'array',
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['name'],
-        items: {
-          type: 'object',
-          properties: { name: { type: 'string' }, port: { type: 'integer' } },
-          'x-kubernetes-validations': [{ rule: 'self.port < 1024', message: 'privileged ports only' }],
-        },
-      },
+      ports: portsMapList({ type: 'integer' }, [{ rule: 'self.port < 1024', message: 'privileged ports only' }]),
       plain: { type: 'array', items: withRule('self.size() <= 3') },
       frozen: withRule('self == oldSelf && self.size() <= 3'),
     });
     const rules = compileSchemaRules(schema)!;
-    const old = objectWith({
-      name: 'toolong',
-      ports: [
-        { name: 'a', port: 8080 },
-        { name: 'b', port: 80 },
-      ],
-      plain: ['long'],
-      frozen: 'long',
-    });
-    const updated = objectWith({
-      name: 'toolong',
-      ports: [
-        { name: 'b', port: 9090 },
-        { name: 'a', port: 8080 },
-      ],
-      plain: ['long'],
-      frozen: 'long',
-    });
+    const withPorts = (ports: [string, number][], name = 'toolong') =>
+      objectWith({ name, ports: ports.map(([n, port]) => ({ name: n, port })), plain: ['long'], frozen: 'long' });
+    const old = withPorts([
+      ['a', 8080],
+      ['b', 80],
+    ]);
+    const updated = withPorts([
+      ['b', 9090],
+      ['a', 8080],
+    ]);
     expect(rules.validate(updated, old).map((e) => e.field)).to.deep.equal([
       'spec.ports[0]',
       'spec.plain[0]',
       'spec.frozen',
     ]);
-    expect(rules.validate(objectWith({ ...(updated.spec as object), name: 'stilltoolong' }), old)).to.have.length(4);
+    const renamed = withPorts(
+      [
+        ['b', 9090],
+        ['a', 8080],
+      ],
+      'stilltoolong',
+    );
+    expect(rules.validate(renamed, old)).to.have.length(4);
   });
 });
 
@@ -248,16 +228,7 @@ describe('custom object schema ratcheting', () => {
   const body = definition({
     color: { type: 'string', enum: ['red', 'blue'] },
     size: { type: 'integer', maximum: 10 },
-    ports: {
-      type: 'array',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
-      items: {
-        type: 'object',
-        required: ['name'],
-        properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 1000 } },
-      },
-    },
+    ports: portsMapList({ type: 'integer', maximum: 1000 }),
     tags: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } },
   });
   body.status = { acceptedNames: { plural: 'things', kind: 'Thing' } };
@@ -292,6 +263,21 @@ describe('custom object schema ratcheting', () => {
     ]);
   });
 });
+
+/** A list of {name, port} items keyed by name, the port with this schema, each item with these rules. */
+function portsMapList(port: Record<string, unknown>, rules: unknown[] = []): Record<string, unknown> {
+  return {
+    type: 'array',
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+    items: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' }, port },
+      'x-kubernetes-validations': rules,
+    },
+  };
+}
 
 function listOf(maxItems: number, rules: unknown[]): Record<string, unknown> {
   return { type: 'array', maxItems, items: { type: 'integer' }, 'x-kubernetes-validations': rules };
