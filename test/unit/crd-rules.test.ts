@@ -6,6 +6,7 @@ import type { KObject } from '../../api/meta/types.js';
 import { fieldErrorMessage } from '../../api/meta/field-errors.js';
 import { servedDefinitionOf } from '../../api/apiextensions/v1/crd-types.js';
 import { customKindsOf } from '../../api/apiextensions/v1/custom-kinds.js';
+import type { JSONSchemaProps } from '../../api/apiextensions/v1/schema-props.js';
 import { createKindValidator } from '../../api/validation/schema-validator.js';
 import { validationRuleErrors } from '../../gateway/apiextensions/rule-compilation.js';
 import { compileSchemaRules } from '../../gateway/apiextensions/rule-evaluation.js';
@@ -287,6 +288,9 @@ function withRule(rule: string): Record<string, unknown> {
   return { type: 'string', 'x-kubernetes-validations': [{ rule }] };
 }
 
-function definitionSchema(properties: Record<string, unknown>) {
-  return { type: 'object', properties: { spec: { type: 'object', properties } } };
+function definitionSchema(properties: Record<string, unknown>): JSONSchemaProps {
+  return {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: properties as JSONSchemaProps['properties'] } },
+  };
 }
