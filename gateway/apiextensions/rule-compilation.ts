@@ -66,16 +66,19 @@ interface RuleSubject {
   cardinality: number;
 }
 
-function subjectOf(s: JSONSchemaProps, ancestors: readonly JSONSchemaProps[], optionalOldSelf: boolean): RuleSubject {
+/** What every rule of a node is checked against; oldSelf is an optional for rules with optionalOldSelf. */
+function subjectsOf(s: JSONSchemaProps, ancestors: readonly JSONSchemaProps[]): (optional: boolean) => RuleSubject {
   const subject = asRuleSubject(s, ancestors.length === 0);
   const types = ruleSubjectTypes(subject);
   const size = declaredSizeOf(subject);
-  return {
-    variables: { self: types.type, oldSelf: optionalOldSelf ? `optional<${types.type}>` : types.type },
+  const sizes: Record<string, DeclaredSize> = size ? { self: size, oldSelf: size } : {};
+  const cardinality = cardinalityOf(ancestors);
+  return (optional) => ({
+    variables: { self: types.type, oldSelf: optional ? `optional<${types.type}>` : types.type },
     objectTypes: types.objects,
-    sizes: size ? { self: size, oldSelf: size } : {},
-    cardinality: cardinalityOf(ancestors),
-  };
+    sizes,
+    cardinality,
+  });
 }
 
 /** The compile problem of an expression, or its estimated cost for one object. */
@@ -121,11 +124,14 @@ function checkRules(
   uncorrelatable: FieldPath | undefined,
   walk: Walk,
 ): void {
-  asArr(s['x-kubernetes-validations']).forEach((r, i) => {
+  const rules = asArr(s['x-kubernetes-validations']);
+  if (rules.length === 0) return;
+  const subjectFor = subjectsOf(s, ancestors);
+  rules.forEach((r, i) => {
     const rule = asObj(r) ?? {};
     const ruleAt = at.child('x-kubernetes-validations').index(i);
     const text = asStr(rule.rule) ?? '';
-    const subject = subjectOf(s, ancestors, rule.optionalOldSelf === true);
+    const subject = subjectFor(rule.optionalOldSelf === true);
     const expressions: [string, string, string, string][] = [
       ['rule', text, 'bool', 'estimated rule cost'],
       ['messageExpression', asStr(rule.messageExpression) ?? '', 'string', 'estimated messageExpression cost'],
