@@ -34,8 +34,9 @@ export function generateName(prefix: string): string {
 }
 
 /**
- * What a change of bumps generation: everything outside metadata, and outside status when status has a subresource
- * of its own (without one, status is written with the rest of the object and is part of it, as upstream).
+ * The part of an object whose change bumps generation: everything outside metadata, and outside status when status
+ * has a subresource of its own (without one, status is written with the rest of the object and is part of it, as
+ * upstream).
  */
 function specView(def: KindDefinition, obj: KObject): string {
   const { metadata: _m, apiVersion: _a, kind: _k, ...rest } = obj;
