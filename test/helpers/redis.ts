@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './postgres.js';
+import { killOnExit } from './kill-on-exit.js';
 
 export interface TestRedis {
   url: string;
@@ -31,18 +32,6 @@ function findRedisServer(): string {
     if (dir && existsSync(path.join(dir, 'redis-server'))) return path.join(dir, 'redis-server');
   }
   throw new Error(INSTALL_HINT);
-}
-
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** A server must not outlive a run that crashed past its after hooks. Synchronous: 'exit' cannot await. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-  });
 }
 
 /** Resolves once the port accepts connections, the server being up. */
@@ -79,10 +68,8 @@ export async function startRedis(): Promise<TestRedis> {
     const remember = (chunk: Buffer) => (output = (output + chunk.toString('utf8')).slice(-4000));
     started.stdout?.on('data', remember);
     started.stderr?.on('data', remember);
-    children.add(started);
-    installExitHook();
+    killOnExit(started);
     exited = new Promise((resolve) => started.once('exit', () => resolve()));
-    void exited.then(() => children.delete(started));
     child = started;
     await waitListening(port, started, () => output);
   };

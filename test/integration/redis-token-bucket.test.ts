@@ -142,7 +142,9 @@ describe('shared state: Redis token buckets and degraded mode', function () {
     });
 
     it('treats a server that answers garbage as down', async () => {
+      const sockets = new Set<net.Socket>();
       const garbage = net.createServer((socket) => {
+        sockets.add(socket);
         socket.on('data', () => socket.write('this is not RESP\r\n'));
         socket.on('error', () => {});
       });
@@ -158,8 +160,8 @@ describe('shared state: Redis token buckets and degraded mode', function () {
       } finally {
         await shared?.close();
         shared = undefined;
+        for (const socket of sockets) socket.destroy();
         garbage.close();
-        garbage.closeAllConnections?.();
       }
     });
 
