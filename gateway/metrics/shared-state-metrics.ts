@@ -13,24 +13,9 @@ export interface SharedStateMetrics {
   rateLimited(limit: string, admitted: boolean): void;
 }
 
-export function createSharedStateMetrics(registry: MetricsRegistry): SharedStateMetrics {
-  const up = registry.gauge({
-    name: 'gatehouse_redis_up',
-    help: '1 while Redis (--redis-url) answers within --redis-timeout, 0 while the replica runs on its own state.',
-    stability: 'ALPHA',
-  });
-  const errors = registry.counter({
-    name: 'gatehouse_redis_errors_total',
-    help: 'Redis commands that failed, timed out or answered something unexpected, by operation.',
-    stability: 'ALPHA',
-    labelNames: ['operation'],
-  });
-  const fallbacks = registry.counter({
-    name: 'gatehouse_redis_fallbacks_total',
-    help: "Operations answered from the replica's own state because Redis was down, slow or answered garbage.",
-    stability: 'ALPHA',
-    labelNames: ['operation'],
-  });
+/** The Redis series exist only with `redis` (--redis-url): a replica without Redis reports no Redis down. */
+export function createSharedStateMetrics(registry: MetricsRegistry, opts: { redis: boolean }): SharedStateMetrics {
+  const redis = opts.redis ? registerRedisMetrics(registry) : undefined;
   const requests = registry.counter({
     name: 'gatehouse_rate_limit_requests_total',
     help: 'Requests checked against a rate limit of --rate-limit-config, by limit and result (admitted, rejected).',
@@ -44,12 +29,34 @@ export function createSharedStateMetrics(registry: MetricsRegistry): SharedState
     labelNames: ['limit'],
   });
   return {
-    redisUp: (value) => up.set(value ? 1 : 0),
-    redisError: (operation) => errors.inc({ operation }),
-    fallback: (operation) => fallbacks.inc({ operation }),
+    redisUp: (value) => redis?.up.set(value ? 1 : 0),
+    redisError: (operation) => redis?.errors.inc({ operation }),
+    fallback: (operation) => redis?.fallbacks.inc({ operation }),
     rateLimited(limit, admitted) {
       requests.inc({ limit, result: admitted ? 'admitted' : 'rejected' });
       if (!admitted) rejected.inc({ limit });
     },
+  };
+}
+
+function registerRedisMetrics(registry: MetricsRegistry) {
+  return {
+    up: registry.gauge({
+      name: 'gatehouse_redis_up',
+      help: '1 while Redis (--redis-url) answers within --redis-timeout, 0 while the replica runs on its own state.',
+      stability: 'ALPHA',
+    }),
+    errors: registry.counter({
+      name: 'gatehouse_redis_errors_total',
+      help: 'Redis commands that failed, timed out or answered something unexpected, by operation.',
+      stability: 'ALPHA',
+      labelNames: ['operation'],
+    }),
+    fallbacks: registry.counter({
+      name: 'gatehouse_redis_fallbacks_total',
+      help: "Operations answered from the replica's own state because Redis was down, slow or answered garbage.",
+      stability: 'ALPHA',
+      labelNames: ['operation'],
+    }),
   };
 }

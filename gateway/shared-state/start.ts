@@ -25,7 +25,7 @@ export async function startSharedState(
   options: SharedStateOptions,
   deps: { health: HealthChecks; metrics: MetricsRegistry; clock: Clock; log: (line: string) => void },
 ): Promise<SharedState> {
-  const metrics = createSharedStateMetrics(deps.metrics);
+  const metrics = createSharedStateMetrics(deps.metrics, { redis: options.redisUrl !== undefined });
   let redis: SharedRedis | undefined;
   if (options.redisUrl !== undefined) {
     redis = await connectSharedRedis({

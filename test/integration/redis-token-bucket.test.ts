@@ -109,7 +109,7 @@ describe('shared state: Redis token buckets and degraded mode', function () {
       shared = await connectSharedRedis({
         url,
         timeoutMs: 80,
-        metrics: createSharedStateMetrics(metrics.main),
+        metrics: createSharedStateMetrics(metrics.main, { redis: true }),
         clock,
         log: () => {},
         probeIntervalMs: 500,
