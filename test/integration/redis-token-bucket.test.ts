@@ -13,6 +13,7 @@ import { createLocalBuckets, takeSharedTokens, type BucketSpec } from '../../gat
 import { eventually } from '../helpers/api.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { seriesOf, labels } from '../helpers/metrics-text.js';
+import { freePort } from '../helpers/postgres.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
 describe('shared state: Redis token buckets and degraded mode', function () {
@@ -104,14 +105,16 @@ describe('shared state: Redis token buckets and degraded mode', function () {
       redis.resume();
     });
 
+    const logs: string[] = [];
     const connect = async (url: string, clock = new ManualClock()) => {
       const metrics = createServerMetrics();
+      logs.length = 0;
       shared = await connectSharedRedis({
         url,
         timeoutMs: 80,
         metrics: createSharedStateMetrics(metrics.main, { redis: true }),
         clock,
-        log: () => {},
+        log: (line) => logs.push(line),
         probeIntervalMs: 500,
       });
       const series = async (name: string) => seriesOf(await metrics.main.registry.metrics(), name);
@@ -163,6 +166,15 @@ describe('shared state: Redis token buckets and degraded mode', function () {
         for (const socket of sockets) socket.destroy();
         garbage.close();
       }
+    });
+
+    it('starts without a Redis that is not there, saying so without its password', async () => {
+      const port = await freePort();
+      const { shared } = await connect(`redis://:sekret-password@127.0.0.1:${port}`);
+      expect(shared.state).to.equal('degraded');
+      expect(logs).to.have.length.at.least(1);
+      expect(logs[0]).to.match(/^warning: Redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+ does not answer/);
+      expect(logs.join('\n')).to.not.contain('sekret');
     });
 
     it('reconnects by itself after Redis restarts', async () => {
