@@ -38,6 +38,8 @@ export interface SharedRedisOptions {
 
 const MAX_RECONNECT_DELAY_MS = 2_000;
 const DEFAULT_PROBE_INTERVAL_MS = 1_000;
+/** How long a start waits for the first connection, so that the first requests find Redis. */
+const START_WAIT_MS = 1_000;
 
 export function reconnectDelay(attempt: number): number {
   const delay = Math.min(50 * 2 ** Math.max(0, attempt - 1), MAX_RECONNECT_DELAY_MS);
@@ -80,11 +82,11 @@ export async function connectSharedRedis(opts: SharedRedisOptions): Promise<Shar
     scheduleProbe();
   };
 
-  const withDeadline = <T>(work: Promise<T>): Promise<T> => {
+  const withDeadline = <T>(work: Promise<T>, ms = timeoutMs): Promise<T> => {
     // A real timer, not the server's clock: the bound is on real waiting, whatever a test does with its clock.
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     });
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   };
@@ -110,7 +112,7 @@ export async function connectSharedRedis(opts: SharedRedisOptions): Promise<Shar
   client.on('error', (e: Error) => markDegraded(e.message));
 
   // A first connection that fails is retried by the client on its backoff; the replica starts on its own state.
-  await withDeadline(client.connect()).catch((e: Error) => {
+  await withDeadline(client.connect(), START_WAIT_MS).catch((e: Error) => {
     log(
       `warning: Redis at ${where} does not answer (${e.message}): this replica serves from its own state until it does`,
     );

@@ -177,6 +177,14 @@ describe('shared state: Redis token buckets and degraded mode', function () {
       expect(logs.join('\n')).to.not.contain('sekret');
     });
 
+    it('uses a Redis that comes up after the start', async () => {
+      await redis.kill();
+      const { shared } = await connect(redis.url);
+      expect(shared.state).to.equal('degraded');
+      await redis.restart();
+      await eventually('up once Redis is there', async () => shared.state === 'up');
+    });
+
     it('reconnects by itself after Redis restarts', async () => {
       const { shared } = await connect(redis.url);
       await redis.restart();
