@@ -91,6 +91,8 @@ export interface AppDeps {
   remoteApis?: RemoteAPIs;
   /** Proxies the group-versions of remote APIServices (gateway/aggregator/proxy.ts); without it, none is remote. */
   aggregator?: AggregatorProxy;
+  /** The request-rate limits (--rate-limit-config, gateway/filters/rate-limit.ts); without it, none. */
+  rateLimit?: Koa.Middleware;
   /** Whether --runtime-config leaves a review resource (SubjectAccessReview, ...) served; without it, all are. */
   virtualResourceEnabled?: (r: { group: string; version: string; resource: string }) => boolean;
 }
@@ -243,6 +245,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked,
   // then the impersonated identity is what authorization and every handler see.
   app.use(timed('impersonation', createImpersonationFilter(deps.authorizer)));
+  // Once the identity the request acts as is known, before it takes a seat or costs an authorizer call.
+  if (deps.rateLimit) app.use(timed('rate-limit', deps.rateLimit));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
   app.use(

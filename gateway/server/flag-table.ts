@@ -8,6 +8,7 @@ import type { FlagSpec } from './flag-primitives.js';
 import { LOGGING_FLAGS } from './logging-flags.js';
 import { METRICS_FLAGS } from '../metrics/flags.js';
 import { STORAGE_URL_ENV } from './storage-options.js';
+import { SHARED_STATE_FLAGS } from '../shared-state/flags.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -305,6 +306,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   ...AUDIT_FLAGS,
   ...LOGGING_FLAGS,
   ...METRICS_FLAGS,
+  ...SHARED_STATE_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */
