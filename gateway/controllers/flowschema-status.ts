@@ -82,16 +82,16 @@ export function startFlowSchemaStatusController(
       replace(list) {
         levels.clear();
         for (const l of list) levels.add(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
       put(l) {
         if (levels.has(l.metadata.name ?? '')) return;
         levels.add(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
       removed(l) {
         levels.delete(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
     },
     { log: opts.log },
