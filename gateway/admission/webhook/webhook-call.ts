@@ -78,19 +78,18 @@ function attributesOf(view: WriteView): MatchAttributes {
  * undefined when no rule matches.
  */
 function matchedGroup(hook: CompiledWebhook, a: MatchAttributes): string | undefined {
-  const candidates = hook.equivalent ? [...new Set([a.requestGroup, a.group, ...a.groupAliases])] : [a.requestGroup];
-  return candidates.find((group) =>
-    hook.rules.some((r) => ruleMatches(r, { ...a, group, groupAliases: [], requestGroup: group }, false)),
-  );
+  const candidates = hook.equivalent ? new Set([a.requestGroup, a.group, ...a.groupAliases]) : [a.requestGroup];
+  for (const group of candidates) {
+    const attributes = { ...a, group, groupAliases: [], requestGroup: group };
+    if (hook.rules.some((r) => ruleMatches(r, attributes, false))) return group;
+  }
+  return undefined;
 }
-
-/** The review's request without the objects and options, which the matchConditions see as `request` too. */
-type RequestFields = Omit<ReviewRequest, 'object' | 'oldObject' | 'options'>;
 
 export interface Invocation {
   hook: CompiledWebhook;
   group: string;
-  request: RequestFields;
+  request: ReviewRequest;
 }
 
 /** The invocation of a webhook that applies to the write; undefined when it does not; a refusal when conditions fail. */
@@ -146,7 +145,7 @@ function withGroup(object: KObject | undefined, group: string): KObject | undefi
 }
 
 /** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
-function requestOf(view: WriteView, group: string): RequestFields {
+function requestOf(view: WriteView, group: string): ReviewRequest {
   const { req } = view;
   const { def } = req;
   // Under Equivalent the webhook is told the kind and resource in the group its rule named; requestKind and
@@ -184,8 +183,7 @@ export async function callWebhook(deps: CallDeps, invocation: Invocation, view: 
       code: 500,
     };
   const { uid } = invocation.request;
-  const body = encodeReview(deps.reviewGroup, version, {
-    ...invocation.request,
+  const body = encodeReview(deps.reviewGroup, version, invocation.request, {
     object: withGroup(view.object, group) ?? null,
     oldObject: withGroup(view.oldObject, group) ?? null,
     options: view.req.options,
