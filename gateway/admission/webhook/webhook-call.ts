@@ -40,7 +40,8 @@ export interface WriteView {
 }
 
 export type CallOutcome =
-  | { kind: 'allowed'; patched?: KObject }
+  /** `patch`: the JSON patch operations applied, even when they changed nothing; `patched`: the changed object. */
+  | { kind: 'allowed'; patched?: KObject; patch?: unknown[] }
   /** The webhook could not be called or answered nonsense: failurePolicy decides. */
   | { kind: 'calling'; reason: string; code: number }
   /** The webhook said no. */
@@ -111,8 +112,8 @@ export async function invocationOf(
   let spent = 0;
   for (const condition of hook.matchConditions) {
     const activation = {
-      object: withGroup(view.object, group) ?? null,
-      oldObject: withGroup(view.oldObject, group) ?? null,
+      object: withGroup(view.object, group, view.req.def) ?? null,
+      oldObject: withGroup(view.oldObject, group, view.req.def) ?? null,
       request,
     };
     try {
@@ -137,11 +138,15 @@ export async function invocationOf(
   return { hook, group, request };
 }
 
-/** An object as the webhook's group names it: under Equivalent a rule naming the alias sees the alias. */
-function withGroup(object: KObject | undefined, group: string): KObject | undefined {
+/**
+ * An object as the webhook's group names it: under Equivalent a rule naming the alias sees the alias. Only the
+ * resource's own kind is renamed; another kind written through a subresource (a Scale, a TokenRequest) keeps its own.
+ */
+function withGroup(object: KObject | undefined, group: string, def: Request['def']): KObject | undefined {
   if (!object || !object.apiVersion?.includes('/')) return object;
   const [objectGroup, version] = object.apiVersion.split('/', 2);
-  return objectGroup === group ? object : { ...object, apiVersion: `${group}/${version}` };
+  if (objectGroup === group || (objectGroup !== def.group && !def.groupAliases?.includes(objectGroup))) return object;
+  return { ...object, apiVersion: `${group}/${version}` };
 }
 
 /** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
@@ -184,8 +189,8 @@ export async function callWebhook(deps: CallDeps, invocation: Invocation, view: 
     };
   const { uid } = invocation.request;
   const body = encodeReview(deps.reviewGroup, version, invocation.request, {
-    object: withGroup(view.object, group) ?? null,
-    oldObject: withGroup(view.oldObject, group) ?? null,
+    object: withGroup(view.object, group, view.req.def) ?? null,
+    oldObject: withGroup(view.oldObject, group, view.req.def) ?? null,
     options: view.req.options,
   });
   let result: ReviewResult;
@@ -246,7 +251,7 @@ function applyPatch(hook: CompiledWebhook, view: WriteView, result: ReviewResult
   const next = patched as KObject;
   next.apiVersion = view.object.apiVersion;
   next.kind = view.object.kind;
-  return { kind: 'allowed', patched: isDeepStrictEqual(next, view.object) ? undefined : next };
+  return { kind: 'allowed', patched: isDeepStrictEqual(next, view.object) ? undefined : next, patch: operations };
 }
 
 function causesOf(e: unknown): string {
