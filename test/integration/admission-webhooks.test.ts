@@ -10,10 +10,17 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js'
 import { createNamespace, eventually, expectFailure, uniqueName } from '../helpers/api.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { startTestWebhook, type TestWebhook } from '../helpers/webhook-server.js';
-import { answer, deny, jsonPatch, webhookConfiguration, webhookEntry } from '../helpers/admission-webhook.js';
+import {
+  answer,
+  deny,
+  jsonPatch,
+  postWebhookConfiguration,
+  PROBE,
+  untilCalled,
+  webhookConfiguration,
+  webhookEntry,
+} from '../helpers/admission-webhook.js';
 import { AR, cm, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
-
-const PROBE = 'probe';
 
 describe('admission webhooks', function () {
   this.timeout(60_000);
@@ -58,35 +65,14 @@ describe('admission webhooks', function () {
    */
   async function install(kind: 'mutating' | 'validating', ns: string, extra: Record<string, unknown> = {}) {
     const name = uniqueName(kind);
-    const resource = kind === 'mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
-    const config = webhookConfiguration(
-      kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
-      name,
-      [
-        webhookEntry(`${name}.example.com`, hook, {
-          namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } },
-          ...extra,
-        }),
-      ],
-    );
-    const res = await gh.request('POST', `${AR}/${resource}`, { body: config });
-    expect(res.status, res.body).to.equal(201);
-    configurations.push(`${AR}/${resource}/${name}`);
-    const behave = hook.behave;
-    let seen = false;
-    hook.behave = (r) => {
-      if (r?.request?.name === PROBE) {
-        seen = true;
-        return answer(r);
-      }
-      return behave(r);
-    };
-    await eventually(`webhook ${name} in force`, async () => {
-      await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(PROBE) });
-      return seen;
+    const entry = webhookEntry(`${name}.example.com`, hook, {
+      namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } },
+      ...extra,
     });
-    hook.behave = behave;
-    hook.received.length = 0;
+    configurations.push(await postWebhookConfiguration(gh, kind, name, [entry]));
+    await untilCalled(hook, `webhook ${name} in force`, () =>
+      gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(PROBE) }),
+    );
     return `${name}.example.com`;
   }
 
