@@ -276,7 +276,7 @@ describe('the mutating admission phase', function () {
     });
   });
 
-  it('shows a TokenRequest to validating admission as a CREATE of serviceaccounts/token, and refuses with it', async () => {
+  it('shows a TokenRequest to both phases as a CREATE of serviceaccounts/token, and refuses with it', async () => {
     const sa = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
       body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } },
     });
@@ -287,7 +287,7 @@ describe('the mutating admission phase', function () {
     const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['vault'] } };
     const issued = await gh.request('POST', tokenPath, { body });
     expect(issued.status, issued.body).to.equal(201);
-    expect(mutated).to.have.length(0);
+    expect(mutated.map((m) => [m.subresource, m.kind.kind])).to.deep.equal([['token', 'TokenRequest']]);
     const req = validated[0] as AdmissionRequest;
     expect(req).to.include({ operation: 'CREATE', subresource: 'token', requestSubResource: 'token', name: 'bot' });
     expect(req.kind).to.deep.equal({ group: 'authentication.platform.io', version: 'v1', kind: 'TokenRequest' });
