@@ -4,11 +4,11 @@
 // refused) and TokenRequests (patched, then checked again before a token is signed). Real HTTPS webhooks in the test
 // process answer; each test narrows its configuration to a namespace of its own and removes it afterwards.
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
-import { createNamespace, eventually, expectFailure, uniqueName } from '../helpers/api.js';
+import { createNamespace, expectFailure, uniqueName } from '../helpers/api.js';
 import { startTestWebhook, type TestWebhook } from '../helpers/webhook-server.js';
 import {
   answer,
@@ -19,7 +19,7 @@ import {
   untilCalled,
   webhookEntry,
 } from '../helpers/admission-webhook.js';
-import { cm } from '../helpers/admission-policy.js';
+import { cm, completedAuditEvent } from '../helpers/admission-policy.js';
 
 describe('mutating admission webhooks: reinvocation, audit, deletions and tokens', function () {
   this.timeout(60_000);
@@ -82,16 +82,7 @@ describe('mutating admission webhooks: reinvocation, audit, deletions and tokens
 
   const inNamespace = (ns: string) => ({ namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } } });
 
-  async function auditEvent(auditId: string): Promise<any> {
-    return eventually('audit event', async () => {
-      const text = await readFile(path.join(dir, 'audit.log'), 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
-    });
-  }
+  const auditEvent = (auditId: string) => completedAuditEvent(path.join(dir, 'audit.log'), auditId);
 
   it('calls an IfNeeded webhook once more after a later one changed the object, and audits every call', async () => {
     const ns = await createNamespace(gh, 'wh-reinvoke');

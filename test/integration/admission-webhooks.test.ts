@@ -3,7 +3,7 @@
 // namespace of its own and removes its configuration afterwards. What a webhook does is read back where it lands:
 // the stored object, the Status, the Warning header, the audit log, /metrics, and kubectl's output.
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
@@ -20,7 +20,7 @@ import {
   webhookConfiguration,
   webhookEntry,
 } from '../helpers/admission-webhook.js';
-import { AR, cm, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
+import { AR, cm, completedAuditEvent, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
 
 describe('admission webhooks', function () {
   this.timeout(60_000);
@@ -95,15 +95,7 @@ describe('admission webhooks', function () {
     expect(review.request.userInfo.username).to.be.a('string').and.not.equal('');
     const yaml = await kubectl.ok(['get', 'configmap', 'm1', '-n', ns, '-o', 'yaml']);
     expect(yaml).to.match(/stamped: by-webhook/);
-    const auditId = String(res.headers['audit-id']);
-    const event = await eventually('audit event', async () => {
-      const text = await readFile(path.join(dir, 'audit.log'), 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
-    });
+    const event = await completedAuditEvent(path.join(dir, 'audit.log'), String(res.headers['audit-id']));
     expect(event.annotations[`${webhook}/stamp`]).to.equal('by-webhook');
   });
 
