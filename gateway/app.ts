@@ -46,7 +46,7 @@ import { servedResources, withRemoteResources } from './metrics/served-resources
 import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
 import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
-import { createDeprecationNotices } from './handlers/deprecated-versions.js';
+import { createDeprecationNotices, type DeprecationNotices } from './handlers/deprecated-versions.js';
 import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 import type { RemoteAPIs } from './aggregator/remote-discovery.js';
@@ -168,14 +168,20 @@ export function createGateway(deps: AppDeps): Gateway {
     createSubresourceRegistry(deps.createSubresources ?? []),
   );
   const metrics = deps.metrics;
+  // Both follow the served kinds: custom resources are named in request metrics and announced when deprecated.
+  const servedNow = followingServedKinds(registry, (served) => servedResources(served, virtual.listed()));
   const requestMetrics =
     metrics?.recordRequests === true
       ? createRequestMetrics(
           metrics.main,
-          withRemoteResources(servedResources(kinds, virtual.listed()), deps.remoteApis),
+          withRemoteResources({ has: (...resource) => servedNow().has(...resource) }, deps.remoteApis),
         )
       : undefined;
-  const deprecations = createDeprecationNotices(kinds, deps.version, metrics && createDeprecationMetrics(metrics.main));
+  const deprecationMetric = metrics && createDeprecationMetrics(metrics.main);
+  const deprecationsNow = followingServedKinds(registry, (served) =>
+    createDeprecationNotices(served, deps.version, deprecationMetric),
+  );
+  const deprecations: DeprecationNotices = (ctx, info) => deprecationsNow()(ctx, info);
   const health = createHealthHandler(deps.health, {
     log: lineLog(logger),
     onCheck: metrics ? createHealthMetrics(metrics.slis) : undefined,

@@ -243,6 +243,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       aggregatorMetrics,
       proxyClientCert: aggregation.clientCert,
       clock,
+      metricsRegistry: serverMetrics.main,
     });
     await aggregation.synced;
     namespacesHook.complete();

@@ -187,9 +187,9 @@ export const FLAGS: Record<string, FlagSpec> = {
     kind: 'string',
     default: 'k8s.io',
     usage:
-      'Group admission webhooks receive their AdmissionReview in: k8s.io (admission.k8s.io, what webhooks written for Kubernetes expect) or platform.io (admission.platform.io).',
+      'Group admission webhooks receive their AdmissionReview in (and conversion webhooks their ConversionReview): k8s.io (admission.k8s.io, apiextensions.k8s.io: what webhooks written for Kubernetes expect) or platform.io (admission.platform.io, apiextensions.platform.io).',
     reference:
-      'the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md)',
+      "the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md). The ConversionReview of CustomResourceDefinitions' conversion webhooks follows the same switch (`apiextensions.k8s.io` or `apiextensions.platform.io`, [custom-resources.md](custom-resources.md))",
   },
   'proxy-client-cert-file': {
     kind: 'string',

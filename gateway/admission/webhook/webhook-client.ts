@@ -1,8 +1,8 @@
-// The HTTPS calls to admission webhooks. Each webhook keeps its own keep-alive pool (a TLS handshake per write would
-// double a webhook's latency), made again when its clientConfig changes. timeoutSeconds bounds the whole call,
-// connecting included, and the answer is read up to a size bound: nothing a webhook does (hang, flood, close
-// mid-body, garbage) can hold the request or the heap. Failures carry Go's wording, `Post "<url>": <why>`, as
-// kube-apiserver's messages quote its HTTP client.
+// The HTTPS calls to admission webhooks, and to CustomResourceDefinitions' conversion webhooks. Each webhook keeps its
+// own keep-alive pool (a TLS handshake per write would double a webhook's latency), made again when its clientConfig
+// changes. timeoutSeconds bounds the whole call, connecting included, and the answer is read up to a size bound:
+// nothing a webhook does (hang, flood, close mid-body, garbage) can hold the request or the heap. Failures carry Go's
+// wording, `Post "<url>": <why>`, as kube-apiserver's messages quote its HTTP client.
 import https from 'node:https';
 import tls from 'node:tls';
 import type { IncomingMessage } from 'node:http';
@@ -10,6 +10,9 @@ import type { Clock } from '../../server/clock.js';
 import type { ServiceResolver } from '../../aggregator/service-resolver.js';
 import { serviceTlsOptions } from '../../aggregator/upstream-tls.js';
 import type { CompiledWebhook } from './webhook-config.js';
+
+/** What a call needs of a webhook: admission webhooks and CustomResourceDefinitions' conversion webhooks alike. */
+export type WebhookEndpoint = Pick<CompiledWebhook, 'key' | 'clientConfig' | 'clientConfigText' | 'timeoutSeconds'>;
 
 /**
  * The largest answer read. Twice the request body limit, so that a patch replacing a maximum-size object still fits
@@ -30,7 +33,7 @@ export class WebhookCallError extends Error {
 
 export interface WebhookClient {
   /** POSTs the body; resolves with the parsed JSON answer of a 2xx, throws a WebhookCallError otherwise. */
-  post(hook: CompiledWebhook, body: string): Promise<unknown>;
+  post(hook: WebhookEndpoint, body: string): Promise<unknown>;
   /** Drops the pools of webhooks no longer in force. */
   retain(keys: ReadonlySet<string>): void;
   close(): void;
@@ -92,7 +95,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
   const pools = new Map<string, Pool>();
   const limit = opts.maxResponseBytes ?? MAX_WEBHOOK_RESPONSE_BYTES;
 
-  function poolOf(hook: CompiledWebhook): Pool {
+  function poolOf(hook: WebhookEndpoint): Pool {
     const known = pools.get(hook.key);
     if (known?.clientConfigText === hook.clientConfigText) return known;
     known?.agent.destroy();
@@ -108,7 +111,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
   }
 
   /** The address the webhook is called at: its url, or where the resolver puts its service now. */
-  function baseOf(hook: CompiledWebhook): string {
+  function baseOf(hook: WebhookEndpoint): string {
     const { url, service } = hook.clientConfig;
     if (url !== undefined) return url;
     if (!service) throw new WebhookCallError('webhook has no clientConfig url or service', SERVICE_UNAVAILABLE);
@@ -122,7 +125,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
   }
 
   /** The request's target, parsed once per address rather than once per call. */
-  function targetOf(hook: CompiledWebhook, pool: Pool): Target {
+  function targetOf(hook: WebhookEndpoint, pool: Pool): Target {
     const base = baseOf(hook);
     const known = pool.target;
     if (known?.base === base && known.timeoutSeconds === hook.timeoutSeconds) return known;
@@ -144,7 +147,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
     return pool.target;
   }
 
-  function post(hook: CompiledWebhook, body: string): Promise<unknown> {
+  function post(hook: WebhookEndpoint, body: string): Promise<unknown> {
     let target: Target;
     try {
       target = targetOf(hook, poolOf(hook));
