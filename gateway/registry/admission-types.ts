@@ -134,7 +134,7 @@ export interface AdmissionRequest extends RequestIdentity {
   oldObject?: KObject;
 }
 
-/** A deletion as validating admission sees it: the object as stored, which the deletion removes. No mutating phase. */
+/** A deletion as both phases see it: the object as stored, which the deletion removes, and no object to change. */
 export interface DeleteAdmissionRequest extends RequestIdentity {
   operation: 'DELETE';
   oldObject: KObject;
