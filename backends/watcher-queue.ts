@@ -194,7 +194,9 @@ export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
 ): W {
   const { signal } = opts;
   // Filled once `make` returns; the queue may end before that (never in practice), and then has no one to unregister.
-  const opened: { watcher?: W } = {};
+  // Present from the start: a property added later takes a map V8 may drop at a collection and build anew, and the
+  // read in onEnd then sees a new hidden class after every one.
+  const opened: { watcher: W | undefined } = { watcher: undefined };
   const onAbort = (): void => queue.end();
   const queue = createWatcherQueue<T>({
     key: opts.key,
