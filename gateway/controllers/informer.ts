@@ -25,6 +25,9 @@ export function startInformer(
   opts: { log: (line: string) => void; retryMs?: number },
 ): Informer {
   const abort = new AbortController();
+  // The loop asks this rather than the signal: Node gives every AbortSignal a hidden class of its own, so reading
+  // `aborted` turned megamorphic over the informers' relists.
+  let stopped = false;
   const retryMs = opts.retryMs ?? 500;
   const what = store.groupResource.group
     ? `${store.groupResource.resource}.${store.groupResource.group}`
@@ -48,7 +51,7 @@ export function startInformer(
     });
 
   const done = (async () => {
-    while (!abort.signal.aborted) {
+    while (!stopped) {
       try {
         const list = await store.storage.getList(store.prefix(''));
         handler.replace(list.items);
@@ -66,7 +69,7 @@ export function startInformer(
           }
         }
       } catch (e) {
-        if (abort.signal.aborted) break;
+        if (stopped) break;
         // A compacted revision is routine after a long disconnect: relist at once.
         if (isStorageError(e, 'Expired')) continue;
         opts.log(`informer ${what}: ${(e as Error).message}; relisting`);
@@ -78,6 +81,7 @@ export function startInformer(
   return {
     synced,
     async stop() {
+      stopped = true;
       abort.abort();
       await done;
     },
