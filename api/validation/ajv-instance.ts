@@ -17,8 +17,19 @@ const ANNOTATIONS = [
   'x-kubernetes-group-version-kind',
 ];
 
+// `optimize: false`: ajv's optimizer counts the generated code's names (valid15, _errs110...) in plain objects, and
+// the first name of each hangs a transition off the map every `{}` starts from. V8 gives that map at most 1536
+// transitions, and the ~900 that compiling every kind adds leave it so near the limit, until a full collection clears
+// them, that objects built key by key (request headers, Koa's ctx.state, PostgreSQL rows) take a new hidden class
+// each. Unoptimized validators keep a few unused variables and are otherwise the same code.
 function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, validateFormats: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    verbose: true,
+    validateFormats: true,
+    code: { optimize: false },
+  });
   ajv.addVocabulary(ANNOTATIONS);
   ajv.addKeyword({
     keyword: 'x-kubernetes-int-or-string',
