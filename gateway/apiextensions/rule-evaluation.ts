@@ -29,6 +29,7 @@ import {
   type CelCompiledProgram,
 } from '../../policies/cel/index.js';
 import { compileRuleExpression, usesOldSelf } from './rule-compilation.js';
+import { valueConversionOf, type ValueConversion } from './rule-values.js';
 
 /** Upstream's RuntimeCELCostBudget: what evaluating every rule for one object may spend. */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
@@ -52,6 +53,8 @@ interface RuleNode {
   schema: JSONSchemaProps;
   type: string;
   rules: CompiledRule[];
+  /** Types the formatted strings under the node for its rules; absent when it has none. */
+  typed?: ValueConversion;
   properties: [string, RuleNode][];
   items?: RuleNode;
   additional?: RuleNode;
@@ -110,7 +113,9 @@ function compileNode(raw: unknown, depth: number): RuleNode | undefined {
     additional: compileNode(additionalOf(s), depth + 1),
   };
   const empty = node.rules.length === 0 && node.properties.length === 0 && !node.items && !node.additional;
-  return empty ? undefined : node;
+  if (empty) return undefined;
+  if (node.rules.length > 0) node.typed = valueConversionOf(s);
+  return node;
 }
 
 function failure(rule: CompiledRule, node: RuleNode, at: FieldPath, message: string): FieldError {
@@ -197,9 +202,11 @@ function activationOf(rule: CompiledRule, value: unknown, old: unknown): Record<
 
 function runRules(node: RuleNode, value: unknown, old: unknown, at: FieldPath, run: Run): void {
   if (node.rules.length === 0 || !run.hasBudget(node, at)) return;
+  const typedValue = node.typed ? node.typed(value) : value;
+  const typedOld = node.typed && old !== undefined ? node.typed(old) : old;
   for (const rule of node.rules) {
     if (rule.transition && old === undefined && !rule.optionalOldSelf) continue;
-    const activation = activationOf(rule, value, old);
+    const activation = activationOf(rule, typedValue, typedOld);
     let outcome: { value: unknown; cost: number };
     try {
       outcome = rule.program.evaluateWithCost(activation);
