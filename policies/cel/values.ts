@@ -7,7 +7,7 @@
 // unchanged; a double that must stay a double can be wrapped with celDouble().
 import { Optional } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
-import { parseGoDuration } from '../config/duration.js';
+import { parseOpenApiDuration } from '../../api/validation/openapi-formats.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -92,7 +92,7 @@ export function celValueOfFormat(format: string, text: string): unknown {
     }
     case 'duration':
       try {
-        return Duration.fromMilliseconds(parseGoDuration(text));
+        return Duration.fromMilliseconds(parseOpenApiDuration(text));
       } catch {
         return text;
       }
