@@ -59,8 +59,8 @@ function isCidrSloppy(text: string): boolean {
 }
 
 function isRequestUri(text: string): boolean {
-  // url.ParseRequestURI refuses spaces and control characters anywhere.
-  if (text === '' || [...text].some((c) => c <= ' ' || c === '\x7f')) return false;
+  // url.ParseRequestURI refuses control characters anywhere.
+  if (text === '' || [...text].some((c) => c < ' ' || c === '\x7f')) return false;
   if (text.startsWith('/')) return true;
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(text)) return false;
   try {
