@@ -3,6 +3,7 @@
 // kinds use and upstream validates in custom resource schemas are defined (openapi-formats.ts).
 import { Ajv } from 'ajv';
 import { addOpenApiFormats } from './openapi-formats.js';
+import { re2Pattern } from './re2-pattern.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -17,8 +18,18 @@ const ANNOTATIONS = [
   'x-kubernetes-group-version-kind',
 ];
 
+// ajv names the engine in generated code only for standalone output, which we never produce.
+const re2RegExp = Object.assign((pattern: string) => re2Pattern(pattern), { code: 're2Pattern' });
+
 function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, validateFormats: true });
+  // Patterns run on RE2 (re2-pattern.ts), as upstream's do: linear in the input whatever a definition's author wrote.
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    verbose: true,
+    validateFormats: true,
+    code: { regExp: re2RegExp },
+  });
   ajv.addVocabulary(ANNOTATIONS);
   ajv.addKeyword({
     keyword: 'x-kubernetes-int-or-string',

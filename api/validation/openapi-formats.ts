@@ -4,7 +4,7 @@
 // without dashes, durations in Go's form or with day and week units), so an object valid there is valid here.
 import { isIPv6 } from 'node:net';
 import type { Ajv } from 'ajv';
-import { parseGoDuration } from '../../policies/config/duration.js';
+import { parseGoDuration } from '../meta/go-duration.js';
 
 const IPV4_SLOPPY = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { sharedAjv } from '../../api/validation/ajv-instance.js';
 import { parseOpenApiDuration, VALIDATED_STRING_FORMATS } from '../../api/validation/openapi-formats.js';
+import { re2PatternError } from '../../api/validation/re2-pattern.js';
 
 const CASES: Record<string, { valid: string[]; invalid: string[] }> = {
   bsonobjectid: {
@@ -68,5 +69,26 @@ describe('OpenAPI string formats of custom resource schemas', () => {
     expect(parseOpenApiDuration('2d')).to.equal(172_800_000);
     expect(parseOpenApiDuration('1 week')).to.equal(604_800_000);
     expect(() => parseOpenApiDuration('soon')).to.throw('invalid duration');
+  });
+});
+
+describe('schema patterns on RE2', () => {
+  it('match anywhere unless anchored, and read RE2 syntax JavaScript lacks', () => {
+    expect(sharedAjv().compile({ type: 'string', pattern: 'b+' })('abbc')).to.equal(true);
+    expect(sharedAjv().compile({ type: 'string', pattern: '(?i)^abc$' })('ABC')).to.equal(true);
+    expect(sharedAjv().compile({ type: 'string', pattern: '^[a-z]+$' })('ab1')).to.equal(false);
+  });
+
+  it('run in time linear in the input, so a nested repetition cannot stall the event loop', () => {
+    const check = sharedAjv().compile({ type: 'string', pattern: '^(a+)+$' });
+    // A backtracking engine takes about 2^40 steps on this value; RE2 answers in microseconds.
+    expect(check(`${'a'.repeat(40)}b`)).to.equal(false);
+    expect(check('a'.repeat(40))).to.equal(true);
+  });
+
+  it('refuse what RE2 refuses, with Go’s message', () => {
+    expect(re2PatternError('(?=a)')).to.match(/^error parsing regexp: invalid or unsupported Perl syntax/);
+    expect(re2PatternError('+')).to.equal('error parsing regexp: missing argument to repetition operator: `+`');
+    expect(re2PatternError('^[a-z]+$')).to.equal(undefined);
   });
 });
