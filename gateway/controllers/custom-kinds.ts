@@ -27,7 +27,8 @@ function withValidationRules(served: ServedDefinition, kinds: KindDefinition[]):
     if (!rules) return def;
     return {
       ...def,
-      validate: (obj) => rules.validate(obj),
+      // Create only: an update's rules need the old object (transition rules, optionalOldSelf, ratcheting).
+      validateCreate: (obj) => rules.validate(obj),
       validateUpdate: (obj, old) => rules.validate(obj, old),
       validateStatusUpdate: (obj, old) => rules.validate(obj, old),
     };

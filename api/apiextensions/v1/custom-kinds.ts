@@ -12,6 +12,7 @@ import { withSchemaDefaults } from './schema-defaults.js';
 import { customScale } from './custom-scale.js';
 import { printerColumnsOf } from './printer-columns.js';
 import { fieldNamesOf, valueAtFields } from './json-path.js';
+import { ratchetSchemaErrors } from './ratcheting.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -94,5 +95,6 @@ export function customKindsOf(served: ServedDefinition, terminating = false): Ki
       if (filled !== obj) Object.assign(obj, filled);
     },
     storedAs: storedAsStorageVersion(served, version),
+    ratchetSchemaErrors: (errs, obj, old) => ratchetSchemaErrors(version.schema, errs, obj, old),
   }));
 }
