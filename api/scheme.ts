@@ -145,6 +145,16 @@ export interface StoredRepresentation {
   fromStorage(stored: KObject): KObject;
   /** This kind's form into the stored one: a new object. */
   toStorage(obj: KObject): KObject;
+  /**
+   * For a conversion that needs a round trip (a CustomResourceDefinition's conversion webhook): objects cross these
+   * instead, a list in one call, and fromStorage and toStorage only give the form selection predicates match against
+   * and the placeholder a create starts from.
+   */
+  convert?: {
+    fromStorage(stored: KObject): Promise<KObject>;
+    listFromStorage(stored: readonly KObject[]): Promise<KObject[]>;
+    toStorage(obj: KObject): Promise<KObject>;
+  };
 }
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {

@@ -41,6 +41,7 @@ import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile } from './aggregator/service-resolver.js';
 import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
+import { startSharedState } from './shared-state/start.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -149,6 +150,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const autoregister = health.bootSequence('autoregister-completion');
   const namespacesHook = health.postStartHook('start-system-namespaces-controller');
   const rbacHook = health.postStartHook('rbac/bootstrap-roles');
+  const shared = await startSharedState(options.sharedState, { health, metrics: serverMetrics.main, clock, log });
 
   const controller = new AbortController();
   // Controllers that publish the server's URL (the bootstrap signer's cluster-info) start before the server listens.
@@ -180,7 +182,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     });
     // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
     rbac = startRbacIndexFeed(registry, { log });
-    authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
+    authorization = startAuthorization(options.authorization, {
+      log,
+      metrics,
+      rbac: rbac.index,
+      sharedDecisions: shared.sharedDecisions,
+    });
     const { authorizer } = authorization;
     admission = startAdmission({
       registry,
@@ -228,6 +235,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       metrics: serverMetrics,
       audit,
       aggregator: aggregation.proxy,
+      rateLimit: shared.rateLimit,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -243,6 +251,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       aggregatorMetrics,
       proxyClientCert: aggregation.clientCert,
       clock,
+      metricsRegistry: serverMetrics.main,
     });
     await aggregation.synced;
     namespacesHook.complete();
@@ -256,6 +265,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation?.stop();
     await rbac?.stop();
     await admission?.stop();
+    await shared.close();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -293,6 +303,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await aggregation.stop();
     await rbac.stop();
     await admission.stop();
+    await shared.close();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -316,6 +327,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       async () => authorization?.close(),
       () => rbac.stop(),
       () => admission.stop(),
+      () => shared.close(),
       closeStorage,
       async () => audit?.close(),
     ],

@@ -7,10 +7,15 @@ import type { AdmissionPlugin } from './plugin.js';
 
 const BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
 
-type Phase = 'mutate' | 'validate' | 'validateDelete';
+type Phase = 'mutate' | 'mutateDelete' | 'validate' | 'validateDelete';
 type StepType = 'admit' | 'validate';
 
-const TYPE: Record<Phase, StepType> = { mutate: 'admit', validate: 'validate', validateDelete: 'validate' };
+const TYPE: Record<Phase, StepType> = {
+  mutate: 'admit',
+  mutateDelete: 'admit',
+  validate: 'validate',
+  validateDelete: 'validate',
+};
 
 export interface AdmissionMetrics {
   observeStep(type: StepType, operation: string, rejected: boolean, seconds: number): void;
@@ -47,6 +52,7 @@ export function observeAdmission(plugins: readonly AdmissionPlugin[], metrics: A
   // When each write's phase started (its first step), keyed by the request object the chain hands every plugin.
   const started = new Map<Phase, WeakMap<object, number>>([
     ['mutate', new WeakMap()],
+    ['mutateDelete', new WeakMap()],
     ['validate', new WeakMap()],
     ['validateDelete', new WeakMap()],
   ]);
@@ -81,6 +87,7 @@ export function observeAdmission(plugins: readonly AdmissionPlugin[], metrics: A
     name: plugin.name,
     handles: (def) => plugin.handles(def),
     mutate: wrap(plugin, index, 'mutate'),
+    mutateDelete: wrap(plugin, index, 'mutateDelete'),
     validate: wrap(plugin, index, 'validate'),
     validateDelete: wrap(plugin, index, 'validateDelete'),
   }));

@@ -21,7 +21,7 @@ import {
   type ResponseStatus,
 } from './event.js';
 import { OutgoingEvent } from './encode.js';
-import { levelAtLeast, type RequestAuditConfig, type Stage } from './policy.js';
+import { levelAtLeast, type Level, type RequestAuditConfig, type Stage } from './policy.js';
 import type { Attributes } from '../../policies/authorizer.js';
 import { setRequestAudit, type RequestAuditHooks } from './request-audit.js';
 
@@ -101,7 +101,8 @@ export class RequestAudit implements RequestAuditHooks {
     };
   }
 
-  annotate(key: string, value: string): void {
+  annotate(key: string, value: string, minimum?: Level): void {
+    if (minimum !== undefined && !levelAtLeast(this.config.level, minimum)) return;
     (this.event.annotations ??= {})[key] = value;
   }
 

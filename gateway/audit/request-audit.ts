@@ -1,9 +1,11 @@
 // How the filters and handlers after the audit filter add to a request's event, without depending on the audit
 // filter itself (which depends on them). A request the policy does not audit has no record: each call is a no-op.
 import type { Context } from 'koa';
+import type { Level } from './policy.js';
 
 export interface RequestAuditHooks {
-  annotate(key: string, value: string): void;
+  /** `minimum`: recorded only in an event of that level or above (upstream's AddAnnotationWithLevel). */
+  annotate(key: string, value: string, minimum?: Level): void;
   /** The request body as decoded: completes objectRef, and is the requestObject from level Request. */
   requestObject(obj: unknown): void;
   /**

@@ -30,6 +30,9 @@ import {
   POLICY_STATUS_CONTROLLER,
 } from './known-controllers.js';
 import { startPolicyStatusController } from './policy-status.js';
+import { APF_BOOTSTRAP_CONTROLLER, FLOWSCHEMA_STATUS_CONTROLLER } from './known-controllers.js';
+import { ensureApfConfiguration, startApfBootstrapController } from './apf-bootstrap.js';
+import { startFlowSchemaStatusController } from './flowschema-status.js';
 import { startCrdStatusController } from './crd-status.js';
 import { startCustomKinds } from './custom-kinds.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
@@ -39,6 +42,8 @@ import { clusterDnsResolver, type ServiceResolver } from '../aggregator/service-
 import { createAggregatorMetrics, type AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import { realClock, type Clock } from '../server/clock.js';
 import type { ClientCertificateSource } from '../aggregator/upstream-tls.js';
+import { createConversionMetrics } from '../apiextensions/conversion-metrics.js';
+import type { MetricsRegistry } from '../metrics/registration.js';
 
 export type { Controller };
 
@@ -59,6 +64,8 @@ export interface ControllerDeps {
   proxyClientCert?: ClientCertificateSource;
   /** Paces the availability checks (default: the real clock). */
   clock?: Clock;
+  /** Where controllers register their metrics (the conversion webhooks'); none recorded without it. */
+  metricsRegistry?: MetricsRegistry;
 }
 
 /** Canonical controller name → how to start it. */
@@ -72,6 +79,9 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
   [POLICY_STATUS_CONTROLLER]: ({ registry, log }) => startPolicyStatusController(registry, { log }),
+  [APF_BOOTSTRAP_CONTROLLER]: ({ registry, log }) => startApfBootstrapController(registry, { log }),
+  [FLOWSCHEMA_STATUS_CONTROLLER]: ({ registry, log, clock }) =>
+    startFlowSchemaStatusController(registry, { log, clock }),
   [CRD_STATUS_CONTROLLER]: ({ registry, log, clock }) =>
     startCrdStatusController(registry, { log, clock }) ?? { async stop() {} },
   [APISERVICE_AVAILABILITY_CONTROLLER]: (deps) =>
@@ -89,6 +99,8 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   await ensureSystemNamespaces(deps.registry);
   // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
   await ensureBootstrapPolicy(deps.registry);
+  // So is the priority and fairness configuration, as upstream's config-producer post-start hook ensures.
+  await ensureApfConfiguration(deps.registry, deps.log);
   // Event expiry is the API server's own (--event-ttl), not a selectable controller.
   const running: Controller[] = [
     startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log }),
@@ -98,7 +110,17 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   running.push(authenticationInfo);
   await authenticationInfo.synced;
   // The objects of established definitions are served as the server's own, whichever controllers are selected.
-  const customKinds = startCustomKinds(deps.registry, { log: deps.log });
+  // Services named by conversion webhooks are reached as those of admission webhooks and APIServices.
+  const resolver = deps.serviceResolver ?? clusterDnsResolver();
+  const customKinds = startCustomKinds(deps.registry, {
+    log: deps.log,
+    conversion: {
+      resolver: () => resolver,
+      clock: deps.clock ?? realClock,
+      reviewGroup: deps.options.admissionReviewApiGroup,
+      metrics: deps.metricsRegistry && createConversionMetrics(deps.metricsRegistry),
+    },
+  });
   if (customKinds) {
     running.push(customKinds);
     await customKinds.firstPass;

@@ -36,10 +36,12 @@ export interface CreateSubresourceContext {
   /** Collected for `Warning:` response headers. */
   warnings: string[];
   /**
-   * Validating admission of the create, shown as a CREATE of the parent's subresource with `object` (of `kind`):
-   * the handler calls it once the object is checked and defaulted, before it acts, where upstream's storage does.
+   * Admission of the create, shown as a CREATE of the parent's subresource with `object` (of `kind`): the handler
+   * calls it once the object is checked and defaulted, before it acts. Mutating webhooks may change the object;
+   * `recheck` applies the handler's checks to what they made of it (a StatusError refuses), before the validating
+   * phase. Answers the object to act on.
    */
-  admit: (object: KObject, kinds: WrittenKinds) => Promise<void>;
+  admit: (object: KObject, kinds: WrittenKinds, recheck: (mutated: KObject) => KObject) => Promise<KObject>;
 }
 
 export interface CreateSubresourceHandler {
@@ -95,7 +97,8 @@ export async function handleCreateSubresource(
       user: userOf(ctx),
       dryRun: wctx.dryRun,
       warnings: wctx.warnings,
-      admit: (object, kinds) => store.admitCreateThrough(namespace, info.name, info.subresource, object, kinds, wctx),
+      admit: (object, kinds, recheck) =>
+        store.admitCreateThrough(namespace, info.name, info.subresource, object, kinds, wctx, recheck),
     }),
   );
   writeResponse(ctx, deps, 201, result);

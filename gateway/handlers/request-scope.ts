@@ -230,7 +230,7 @@ export function requestAttributes(ctx: Context, q?: URLSearchParams): RequestAtt
 
 /** What admission plugins annotate the request's audit event through (the policy plugin's annotations). */
 export function auditAnnotator(ctx: Context | undefined): WriteContext['annotate'] {
-  return ctx === undefined ? undefined : (key, value) => auditOf(ctx)?.annotate(key, value);
+  return ctx === undefined ? undefined : (key, value, minimum) => auditOf(ctx)?.annotate(key, value, minimum);
 }
 
 export { addWarnings } from './warning-headers.js';

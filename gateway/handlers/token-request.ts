@@ -19,6 +19,7 @@ import {
   readTokenRequest,
   validateExpiration,
   type BoundObjectReference,
+  type TokenRequestInput,
 } from '../../api/authentication/v1/token-request.js';
 import type { ObjectRefClaim } from '../authn/service-account-claims.js';
 import {
@@ -44,6 +45,23 @@ export interface TokenRequestOptions {
 const ACCEPTED_API_VERSIONS = [TOKEN_REQUEST_GROUP, TOKEN_REQUEST_PLATFORM_GROUP].map(
   (g) => `${g}/${TOKEN_REQUEST_VERSION}`,
 );
+
+/** The body's metadata, if it names the account at all, must name the one of the path. */
+function identityErrorsOf(input: TokenRequestInput, name: string, namespace: string): FieldError[] {
+  if (input.metadata.name !== undefined && input.metadata.name !== name)
+    return [
+      fieldErrors.invalid('metadata.name', input.metadata.name, 'must match the service account name if specified'),
+    ];
+  if (input.metadata.namespace !== undefined && input.metadata.namespace !== namespace)
+    return [
+      fieldErrors.invalid(
+        'metadata.namespace',
+        input.metadata.namespace,
+        'must match the service account namespace if specified',
+      ),
+    ];
+  return [];
+}
 
 /** The kinds a token may be bound to here: Pod is not served; upstream's webhook configurations are not either. */
 const BINDABLE: Record<string, { namespaced: boolean }> = { Secret: { namespaced: true }, Node: { namespaced: false } };
@@ -102,51 +120,50 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
       const group = groupOf(apiVersion);
       const invalid = (objectName: string, errs: FieldError[]) =>
         errors.invalid(TOKEN_REQUEST_KIND, group, objectName, errs);
+      const readChecked = (source: Record<string, unknown>): TokenRequestInput => {
+        const { input, errors: typeErrors } = readTokenRequest(source);
+        if (typeErrors.length > 0) throw invalid(name, typeErrors);
+        const identityErrors = identityErrorsOf(input, name, namespace);
+        if (identityErrors.length > 0) throw invalid(name, identityErrors);
+        return input;
+      };
+      const defaulted = (input: TokenRequestInput) => {
+        const spec = {
+          audiences: input.audiences && input.audiences.length > 0 ? input.audiences : [...opts.apiAudiences],
+          expirationSeconds: input.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS,
+          // Upstream's field has no omitempty: an unbound token says null.
+          boundObjectRef: input.boundObjectRef ? { ...input.boundObjectRef } : null,
+        };
+        const expirationErrors = validateExpiration(spec.expirationSeconds);
+        if (expirationErrors.length > 0) throw invalid('', expirationErrors);
+        return spec;
+      };
+      const admissionObject = (input: TokenRequestInput): KObject => ({
+        apiVersion,
+        kind: TOKEN_REQUEST_KIND,
+        metadata: { name, namespace },
+        spec: defaulted(input),
+      });
 
-      const { input, errors: typeErrors } = readTokenRequest(body);
-      if (typeErrors.length > 0) throw invalid(name, typeErrors);
-      if (input.metadata.name !== undefined && input.metadata.name !== name) {
-        throw invalid(name, [
-          fieldErrors.invalid('metadata.name', input.metadata.name, 'must match the service account name if specified'),
-        ]);
-      }
-      if (input.metadata.namespace !== undefined && input.metadata.namespace !== namespace) {
-        throw invalid(name, [
-          fieldErrors.invalid(
-            'metadata.namespace',
-            input.metadata.namespace,
-            'must match the service account namespace if specified',
-          ),
-        ]);
-      }
-
+      const checked = readChecked(body);
       const account = await store.get(namespace, name);
-      const audiences = input.audiences && input.audiences.length > 0 ? input.audiences : [...opts.apiAudiences];
-      let expirationSeconds = input.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS;
       const nowMs = now();
-      const expirationErrors = validateExpiration(expirationSeconds);
-      if (expirationErrors.length > 0) throw invalid('', expirationErrors);
       // The request as checked and defaulted, with no token yet: what admission judges (CREATE of serviceaccounts/token).
-      await admit(
-        {
-          apiVersion,
-          kind: TOKEN_REQUEST_KIND,
-          metadata: { name, namespace },
-          spec: {
-            audiences,
-            expirationSeconds,
-            boundObjectRef: input.boundObjectRef ? { ...input.boundObjectRef } : null,
-          },
-        },
+      // What mutating webhooks make of it is checked and defaulted again, as a body would be.
+      const admitted = await admit(
+        admissionObject(checked),
         {
           kind: { group: TOKEN_REQUEST_PLATFORM_GROUP, version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
           requestKind: { group, version: TOKEN_REQUEST_VERSION, kind: TOKEN_REQUEST_KIND },
         },
+        (mutated) => admissionObject(readChecked(mutated)),
       );
+      const { audiences, boundObjectRef, ...spec } = defaulted(readChecked(admitted));
+      let { expirationSeconds } = spec;
 
       const subject: TokenSubject = { namespace, name, uid: account.metadata.uid ?? '' };
-      if (input.boundObjectRef) {
-        const bound = await resolveBoundObject(registry, namespace, input.boundObjectRef);
+      if (boundObjectRef) {
+        const bound = await resolveBoundObject(registry, namespace, boundObjectRef);
         if (bound.kind === 'Secret') subject.secret = bound.claim;
         else subject.node = bound.claim;
       }
@@ -166,8 +183,7 @@ export function createTokenRequestHandler(opts: TokenRequestOptions): CreateSubr
         spec: {
           audiences,
           expirationSeconds,
-          // Upstream's field has no omitempty: an unbound token says null.
-          boundObjectRef: input.boundObjectRef ? { ...input.boundObjectRef } : null,
+          boundObjectRef,
         },
         status: { token, expirationTimestamp: rfc3339(nowMs + expirationSeconds * 1000) },
       };

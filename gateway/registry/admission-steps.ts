@@ -1,7 +1,8 @@
 // Admission as the store runs it, in upstream's order: the mutating phase on the object the write would store, the
 // re-check of what it changed (pruned silently and defaulted as a decoded body would be, server-owned fields and the
-// kind's rules applied again), then the validating phase on the final object. Deletions have the validating phase
-// only. The request each phase sees is built here, with what the client addressed and the options it sent.
+// kind's rules applied again), then the validating phase on the final object. A deletion goes through both phases
+// with no object, as upstream's: nothing can change it. The request each phase sees is built here, with what the
+// client addressed and the options it sent.
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../api/meta/errors.js';
 import { isObject, type DeleteOptions, type KObject } from '../../api/meta/types.js';
@@ -20,7 +21,7 @@ import { namespaceOf, type StoreScope } from './store-scope.js';
 export interface StoreAdmission {
   /** Whether any mutating plugin looks at this kind: without one, the re-check after the phase is skipped. */
   mutates(def: KindDefinition): boolean;
-  mutate(req: AdmissionRequest): Promise<void>;
+  mutate(req: AdmissionRequest | DeleteAdmissionRequest): Promise<void>;
   validate(req: AdmissionRequest | DeleteAdmissionRequest): Promise<void>;
 }
 

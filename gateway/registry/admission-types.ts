@@ -3,6 +3,9 @@ import type { KObject } from '../../api/meta/types.js';
 import type { FieldError } from '../../api/meta/field-errors.js';
 import type { UserInfo } from '../../api/meta/user.js';
 import type { KindDefinition } from '../../api/scheme.js';
+import type { Level } from '../audit/policy.js';
+
+export type AuditAnnotator = (key: string, value: string, minimum?: Level) => void;
 
 /** Schema-driven checks for one kind (built once per kind from its schema and rules). */
 export interface KindValidator {
@@ -40,8 +43,11 @@ export interface WriteContext {
   fieldManager?: string;
   /** Who writes; absent for the server's own writes (controllers, bootstrap), which admission checks skip. */
   user?: UserInfo;
-  /** Adds an annotation to the request's audit event (a no-op when the request is not audited). */
-  annotate?: (key: string, value: string) => void;
+  /**
+   * Adds an annotation to the request's audit event (a no-op when the request is not audited), only at `minimum`
+   * level or above when given.
+   */
+  annotate?: AuditAnnotator;
   /** What admission is told of the API request behind the write; absent for the server's own writes. */
   request?: RequestAttributes;
 }
@@ -111,7 +117,7 @@ interface RequestIdentity {
   options: AdmissionOptions;
   /** The request's `Warning:` headers, for plugins that warn instead of refusing. */
   warnings?: string[];
-  annotate?: (key: string, value: string) => void;
+  annotate?: AuditAnnotator;
 }
 
 /**
@@ -128,7 +134,7 @@ export interface AdmissionRequest extends RequestIdentity {
   oldObject?: KObject;
 }
 
-/** A deletion as validating admission sees it: the object as stored, which the deletion removes. No mutating phase. */
+/** A deletion as both phases see it: the object as stored, which the deletion removes, and no object to change. */
 export interface DeleteAdmissionRequest extends RequestIdentity {
   operation: 'DELETE';
   oldObject: KObject;

@@ -76,8 +76,11 @@ export function createDeletion(
       if (failure) throw errors.conflict(gr, name, failure.message);
       const refusal = def.forbidDeletion?.(current);
       if (refusal) throw errors.forbidden(gr, name, refusal);
-      // Upstream has no mutating phase for a deletion: the stored object is what validating admission sees.
-      await scope.admission.validate(deleteAdmissionRequest(scope, namespace, name, current, options, ctx));
+      // Both phases, as upstream: the mutating one sees no object (a webhook may refuse, not patch), then the stored
+      // object is what validating admission sees.
+      const req = deleteAdmissionRequest(scope, namespace, name, current, options, ctx);
+      await scope.admission.mutate(req);
+      await scope.admission.validate(req);
       try {
         if (finalizersOf(def, current).length > 0) {
           return { object: await markDeleting(key, current, options, ctx), deleted: false };

@@ -48,7 +48,7 @@ export function createRegistry(
   let chain = admissionChain(plugins);
   const admission: StoreAdmission = {
     mutates: (def) => plugins.some((plugin) => plugin.mutate !== undefined && plugin.handles(def)),
-    mutate: (req) => chain.mutate(req),
+    mutate: (req) => (req.operation === 'DELETE' ? chain.mutateDelete(req) : chain.mutate(req)),
     validate: (req) => (req.operation === 'DELETE' ? chain.validateDelete(req) : chain.validate(req)),
   };
   const storeOf = (def: KindDefinition): ResourceStore => {

@@ -52,8 +52,10 @@ export interface ResourceStore {
   ): Promise<{ object: KObject; created: boolean }>;
   delete(namespace: string, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult>;
   /**
-   * Validating admission of a create through a subresource that stores nothing of this kind (serviceaccounts/token):
-   * a CREATE of the subresource with `object`, of the kind `kinds` names.
+   * Admission of a create through a subresource that stores nothing of this kind (serviceaccounts/token): a CREATE of
+   * the subresource with `object`, of the kind `kinds` names. What the mutating phase made of it goes through
+   * `recheck` (the handler's own checks; this kind's schema is not the object's) before the validating phase; the
+   * answer is the final object.
    */
   admitCreateThrough(
     namespace: string,
@@ -62,7 +64,8 @@ export interface ResourceStore {
     object: KObject,
     kinds: WrittenKinds,
     ctx: WriteContext,
-  ): Promise<void>;
+    recheck: (mutated: KObject) => KObject,
+  ): Promise<KObject>;
 }
 
 export function createResourceStore(
@@ -120,11 +123,25 @@ export function createResourceStore(
 
     ...writes,
     delete: createDeletion(scope, (namespace, name) => store.get(namespace, name)),
-    // Only the validating phase: the handler reads its body itself, and a mutation would go unseen.
-    admitCreateThrough: (namespace, name, subresource, object, kinds, ctx) =>
-      admission.validate(
-        writeAdmissionRequest(scope, 'CREATE', namespace, name, subresource as 'token', object, undefined, ctx, kinds),
-      ),
+    async admitCreateThrough(namespace, name, subresource, object, kinds, ctx, recheck) {
+      const req = writeAdmissionRequest(
+        scope,
+        'CREATE',
+        namespace,
+        name,
+        subresource as 'token',
+        object,
+        undefined,
+        ctx,
+        kinds,
+      );
+      if (admission.mutates(def)) {
+        await admission.mutate(req);
+        req.object = recheck(req.object);
+      }
+      await admission.validate(req);
+      return req.object;
+    },
   };
   return store;
 }

@@ -1,7 +1,9 @@
 // What the ValidatingAdmissionPolicy integration tests share: the two paths, a policy over ConfigMaps, a binding
 // narrowed to one namespace, and, for one running Gatehouse, a POST that must succeed and a wait for a binding to be
-// in force (the plugin's informers see it shortly after the write; nothing in the server can be awaited instead).
+// in force (the plugin's informers see it shortly after the write; nothing in the server can be awaited instead);
+// with the webhook tests, the audit policy and the reading of a request's event from the log.
 import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
 import type { TestGatehouse } from './gatehouse.js';
 import { eventually } from './api.js';
 
@@ -18,6 +20,18 @@ rules:
 - level: None
 `;
 export const AR_K8S = '/apis/admissionregistration.k8s.io/v1';
+
+/** The ResponseComplete event of a request in a JSON audit log, once the log has it (the backend writes it after). */
+export function completedAuditEvent(logPath: string, auditId: string): Promise<any> {
+  return eventually('audit event', async () => {
+    const text = await readFile(logPath, 'utf8').catch(() => '');
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
+  });
+}
 
 export const configMapRule = (operations = ['CREATE', 'UPDATE']) => ({
   resourceRules: [{ operations, apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],

@@ -1,5 +1,9 @@
 // What the admission webhook tests share: answers a test webhook gives to an AdmissionReview (allow, deny, patch), a
-// webhook entry of a configuration pointing at a test webhook, and the configurations themselves.
+// webhook entry of a configuration pointing at a test webhook, the configurations themselves, and, through a running
+// server, writing one and waiting until it is in force.
+import { expect } from 'chai';
+import type { TestGatehouse } from './gatehouse.js';
+import { eventually } from './api.js';
 import type { TestWebhook, WebhookBehaviour } from './webhook-server.js';
 
 /** An answer to `review` in its own apiVersion, carrying its uid; `response` adds to or overrides the fields. */
@@ -57,4 +61,50 @@ export function nextReview(hook: TestWebhook): Promise<any> {
       return behave(review);
     };
   });
+}
+
+const CONFIGURATIONS = {
+  mutating: { kind: 'MutatingWebhookConfiguration', resource: 'mutatingwebhookconfigurations' },
+  validating: { kind: 'ValidatingWebhookConfiguration', resource: 'validatingwebhookconfigurations' },
+} as const;
+
+/** Writes a configuration through the API; answers its path, for the DELETE that removes it. */
+export async function postWebhookConfiguration(
+  gh: Pick<TestGatehouse, 'request'>,
+  type: keyof typeof CONFIGURATIONS,
+  name: string,
+  webhooks: unknown[],
+): Promise<string> {
+  const { kind, resource } = CONFIGURATIONS[type];
+  const collection = `/apis/admissionregistration.platform.io/v1/${resource}`;
+  const res = await gh.request('POST', collection, { body: webhookConfiguration(kind, name, webhooks) });
+  expect(res.status, res.body).to.equal(201);
+  return `${collection}/${name}`;
+}
+
+/** The name of the object a probe writes: the webhook answers it allowed, whatever its behaviour. */
+export const PROBE = 'probe';
+
+/**
+ * Sends `probe` (a write of an object named `probe`, usually a dry run) until `hook` receives its review: the
+ * informers deliver a configuration shortly after its write, and nothing in the server can be awaited instead. What
+ * the hook received meanwhile is forgotten.
+ */
+export async function untilCalled(hook: TestWebhook, what: string, probe: () => Promise<unknown>): Promise<void> {
+  const behave = hook.behave;
+  let seen = false;
+  hook.behave = (r) => {
+    if (r?.request?.name !== PROBE) return behave(r);
+    seen = true;
+    return answer(r);
+  };
+  try {
+    await eventually(what, async () => {
+      await probe();
+      return seen;
+    });
+  } finally {
+    hook.behave = behave;
+    hook.received.length = 0;
+  }
 }

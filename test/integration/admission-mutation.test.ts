@@ -48,6 +48,7 @@ describe('the mutating admission phase', function () {
   let mutation: Mutation = labelIt;
   let refuse: (req: AdmissionRequest) => boolean = () => false;
   const mutated: AdmissionRequest[] = [];
+  const mutatedDeletions: DeleteAdmissionRequest[] = [];
   const validated: (AdmissionRequest | DeleteAdmissionRequest)[] = [];
   const plugin: AdmissionPlugin = {
     name: 'TestMutation',
@@ -56,6 +57,9 @@ describe('the mutating admission phase', function () {
       if (req.namespace !== ns) return;
       mutated.push(req);
       mutation(req);
+    },
+    async mutateDelete(req) {
+      if (req.namespace === ns) mutatedDeletions.push(req);
     },
     async validate(req) {
       if (req.namespace !== ns) return;
@@ -257,15 +261,19 @@ describe('the mutating admission phase', function () {
     expect(scaled.options).to.deep.equal({ kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' });
   });
 
-  it('gives a deletion the validating phase only, with its DeleteOptions and the stored object', async () => {
+  it('gives a deletion both phases, with its DeleteOptions and the stored object', async () => {
     await createConfigMap('deleted');
     validated.length = 0;
     mutated.length = 0;
+    mutatedDeletions.length = 0;
     const res = await gh.request('DELETE', `${cms()}/deleted`, {
       body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
     });
     expect(res.status, res.body).to.equal(200);
+    // One request through both phases, as upstream hands its attributes to each.
     expect(mutated).to.have.length(0);
+    expect(mutatedDeletions).to.have.length(1);
+    expect(mutatedDeletions[0]).to.equal(validated[0]);
     const req = validated[0] as DeleteAdmissionRequest;
     expect(req.operation).to.equal('DELETE');
     expect(req.oldObject.metadata.name).to.equal('deleted');
@@ -276,7 +284,7 @@ describe('the mutating admission phase', function () {
     });
   });
 
-  it('shows a TokenRequest to validating admission as a CREATE of serviceaccounts/token, and refuses with it', async () => {
+  it('shows a TokenRequest to both phases as a CREATE of serviceaccounts/token, and refuses with it', async () => {
     const sa = await gh.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
       body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } },
     });
@@ -287,7 +295,7 @@ describe('the mutating admission phase', function () {
     const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['vault'] } };
     const issued = await gh.request('POST', tokenPath, { body });
     expect(issued.status, issued.body).to.equal(201);
-    expect(mutated).to.have.length(0);
+    expect(mutated.map((m) => [m.subresource, m.kind.kind])).to.deep.equal([['token', 'TokenRequest']]);
     const req = validated[0] as AdmissionRequest;
     expect(req).to.include({ operation: 'CREATE', subresource: 'token', requestSubResource: 'token', name: 'bot' });
     expect(req.kind).to.deep.equal({ group: 'authentication.platform.io', version: 'v1', kind: 'TokenRequest' });

@@ -3,17 +3,24 @@
 // namespace of its own and removes its configuration afterwards. What a webhook does is read back where it lands:
 // the stored object, the Status, the Warning header, the audit log, /metrics, and kubectl's output.
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createNamespace, eventually, expectFailure, uniqueName } from '../helpers/api.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { startTestWebhook, type TestWebhook } from '../helpers/webhook-server.js';
-import { answer, deny, jsonPatch, webhookConfiguration, webhookEntry } from '../helpers/admission-webhook.js';
-import { AR, cm, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
-
-const PROBE = 'probe';
+import {
+  answer,
+  deny,
+  jsonPatch,
+  postWebhookConfiguration,
+  PROBE,
+  untilCalled,
+  webhookConfiguration,
+  webhookEntry,
+} from '../helpers/admission-webhook.js';
+import { AR, cm, completedAuditEvent, CONFIGMAP_AUDIT_POLICY } from '../helpers/admission-policy.js';
 
 describe('admission webhooks', function () {
   this.timeout(60_000);
@@ -58,35 +65,14 @@ describe('admission webhooks', function () {
    */
   async function install(kind: 'mutating' | 'validating', ns: string, extra: Record<string, unknown> = {}) {
     const name = uniqueName(kind);
-    const resource = kind === 'mutating' ? 'mutatingwebhookconfigurations' : 'validatingwebhookconfigurations';
-    const config = webhookConfiguration(
-      kind === 'mutating' ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
-      name,
-      [
-        webhookEntry(`${name}.example.com`, hook, {
-          namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } },
-          ...extra,
-        }),
-      ],
-    );
-    const res = await gh.request('POST', `${AR}/${resource}`, { body: config });
-    expect(res.status, res.body).to.equal(201);
-    configurations.push(`${AR}/${resource}/${name}`);
-    const behave = hook.behave;
-    let seen = false;
-    hook.behave = (r) => {
-      if (r?.request?.name === PROBE) {
-        seen = true;
-        return answer(r);
-      }
-      return behave(r);
-    };
-    await eventually(`webhook ${name} in force`, async () => {
-      await gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(PROBE) });
-      return seen;
+    const entry = webhookEntry(`${name}.example.com`, hook, {
+      namespaceSelector: { matchLabels: { 'platform.io/metadata.name': ns } },
+      ...extra,
     });
-    hook.behave = behave;
-    hook.received.length = 0;
+    configurations.push(await postWebhookConfiguration(gh, kind, name, [entry]));
+    await untilCalled(hook, `webhook ${name} in force`, () =>
+      gh.request('POST', `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(PROBE) }),
+    );
     return `${name}.example.com`;
   }
 
@@ -109,15 +95,7 @@ describe('admission webhooks', function () {
     expect(review.request.userInfo.username).to.be.a('string').and.not.equal('');
     const yaml = await kubectl.ok(['get', 'configmap', 'm1', '-n', ns, '-o', 'yaml']);
     expect(yaml).to.match(/stamped: by-webhook/);
-    const auditId = String(res.headers['audit-id']);
-    const event = await eventually('audit event', async () => {
-      const text = await readFile(path.join(dir, 'audit.log'), 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .find((e) => e.auditID === auditId && e.stage === 'ResponseComplete');
-    });
+    const event = await completedAuditEvent(path.join(dir, 'audit.log'), String(res.headers['audit-id']));
     expect(event.annotations[`${webhook}/stamp`]).to.equal('by-webhook');
   });
 

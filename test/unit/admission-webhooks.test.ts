@@ -54,15 +54,22 @@ describe('admission webhooks', function () {
     it('applies a mutating webhook patch, passes on its warnings and audit annotations', async () => {
       h.hook.behave = (r) =>
         answer(r, {
-          ...jsonPatch([{ op: 'add', path: '/metadata/labels/added', value: 'yes' }]),
+          ...jsonPatch([{ value: { b: 1, a: 2 }, path: '/metadata/labels/added', op: 'add' }]),
           warnings: ['mind the gap'],
           auditAnnotations: { seen: 'true' },
         });
       const req = create(configMap('cm'));
       await mutate([webhookEntry('label.example.com', h.hook)], req);
-      expect(req.object.metadata.labels).to.deep.equal({ added: 'yes' });
+      expect(req.object.metadata.labels).to.deep.equal({ added: { b: 1, a: 2 } });
       expect(req.warnings).to.deep.equal(['mind the gap']);
-      expect(req.annotations).to.deep.equal({ 'label.example.com/seen': 'true' });
+      // The operation's keys sorted, as Go marshals a map; the value as the webhook wrote it.
+      expect(req.annotations).to.deep.equal({
+        'label.example.com/seen': 'true',
+        'mutation.webhook.admission.k8s.io/round_0_index_0':
+          '{"configuration":"m","webhook":"label.example.com","mutated":true}',
+        'patch.webhook.admission.k8s.io/round_0_index_0':
+          '{"configuration":"m","webhook":"label.example.com","patch":[{"op":"add","path":"/metadata/labels/added","value":{"b":1,"a":2}}],"patchType":"JSONPatch"}',
+      });
     });
 
     it('a validating webhook answering with a patch fails the call', async () => {
@@ -102,6 +109,8 @@ describe('admission webhooks', function () {
         await mutate([webhookEntry('f.example.com', h.hook, { failurePolicy: 'Ignore' })], req);
         expect(req.annotations).to.deep.equal({
           'failed-open.mutation.webhook.admission.k8s.io/round_0_index_0': 'f.example.com',
+          'mutation.webhook.admission.k8s.io/round_0_index_0':
+            '{"configuration":"m","webhook":"f.example.com","mutated":false}',
         });
       });
     }

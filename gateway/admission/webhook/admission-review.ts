@@ -17,7 +17,7 @@ export function reviewVersionOf(accepted: readonly string[]): ReviewVersion | un
   return accepted.find((v): v is ReviewVersion => (REVIEW_VERSIONS as readonly string[]).includes(v));
 }
 
-/** admission.k8s.io's AdmissionRequest: the same fields in v1 and v1beta1. */
+/** admission.k8s.io's AdmissionRequest without the objects and options: the same fields in v1 and v1beta1. */
 export interface ReviewRequest {
   uid: string;
   kind: GroupVersionKind;
@@ -30,24 +30,44 @@ export interface ReviewRequest {
   namespace?: string;
   operation: string;
   userInfo: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  dryRun: boolean;
+}
+
+/** What the review carries beside the request's fields. */
+export interface ReviewObjects {
   object: unknown;
   oldObject: unknown;
-  dryRun: boolean;
   options: unknown;
 }
 
-export function encodeReview(group: AdmissionReviewGroup, version: ReviewVersion, request: ReviewRequest): string {
+export function encodeReview(
+  group: AdmissionReviewGroup,
+  version: ReviewVersion,
+  request: ReviewRequest,
+  objects: ReviewObjects,
+): string {
   // Empty strings are left out, as Go's omitempty does: webhooks tell a cluster-scoped object by a missing namespace.
+  // One literal in the wire's field order, rather than spreads of the request, which cost a copy each per call.
   const omitEmpty = (value: string | undefined) => (value === '' ? undefined : value);
   return JSON.stringify({
     apiVersion: `${ADMISSION_GROUPS[group]}/${version}`,
     kind: 'AdmissionReview',
     request: {
-      ...request,
+      uid: request.uid,
+      kind: request.kind,
+      resource: request.resource,
       subResource: omitEmpty(request.subResource),
+      requestKind: request.requestKind,
+      requestResource: request.requestResource,
       requestSubResource: omitEmpty(request.requestSubResource),
       name: omitEmpty(request.name),
       namespace: omitEmpty(request.namespace),
+      operation: request.operation,
+      userInfo: request.userInfo,
+      object: objects.object,
+      oldObject: objects.oldObject,
+      dryRun: request.dryRun,
+      options: objects.options,
     },
   });
 }

@@ -33,6 +33,30 @@ export interface WebhookAdmissionDeps extends CallDeps {
 
 /** Upstream's audit annotation of a call that failed open, per round and position. */
 const FAILED_OPEN_PREFIX = { admit: 'failed-open.mutation', validating: 'failed-open.validating' } as const;
+/** Upstream's audit annotations of every mutating call: whether it changed the object, and the patch it applied. */
+const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
+const PATCH_ANNOTATION_PREFIX = 'patch.webhook.admission.k8s.io/';
+
+/**
+ * A mutating call in the audit event, as upstream's dispatcher records it: `mutated` at Metadata level for every call
+ * made (refused and failed ones too), and the patch it applied, which may carry the object's content, from Request.
+ */
+function annotateMutation(view: WriteView, hook: CompiledWebhook, position: string, outcome: CallOutcome): void {
+  const annotate = view.req.annotate;
+  if (!annotate) return;
+  const configuration = hook.configurationName;
+  const mutated = outcome.kind === 'allowed' && outcome.patched !== undefined;
+  annotate(`${MUTATION_ANNOTATION_PREFIX}${position}`, JSON.stringify({ configuration, webhook: hook.name, mutated }));
+  if (outcome.kind !== 'allowed' || outcome.patch === undefined) return;
+  // Go marshals each operation as a map, its keys sorted.
+  const patch = outcome.patch.map((op) =>
+    op !== null && typeof op === 'object' && !Array.isArray(op)
+      ? Object.fromEntries(Object.entries(op).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : op,
+  );
+  const value = JSON.stringify({ configuration, webhook: hook.name, patch, patchType: 'JSONPatch' });
+  annotate(`${PATCH_ANNOTATION_PREFIX}${position}`, value, 'Request');
+}
 
 /** The webhooks' view of a write, undefined when no webhook may look at it. */
 async function viewOf(
@@ -101,40 +125,45 @@ function settle(
 }
 
 export function createMutatingWebhookAdmission(deps: WebhookAdmissionDeps): AdmissionPlugin {
+  // A deletion comes through too, with no object: a webhook may refuse it, and a patch is refused as upstream does.
+  async function mutate(req: Request): Promise<void> {
+    const hooks = deps.source.webhooks('mutating');
+    const view = await viewOf(deps.registry, req, hooks);
+    if (!view) return;
+    // Keys of IfNeeded webhooks called so far, and those a later change asks to be called again.
+    const reinvocable = new Set<string>();
+    let reinvoke = new Set<string>();
+    for (const round of [0, 1]) {
+      if (round === 1 && reinvoke.size === 0) return;
+      const again = reinvoke;
+      reinvoke = new Set();
+      for (const [index, hook] of hooks.entries()) {
+        if (round === 1 && !again.has(hook.key)) continue;
+        const invocation = await invocationOf(hook, view, deps.authorizer);
+        if (invocation === undefined) continue;
+        if (!('hook' in invocation)) throw invocation;
+        const position = `round_${round}_index_${index}`;
+        const started = performance.now();
+        const outcome = await callWebhook(deps, invocation, view);
+        annotateMutation(view, hook, position, outcome);
+        const refusal = settle(deps, hook, 'admit', view, started, outcome, position);
+        if (outcome.kind === 'allowed' && outcome.patched) {
+          accept(view, outcome.patched);
+          for (const key of reinvocable) reinvoke.add(key);
+        }
+        if (hook.reinvokeIfNeeded) reinvocable.add(hook.key);
+        if (refusal) throw refusal;
+      }
+      // The second round reinvokes once: a change it makes asks for nothing more.
+      if (round === 1) return;
+    }
+  }
   return {
     name: 'MutatingAdmissionWebhook',
     // Asked at each write: with no mutating webhook in force the registry skips the re-check a mutation needs.
     handles: (def) => deps.source.webhooks('mutating').length > 0 && !isExemptAdmissionConfigurationKind(def),
-    async mutate(req) {
-      const hooks = deps.source.webhooks('mutating');
-      const view = await viewOf(deps.registry, req, hooks);
-      if (!view) return;
-      // Keys of IfNeeded webhooks called so far, and those a later change asks to be called again.
-      const reinvocable = new Set<string>();
-      let reinvoke = new Set<string>();
-      for (const round of [0, 1]) {
-        if (round === 1 && reinvoke.size === 0) return;
-        const again = reinvoke;
-        reinvoke = new Set();
-        for (const [index, hook] of hooks.entries()) {
-          if (round === 1 && !again.has(hook.key)) continue;
-          const invocation = await invocationOf(hook, view, deps.authorizer);
-          if (invocation === undefined) continue;
-          if (!('hook' in invocation)) throw invocation;
-          const started = performance.now();
-          const outcome = await callWebhook(deps, invocation, view);
-          const refusal = settle(deps, hook, 'admit', view, started, outcome, `round_${round}_index_${index}`);
-          if (outcome.kind === 'allowed' && outcome.patched) {
-            accept(view, outcome.patched);
-            for (const key of reinvocable) reinvoke.add(key);
-          }
-          if (hook.reinvokeIfNeeded) reinvocable.add(hook.key);
-          if (refusal) throw refusal;
-        }
-        // The second round reinvokes once: a change it makes asks for nothing more.
-        if (round === 1) return;
-      }
-    },
+    mutate,
+    mutateDelete: mutate,
   };
 }
 

@@ -40,7 +40,8 @@ export interface WriteView {
 }
 
 export type CallOutcome =
-  | { kind: 'allowed'; patched?: KObject }
+  /** `patch`: the JSON patch operations applied, even when they changed nothing; `patched`: the changed object. */
+  | { kind: 'allowed'; patched?: KObject; patch?: unknown[] }
   /** The webhook could not be called or answered nonsense: failurePolicy decides. */
   | { kind: 'calling'; reason: string; code: number }
   /** The webhook said no. */
@@ -78,19 +79,18 @@ function attributesOf(view: WriteView): MatchAttributes {
  * undefined when no rule matches.
  */
 function matchedGroup(hook: CompiledWebhook, a: MatchAttributes): string | undefined {
-  const candidates = hook.equivalent ? [...new Set([a.requestGroup, a.group, ...a.groupAliases])] : [a.requestGroup];
-  return candidates.find((group) =>
-    hook.rules.some((r) => ruleMatches(r, { ...a, group, groupAliases: [], requestGroup: group }, false)),
-  );
+  const candidates = hook.equivalent ? new Set([a.requestGroup, a.group, ...a.groupAliases]) : [a.requestGroup];
+  for (const group of candidates) {
+    const attributes = { ...a, group, groupAliases: [], requestGroup: group };
+    if (hook.rules.some((r) => ruleMatches(r, attributes, false))) return group;
+  }
+  return undefined;
 }
-
-/** The review's request without the objects and options, which the matchConditions see as `request` too. */
-type RequestFields = Omit<ReviewRequest, 'object' | 'oldObject' | 'options'>;
 
 export interface Invocation {
   hook: CompiledWebhook;
   group: string;
-  request: RequestFields;
+  request: ReviewRequest;
 }
 
 /** The invocation of a webhook that applies to the write; undefined when it does not; a refusal when conditions fail. */
@@ -112,8 +112,8 @@ export async function invocationOf(
   let spent = 0;
   for (const condition of hook.matchConditions) {
     const activation = {
-      object: withGroup(view.object, group) ?? null,
-      oldObject: withGroup(view.oldObject, group) ?? null,
+      object: withGroup(view.object, group, view.req.def) ?? null,
+      oldObject: withGroup(view.oldObject, group, view.req.def) ?? null,
       request,
     };
     try {
@@ -138,15 +138,19 @@ export async function invocationOf(
   return { hook, group, request };
 }
 
-/** An object as the webhook's group names it: under Equivalent a rule naming the alias sees the alias. */
-function withGroup(object: KObject | undefined, group: string): KObject | undefined {
+/**
+ * An object as the webhook's group names it: under Equivalent a rule naming the alias sees the alias. Only the
+ * resource's own kind is renamed; another kind written through a subresource (a Scale, a TokenRequest) keeps its own.
+ */
+function withGroup(object: KObject | undefined, group: string, def: Request['def']): KObject | undefined {
   if (!object || !object.apiVersion?.includes('/')) return object;
   const [objectGroup, version] = object.apiVersion.split('/', 2);
-  return objectGroup === group ? object : { ...object, apiVersion: `${group}/${version}` };
+  if (objectGroup === group || (objectGroup !== def.group && !def.groupAliases?.includes(objectGroup))) return object;
+  return { ...object, apiVersion: `${group}/${version}` };
 }
 
 /** admission.k8s.io's AdmissionRequest without the objects: the review's and the matchConditions' `request`. */
-function requestOf(view: WriteView, group: string): RequestFields {
+function requestOf(view: WriteView, group: string): ReviewRequest {
   const { req } = view;
   const { def } = req;
   // Under Equivalent the webhook is told the kind and resource in the group its rule named; requestKind and
@@ -184,10 +188,9 @@ export async function callWebhook(deps: CallDeps, invocation: Invocation, view: 
       code: 500,
     };
   const { uid } = invocation.request;
-  const body = encodeReview(deps.reviewGroup, version, {
-    ...invocation.request,
-    object: withGroup(view.object, group) ?? null,
-    oldObject: withGroup(view.oldObject, group) ?? null,
+  const body = encodeReview(deps.reviewGroup, version, invocation.request, {
+    object: withGroup(view.object, group, view.req.def) ?? null,
+    oldObject: withGroup(view.oldObject, group, view.req.def) ?? null,
     options: view.req.options,
   });
   let result: ReviewResult;
@@ -248,7 +251,7 @@ function applyPatch(hook: CompiledWebhook, view: WriteView, result: ReviewResult
   const next = patched as KObject;
   next.apiVersion = view.object.apiVersion;
   next.kind = view.object.kind;
-  return { kind: 'allowed', patched: isDeepStrictEqual(next, view.object) ? undefined : next };
+  return { kind: 'allowed', patched: isDeepStrictEqual(next, view.object) ? undefined : next, patch: operations };
 }
 
 function causesOf(e: unknown): string {

@@ -1,14 +1,18 @@
-// The HTTPS calls to admission webhooks. Each webhook keeps its own keep-alive pool (a TLS handshake per write would
-// double a webhook's latency), made again when its clientConfig changes. timeoutSeconds bounds the whole call,
-// connecting included, and the answer is read up to a size bound: nothing a webhook does (hang, flood, close
-// mid-body, garbage) can hold the request or the heap. Failures carry Go's wording, `Post "<url>": <why>`, as
-// kube-apiserver's messages quote its HTTP client.
+// The HTTPS calls to admission webhooks, and to CustomResourceDefinitions' conversion webhooks. Each webhook keeps its
+// own keep-alive pool (a TLS handshake per write would double a webhook's latency), made again when its clientConfig
+// changes. timeoutSeconds bounds the whole call, connecting included, and the answer is read up to a size bound:
+// nothing a webhook does (hang, flood, close mid-body, garbage) can hold the request or the heap. Failures carry Go's
+// wording, `Post "<url>": <why>`, as kube-apiserver's messages quote its HTTP client.
 import https from 'node:https';
+import tls from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../server/clock.js';
 import type { ServiceResolver } from '../../aggregator/service-resolver.js';
 import { serviceTlsOptions } from '../../aggregator/upstream-tls.js';
 import type { CompiledWebhook } from './webhook-config.js';
+
+/** What a call needs of a webhook: admission webhooks and CustomResourceDefinitions' conversion webhooks alike. */
+export type WebhookEndpoint = Pick<CompiledWebhook, 'key' | 'clientConfig' | 'clientConfigText' | 'timeoutSeconds'>;
 
 /**
  * The largest answer read. Twice the request body limit, so that a patch replacing a maximum-size object still fits
@@ -29,15 +33,26 @@ export class WebhookCallError extends Error {
 
 export interface WebhookClient {
   /** POSTs the body; resolves with the parsed JSON answer of a 2xx, throws a WebhookCallError otherwise. */
-  post(hook: CompiledWebhook, body: string): Promise<unknown>;
+  post(hook: WebhookEndpoint, body: string): Promise<unknown>;
   /** Drops the pools of webhooks no longer in force. */
   retain(keys: ReadonlySet<string>): void;
   close(): void;
 }
 
+/** Where one webhook is called: the request's options and Go's name for the call, made once per address. */
+interface Target {
+  /** The address it was made for (the url, or what the resolver gave a service) and the timeout it names. */
+  base: string;
+  timeoutSeconds: number;
+  options: https.RequestOptions;
+  /** `Post "<url>"`, as Go's url.Error names the request. */
+  described: string;
+}
+
 interface Pool {
   clientConfigText: string;
   agent: https.Agent;
+  target?: Target;
 }
 
 export interface WebhookClientOptions {
@@ -80,44 +95,66 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
   const pools = new Map<string, Pool>();
   const limit = opts.maxResponseBytes ?? MAX_WEBHOOK_RESPONSE_BYTES;
 
-  function poolOf(hook: CompiledWebhook): https.Agent {
+  function poolOf(hook: WebhookEndpoint): Pool {
     const known = pools.get(hook.key);
-    if (known?.clientConfigText === hook.clientConfigText) return known.agent;
+    if (known?.clientConfigText === hook.clientConfigText) return known;
     known?.agent.destroy();
     const { service, caBundle } = hook.clientConfig;
-    const tls = service ? serviceTlsOptions(caBundle, service) : { ca: caBundle };
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 64, ...tls });
-    pools.set(hook.key, { clientConfigText: hook.clientConfigText, agent });
-    return agent;
+    const { ca, ...tlsOptions } = service ? serviceTlsOptions(caBundle, service) : { ca: caBundle };
+    // A secure context made once: given `ca` instead, the agent would parse the PEM for every new connection and
+    // fold its text into the pool's name on every call.
+    const secureContext = ca ? tls.createSecureContext({ ca }) : undefined;
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 64, secureContext, ...tlsOptions });
+    const pool: Pool = { clientConfigText: hook.clientConfigText, agent };
+    pools.set(hook.key, pool);
+    return pool;
   }
 
-  function urlOf(hook: CompiledWebhook): URL {
+  /** The address the webhook is called at: its url, or where the resolver puts its service now. */
+  function baseOf(hook: WebhookEndpoint): string {
     const { url, service } = hook.clientConfig;
-    let target: URL;
-    if (url !== undefined) target = new URL(url);
-    else if (service) {
-      const base = opts.resolver()?.resolve({ namespace: service.namespace, name: service.name, port: service.port });
-      if (!base)
-        throw new WebhookCallError(
-          `service "${service.namespace}/${service.name}" port ${service.port} has no address`,
-          SERVICE_UNAVAILABLE,
-        );
-      target = new URL(base);
-      target.pathname = `${target.pathname.replace(/\/$/, '')}${service.path}`;
-    } else throw new WebhookCallError('webhook has no clientConfig url or service', SERVICE_UNAVAILABLE);
+    if (url !== undefined) return url;
+    if (!service) throw new WebhookCallError('webhook has no clientConfig url or service', SERVICE_UNAVAILABLE);
+    const base = opts.resolver()?.resolve({ namespace: service.namespace, name: service.name, port: service.port });
+    if (!base)
+      throw new WebhookCallError(
+        `service "${service.namespace}/${service.name}" port ${service.port} has no address`,
+        SERVICE_UNAVAILABLE,
+      );
+    return base.href;
+  }
+
+  /** The request's target, parsed once per address rather than once per call. */
+  function targetOf(hook: WebhookEndpoint, pool: Pool): Target {
+    const base = baseOf(hook);
+    const known = pool.target;
+    if (known?.base === base && known.timeoutSeconds === hook.timeoutSeconds) return known;
+    const target = new URL(base);
+    const service = hook.clientConfig.service;
+    if (service) target.pathname = `${target.pathname.replace(/\/$/, '')}${service.path}`;
     // Upstream tells the webhook how long it has, in whole seconds.
     target.searchParams.set('timeout', `${hook.timeoutSeconds}s`);
-    return target;
+    // Validation keeps user information out of a webhook's url: host, port and path are all there is.
+    const options: https.RequestOptions = {
+      method: 'POST',
+      protocol: target.protocol,
+      hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: target.port === '' ? 443 : Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      agent: pool.agent,
+    };
+    pool.target = { base, timeoutSeconds: hook.timeoutSeconds, options, described: `Post "${target.href}"` };
+    return pool.target;
   }
 
-  function post(hook: CompiledWebhook, body: string): Promise<unknown> {
-    let target: URL;
+  function post(hook: WebhookEndpoint, body: string): Promise<unknown> {
+    let target: Target;
     try {
-      target = urlOf(hook);
+      target = targetOf(hook, poolOf(hook));
     } catch (e) {
       return Promise.reject(e instanceof WebhookCallError ? e : new WebhookCallError((e as Error).message, 503));
     }
-    const described = `Post "${target.href}"`;
+    const { described } = target;
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
       const finish = (error: WebhookCallError | undefined, value?: unknown) => {
@@ -133,9 +170,8 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
       const fail = (why: string, code = SERVICE_UNAVAILABLE) =>
         finish(new WebhookCallError(`${described}: ${why}`, code));
       const refuse = (why: string, code = SERVICE_UNAVAILABLE) => finish(new WebhookCallError(why, code));
-      const req = https.request(target, {
-        method: 'POST',
-        agent: poolOf(hook),
+      const req = https.request({
+        ...target.options,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, */*',
