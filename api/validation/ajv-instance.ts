@@ -1,10 +1,10 @@
 // The one ajv instance all kinds compile against, taught the OpenAPI/Kubernetes dialect of api/schema.ts:
-// x-kubernetes-int-or-string validates, the other x-kubernetes-* markers are annotations, and the formats the
-// kinds use are defined (unknown formats would otherwise be ignored silently with strict: false).
+// x-kubernetes-int-or-string validates, the other x-kubernetes-* markers are annotations, and the formats built-in
+// kinds use and upstream validates in custom resource schemas are defined (openapi-formats.ts).
 import { Ajv } from 'ajv';
+import { addOpenApiFormats } from './openapi-formats.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const ANNOTATIONS = [
   'x-kubernetes-preserve-unknown-fields',
@@ -28,14 +28,12 @@ function createAjv(): Ajv {
     errors: true,
     validate: (enabled: boolean, data: unknown) => !enabled || typeof data === 'string' || Number.isInteger(data),
   });
-  ajv.addFormat('date-time', {
-    type: 'string',
-    validate: (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)),
-  });
-  ajv.addFormat('byte', { type: 'string', validate: (s: string) => BASE64.test(s) });
+  const isDateTime = (s: string) => RFC3339.test(s) && !Number.isNaN(Date.parse(s));
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => n >= -2147483648 && n <= 2147483647 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) || Number.isInteger(n) });
   ajv.addFormat('int-or-string', { type: 'string', validate: () => true });
+  addOpenApiFormats(ajv, isDateTime);
   return ajv;
 }
 
