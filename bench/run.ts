@@ -5,6 +5,7 @@
 //   node --import tsx bench/run.ts costs                                (only the paired cost scenarios)
 //   node --import tsx bench/run.ts aggregation [quick]                  (only the aggregation proxy scenario)
 //   node --import tsx bench/run.ts admission [quick]                    (only the admission cost scenarios)
+//   node --import tsx bench/run.ts crd [quick]                          (only the custom-resources scenario)
 //
 // A backend is only a set of `gatehouse` flags: one that the gateway refuses to start with (not implemented yet, or
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
@@ -37,6 +38,7 @@ import {
   measureAggregation,
   QUICK_AGGREGATION_SETTINGS,
 } from './aggregation.js';
+import { formatCrd, FULL_CRD_SETTINGS, measureCrd, QUICK_CRD_SETTINGS } from './crd.js';
 
 interface Backend {
   name: string;
@@ -99,7 +101,7 @@ function chooseBackends(argv: string[]): Backend[] {
   if (argv.length === 0) return BACKENDS;
   // The cost scenarios alone: each starts its own pair of gateways and needs no backend run before it.
   if (argv.length === 1 && argv[0] === 'costs') return [];
-  if (argv[0] === 'aggregation' || argv[0] === 'admission') return [];
+  if (argv[0] === 'aggregation' || argv[0] === 'admission' || argv[0] === 'crd') return [];
   const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
   if (unknown.length)
     throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   const backends = chooseBackends(argv);
   // The aggregation and admission scenarios start their own gateways; `quick` shortens them for a check on a busy
   // machine.
-  const only = argv[0] === 'aggregation' || argv[0] === 'admission' ? argv[0] : undefined;
+  const only = argv[0] === 'aggregation' || argv[0] === 'admission' || argv[0] === 'crd' ? argv[0] : undefined;
   if (only && argv.slice(1).some((a) => a !== 'quick'))
     throw new Error(`${only} takes only 'quick' after it, not ${argv.slice(1).join(' ')}`);
   const quick = argv[1] === 'quick';
@@ -204,16 +206,20 @@ async function main(): Promise<void> {
       say('rate limit cost: two memory-backend gateways, a rate limit checked in Redis and none');
       emit([...formatRateLimitCost(await measureRateLimitCost(say)), '']);
     }
-    if (only !== 'aggregation') {
+    if (only !== 'aggregation' && only !== 'crd') {
       say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');
       emit([...formatPolicyCost(await measurePolicyCost(say, admissionSettings), admissionSettings), '']);
       say('webhook cost: two memory-backend gateways, one validating webhook on loopback and none');
       emit([...formatWebhookCost(await measureWebhookCost(say, admissionSettings), admissionSettings), '']);
     }
-    if (only !== 'admission') {
+    if (only !== 'admission' && only !== 'crd') {
       say('aggregation: an upstream gateway, and a front gateway proxying one group-version to it');
       const aggregation = await measureAggregation(say, aggregationSettings);
       emit([...formatAggregation(aggregation, aggregationSettings), '']);
+    }
+    if (only === undefined || only === 'crd') {
+      const crdSettings = quick ? QUICK_CRD_SETTINGS : FULL_CRD_SETTINGS;
+      emit([...formatCrd(await measureCrd(say, crdSettings), crdSettings), '']);
     }
   } finally {
     await bareServer.stop();

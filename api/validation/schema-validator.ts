@@ -7,6 +7,7 @@ import type { FieldError } from '../meta/field-errors.js';
 import { isObject, type KObject } from '../meta/types.js';
 import { sharedAjv } from './ajv-instance.js';
 import { toFieldError } from './ajv-errors.js';
+import { toAjvDialect } from './openapi-dialect.js';
 import { pruneUnknownFields } from './prune.js';
 
 export interface SchemaValidator {
@@ -27,8 +28,7 @@ export interface KindValidator extends SchemaValidator {
 }
 
 function compile(schema: JSONSchema): ValidateFunction {
-  // A JSON copy drops the symbol marks the OpenAPI builder uses, so ajv sees plain schema keywords only.
-  return sharedAjv().compile(JSON.parse(JSON.stringify(schema)) as object);
+  return sharedAjv().compile(toAjvDialect(schema));
 }
 
 /** Accepts a kind (its complete schema) or any schema of the dialect. */
