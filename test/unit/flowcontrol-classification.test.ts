@@ -71,7 +71,7 @@ describe('priority and fairness: classification', () => {
   it('matches resource rules on verbs, groups (served or as asked), resources with subresources, and scope', () => {
     const check = (rule: object, method: string, path: string) =>
       classify(
-        [schema('s', 1, 'l', [{ subjects: everyone, resourceRules: [rule as never] }])],
+        [schema('s', 1, 'l', [{ subjects: everyone, resourceRules: [rule] }])],
         () => true,
         user('u'),
         info(method, path),
