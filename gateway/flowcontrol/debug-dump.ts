@@ -11,7 +11,7 @@ export function alignedRows(rows: readonly (readonly string[])[]): string {
   return rows
     .map((row) =>
       row
-        .map((cell, i) => (i === row.length - 1 ? cell : `${cell},`.padEnd(widths[i] + 1)))
+        .map((cell, i) => (i === row.length - 1 ? cell : `${cell},`.padEnd(widths[i])))
         .join(' ')
         .replace(/\s+$/, ''),
     )
