@@ -21,6 +21,8 @@ import { validatingAdmissionPolicyBinding } from './admissionregistration/v1/val
 import { validatingWebhookConfiguration } from './admissionregistration/v1/validating-webhook-configuration.js';
 import { mutatingWebhookConfiguration } from './admissionregistration/v1/mutating-webhook-configuration.js';
 import { customResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
+import { flowSchema } from './flowcontrol/v1/flow-schema.js';
+import { priorityLevelConfiguration } from './flowcontrol/v1/priority-level-configuration.js';
 
 export const builtinKinds: KindDefinition[] = [
   namespace,
@@ -44,4 +46,6 @@ export const builtinKinds: KindDefinition[] = [
   validatingAdmissionPolicy,
   validatingAdmissionPolicyBinding,
   customResourceDefinition,
+  flowSchema,
+  priorityLevelConfiguration,
 ];

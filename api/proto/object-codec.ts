@@ -20,6 +20,7 @@ import { CORE_PROTO } from './core-proto.js';
 import { APIREGISTRATION_PROTO } from './apiregistration-proto.js';
 import { ADMISSIONREGISTRATION_PROTO } from './admissionregistration-proto.js';
 import { APIEXTENSIONS_PROTO } from './apiextensions-proto.js';
+import { FLOWCONTROL_PROTO } from './flowcontrol-proto.js';
 import { POD_PROTO } from './pod-proto.js';
 import {
   ENVELOPE_PREFIX,
@@ -53,6 +54,7 @@ for (const source of [
   APIREGISTRATION_PROTO,
   ADMISSIONREGISTRATION_PROTO,
   APIEXTENSIONS_PROTO,
+  FLOWCONTROL_PROTO,
 ]) {
   protobuf.parse(source, root, { keepCase: true });
 }
@@ -117,6 +119,9 @@ const KINDS_BY_FAMILY: Record<string, { versions: string[]; pkg: string; kinds: 
     },
   ],
   apiextensions: [{ versions: ['v1'], pkg: 'apiextensions', kinds: ['CustomResourceDefinition'], lists: true }],
+  'flowcontrol.apiserver': [
+    { versions: ['v1'], pkg: 'flowcontrol', kinds: ['FlowSchema', 'PriorityLevelConfiguration'], lists: true },
+  ],
 };
 
 /** Kinds of meta/v1 that every built-in group version serves under its own apiVersion (Status is `v1`). */

@@ -29,6 +29,7 @@ const UPSTREAM: Record<string, APIServicePriority> = {
   'rbac.authorization.k8s.io/v1': { group: 17000, version: 15 },
   'admissionregistration.k8s.io/v1': { group: 16700, version: 15 },
   'apiextensions.k8s.io/v1': { group: 16700, version: 15 },
+  'flowcontrol.apiserver.k8s.io/v1': { group: 16100, version: 21 },
 };
 
 const PLATFORM_SUFFIX = '.platform.io';

@@ -16,6 +16,8 @@ export type ReconcilePass = (objects: ReadonlyMap<string, KObject>, stopped: () 
 export interface CachedReconciler extends Controller {
   /** Resolves once the first pass has ended, whether or not every write in it succeeded. */
   readonly firstPass: Promise<void>;
+  /** Asks for a pass although the collection did not change (something the pass also reads did). */
+  resync(): void;
 }
 
 export function startCachedReconciler(
@@ -81,6 +83,7 @@ export function startCachedReconciler(
 
   return {
     firstPass,
+    resync: () => schedule(),
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -16,6 +16,10 @@ export const APISERVICE_AVAILABILITY_CONTROLLER = 'apiservice-availability-contr
 export const POLICY_STATUS_CONTROLLER = 'validatingadmissionpolicy-status-controller';
 // apiextensions-apiserver's naming, establishing, API-approval and finalizer controllers, run as one.
 export const CRD_STATUS_CONTROLLER = 'customresourcedefinition-status-controller';
+// kube-apiserver's priority-and-fairness-config-producer post-start hook keeps the bootstrap configuration; its APF
+// configuration controller writes the FlowSchemas' Dangling condition.
+export const APF_BOOTSTRAP_CONTROLLER = 'priority-and-fairness-config-producer';
+export const FLOWSCHEMA_STATUS_CONTROLLER = 'flowschema-status-controller';
 
 export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
   { name: NAMESPACE_CONTROLLER, aliases: ['namespace'], enabledByDefault: true },
@@ -43,6 +47,8 @@ export const KNOWN_CONTROLLERS: readonly ControllerInfo[] = [
     aliases: ['crd-naming', 'crd-establishing', 'crd-finalizer'],
     enabledByDefault: true,
   },
+  { name: APF_BOOTSTRAP_CONTROLLER, aliases: ['apf-bootstrap'], enabledByDefault: true },
+  { name: FLOWSCHEMA_STATUS_CONTROLLER, aliases: ['flowschema-status'], enabledByDefault: true },
   // Off by default upstream too: clusters opt in with --controllers=*,tokencleaner,bootstrapsigner.
   { name: TOKEN_CLEANER_CONTROLLER, aliases: ['tokencleaner'], enabledByDefault: false },
   { name: BOOTSTRAP_SIGNER_CONTROLLER, aliases: ['bootstrapsigner'], enabledByDefault: false },

@@ -30,6 +30,9 @@ import {
   POLICY_STATUS_CONTROLLER,
 } from './known-controllers.js';
 import { startPolicyStatusController } from './policy-status.js';
+import { APF_BOOTSTRAP_CONTROLLER, FLOWSCHEMA_STATUS_CONTROLLER } from './known-controllers.js';
+import { ensureApfConfiguration, startApfBootstrapController } from './apf-bootstrap.js';
+import { startFlowSchemaStatusController } from './flowschema-status.js';
 import { startCrdStatusController } from './crd-status.js';
 import { startCustomKinds } from './custom-kinds.js';
 import { startAutoregisterController } from './apiservice-autoregister.js';
@@ -72,6 +75,9 @@ const CONTROLLERS: Record<string, (deps: ControllerDeps) => Controller> = {
   [SERVICE_ACCOUNT_CONTROLLER]: ({ registry, log }) => startServiceAccountController(registry, { log }),
   [ROOT_CA_PUBLISHER_CONTROLLER]: ({ registry, log, caPem }) => startRootCaPublisher(registry, { log, caPem }),
   [POLICY_STATUS_CONTROLLER]: ({ registry, log }) => startPolicyStatusController(registry, { log }),
+  [APF_BOOTSTRAP_CONTROLLER]: ({ registry, log }) => startApfBootstrapController(registry, { log }),
+  [FLOWSCHEMA_STATUS_CONTROLLER]: ({ registry, log, clock }) =>
+    startFlowSchemaStatusController(registry, { log, clock }),
   [CRD_STATUS_CONTROLLER]: ({ registry, log, clock }) =>
     startCrdStatusController(registry, { log, clock }) ?? { async stop() {} },
   [APISERVICE_AVAILABILITY_CONTROLLER]: (deps) =>
@@ -89,6 +95,8 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   await ensureSystemNamespaces(deps.registry);
   // The default roles and bindings exist before the first request, as kube-apiserver's RBAC post-start hook ensures.
   await ensureBootstrapPolicy(deps.registry);
+  // So is the priority and fairness configuration, as upstream's config-producer post-start hook ensures.
+  await ensureApfConfiguration(deps.registry, deps.log);
   // Event expiry is the API server's own (--event-ttl), not a selectable controller.
   const running: Controller[] = [
     startEventTtlController(deps.registry, { ttlMs: deps.options.eventTtlMs, log: deps.log }),

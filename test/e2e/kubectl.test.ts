@@ -90,6 +90,8 @@ describe('kubectl end to end', function () {
         'ValidatingAdmissionPolicyBinding',
       ],
       ['customresourcedefinitions', 'apiextensions.platform.io/v1', 'false', 'CustomResourceDefinition'],
+      ['flowschemas', 'flowcontrol.apiserver.platform.io/v1', 'false', 'FlowSchema'],
+      ['prioritylevelconfigurations', 'flowcontrol.apiserver.platform.io/v1', 'false', 'PriorityLevelConfiguration'],
       // The create-only virtual resource.
       ['selfsubjectreviews', 'authentication.platform.io/v1', 'false', 'SelfSubjectReview'],
       // The access reviews.
@@ -120,6 +122,8 @@ describe('kubectl end to end', function () {
         'ValidatingAdmissionPolicyBinding',
       ],
       ['customresourcedefinitions', 'apiextensions.k8s.io/v1', 'false', 'CustomResourceDefinition'],
+      ['flowschemas', 'flowcontrol.apiserver.k8s.io/v1', 'false', 'FlowSchema'],
+      ['prioritylevelconfigurations', 'flowcontrol.apiserver.k8s.io/v1', 'false', 'PriorityLevelConfiguration'],
     ];
     expect(rows.map((r) => [r.NAME, r.APIVERSION, r.NAMESPACED, r.KIND])).to.have.deep.members(expected);
     expect(rows.find((r) => r.NAME === 'configmaps')!.SHORTNAMES).to.equal('cm');
@@ -136,12 +140,14 @@ describe('kubectl end to end', function () {
       'apiregistration.platform.io/v1',
       'admissionregistration.platform.io/v1',
       'apiextensions.platform.io/v1',
+      'flowcontrol.apiserver.platform.io/v1',
       'authentication.platform.io/v1',
       'authorization.platform.io/v1',
       `${K8S}/v1`,
       'apiregistration.k8s.io/v1',
       'admissionregistration.k8s.io/v1',
       'apiextensions.k8s.io/v1',
+      'flowcontrol.apiserver.k8s.io/v1',
       'authentication.k8s.io/v1',
       'authentication.k8s.io/v1beta1',
       'authorization.k8s.io/v1',

@@ -324,4 +324,44 @@ export const everyType = (ns: string) => [
     },
     check: (o: any) => o.spec.names.listKind === 'WidgetList' && o.spec.conversion.strategy === 'None',
   },
+  {
+    resource: 'prioritylevelconfigurations',
+    printed: 'prioritylevelconfiguration.flowcontrol.apiserver.platform.io',
+    path: `/apis/flowcontrol.apiserver.platform.io/v1/prioritylevelconfigurations/${ns}-tenant`,
+    obj: {
+      apiVersion: 'flowcontrol.apiserver.platform.io/v1',
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: `${ns}-tenant` },
+      spec: {
+        type: 'Limited',
+        limited: {
+          nominalConcurrencyShares: 0,
+          limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4 } },
+        },
+      },
+    },
+    check: (o: any) =>
+      o.spec.limited.nominalConcurrencyShares === 0 && o.spec.limited.limitResponse.queuing.queueLengthLimit === 50,
+  },
+  {
+    resource: 'flowschemas',
+    printed: 'flowschema.flowcontrol.apiserver.platform.io',
+    path: `/apis/flowcontrol.apiserver.platform.io/v1/flowschemas/${ns}-tenant`,
+    obj: {
+      apiVersion: 'flowcontrol.apiserver.platform.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name: `${ns}-tenant` },
+      spec: {
+        priorityLevelConfiguration: { name: `${ns}-tenant` },
+        distinguisherMethod: { type: 'ByNamespace' },
+        rules: [
+          {
+            subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: ns, name: '*' } }],
+            resourceRules: [{ verbs: ['list', 'watch'], apiGroups: ['*'], resources: ['*'], namespaces: [ns] }],
+          },
+        ],
+      },
+    },
+    check: (o: any) => o.spec.matchingPrecedence === 1000 && o.spec.rules[0].subjects[0].serviceAccount.name === '*',
+  },
 ];

@@ -16,6 +16,7 @@ const NAMED_GROUPS = [
   'apiregistration.platform.io',
   'admissionregistration.platform.io',
   'apiextensions.platform.io',
+  'flowcontrol.apiserver.platform.io',
 ];
 const ALIAS_GROUPS = [
   'networking.k8s.io',
@@ -24,6 +25,7 @@ const ALIAS_GROUPS = [
   'apiregistration.k8s.io',
   'admissionregistration.k8s.io',
   'apiextensions.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
 ];

@@ -105,7 +105,7 @@ const valid: [KindDefinition, Record<string, unknown>, string?][] = [
 ];
 
 describe('built-in kinds', () => {
-  it('registers the 21 kinds with kube-apiserver names', () => {
+  it('registers the 23 kinds with kube-apiserver names', () => {
     expect(builtinKinds.map((k) => k.resource)).to.have.members([
       'namespaces',
       'nodes',
@@ -128,6 +128,8 @@ describe('built-in kinds', () => {
       'validatingadmissionpolicies',
       'validatingadmissionpolicybindings',
       'customresourcedefinitions',
+      'flowschemas',
+      'prioritylevelconfigurations',
     ]);
     expect(
       Object.fromEntries(builtinKinds.filter((k) => k.shortNames).map((k) => [k.resource, k.shortNames])),

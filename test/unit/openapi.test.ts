@@ -35,6 +35,7 @@ describe('OpenAPI v3 documents', () => {
       'apis/apiregistration.platform.io/v1',
       'apis/admissionregistration.platform.io/v1',
       'apis/apiextensions.platform.io/v1',
+      'apis/flowcontrol.apiserver.platform.io/v1',
     ]);
     const doc = buildOpenAPIDocument(builtinKinds, 'api/v1')!;
     expect(index.paths['api/v1'].serverRelativeURL).to.equal(`/openapi/v3/api/v1?hash=${documentHash(doc)}`);
