@@ -139,9 +139,7 @@ export class Dispatcher {
   }
 
   classify(user: UserInfo, info: RequestInfo): Classification {
-    // The built-in catch-all pair decides only when a configured catch-all schema names a level that is gone.
-    const fallback = this.mandatory.schemas[1];
-    const schema = classify(this.sorted, (name) => this.levels.has(name), user, info) ?? fallback;
+    const schema = classify(this.sorted, (name) => this.levels.has(name), user, info) ?? this.fallbackSchema();
     const level = this.levels.get(schema.spec.priorityLevelConfiguration.name) ?? this.levelNamed(CATCH_ALL);
     return {
       schema,
@@ -149,6 +147,13 @@ export class Dispatcher {
       distinguisher: flowDistinguisher(schema, user, info),
       labels: { flow_schema: schema.metadata.name, priority_level: level.object.metadata.name },
     };
+  }
+
+  /** The built-in catch-all schema: it decides only when the configured one names a level that is gone. */
+  private fallbackSchema(): FlowSchemaObject {
+    const schema = this.mandatory.schemas.find((s) => s.metadata.name === CATCH_ALL);
+    if (!schema) throw new Error('the mandatory catch-all FlowSchema is missing');
+    return schema;
   }
 
   private levelNamed(name: string): Level {

@@ -3,6 +3,7 @@
 // that hand it the stored FlowSchemas and PriorityLevelConfigurations whenever they change. A server that does not
 // serve those kinds runs on the mandatory exempt and catch-all configuration alone.
 import type { KObject } from '../../api/meta/types.js';
+import { FLOWCONTROL_GROUP } from '../../api/flowcontrol/v1/flowcontrol-common.js';
 import { startInformer, type Informer } from '../controllers/informer.js';
 import type { PriorityAndFairness } from '../filters/priority-and-fairness.js';
 import type { MetricsRegistry } from '../metrics/registration.js';
@@ -12,8 +13,6 @@ import { Dispatcher } from './dispatcher.js';
 import { createFlowcontrolMetrics } from './metrics.js';
 import type { FlowSchemaObject, PriorityLevelObject } from './types.js';
 import { WatchCount } from './watch-count.js';
-
-export const FLOWCONTROL_GROUP = 'flowcontrol.apiserver.platform.io';
 
 export interface RunningFlowControl {
   /** For createGateway: undefined when --enable-priority-and-fairness is false. */
