@@ -5,7 +5,7 @@
 // the flood runs in a worker thread, the getter and the gateway share this event loop.
 import { percentile } from './load.js';
 import { startBenchPostgres } from './baselines.js';
-import { sampleIdleAndFlooded, startFlood, startFloodGatehouse, type FloodCounts } from '../test/helpers/apf-flood.js';
+import { floodAndSample, startFloodGatehouse, type FloodSamples } from '../test/helpers/apf-flood.js';
 
 export interface ApfSettings {
   rounds: number;
@@ -17,11 +17,7 @@ export interface ApfSettings {
 export const FULL_APF_SETTINGS: ApfSettings = { rounds: 10, perRound: 50, concurrency: 24, objects: 500 };
 export const QUICK_APF_SETTINGS: ApfSettings = { rounds: 4, perRound: 40, concurrency: 24, objects: 500 };
 
-interface Side {
-  idle: number[];
-  flooded: number[];
-  counts: FloodCounts;
-}
+type Side = FloodSamples;
 
 export type ApfResult = { skipped: string } | { on: Side; off: Side };
 
@@ -34,15 +30,7 @@ export async function measureApf(say: (line: string) => void, settings: ApfSetti
       say(`apf: gateway with --enable-priority-and-fairness=${apf}`);
       const gh = await startFloodGatehouse({ apf, storage, seed: apf, objects: settings.objects });
       try {
-        const flood = await startFlood(gh, settings.concurrency);
-        let sampled: { idle: number[]; flooded: number[] };
-        try {
-          sampled = await sampleIdleAndFlooded(gh, flood, settings.rounds, settings.perRound);
-        } catch (e) {
-          await flood.stop();
-          throw e;
-        }
-        return { ...sampled, counts: await flood.stop() };
+        return await floodAndSample(gh, settings);
       } finally {
         await gh.close();
       }

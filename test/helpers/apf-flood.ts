@@ -79,6 +79,24 @@ async function seedObjects(gh: TestGatehouse, objects: number): Promise<void> {
     );
 }
 
+/** A FlowSchema sending every request of one user to `level`, one flow per user. */
+export function userFlowSchema(name: string, level: string, user: string): object {
+  return {
+    metadata: { name },
+    spec: {
+      priorityLevelConfiguration: { name: level },
+      matchingPrecedence: 100,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [
+        {
+          subjects: [{ kind: 'User', user: { name: user } }],
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+        },
+      ],
+    },
+  };
+}
+
 async function configureFloodLevel(gh: TestGatehouse): Promise<void> {
   const level = await gh.request('POST', `${FLOWCONTROL}/prioritylevelconfigurations`, {
     body: {
@@ -96,22 +114,7 @@ async function configureFloodLevel(gh: TestGatehouse): Promise<void> {
   });
   expect(level.status, level.body).to.equal(201);
   const schema = await gh.request('POST', `${FLOWCONTROL}/flowschemas`, {
-    body: {
-      metadata: { name: 'flooder' },
-      spec: {
-        priorityLevelConfiguration: { name: 'flood' },
-        matchingPrecedence: 100,
-        distinguisherMethod: { type: 'ByUser' },
-        rules: [
-          {
-            subjects: [{ kind: 'User', user: { name: FLOODER } }],
-            resourceRules: [
-              { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] },
-            ],
-          },
-        ],
-      },
-    },
+    body: userFlowSchema('flooder', 'flood', FLOODER),
   });
   expect(schema.status, schema.body).to.equal(201);
   const uid = level.json().metadata.uid as string;
@@ -168,14 +171,14 @@ parentPort.on('message', (m) => {
 for (let i = 0; i < concurrency; i++) loop();
 `;
 
-export interface Flood {
+interface Flood {
   /** Resolves once no list of the flood is in flight. */
   pause(): Promise<void>;
   resume(): void;
   stop(): Promise<FloodCounts>;
 }
 
-export async function startFlood(gh: TestGatehouse, concurrency: number): Promise<Flood> {
+async function startFlood(gh: TestGatehouse, concurrency: number): Promise<Flood> {
   const worker = new Worker(FLOOD_WORKER, {
     eval: true,
     workerData: {
@@ -212,30 +215,44 @@ export async function startFlood(gh: TestGatehouse, concurrency: number): Promis
   };
 }
 
+export interface FloodSamples {
+  /** The getter's latencies (ms, sorted) with the flood paused. */
+  idle: number[];
+  /** ...and under it. */
+  flooded: number[];
+  /** What the flooder's lists got. */
+  counts: FloodCounts;
+}
+
 /**
- * Latencies (ms, sorted) of the getter's sequential gets, idle and under the flood, sampled in alternating rounds
- * so that whatever else the machine does weighs on both alike.
+ * Runs a flood of `concurrency` lists and samples the getter's sequential gets idle and under it, in `rounds`
+ * alternating rounds of `perRound` gets each, so that whatever else the machine does weighs on both alike.
  */
-export async function sampleIdleAndFlooded(
+export async function floodAndSample(
   gh: TestGatehouse,
-  flood: Flood,
-  rounds: number,
-  perRound: number,
-): Promise<{ idle: number[]; flooded: number[] }> {
+  opts: { concurrency: number; rounds: number; perRound: number },
+): Promise<FloodSamples> {
+  const flood = await startFlood(gh, opts.concurrency);
   const idle: number[] = [];
   const flooded: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    await flood.pause();
-    idle.push(...(await sampleGets(gh, perRound, 5)));
-    flood.resume();
-    // A moment for the flood to fill its queues again: a warm-up of gets, not a sleep.
-    flooded.push(...(await sampleGets(gh, perRound, 10)));
+  try {
+    for (let round = 0; round < opts.rounds; round++) {
+      await flood.pause();
+      idle.push(...(await sampleGets(gh, opts.perRound, 5)));
+      flood.resume();
+      // A moment for the flood to fill its queues again: a warm-up of gets, not a sleep.
+      flooded.push(...(await sampleGets(gh, opts.perRound, 10)));
+    }
+  } catch (e) {
+    await flood.stop();
+    throw e;
   }
-  return { idle: idle.sort((a, b) => a - b), flooded: flooded.sort((a, b) => a - b) };
+  const counts = await flood.stop();
+  return { idle: idle.sort((a, b) => a - b), flooded: flooded.sort((a, b) => a - b), counts };
 }
 
 /** Latencies (ms, sorted) of `samples` sequential gets by the getter, after `warmup` unrecorded ones. */
-export async function sampleGets(gh: TestGatehouse, samples: number, warmup = 30): Promise<number[]> {
+async function sampleGets(gh: TestGatehouse, samples: number, warmup = 30): Promise<number[]> {
   const latencies: number[] = [];
   const token = tokenOf(GETTER);
   for (let i = 0; i < warmup + samples; i++) {

@@ -10,14 +10,12 @@
 // 3x measures the scheduler, not the server), and "well below" APF off as half of it. PostgreSQL's own CPU and the
 // flooder's worker thread share the machine's cores with the server in both cases.
 import { expect } from 'chai';
-import { p, sampleIdleAndFlooded, startFlood, startFloodGatehouse, type FloodGatehouse } from '../helpers/apf-flood.js';
+import { floodAndSample, p, startFloodGatehouse, type FloodGatehouse } from '../helpers/apf-flood.js';
 import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 // Six rounds of 50 gets idle, then 50 under the flood: 300 samples of each.
-const ROUNDS = 6;
-const PER_ROUND = 50;
-const CONCURRENCY = 24;
+const SETTINGS = { concurrency: 24, rounds: 6, perRound: 50 };
 const IDLE_FLOOR_MS = 2;
 
 describe('API Priority and Fairness under a flood of lists', function () {
@@ -41,16 +39,10 @@ describe('API Priority and Fairness under a flood of lists', function () {
 
   it("keeps another user's gets within 3x their idle p99 while the flooder is queued or refused", async () => {
     gh = await startFloodGatehouse({ apf: true, storage, seed: true, objects: 500 });
-    const flood = await startFlood(gh, CONCURRENCY);
-    let sampled: { idle: number[]; flooded: number[] };
-    try {
-      sampled = await sampleIdleAndFlooded(gh, flood, ROUNDS, PER_ROUND);
-    } finally {
-      const counts = await flood.stop();
-      // The flooder was held to its level: refused past its queues.
-      expect(counts.tooMany, JSON.stringify(counts)).to.be.greaterThan(0);
-      expect(counts.other, JSON.stringify(counts)).to.equal(0);
-    }
+    const sampled = await floodAndSample(gh, SETTINGS);
+    // The flooder was held to its level: refused past its queues.
+    expect(sampled.counts.tooMany, JSON.stringify(sampled.counts)).to.be.greaterThan(0);
+    expect(sampled.counts.other, JSON.stringify(sampled.counts)).to.equal(0);
     const metrics = await scrape(gh);
     const flow = { flow_schema: 'flooder', priority_level: 'flood' };
     expect(
@@ -73,14 +65,8 @@ describe('API Priority and Fairness under a flood of lists', function () {
     if (apfP99 === 0) this.skip();
     // The same database: the objects seeded above are there to list.
     gh = await startFloodGatehouse({ apf: false, storage, seed: false });
-    const flood = await startFlood(gh, CONCURRENCY);
-    let sampled: { idle: number[]; flooded: number[] };
-    try {
-      sampled = await sampleIdleAndFlooded(gh, flood, ROUNDS, PER_ROUND);
-    } finally {
-      const counts = await flood.stop();
-      expect(counts.tooMany, 'the simple limiter refuses none of 24 lists').to.equal(0);
-    }
+    const sampled = await floodAndSample(gh, SETTINGS);
+    expect(sampled.counts.tooMany, 'the simple limiter refuses none of 24 lists').to.equal(0);
     const offP99 = p(sampled.flooded, 0.99);
     expect(apfP99, `p99 ${apfP99.toFixed(1)} ms with APF, ${offP99.toFixed(1)} ms without`).to.be.below(offP99 / 2);
   });

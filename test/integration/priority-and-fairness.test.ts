@@ -8,6 +8,7 @@ import type { TestGatehouse, GatehouseResponse } from '../helpers/gatehouse.js';
 import { eventually, expectFailure } from '../helpers/api.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
 import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
+import { userFlowSchema } from '../helpers/apf-flood.js';
 
 const FLOWCONTROL = '/apis/flowcontrol.apiserver.platform.io/v1';
 const FS_HEADER = 'x-kubernetes-pf-flowschema-uid';
@@ -79,22 +80,7 @@ describe('API Priority and Fairness', function () {
     });
     expect(level.status, level.body).to.equal(201);
     const schema = await gh.request('POST', `${FLOWCONTROL}/flowschemas`, {
-      body: {
-        metadata: { name: 'alice-flood' },
-        spec: {
-          priorityLevelConfiguration: { name: 'tiny' },
-          matchingPrecedence: 100,
-          distinguisherMethod: { type: 'ByUser' },
-          rules: [
-            {
-              subjects: [{ kind: 'User', user: { name: 'alice' } }],
-              resourceRules: [
-                { verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] },
-              ],
-            },
-          ],
-        },
-      },
+      body: userFlowSchema('alice-flood', 'tiny', 'alice'),
     });
     expect(schema.status, schema.body).to.equal(201);
     await eventually('alice is classified by alice-flood', async () => {

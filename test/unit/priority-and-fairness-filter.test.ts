@@ -7,6 +7,8 @@ import { Dispatcher } from '../../gateway/flowcontrol/dispatcher.js';
 import { WatchCount } from '../../gateway/flowcontrol/watch-count.js';
 import { debugDump } from '../../gateway/flowcontrol/debug-dump.js';
 import type { FlowSchemaObject, PriorityLevelObject } from '../../gateway/flowcontrol/types.js';
+import { signalWatchInitialized } from '../../gateway/request/watch-initialization.js';
+import http from 'node:http';
 import { renderStatusErrors, serveKoa, type TestResponse, type TestServer } from '../helpers/koa-server.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
@@ -41,6 +43,7 @@ describe('priority and fairness filter', () => {
   let dispatcher: Dispatcher;
   const holds: (() => void)[] = [];
   let entered: (() => void) | undefined;
+  let initialEventsSent: (() => void) | undefined;
 
   before(async () => {
     clock = new ManualClock(0);
@@ -63,6 +66,14 @@ describe('priority and fairness filter', () => {
       }),
     );
     app.use(async (ctx) => {
+      // A watch as the real handler answers one: headers now, events later, the initial ones once the test says.
+      if (ctx.query.watch !== undefined) {
+        ctx.respond = false;
+        ctx.res.writeHead(200, { 'Content-Type': 'application/json' });
+        ctx.res.write('{"type":"ADDED"}\n');
+        initialEventsSent = () => signalWatchInitialized(ctx);
+        return;
+      }
       if (ctx.query.hold !== undefined) {
         await new Promise<void>((resolve) => {
           holds.push(resolve);
@@ -138,6 +149,23 @@ describe('priority and fairness filter', () => {
     expect((await queued).status).to.equal(200);
   });
 
+  it("holds a watch's seats only until its initial events are sent", async () => {
+    const tiny = () => dispatcher.levelList().find(([name]) => name === 'tiny')?.[1].queueSet;
+    const watch = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http
+        .get(`${server.url}/api/v1/namespaces/a/configmaps?watch=1`, { headers: { 'x-user': 'flooder' } }, resolve)
+        .on('error', reject);
+    });
+    await new Promise((resolve) => watch.once('data', resolve));
+    expect(tiny()?.executing).to.equal(1);
+    initialEventsSent?.();
+    expect(tiny()?.executing).to.equal(0);
+    // The stream stays open, and the level's one seat serves others.
+    expect(watch.destroyed).to.equal(false);
+    expect((await get('flooder')).status).to.equal(200);
+    watch.destroy();
+  });
+
   it('answers 429 to a request that waited out its queue time', async () => {
     const first = holding('flooder');
     await first.inside;
@@ -159,7 +187,7 @@ describe('priority and fairness filter', () => {
     expect(levels?.split('\n')[0]).to.equal(
       'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
     );
-    expect(levels, levels).to.match(/^tiny, +0, +true, +false, +0, +0, +4, +1, +1, +0$/m);
+    expect(levels, levels).to.match(/^tiny, +0, +true, +false, +0, +0, +6, +1, +1, +0$/m);
     const queues = debugDump(dispatcher, '/debug/api_priority_and_fairness/dump_queues', new URLSearchParams());
     expect(queues).to.match(/^tiny, +0, +0, +0, +0, +[\d.]+ss, +0, +0, +0\.00000000ss$/m);
   });
