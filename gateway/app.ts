@@ -246,7 +246,7 @@ export function createGateway(deps: AppDeps): Gateway {
   const apf = deps.priorityAndFairness;
   app.use(
     apf
-      ? createPriorityAndFairnessFilter(apf)
+      ? createPriorityAndFairnessFilter(apf, requestMetrics?.inFlight)
       : createMaxInFlightFilter({
           readOnly: deps.maxRequestsInflight ?? 400,
           mutating: deps.maxMutatingRequestsInflight ?? 200,

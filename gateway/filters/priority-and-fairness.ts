@@ -25,6 +25,8 @@ export interface PriorityAndFairness {
   requestTimeoutMs: number;
 }
 
+const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
+
 // upstream's wait bound without a request deadline, and its hard limit.
 const DEFAULT_WAIT_LIMIT_MS = 15_000;
 const MAX_WAIT_LIMIT_MS = 60_000;
@@ -33,7 +35,12 @@ export function queueWaitLimitMs(requestTimeoutMs: number): number {
   return Math.min(MAX_WAIT_LIMIT_MS, requestTimeoutMs > 0 ? requestTimeoutMs / 4 : DEFAULT_WAIT_LIMIT_MS);
 }
 
-export function createPriorityAndFairnessFilter(apf: PriorityAndFairness) {
+/** `onInFlight` hears the executing requests, read-only and mutating, as upstream's filter reports them too. */
+export function createPriorityAndFairnessFilter(
+  apf: PriorityAndFairness,
+  onInFlight?: (readOnly: number, mutating: number) => void,
+) {
+  const executing = { readOnly: 0, mutating: 0 };
   const { dispatcher, watches } = apf;
   const sources: EstimatorSources = { objectCount: apf.objectCount, watchCount: (info) => watches.watchers(info) };
   const waitLimitMs = queueWaitLimitMs(apf.requestTimeoutMs);
@@ -68,10 +75,15 @@ export function createPriorityAndFairnessFilter(apf: PriorityAndFairness) {
       ctx.res.off('close', onClose);
     }
     if (!isWatch) {
+      const kind = READ_ONLY_VERBS.has(info.verb) ? 'readOnly' : 'mutating';
+      executing[kind]++;
+      onInFlight?.(executing.readOnly, executing.mutating);
       try {
         await next();
       } finally {
         grant.finish();
+        executing[kind]--;
+        onInFlight?.(executing.readOnly, executing.mutating);
       }
       return;
     }
