@@ -1,6 +1,6 @@
 // The priority-and-fairness scenario (test/helpers/apf-flood.ts, as the integration test runs it): over PostgreSQL,
-// one user floods lists (pages of 250 of 500 ConfigMaps) 24 at a time while another does gets one after another; the getter's
-// latencies idle and under the flood, sampled in alternating rounds, with APF on (the flooder's FlowSchema on a
+// one user floods lists (pages of 250 of 500 ConfigMaps) 24 at a time while another does gets one after another;
+// the getter's latencies idle and under the flood, sampled in alternating rounds, with APF on (the flooder's FlowSchema on a
 // level of nominalConcurrencyShares 1) and off (the simple in-flight limits). In this process, as the test does:
 // the flood runs in a worker thread, the getter and the gateway share this event loop.
 import { percentile } from './load.js';

@@ -74,7 +74,10 @@ export class Dispatcher {
     this.configure([], []);
   }
 
-  /** A new configuration: levels kept by name keep their queues and waiting requests; the mandatory ones are added when missing. */
+  /**
+   * A new configuration: levels kept by name keep their queues and waiting requests; the mandatory ones are added
+   * when missing.
+   */
   configure(schemas: readonly FlowSchemaObject[], levels: readonly PriorityLevelObject[]): void {
     const byName = new Map(levels.map((l) => [l.metadata.name, l]));
     for (const l of this.mandatory.levels) if (!byName.has(l.metadata.name)) byName.set(l.metadata.name, l);
