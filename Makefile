@@ -7,7 +7,7 @@ TEST_SPECS ?= 'test/unit/**/*.test.ts' 'backends/**/*.test.ts' 'test/integration
 # The tests that need no Gatehouse, PostgreSQL, kubectl or Python client: the PostgreSQL backend's tests are left out.
 UNIT_SPECS ?= 'test/unit/**/*.test.ts' 'backends/memory/**/*.test.ts' 'backends/embedded/**/*.test.ts'
 
-.PHONY: install build run test test-unit typecheck lint format docs coverage clean bench perf-check postgres-binaries python-client promtool
+.PHONY: install build run test test-unit typecheck lint format docs coverage clean bench perf-check postgres-binaries python-client promtool redis-server
 
 node_modules/.package-lock.json: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -65,9 +65,17 @@ promtool:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; \
 	else echo "promtool is missing: install the Debian package prometheus (apt-get install prometheus)"; exit 1; fi
 
+## redis-server, which the shared-state tests start on a free port (test/helpers/redis.ts); installed when missing.
+redis-server:
+	@if command -v redis-server >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing redis-server (Debian package redis-server)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server; \
+	else echo "redis-server is missing: install the Debian package redis-server (apt-get install redis-server)"; exit 1; fi
+
 ## The whole suite: lint, type check, unit, integration (real HTTPS, real PostgreSQL), end-to-end with the real kubectl.
 ## The image's own build (deploy/tsconfig.image.json, the server without the test suites) is type-checked first.
-test: lint build postgres-binaries python-client promtool
+test: lint build postgres-binaries python-client promtool redis-server
 	npx tsc --noEmit -p deploy/tsconfig.image.json
 	npx mocha $(TEST_SPECS)
 

@@ -79,7 +79,10 @@ export interface KindDefinition {
   projectionSubresources?: Record<string, ProjectionSubresource>;
   /** With a status subresource, status sent on create is dropped unless this is set (Node registers with status). */
   keepStatusOnCreate?: boolean;
-  /** metadata.generation set on create and bumped when anything outside metadata and status changes. */
+  /**
+   * metadata.generation set on create and bumped when anything outside metadata changes, status excepted when it
+   * has a subresource of its own.
+   */
   tracksGeneration: boolean;
   /** No DELETE of the whole collection (Namespace, as upstream's namespace storage): 405, and not in discovery. */
   noDeleteCollection?: boolean;
@@ -116,6 +119,11 @@ export interface KindDefinition {
   validateUpdate?(obj: KObject, old: KObject): FieldError[];
   /** Rules for writes through the status subresource. */
   validateStatusUpdate?(obj: KObject, old: KObject): FieldError[];
+  /**
+   * The schema errors of an update that still count: a kind whose validation ratchets (custom kinds, as upstream's
+   * CRDValidationRatcheting) drops those about values unchanged from the stored object.
+   */
+  ratchetSchemaErrors?(errs: FieldError[], obj: unknown, old: KObject): FieldError[];
   /** Field-selector values beyond metadata.name and metadata.namespace. */
   selectableFields?(obj: KObject): Record<string, string>;
   /** Extra Table columns after Name (issue: printer columns); absent means the default Name/Created At. */
@@ -137,6 +145,16 @@ export interface StoredRepresentation {
   fromStorage(stored: KObject): KObject;
   /** This kind's form into the stored one: a new object. */
   toStorage(obj: KObject): KObject;
+  /**
+   * For a conversion that needs a round trip (a CustomResourceDefinition's conversion webhook): objects cross these
+   * instead, a list in one call, and fromStorage and toStorage only give the form selection predicates match against
+   * and the placeholder a create starts from.
+   */
+  convert?: {
+    fromStorage(stored: KObject): Promise<KObject>;
+    listFromStorage(stored: readonly KObject[]): Promise<KObject[]>;
+    toStorage(obj: KObject): Promise<KObject>;
+  };
 }
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {

@@ -31,6 +31,7 @@ import { formatMetricsCost, FULL_COST_SETTINGS, measureMetricsCost } from './met
 import { formatPolicyCost, measurePolicyCost, QUICK_COST_SETTINGS } from './policy-cost.js';
 import { formatWebhookCost, measureWebhookCost } from './webhook-cost.js';
 import { formatAuditCost, measureAuditCost } from './audit-cost.js';
+import { formatRateLimitCost, measureRateLimitCost } from './rate-limit-cost.js';
 import {
   formatAggregation,
   FULL_AGGREGATION_SETTINGS,
@@ -206,6 +207,8 @@ async function main(): Promise<void> {
       emit([...formatMetricsCost(await measureMetricsCost(say)), '']);
       say('audit cost: two memory-backend gateways, audit to a file and none');
       emit([...formatAuditCost(await measureAuditCost(say)), '']);
+      say('rate limit cost: two memory-backend gateways, a rate limit checked in Redis and none');
+      emit([...formatRateLimitCost(await measureRateLimitCost(say)), '']);
     }
     if (!only || only === 'admission') {
       say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');

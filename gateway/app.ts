@@ -48,7 +48,7 @@ import { servedResources, withRemoteResources } from './metrics/served-resources
 import { instrumentAuthenticator } from './metrics/authentication-metrics.js';
 import { createHealthMetrics } from './metrics/health-metrics.js';
 import { createDeprecationMetrics } from './metrics/deprecation-metrics.js';
-import { createDeprecationNotices } from './handlers/deprecated-versions.js';
+import { createDeprecationNotices, type DeprecationNotices } from './handlers/deprecated-versions.js';
 import { createWatchMetrics } from './metrics/watch-metrics.js';
 import { realClock, type Clock } from './server/clock.js';
 import type { RemoteAPIs } from './aggregator/remote-discovery.js';
@@ -95,6 +95,8 @@ export interface AppDeps {
   remoteApis?: RemoteAPIs;
   /** Proxies the group-versions of remote APIServices (gateway/aggregator/proxy.ts); without it, none is remote. */
   aggregator?: AggregatorProxy;
+  /** The request-rate limits (--rate-limit-config, gateway/filters/rate-limit.ts); without it, none. */
+  rateLimit?: Koa.Middleware;
   /** Whether --runtime-config leaves a review resource (SubjectAccessReview, ...) served; without it, all are. */
   virtualResourceEnabled?: (r: { group: string; version: string; resource: string }) => boolean;
 }
@@ -172,14 +174,20 @@ export function createGateway(deps: AppDeps): Gateway {
     createSubresourceRegistry(deps.createSubresources ?? []),
   );
   const metrics = deps.metrics;
+  // Both follow the served kinds: custom resources are named in request metrics and announced when deprecated.
+  const servedNow = followingServedKinds(registry, (served) => servedResources(served, virtual.listed()));
   const requestMetrics =
     metrics?.recordRequests === true
       ? createRequestMetrics(
           metrics.main,
-          withRemoteResources(servedResources(kinds, virtual.listed()), deps.remoteApis),
+          withRemoteResources({ has: (...resource) => servedNow().has(...resource) }, deps.remoteApis),
         )
       : undefined;
-  const deprecations = createDeprecationNotices(kinds, deps.version, metrics && createDeprecationMetrics(metrics.main));
+  const deprecationMetric = metrics && createDeprecationMetrics(metrics.main);
+  const deprecationsNow = followingServedKinds(registry, (served) =>
+    createDeprecationNotices(served, deps.version, deprecationMetric),
+  );
+  const deprecations: DeprecationNotices = (ctx, info) => deprecationsNow()(ctx, info);
   const health = createHealthHandler(deps.health, {
     log: lineLog(logger),
     onCheck: metrics ? createHealthMetrics(metrics.slis) : undefined,
@@ -241,6 +249,8 @@ export function createGateway(deps: AppDeps): Gateway {
   // Impersonation sits between authentication and authorization: the real user's right to impersonate is checked,
   // then the impersonated identity is what authorization and every handler see.
   app.use(timed('impersonation', createImpersonationFilter(deps.authorizer)));
+  // Once the identity the request acts as is known, before it takes a seat or costs an authorizer call.
+  if (deps.rateLimit) app.use(timed('rate-limit', deps.rateLimit));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
   const apf = deps.priorityAndFairness;

@@ -2,7 +2,6 @@
 // authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
-import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
@@ -15,6 +14,7 @@ import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { createSecureServer } from './server/secure-server.js';
+import { listen } from './server/listen.js';
 import { defaultMaxConnections } from './server/connection-guards.js';
 import { createLogger, lineLog } from './server/logger.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
@@ -42,6 +42,7 @@ import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile } from './aggregator/service-resolver.js';
 import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
 import { startFlowControl, type RunningFlowControl } from './flowcontrol/start-flowcontrol.js';
+import { startSharedState } from './shared-state/start.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -80,17 +81,6 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
       (def.group === '' && def.resource === 'namespaces') ||
       options.runtimeConfig.enabled(def.group, def.version, def.resource, true),
   );
-}
-
-function listen(server: NetServer, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (e: Error) => reject(e);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 export async function startGatehouse(argv: string[], opts: StartOptions = {}): Promise<RunningGatehouse> {
@@ -150,6 +140,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   const autoregister = health.bootSequence('autoregister-completion');
   const namespacesHook = health.postStartHook('start-system-namespaces-controller');
   const rbacHook = health.postStartHook('rbac/bootstrap-roles');
+  const shared = await startSharedState(options.sharedState, { health, metrics: serverMetrics.main, clock, log });
 
   const controller = new AbortController();
   // Controllers that publish the server's URL (the bootstrap signer's cluster-info) start before the server listens.
@@ -184,7 +175,12 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     });
     // RBAC decisions come from an index the feed keeps current by watching the four RBAC kinds.
     rbac = startRbacIndexFeed(registry, { log });
-    authorization = startAuthorization(options.authorization, { log, metrics, rbac: rbac.index });
+    authorization = startAuthorization(options.authorization, {
+      log,
+      metrics,
+      rbac: rbac.index,
+      sharedDecisions: shared.sharedDecisions,
+    });
     const { authorizer } = authorization;
     admission = startAdmission({
       registry,
@@ -233,6 +229,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       metrics: serverMetrics,
       audit,
       aggregator: aggregation.proxy,
+      rateLimit: shared.rateLimit,
     });
     // Discovery is assembled synchronously inside createGateway, so once it returns every group is registered.
     autoregister.complete();
@@ -248,6 +245,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       aggregatorMetrics,
       proxyClientCert: aggregation.clientCert,
       clock,
+      metricsRegistry: serverMetrics.main,
     });
     await aggregation.synced;
     namespacesHook.complete();
@@ -263,6 +261,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await flowControl?.stop();
     await rbac?.stop();
     await admission?.stop();
+    await shared.close();
     await closeStorage();
     await audit?.close();
     throw e;
@@ -301,6 +300,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     await flowControl.stop();
     await rbac.stop();
     await admission.stop();
+    await shared.close();
     await closeStorage();
     await audit?.close();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(e as Error).message}`, {
@@ -325,6 +325,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       async () => authorization?.close(),
       () => rbac.stop(),
       () => admission.stop(),
+      () => shared.close(),
       closeStorage,
       async () => audit?.close(),
     ],

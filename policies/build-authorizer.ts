@@ -9,6 +9,7 @@ import { createNodeAuthorizer } from './node/authorizer.js';
 import type { AuthorizationMetrics } from './metrics.js';
 import { createAbacAuthorizer, loadPolicyFile } from './abac/abac-authorizer.js';
 import type { RetryBackoff } from './webhook/webhook-authorizer.js';
+import type { SharedDecisions } from './webhook/decision-cache.js';
 import {
   buildChain,
   configFromModes,
@@ -37,6 +38,8 @@ export interface AuthorizerDeps {
   webhookFlags?: WebhookFlags;
   /** Retry backoff of the webhooks (tests shorten it). */
   webhookRetryBackoff?: RetryBackoff;
+  /** The webhooks' decision cache shared by the replicas (Redis, with --redis-url). */
+  sharedDecisions?: SharedDecisions;
 }
 
 function rbacFactory(deps: AuthorizerDeps): Authorizer {

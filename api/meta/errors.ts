@@ -21,7 +21,9 @@ export type StatusReason =
   | 'RequestEntityTooLarge'
   | 'UnsupportedMediaType'
   | 'InternalError'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  /** Upstream's StatusReasonUnknown: a plain error answered as it is (a failed CRD conversion), without a reason. */
+  | '';
 
 /** Names a resource in messages: "nodes" or "replicasets.apps". */
 export interface GroupResource {
@@ -65,6 +67,7 @@ export class StatusError extends Error {
       reason: this.reason,
       code: this.code,
     };
+    if (this.reason === '') delete status.reason;
     // An empty details object is kept: kube-apiserver sends `details: {}` for its generic 404 and 405.
     if (this.details !== undefined) status.details = this.details;
     return status;

@@ -89,8 +89,9 @@ export function createKindValidator(def: KindDefinition): KindValidator {
   const cached = cache.get(def);
   if (cached) return cached;
   const schemaValidator = createSchemaValidator(def.schema);
-  const withRules = (obj: unknown, rules: (o: KObject) => FieldError[]): FieldError[] => {
-    const schemaErrs = schemaValidator.validate(obj);
+  const withRules = (obj: unknown, rules: (o: KObject) => FieldError[], old?: KObject): FieldError[] => {
+    const found = schemaValidator.validate(obj);
+    const schemaErrs = old && def.ratchetSchemaErrors ? def.ratchetSchemaErrors(found, obj, old) : found;
     if (!isObject(obj) || schemaErrs.some((e) => e.type === 'FieldValueTypeInvalid')) return schemaErrs;
     return merge(
       schemaErrs,
@@ -102,8 +103,8 @@ export function createKindValidator(def: KindDefinition): KindValidator {
     prune: schemaValidator.prune,
     validate: (obj) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateCreate?.(o) ?? [])]),
     validateUpdate: (obj, old) =>
-      withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])]),
-    validateStatusUpdate: (obj, old) => withRules(obj, (o) => def.validateStatusUpdate?.(o, old) ?? []),
+      withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])], old),
+    validateStatusUpdate: (obj, old) => withRules(obj, (o) => def.validateStatusUpdate?.(o, old) ?? [], old),
   };
   cache.set(def, validator);
   return validator;

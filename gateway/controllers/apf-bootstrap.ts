@@ -2,7 +2,8 @@
 // priority-and-fairness-config-producer post-start hook and its periodic ensurer). The mandatory objects (exempt,
 // catch-all) are recreated when deleted and their spec put back when changed; the suggested ones are created when
 // missing and their spec kept as defined while annotated apf.platform.io/autoupdate-spec "true" (or, without a
-// boolean there, while never edited: generation 1), and left alone once it says "false". Watches make a deletion or
+// boolean there, while never edited: generation 1), and left alone once it says "false"; an object annotated "true"
+// that the set no longer defines is deleted, as upstream removes an earlier release's. Watches make a deletion or
 // an edit come undone at once rather than on the next periodic pass. Every write goes through the patch retry loop
 // and a create that another replica won is taken as done, so replicas converge without fighting.
 import { isStatusError } from '../../api/meta/errors.js';
@@ -158,6 +159,33 @@ export async function ensureApfConfiguration(registry: Registry, log: (line: str
   }
 }
 
+/**
+ * Deletes what an earlier release's bootstrap configuration created and this one no longer defines: an object
+ * annotated for automatic update whose name is not in the set, as upstream's ensurer removes them. The preconditions
+ * keep an object recreated or opted out meanwhile.
+ */
+async function removeObsolete(
+  store: ResourceStore,
+  set: BootstrapSet,
+  objects: ReadonlyMap<string, KObject>,
+  onError: (name: string, e: unknown) => void,
+): Promise<boolean> {
+  const wanted = new Set([...set.mandatory, ...set.suggested].map((o) => o.metadata.name));
+  let ok = true;
+  for (const [name, have] of objects) {
+    if (wanted.has(name) || parseBool(have.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION]) !== true) continue;
+    const preconditions = { uid: have.metadata.uid, resourceVersion: have.metadata.resourceVersion };
+    try {
+      await store.delete('', name, { preconditions }, internalWrite());
+    } catch (e) {
+      if (isCode(e, 404) || isCode(e, 409)) continue;
+      onError(name, e);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 /** Follows both kinds and undoes, as soon as it is seen, a deletion or edit of what the server keeps. */
 export function startApfBootstrapController(
   registry: Registry,
@@ -170,13 +198,11 @@ export function startApfBootstrapController(
     running.push(
       startCachedReconciler(
         store,
-        (objects) =>
-          ensureSet(
-            store,
-            set,
-            (name) => objects.get(name),
-            (name, e) => opts.log(describeError(set.kind, name, e)),
-          ),
+        async (objects) => {
+          const onError = (name: string, e: unknown) => opts.log(describeError(set.kind, name, e));
+          const ensured = await ensureSet(store, set, (name) => objects.get(name), onError);
+          return (await removeObsolete(store, set, objects, onError)) && ensured;
+        },
         { log: opts.log, retryMs: opts.retryMs ?? 1000 },
       ),
     );

@@ -16,8 +16,8 @@ export type ReconcilePass = (objects: ReadonlyMap<string, KObject>, stopped: () 
 export interface CachedReconciler extends Controller {
   /** Resolves once the first pass has ended, whether or not every write in it succeeded. */
   readonly firstPass: Promise<void>;
-  /** Asks for a pass although the collection did not change (something the pass also reads did). */
-  resync(): void;
+  /** Asks for a pass although the collection did not change: what the pass reads beside it did. */
+  requeue(): void;
 }
 
 export function startCachedReconciler(
@@ -31,6 +31,7 @@ export function startCachedReconciler(
   let running: Promise<void> = Promise.resolve();
   let passActive = false;
   let again = false;
+  let listed = false;
   let markFirstPass!: () => void;
   const firstPass = new Promise<void>((resolve) => (markFirstPass = resolve));
 
@@ -65,6 +66,7 @@ export function startCachedReconciler(
     store,
     {
       replace(list) {
+        listed = true;
         objects.clear();
         for (const o of list) objects.set(o.metadata.name ?? '', o);
         schedule();
@@ -83,7 +85,10 @@ export function startCachedReconciler(
 
   return {
     firstPass,
-    resync: () => schedule(),
+    // Before the first list a pass would take the collection for empty.
+    requeue: () => {
+      if (listed) schedule();
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -7,6 +7,8 @@ import { customKindsOf } from '../../api/apiextensions/v1/custom-kinds.js';
 import type { KindDefinition } from '../../api/scheme.js';
 import type { ServedDefinition } from '../../api/apiextensions/v1/crd-types.js';
 import { compileSchemaRules } from '../apiextensions/rule-evaluation.js';
+import { createConversionWebhooks, type ConversionWebhookOptions } from '../apiextensions/conversion-webhook.js';
+import { versionDeprecationOf } from '../apiextensions/version-deprecation.js';
 import type { Registry } from '../registry/registry.js';
 import { startCachedReconciler, type CachedReconciler } from './cached-reconciler.js';
 
@@ -27,21 +29,32 @@ function withValidationRules(served: ServedDefinition, kinds: KindDefinition[]):
     if (!rules) return def;
     return {
       ...def,
-      validate: (obj) => rules.validate(obj),
+      // Create only: an update's rules need the old object (transition rules, optionalOldSelf, ratcheting).
+      validateCreate: (obj) => rules.validate(obj),
       validateUpdate: (obj, old) => rules.validate(obj, old),
       validateStatusUpdate: (obj, old) => rules.validate(obj, old),
     };
   });
 }
 
+/** Each version's deprecation, which the Warning header, audit annotation and metric of its requests follow. */
+function withDeprecations(served: ServedDefinition, kinds: KindDefinition[]): KindDefinition[] {
+  return kinds.map((def) => {
+    const version = served.versions.find((v) => v.name === def.version);
+    const deprecation = version && versionDeprecationOf(served, version);
+    return deprecation ? { ...def, deprecation } : def;
+  });
+}
+
 export function startCustomKinds(
   registry: Registry,
-  opts: { log: (line: string) => void; retryMs?: number },
+  opts: { log: (line: string) => void; retryMs?: number; conversion: ConversionWebhookOptions },
 ): CachedReconciler | undefined {
   const store = registry.byKind(APIEXTENSIONS_GROUP, 'CustomResourceDefinition');
   if (!store) return undefined;
   const serving = new Map<string, string>();
-  return startCachedReconciler(
+  const conversion = createConversionWebhooks(opts.conversion);
+  const reconciler = startCachedReconciler(
     store,
     (definitions) => {
       for (const name of serving.keys()) {
@@ -56,12 +69,21 @@ export function startCustomKinds(
         const signature = servingSignature(crd);
         if (serving.get(name) === signature) continue;
         const served = servedDefinitionOf(crd);
-        const kinds = customKindsOf(served, crd.metadata.deletionTimestamp !== undefined);
-        registry.setDynamicKinds(name, withValidationRules(served, kinds));
+        const converter = conversion.converterOf(served);
+        const kinds = customKindsOf(served, crd.metadata.deletionTimestamp !== undefined, converter);
+        registry.setDynamicKinds(name, withValidationRules(served, withDeprecations(served, kinds)));
         serving.set(name, signature);
       }
+      conversion.retain(new Set(serving.keys()));
       return Promise.resolve(true);
     },
     { log: opts.log, retryMs: opts.retryMs ?? 1000 },
   );
+  return {
+    ...reconciler,
+    async stop() {
+      await reconciler.stop();
+      conversion.close();
+    },
+  };
 }

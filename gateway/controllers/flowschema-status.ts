@@ -51,7 +51,14 @@ export function withDangling(fs: KObject, levels: ReadonlySet<string>, now: stri
   const have = currentDangling(fs);
   if (have && have.status === want.status && have.reason === want.reason && have.message === want.message)
     return undefined;
-  const next = { ...want, lastTransitionTime: have?.status === want.status ? asStr(have.lastTransitionTime) : now };
+  // In the field order of upstream's FlowSchemaCondition.
+  const next = {
+    type: want.type,
+    status: want.status,
+    lastTransitionTime: have?.status === want.status ? asStr(have.lastTransitionTime) : now,
+    reason: want.reason,
+    message: want.message,
+  };
   const status = statusOf(fs);
   const others = asArr(status.conditions).filter((c) => asObj(c)?.type !== DANGLING_CONDITION);
   return { ...fs, status: { ...status, conditions: [...others, next] } };
@@ -75,16 +82,16 @@ export function startFlowSchemaStatusController(
       replace(list) {
         levels.clear();
         for (const l of list) levels.add(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
       put(l) {
         if (levels.has(l.metadata.name ?? '')) return;
         levels.add(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
       removed(l) {
         levels.delete(l.metadata.name ?? '');
-        reconciler.resync();
+        reconciler.requeue();
       },
     },
     { log: opts.log },

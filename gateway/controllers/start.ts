@@ -42,6 +42,8 @@ import { clusterDnsResolver, type ServiceResolver } from '../aggregator/service-
 import { createAggregatorMetrics, type AggregatorMetrics } from '../metrics/aggregator-metrics.js';
 import { realClock, type Clock } from '../server/clock.js';
 import type { ClientCertificateSource } from '../aggregator/upstream-tls.js';
+import { createConversionMetrics } from '../apiextensions/conversion-metrics.js';
+import type { MetricsRegistry } from '../metrics/registration.js';
 
 export type { Controller };
 
@@ -62,6 +64,8 @@ export interface ControllerDeps {
   proxyClientCert?: ClientCertificateSource;
   /** Paces the availability checks (default: the real clock). */
   clock?: Clock;
+  /** Where controllers register their metrics (the conversion webhooks'); none recorded without it. */
+  metricsRegistry?: MetricsRegistry;
 }
 
 /** Canonical controller name → how to start it. */
@@ -106,7 +110,17 @@ export async function startControllers(deps: ControllerDeps): Promise<Controller
   running.push(authenticationInfo);
   await authenticationInfo.synced;
   // The objects of established definitions are served as the server's own, whichever controllers are selected.
-  const customKinds = startCustomKinds(deps.registry, { log: deps.log });
+  // Services named by conversion webhooks are reached as those of admission webhooks and APIServices.
+  const resolver = deps.serviceResolver ?? clusterDnsResolver();
+  const customKinds = startCustomKinds(deps.registry, {
+    log: deps.log,
+    conversion: {
+      resolver: () => resolver,
+      clock: deps.clock ?? realClock,
+      reviewGroup: deps.options.admissionReviewApiGroup,
+      metrics: deps.metricsRegistry && createConversionMetrics(deps.metricsRegistry),
+    },
+  });
   if (customKinds) {
     running.push(customKinds);
     await customKinds.firstPass;

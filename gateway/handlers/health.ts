@@ -12,8 +12,11 @@ import type { Context, Next } from 'koa';
 
 export interface HealthCheck {
   readonly name: string;
-  /** Resolves when healthy; throws (with the reason, for the log) when not. */
-  check(signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves when healthy; throws (with the reason, for the log) when not. A string it resolves with is a note the
+   * verbose output shows beside `ok` (a check that reports a degraded state without failing).
+   */
+  check(signal: AbortSignal): Promise<void | string>;
 }
 
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
@@ -207,9 +210,9 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
         set.map(async (c) => {
           if (excluded.has(c.name)) return { name: c.name, excluded: true as const };
           try {
-            await c.check(controller.signal);
+            const note = await c.check(controller.signal);
             onCheck(endpoint, c.name, true);
-            return { name: c.name, ok: true as const };
+            return { name: c.name, ok: true as const, note: typeof note === 'string' ? note : undefined };
           } catch (e) {
             onCheck(endpoint, c.name, false);
             return { name: c.name, error: e as Error };
@@ -224,7 +227,7 @@ export function createHealthHandler(checks: HealthChecks, opts: HealthHandlerOpt
           excluded.delete(o.name);
           lines.push(`[+]${o.name} excluded: ok`);
         } else if ('ok' in o) {
-          lines.push(`[+]${o.name} ok`);
+          lines.push(`[+]${o.name} ok${o.note ? ` (${o.note})` : ''}`);
         } else {
           failed.push(o.name);
           lines.push(`[-]${o.name} failed: reason withheld`);

@@ -33,9 +33,14 @@ export function generateName(prefix: string): string {
   return base + suffix;
 }
 
-/** Everything outside metadata and status: a change here is a spec change and bumps generation. */
-function specView(obj: KObject): string {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+/**
+ * The part of an object whose change bumps generation: everything outside metadata, and outside status when status
+ * has a subresource of its own (without one, status is written with the rest of the object and is part of it, as
+ * upstream).
+ */
+function specView(def: KindDefinition, obj: KObject): string {
+  const { metadata: _m, apiVersion: _a, kind: _k, ...rest } = obj;
+  if (def.statusSubresource) delete rest.status;
   return JSON.stringify(rest);
 }
 
@@ -77,7 +82,7 @@ export function prepareForUpdate(def: KindDefinition, obj: KObject, old: KObject
   def.prepareForUpdate?.(obj, old);
   if (def.tracksGeneration) {
     const generation = oldMeta.generation ?? 1;
-    meta.generation = specView(obj) === specView(old) ? generation : generation + 1;
+    meta.generation = specView(def, obj) === specView(def, old) ? generation : generation + 1;
   } else {
     delete meta.generation;
   }

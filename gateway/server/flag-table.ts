@@ -8,6 +8,7 @@ import type { FlagSpec } from './flag-primitives.js';
 import { LOGGING_FLAGS } from './logging-flags.js';
 import { METRICS_FLAGS } from '../metrics/flags.js';
 import { STORAGE_URL_ENV } from './storage-options.js';
+import { SHARED_STATE_FLAGS } from '../shared-state/flags.js';
 
 export type StorageBackendName = 'embedded' | 'memory' | 'postgres';
 export const STORAGE_BACKENDS: readonly StorageBackendName[] = ['embedded', 'memory', 'postgres'];
@@ -108,7 +109,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   controllers: {
     reference:
-      "`*` runs the default-on controllers, `name` adds one, `-name` removes one; `serviceaccount` (a `default` ServiceAccount in every namespace) `root-ca-cert-publisher` (the ConfigMap `kube-root-ca.crt` whose `ca.crt` is the serving CA bundle) `validatingadmissionpolicy-status` (a policy's `status.observedGeneration` and `typeChecking`) and `crd-naming` (a CustomResourceDefinition's accepted names and conditions) are on; `tokencleaner` (deletes expired bootstrap tokens) and `bootstrapsigner` (publishes and signs `platform-public/cluster-info`) are off by default",
+      "`*` runs the default-on controllers, `name` adds one, `-name` removes one; `serviceaccount` (a `default` ServiceAccount in every namespace) `root-ca-cert-publisher` (the ConfigMap `kube-root-ca.crt` whose `ca.crt` is the serving CA bundle) `validatingadmissionpolicy-status` (a policy's `status.observedGeneration` and `typeChecking`) `crd-naming` (a CustomResourceDefinition's accepted names and conditions), `apf-bootstrap` (the priority and fairness configuration every server starts with, put back when deleted or edited) and `flowschema-status` (a FlowSchema's `Dangling` condition) are on; `tokencleaner` (deletes expired bootstrap tokens) and `bootstrapsigner` (publishes and signs `platform-public/cluster-info`) are off by default",
     kind: 'list',
     default: '*',
     usage:
@@ -187,9 +188,9 @@ export const FLAGS: Record<string, FlagSpec> = {
     kind: 'string',
     default: 'k8s.io',
     usage:
-      'Group admission webhooks receive their AdmissionReview in: k8s.io (admission.k8s.io, what webhooks written for Kubernetes expect) or platform.io (admission.platform.io).',
+      'Group admission webhooks receive their AdmissionReview in (and conversion webhooks their ConversionReview): k8s.io (admission.k8s.io, apiextensions.k8s.io: what webhooks written for Kubernetes expect) or platform.io (admission.platform.io, apiextensions.platform.io).',
     reference:
-      'the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md)',
+      "the group of the AdmissionReview admission webhooks are sent: `k8s.io` (`admission.k8s.io`, what webhooks written for Kubernetes expect) or `platform.io` (`admission.platform.io`); their answer is read in either; see [admission.md](admission.md). The ConversionReview of CustomResourceDefinitions' conversion webhooks follows the same switch (`apiextensions.k8s.io` or `apiextensions.platform.io`, [custom-resources.md](custom-resources.md))",
   },
   'proxy-client-cert-file': {
     kind: 'string',
@@ -313,6 +314,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   ...AUDIT_FLAGS,
   ...LOGGING_FLAGS,
   ...METRICS_FLAGS,
+  ...SHARED_STATE_FLAGS,
 };
 
 /** kube-apiserver's own name for the history window, accepted as a synonym. */

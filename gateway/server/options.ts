@@ -20,6 +20,7 @@ import { expandVerbosityShorthand, parseLoggingOptions, type LoggingOptions } fr
 import { parseMetricOptions } from '../metrics/flags.js';
 import type { MetricOptions } from '../metrics/registration.js';
 import type { AuthorizationSettings } from '../../policies/config/authorization-chain.js';
+import { parseSharedStateOptions, type SharedStateOptions } from '../shared-state/flags.js';
 import {
   OptionsError,
   invalid,
@@ -110,6 +111,8 @@ export interface GatehouseOptions extends LoggingOptions {
   storageBackend: StorageBackendName;
   /** postgres:// URL (postgres backend only); never log it unredacted (redactUrl). */
   storageUrl?: string;
+  /** --redis-url, --redis-timeout and the rate limits (gateway/shared-state/flags.ts). */
+  sharedState: SharedStateOptions;
   /** Said at start-up: settings that are allowed but probably not what was meant. */
   warnings: string[];
   help: boolean;
@@ -382,5 +385,6 @@ export function parseOptions(
     help: parseBoolFlag('help', last('help')),
     ...parseLoggingOptions(last, parseIntFlag, invalid),
     metrics: parseMetricOptions((name) => seen.get(name), cwd),
+    sharedState: parseSharedStateOptions(seen, env, cwd),
   };
 }

@@ -4,7 +4,7 @@
 // evaluates under the runtime budget and converts the result back to plain values.
 import type { CelNode } from './ast.js';
 import { DEFAULT_MAX_VALUE_SIZE, DEFAULT_RUNTIME_COST_BUDGET } from './cost-constants.js';
-import { estimateCost } from './cost-estimate.js';
+import { estimateCost, type DeclaredSize } from './cost-estimate.js';
 import { createCelEnvironment } from './environment.js';
 import { CelCompileError, CelEvaluationError, compileErrorAt, toCompileError, toEvaluationError } from './errors.js';
 import { unescapeFieldSelections } from './escaping.js';
@@ -34,6 +34,8 @@ export interface CelCompileOptions {
    * Default 3 MiB (the request size limit), as kube-apiserver assumes for unbounded values.
    */
   maxValueSize?: number;
+  /** What the cost estimate may assume of some variables' sizes (from a schema), instead of maxValueSize. */
+  declaredSizes?: Record<string, DeclaredSize>;
   /**
    * Field selections use the spec's escaped property names (`self.foo__dot__bar` reads property `foo.bar`,
    * `self.__namespace__` reads `namespace`). For fields whose variables are typed objects (validation rules);
@@ -103,9 +105,19 @@ function parseAndCheck(
  */
 export function typeCheckCel(
   expression: string,
-  declarations: { variables: Record<string, string>; objectTypes: readonly CelObjectType[] },
+  declarations: {
+    variables: Record<string, string>;
+    objectTypes: readonly CelObjectType[];
+    /** As CelCompileOptions.escapedPropertyNames. */
+    escapedPropertyNames?: boolean;
+  },
 ): string {
-  return parseAndCheck(expression, declarations.variables, declarations.objectTypes, false).resultType;
+  return parseAndCheck(
+    expression,
+    declarations.variables,
+    declarations.objectTypes,
+    declarations.escapedPropertyNames ?? false,
+  ).resultType;
 }
 
 export function compileCel(expression: string, options: CelCompileOptions): CelCompiledProgram {
@@ -127,7 +139,7 @@ export function compileCel(expression: string, options: CelCompileOptions): CelC
     }
   }
 
-  const estimatedCost = estimateCost(parsed.ast, options.maxValueSize ?? DEFAULT_MAX_VALUE_SIZE);
+  const estimatedCost = estimateCost(parsed.ast, options.maxValueSize ?? DEFAULT_MAX_VALUE_SIZE, options.declaredSizes);
   if (options.maxEstimatedCost !== undefined && estimatedCost > options.maxEstimatedCost) {
     throw new CelCompileError(
       `compilation failed: estimated cost ${estimatedCost} exceeds the limit of ${options.maxEstimatedCost} ` +

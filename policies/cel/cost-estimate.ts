@@ -2,7 +2,9 @@
 // expression before it ever runs (deterministic, independent of load). It follows cel-go's estimator: every node
 // costs what the runtime meter charges for it (runtime-cost.ts), comprehensions multiply the cost of their step by the
 // size of the range, and functions whose work grows with their input cost by the estimated input size. Sizes come
-// from literals where the expression has them; any other string, list or map is assumed as large as `maxValueSize`.
+// from literals where the expression has them, and from what the caller declares of its variables (a schema's
+// maxLength, maxItems, maxProperties: DeclaredSize); any other string, list or map is assumed as large as
+// `maxValueSize`.
 import type { CelNode } from './ast.js';
 import { childNodes } from './ast.js';
 import {
@@ -17,10 +19,23 @@ import {
 import { internalName } from './internal-names.js';
 import { RESOURCE_CHECK_TYPE, PATH_CHECK_TYPE } from './authorizer-library.js';
 
+/** What a declaration (a schema) bounds of a value the expression reads, and of the values it holds. */
+export interface DeclaredSize {
+  /** Upper bound of the value's size: characters of a string, elements of a list or map; 1 for a scalar. */
+  readonly maxSize: number;
+  /** The declaration of an object's field, undefined where none is known. */
+  field?(name: string): DeclaredSize | undefined;
+  /** The declaration of a list's items or a map's values. */
+  readonly element?: DeclaredSize;
+  /** The declaration of a map's keys; set for maps only (a comprehension over a map ranges over its keys). */
+  readonly key?: DeclaredSize;
+}
+
 interface Estimate {
   cost: number;
   /** Upper bound of the value's size: characters of a string, elements of a list or map. */
   size: number;
+  declared?: DeclaredSize;
 }
 
 const CAP = Number.MAX_SAFE_INTEGER;
@@ -33,11 +48,11 @@ const mul = (a: number, b: number) => Math.min(CAP, a * b);
 
 const SCALAR_TYPES = new Set(['bool', 'int', 'uint', 'double', 'null_type', 'type']);
 const REGEX_FUNCTIONS = new Set([internalName('matches'), 'find', 'findAll']);
+// cel-go compares a prefix or suffix against the receiver: the work grows with the argument only.
+const AFFIX_TESTS = new Set(['startsWith', 'endsWith']);
 // Functions that walk their string receiver and arguments once.
 const STRING_TRAVERSALS = new Set([
   'contains',
-  'startsWith',
-  'endsWith',
   'charAt',
   'replace',
   'url',
@@ -58,7 +73,22 @@ const LIST_TRAVERSALS = new Set([
 ]);
 
 class Estimator {
-  constructor(private readonly unknownSize: number) {}
+  /** Comprehension variables in scope, innermost last. */
+  private readonly bound: [string, DeclaredSize | undefined][] = [];
+
+  constructor(
+    private readonly unknownSize: number,
+    private readonly variables: Record<string, DeclaredSize>,
+  ) {}
+
+  private declaredVariable(name: string): DeclaredSize | undefined {
+    for (let i = this.bound.length - 1; i >= 0; i--) if (this.bound[i][0] === name) return this.bound[i][1];
+    return Object.hasOwn(this.variables, name) ? this.variables[name] : undefined;
+  }
+
+  private declaredEstimate(cost: number, declared: DeclaredSize | undefined, fallbackSize: number): Estimate {
+    return { cost, size: declared?.maxSize ?? fallbackSize, declared };
+  }
 
   estimate(node: CelNode): Estimate {
     const meta = node.meta;
@@ -75,15 +105,22 @@ class Estimator {
       case 'value':
         return { cost: 0, size: typeof a === 'string' || a instanceof Uint8Array ? a.length : 1 };
       case 'id':
-        return { cost: BASE_COST, size: scalarSize };
+        return this.declaredEstimate(BASE_COST, this.declaredVariable(a as string), scalarSize);
       case 'accuValue':
       case 'accuInc':
         return { cost: 0, size: this.unknownSize };
       case 'accuPush':
         return { cost: this.estimate(a).cost, size: this.unknownSize };
       case '.':
-      case '.?':
-        return { cost: add(BASE_COST, this.estimate(a[0]).cost), size: scalarSize };
+      case '.?': {
+        const target = this.estimate(a[0]);
+        return this.declaredEstimate(add(BASE_COST, target.cost), target.declared?.field?.(a[1] as string), scalarSize);
+      }
+      case '[]':
+      case '[?]': {
+        const [target, index] = [this.estimate(a[0]), this.estimate(a[1])];
+        return this.declaredEstimate(add(BASE_COST, target.cost, index.cost), target.declared?.element, scalarSize);
+      }
       case 'list': {
         const items = (a as CelNode[]).map((n) => this.estimate(n));
         return { cost: add(LIST_LITERAL_COST, ...items.map((i) => i.cost)), size: items.length };
@@ -115,11 +152,18 @@ class Estimator {
     }
   }
 
-  private comprehension(args: { iterable: CelNode; init: CelNode; step: CelNode }): Estimate {
+  private comprehension(args: { iterable: CelNode; init: CelNode; step: CelNode; iterVarName?: string }): Estimate {
     const range = this.estimate(args.iterable);
     const isListBuilder = args.init.op === 'list';
     const init = isListBuilder ? LIST_CREATION_COST : this.estimate(args.init).cost;
-    const step = this.estimate(args.step);
+    const declared = range.declared;
+    this.bound.push([args.iterVarName ?? '', declared?.key ?? declared?.element]);
+    let step: Estimate;
+    try {
+      step = this.estimate(args.step);
+    } finally {
+      this.bound.pop();
+    }
     return { cost: add(range.cost, init, mul(range.size, step.cost)), size: isListBuilder ? range.size : 1 };
   }
 
@@ -143,6 +187,8 @@ class Estimator {
       [RESOURCE_CHECK_TYPE, PATH_CHECK_TYPE, 'dyn'].includes(receiverNode?.checkedType?.name ?? '')
     ) {
       own = add(BASE_COST, AUTHORIZER_CHECK_COST);
+    } else if (AFFIX_TESTS.has(name) && receiverNode?.checkedType?.kind !== 'list' && args.length === 1) {
+      own = add(BASE_COST, traversalCost(args[0].size));
     } else if (STRING_TRAVERSALS.has(name) && receiverNode?.checkedType?.kind !== 'list') {
       own = add(BASE_COST, traversalCost(add(...inputs.map((i) => i.size))));
     } else if (LIST_TRAVERSALS.has(name) && receiver) {
@@ -152,7 +198,11 @@ class Estimator {
   }
 }
 
-/** The estimated maximum cost of a checked expression. */
-export function estimateCost(root: CelNode, maxValueSize: number): number {
-  return new Estimator(maxValueSize).estimate(root).cost;
+/** The estimated maximum cost of a checked expression; `variables` bounds the values some variables hold. */
+export function estimateCost(
+  root: CelNode,
+  maxValueSize: number,
+  variables: Record<string, DeclaredSize> = {},
+): number {
+  return new Estimator(maxValueSize, variables).estimate(root).cost;
 }

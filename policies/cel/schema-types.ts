@@ -43,7 +43,9 @@ function declare(root: JSONSchema, rootName: string): CelSchemaTypes {
 
   function typeOf(schema: JSONSchema | undefined, path: string): string {
     if (!schema) return DYN;
-    if (schema['x-kubernetes-preserve-unknown-fields'] || schema['x-kubernetes-int-or-string']) return DYN;
+    // A nullable value may be compared with null, which no declared type but dyn allows.
+    if (schema['x-kubernetes-preserve-unknown-fields'] || schema['x-kubernetes-int-or-string'] || schema.nullable)
+      return DYN;
     switch (schema.type) {
       case 'string':
         // Dates and bytes are strings in the values expressions see, unlike upstream's timestamp and bytes types.

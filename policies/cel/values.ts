@@ -74,6 +74,14 @@ export function toCelValue(value: unknown): unknown {
   }
 }
 
+/**
+ * An optional value for a variable declared `optional<T>` (a rule's oldSelf with optionalOldSelf): empty for
+ * undefined, else holding the converted value.
+ */
+export function celOptional(value: unknown): Optional<unknown> {
+  return value === undefined ? Optional.none() : Optional.of(toCelValue(value));
+}
+
 export function toCelActivation(activation: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (const [name, value] of Object.entries(activation)) out[name] = toCelValue(value);

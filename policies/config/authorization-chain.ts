@@ -10,6 +10,7 @@ import { createPrivilegedGroupsAuthorizer } from '../privileged-groups.js';
 import type { AuthorizationMetrics } from '../metrics.js';
 import { loadWebhookClientConfig } from '../webhook/client-config.js';
 import { createWebhookAuthorizer, type RetryBackoff, type WebhookAuthorizer } from '../webhook/webhook-authorizer.js';
+import type { SharedDecisions } from '../webhook/decision-cache.js';
 import {
   parseAuthorizationConfig,
   type AuthorizationConfig,
@@ -39,6 +40,8 @@ export interface ChainDeps {
   metrics?: AuthorizationMetrics;
   /** Retry backoff of every webhook (default: upstream's 500ms x1.5, 5 attempts). */
   webhookRetryBackoff?: RetryBackoff;
+  /** The webhooks' decision cache shared by the replicas (the gateway's Redis), behind each one's own. */
+  sharedDecisions?: SharedDecisions;
 }
 
 export type MemberFactory = (type: string) => ((deps: never) => Authorizer) | undefined;
@@ -113,7 +116,12 @@ export function buildChain(
         }
         const webhook = createWebhookAuthorizer(
           { ...entry.webhook, name: entry.name, client },
-          { log: deps.log, metrics: deps.metrics, retryBackoff: deps.webhookRetryBackoff },
+          {
+            log: deps.log,
+            metrics: deps.metrics,
+            retryBackoff: deps.webhookRetryBackoff,
+            sharedDecisions: deps.sharedDecisions,
+          },
         );
         webhooks.push(webhook);
         members.push(webhook);

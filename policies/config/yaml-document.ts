@@ -8,8 +8,31 @@ export class YamlDocumentError extends Error {
 }
 
 export function decodeYamlDocument(text: string): unknown {
+  return decodeYamlDocumentWithLines(text).value;
+}
+
+/**
+ * The document, and the line (1-based) each of its mappings and sequences starts on: a reader that refuses a field
+ * can then name the line as well as the path, as an operator editing the file looks for it.
+ */
+export function decodeYamlDocumentWithLines(text: string): {
+  value: unknown;
+  lineOf: (node: object) => number | undefined;
+} {
+  const lines = new WeakMap<object, number>();
+  const opened: number[] = [];
+  const listener = (event: 'open' | 'close', state: { line: number; result: unknown }): void => {
+    if (event === 'open') {
+      opened.push(state.line);
+      return;
+    }
+    const line = opened.pop();
+    if (line !== undefined && typeof state.result === 'object' && state.result !== null && !lines.has(state.result))
+      lines.set(state.result, line + 1);
+  };
   try {
-    return yaml.load(text);
+    const value = yaml.load(text, { listener });
+    return { value, lineOf: (node) => lines.get(node) };
   } catch (e) {
     const { mark, reason, message } = e as {
       mark?: { line: number; column: number };

@@ -1,6 +1,6 @@
 // The Webhook authorizer: asks a remote service with a SubjectAccessReview and turns its answer into a decision.
 // Order per request: match conditions (any FALSE skips with NoOpinion; an error falls to the failure policy), the
-// decision cache, then the POST (retried with backoff on connection errors, 429 and 5xx) bounded by the configured
+// decision cache, the cache shared by the replicas (when there is one), then the POST (retried with backoff on connection errors, 429 and 5xx) bounded by the configured
 // timeout and the caller's signal. A failed call, a timeout, a non-2xx status or a malformed answer falls to the
 // failure policy: NoOpinion lets later authorizers decide, Deny ends the chain. Details of failures go to the log and
 // metrics, never into the client's 403 message.
@@ -10,7 +10,7 @@ import type { Attributes, AuthorizationResult, Authorizer, RuleResolver, RulesRe
 import type { CelProgram } from '../cel/index.js';
 import type { AuthorizationMetrics } from '../metrics.js';
 import type { WebhookClientConfig } from './client-config.js';
-import { createDecisionCache } from './decision-cache.js';
+import { createDecisionCache, sharedDecisionKey, type SharedDecisions } from './decision-cache.js';
 import { createJsonPoster } from './post-json.js';
 import {
   MalformedReviewError,
@@ -47,6 +47,8 @@ export interface WebhookDeps {
   metrics?: AuthorizationMetrics;
   log?: (line: string) => void;
   retryBackoff?: RetryBackoff;
+  /** Decisions shared by the replicas, asked after this authorizer's own cache and before the webhook. */
+  sharedDecisions?: SharedDecisions;
 }
 
 type Failure = 'error' | 'timeout' | 'malformed';
@@ -59,6 +61,8 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
   const poster = createJsonPoster(settings.client);
   const sarGroup = sarGroupFor(settings.client.server);
   const backoff = deps.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+  // Nothing to share when this webhook caches nothing itself.
+  const shared = settings.authorizedTtlMs > 0 || settings.unauthorizedTtlMs > 0 ? deps.sharedDecisions : undefined;
 
   const failed = (kind: Failure, why: string): AuthorizationResult => {
     log(`error: authorization webhook "${name}" ${kind}: ${why}; failure policy ${failurePolicy}`);
@@ -106,6 +110,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
 
   const call = async (
     key: string,
+    sharedKey: string | undefined,
     body: unknown,
     bounded: AbortSignal,
     timedOut: () => boolean,
@@ -156,6 +161,8 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
     }
     metrics?.webhookRequest(name, 'success', String(response.status), seconds());
     cache.set(key, status);
+    const ttl = cache.ttlFor(status);
+    if (sharedKey !== undefined && ttl > 0) shared?.set(sharedKey, status, ttl);
     return decide(status);
   };
 
@@ -169,8 +176,18 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
       const spec = sarSpec(attrs, version);
       const key = JSON.stringify(spec);
       const cached = cache.get(key);
-      metrics?.webhookCache(name, cached !== undefined);
-      if (cached) return decide(cached);
+      if (cached) {
+        metrics?.webhookCache(name, true);
+        return decide(cached);
+      }
+      const body = sarBody(spec, version, sarGroup);
+      const sharedKey = shared && sharedDecisionKey(name, settings.client.server.href, body);
+      const fromShared = sharedKey === undefined ? undefined : await shared?.get(sharedKey);
+      metrics?.webhookCache(name, fromShared !== undefined);
+      if (fromShared) {
+        cache.set(key, fromShared.status, fromShared.ttlMs);
+        return decide(fromShared.status);
+      }
 
       // One signal for the whole call: the configured timeout or the caller going away. Built by hand rather than
       // with AbortSignal.any, which keeps dependents of the long-lived per-connection signal alive.
@@ -185,7 +202,7 @@ export function createWebhookAuthorizer(settings: WebhookSettings, deps: Webhook
       signal?.addEventListener('abort', onCallerGone, { once: true });
       if (signal?.aborted) controller.abort();
       try {
-        return await call(key, sarBody(spec, version, sarGroup), controller.signal, () => timedOut);
+        return await call(key, sharedKey, body, controller.signal, () => timedOut);
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onCallerGone);

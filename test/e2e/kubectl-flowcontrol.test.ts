@@ -77,6 +77,15 @@ describe('kubectl and the flowcontrol kinds', function () {
     });
   });
 
+  it('explain reads the fields from the OpenAPI documents', async () => {
+    const out = await env.kubectl.ok(['explain', 'prioritylevelconfigurations.spec.limited.nominalConcurrencyShares']);
+    expect(out).to.include('GROUP:      flowcontrol.apiserver.platform.io');
+    expect(out).to.include('defaults to a value of 30');
+    expect(await env.kubectl.ok(['explain', 'flowschemas.spec.rules.subjects.serviceAccount'])).to.include(
+      'ServiceAccountSubject',
+    );
+  });
+
   it('creates and applies a schema and its level from a manifest, and shows the server refusing a bad one', async () => {
     const level = uniqueName('tenant');
     const manifest = yamlManifest(

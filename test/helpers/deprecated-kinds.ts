@@ -45,3 +45,13 @@ const gadgetV1alpha1: KindDefinition = {
 
 /** The built-in kinds, then the test's (v1 first, so that discovery prefers it). */
 export const kindsWithDeprecatedVersions: KindDefinition[] = [...builtinKinds, widgetV1, widgetV1beta1, gadgetV1alpha1];
+
+/** An audit policy at Metadata level for every request but health checks and scrapes: where deprecations are read. */
+export const DEPRECATION_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*", "/metrics"]
+- level: Metadata
+`;

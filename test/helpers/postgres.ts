@@ -52,7 +52,7 @@ function findBinDir(): string {
   throw new Error(INSTALL_HINT);
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

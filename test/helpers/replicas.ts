@@ -2,7 +2,7 @@
 // of a cluster serves a certificate from one CA (a shared --cert-dir, generated here before any replica starts, so
 // concurrent starts never race to create it) and has its own --data-dir and admin token. The sources run through
 // tsx, so no build is needed; the storage URL travels in the environment, as an operator would pass a password.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { STORAGE_URL_ENV } from '../../gateway/server/options.js';
 import { httpsRequest, withTestControllers, type GatehouseResponse, type RequestOptions } from './gatehouse.js';
 import { startPostgres, type TestPostgres } from './postgres.js';
 import { openWatch, type OpenWatch } from './watch-client.js';
+import { killOnExit } from './kill-on-exit.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const START_TIMEOUT_MS = 30_000;
@@ -49,24 +50,6 @@ export interface ReplicaCluster {
   start(name: string, extraArgs?: string[]): Promise<Replica>;
   /** Stops every replica (those still running) and removes the directories. */
   stop(): Promise<void>;
-}
-
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** A replica must not outlive a test run that crashed past its after hooks. Synchronous: 'exit' cannot await. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of children) {
-      try {
-        child.kill('SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  });
 }
 
 export function replicaRequest(
@@ -109,14 +92,10 @@ async function startReplica(
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, [STORAGE_URL_ENV]: storageUrl },
   });
-  children.add(child);
-  installExitHook();
+  killOnExit(child);
   const lines: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   const output = (): string => lines.join('\n');
   const remember = (chunk: Buffer): string[] => {

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Attributes, Authorizer, RuleResolver } from '../../policies/authorizer.js';
-import { startAuthorization } from '../../policies/build-authorizer.js';
+import { startAuthorization, type AuthorizerDeps } from '../../policies/build-authorizer.js';
+import type { SharedDecisions } from '../../policies/webhook/decision-cache.js';
 import type { AuthorizationChain } from '../../policies/config/authorization-chain.js';
 import type { AuthorizationMetrics } from '../../policies/metrics.js';
 import { createAuthorizationMetrics } from '../../gateway/metrics/authorization-metrics.js';
@@ -93,7 +94,7 @@ describe('authorization webhook', function () {
   };
 
   let configSeq = 0;
-  const chain = async (authorizers: unknown[]): Promise<Authorizer & RuleResolver> => {
+  const chain = async (authorizers: unknown[], deps: AuthorizerDeps = {}): Promise<Authorizer & RuleResolver> => {
     const file = path.join(dir, `authz-${++configSeq}.yaml`);
     await writeFile(
       file,
@@ -105,7 +106,7 @@ describe('authorization webhook', function () {
     );
     const c = startAuthorization(
       { configFile: file, modes: [] },
-      { metrics, log: (l) => logs.push(l), webhookRetryBackoff: RETRY },
+      { metrics, log: (l) => logs.push(l), webhookRetryBackoff: RETRY, ...deps },
     );
     chains.push(c);
     return c.authorizer;
@@ -212,6 +213,25 @@ describe('authorization webhook', function () {
       await uncached.authorize(podAttrs());
       await uncached.authorize(podAttrs());
       expect(h2.received).to.have.length(2);
+    });
+
+    it("asks the replicas' shared cache after its own, shares what it learns for its TTL, and asks the webhook without it", async () => {
+      const stored = new Map<string, Awaited<ReturnType<SharedDecisions['get']>>>();
+      let reachable = true;
+      const sharedDecisions: SharedDecisions = {
+        get: async (key) => (reachable ? stored.get(key) : undefined),
+        set: (key, status, ttlMs) => void stored.set(key, { status, ttlMs }),
+      };
+      const h = await hook(() => ALLOW);
+      const entry = webhookEntry('hook', h, { authorizedTTL: '2m' });
+      for (let replica = 0; replica < 2; replica++)
+        expect((await (await chain([entry], { sharedDecisions })).authorize(podAttrs())).decision).to.equal('Allow');
+      expect(h.received).to.have.length(1);
+      expect([...stored.keys()]).to.satisfy((keys: string[]) => keys.length === 1 && /^[0-9a-f]{64}$/.test(keys[0]));
+      expect([...stored.values()][0]?.ttlMs).to.equal(120_000);
+      reachable = false;
+      expect((await (await chain([entry], { sharedDecisions })).authorize(podAttrs())).decision).to.equal('Allow');
+      expect(h.received).to.have.length(2);
     });
 
     it('does not cache failures', async () => {

@@ -8,16 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestGatehouse, type GatehouseResponse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { openWatch } from '../helpers/watch-client.js';
-import { GADGETS, WIDGETS, WIDGETS_ALIAS, kindsWithDeprecatedVersions } from '../helpers/deprecated-kinds.js';
-
-const POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: None
-  nonResourceURLs: ["/healthz*", "/livez*", "/readyz*", "/metrics"]
-- level: Metadata
-`;
+import {
+  DEPRECATION_AUDIT_POLICY,
+  GADGETS,
+  WIDGETS,
+  WIDGETS_ALIAS,
+  kindsWithDeprecatedVersions,
+} from '../helpers/deprecated-kinds.js';
 
 const WIDGET_WARNING = `299 - "${WIDGETS}/v1beta1 Widget is deprecated in v1.30+, unavailable in v1.35+; use ${WIDGETS}/v1 Widget"`;
 const ALIAS_WARNING = `299 - "${WIDGETS_ALIAS}/v1beta1 Widget is deprecated in v1.30+, unavailable in v1.35+; use ${WIDGETS_ALIAS}/v1 Widget"`;
@@ -62,7 +59,7 @@ describe('deprecated API versions', function () {
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-deprecated-'));
-    await writeFile(path.join(dir, 'policy.yaml'), POLICY);
+    await writeFile(path.join(dir, 'policy.yaml'), DEPRECATION_AUDIT_POLICY);
     gh = await startTestGatehouse(
       ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', path.join(dir, 'audit.log')],
       { kinds: kindsWithDeprecatedVersions },

@@ -1,14 +1,14 @@
 // FlowSchema and PriorityLevelConfiguration over real HTTPS: served under both group names and listed in discovery,
 // the bootstrap configuration present from the first request, mandatory objects restored when deleted, suggested
 // ones left alone once opted out, the Dangling condition, and validation answered as 422 naming the field.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { expectFailure, MERGE, readObject, uniqueName } from '../helpers/api.js';
+import { eventually, expectFailure, MERGE, readObject, uniqueName } from '../helpers/api.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
+import { AUTOUPDATE, danglingOf, FC, FC_K8S, flowSchemaBody, priorityLevelBody } from '../helpers/flowcontrol.js';
 import { openWatch, type OpenWatch, type WatchEventJSON } from '../helpers/watch-client.js';
-
-const FC = '/apis/flowcontrol.apiserver.platform.io/v1';
-const FC_K8S = '/apis/flowcontrol.apiserver.k8s.io/v1';
-const AUTOUPDATE = 'apf.platform.io/autoupdate-spec';
 
 const MANDATORY_LEVELS = ['exempt', 'catch-all'];
 const SUGGESTED_LEVELS = ['system', 'node-high', 'leader-election', 'workload-high', 'workload-low', 'global-default'];
@@ -104,12 +104,7 @@ describe('flowcontrol kinds', function () {
   it('defaults a new level: absent shares become 30, an explicit 0 stays 0', async () => {
     const create = async (name: string, limited: Record<string, unknown>) => {
       const res = await gh.request('POST', `${FC_K8S}/prioritylevelconfigurations`, {
-        body: {
-          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-          kind: 'PriorityLevelConfiguration',
-          metadata: { name },
-          spec: { type: 'Limited', limited },
-        },
+        body: priorityLevelBody({ name }, { type: 'Limited', limited }, 'flowcontrol.apiserver.k8s.io'),
       });
       expect(res.status, res.body).to.equal(201);
       return res.json().spec.limited;
@@ -127,11 +122,9 @@ describe('flowcontrol kinds', function () {
 
   it('answers a bad schema with 422 naming the field', async () => {
     const res = await gh.request('POST', `${FC}/flowschemas`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'FlowSchema',
-        metadata: { name: uniqueName('fs-bad') },
-        spec: {
+      body: flowSchemaBody(
+        { name: uniqueName('fs-bad') },
+        {
           priorityLevelConfiguration: { name: 'global-default' },
           matchingPrecedence: 1,
           rules: [
@@ -141,7 +134,7 @@ describe('flowcontrol kinds', function () {
             },
           ],
         },
-      },
+      ),
     });
     const status = expectFailure(res, 422, 'Invalid');
     expect(status.message).to.include(
@@ -199,15 +192,30 @@ describe('flowcontrol kinds', function () {
     expect((await readObject(gh, path)).spec.limited.nominalConcurrencyShares).to.equal(7);
   });
 
+  it('deletes an object annotated for automatic update that the bootstrap set does not define', async () => {
+    const name = uniqueName('retired');
+    const created = await gh.request('POST', `${FC}/prioritylevelconfigurations`, {
+      body: priorityLevelBody(
+        { name, annotations: { [AUTOUPDATE]: 'true' } },
+        { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
+      ),
+    });
+    expect(created.status, created.body).to.equal(201);
+    await watchFor(
+      'prioritylevelconfigurations',
+      created.json().metadata.resourceVersion,
+      name,
+      (e) => e.type === 'DELETED',
+    );
+  });
+
   it('marks a schema Dangling while its level is missing', async () => {
     const name = uniqueName('fs-dangling');
     const level = uniqueName('pl-later');
     const created = await gh.request('POST', `${FC}/flowschemas`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'FlowSchema',
-        metadata: { name },
-        spec: {
+      body: flowSchemaBody(
+        { name },
+        {
           priorityLevelConfiguration: { name: level },
           distinguisherMethod: { type: 'ByNamespace' },
           rules: [
@@ -217,14 +225,11 @@ describe('flowcontrol kinds', function () {
             },
           ],
         },
-      },
+      ),
     });
     expect(created.status, created.body).to.equal(201);
     expect(created.json().spec.matchingPrecedence).to.equal(1000);
-    const conditionOf = (e: WatchEventJSON) =>
-      ((e.object.status as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []).find(
-        (c) => c.type === 'Dangling',
-      );
+    const conditionOf = (e: WatchEventJSON) => danglingOf(e.object);
     const dangling = conditionOf(
       await watchFor('flowschemas', created.json().metadata.resourceVersion, name, (e) => conditionOf(e) !== undefined),
     );
@@ -235,12 +240,10 @@ describe('flowcontrol kinds', function () {
     });
 
     const plc = await gh.request('POST', `${FC}/prioritylevelconfigurations`, {
-      body: {
-        apiVersion: 'flowcontrol.apiserver.platform.io/v1',
-        kind: 'PriorityLevelConfiguration',
-        metadata: { name: level },
-        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
-      },
+      body: priorityLevelBody(
+        { name: level },
+        { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+      ),
     });
     expect(plc.status, plc.body).to.equal(201);
     const found = conditionOf(
@@ -252,5 +255,41 @@ describe('flowcontrol kinds', function () {
       ),
     );
     expect(found).to.include({ reason: 'Found' });
+  });
+});
+
+describe('flowcontrol bootstrap across a restart', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let gh: TestGatehouse | undefined;
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'gatehouse-apf-boot-'));
+  });
+  after(async () => {
+    await gh?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('writes nothing at start when the configuration is as defined, and keeps an opted-out edit', async () => {
+    gh = await startTestGatehouse([], { dataDir });
+    const edited = await gh.request('PATCH', `${FC}/flowschemas/global-default`, {
+      headers: MERGE,
+      body: { metadata: { annotations: { [AUTOUPDATE]: 'false' } }, spec: { matchingPrecedence: 9800 } },
+    });
+    expect(edited.status, edited.body).to.equal(200);
+    // The status controller's first pass must be over, or the next start would rightly finish it.
+    const before = await eventually('every FlowSchema judged', async () => {
+      const list = await readObject(gh!, `${FC}/flowschemas`);
+      const judged = (list.items as { status?: { conditions?: unknown[] } }[]).every((o) => o.status?.conditions);
+      return judged && list;
+    });
+    await gh.close();
+
+    gh = await startTestGatehouse([], { dataDir });
+    const after = await readObject(gh, `${FC}/flowschemas`);
+    const versions = (list: { items: { metadata: { name: string; resourceVersion: string } }[] }) =>
+      Object.fromEntries(list.items.map((o) => [o.metadata.name, o.metadata.resourceVersion]));
+    expect(versions(after)).to.deep.equal(versions(before));
+    expect((await readObject(gh, `${FC}/flowschemas/global-default`)).spec.matchingPrecedence).to.equal(9800);
   });
 });

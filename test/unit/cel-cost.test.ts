@@ -55,6 +55,25 @@ describe('CEL cost model', () => {
       expect(compile('xs.sum()').estimatedCost).to.equal(1 + 1 + 100);
     });
 
+    it('costs startsWith and endsWith by their argument, as cel-go', () => {
+      expect(compile('s.startsWith("ab")').estimatedCost).to.equal(1 + 1 + traversalCost(2));
+      expect(compile('s.endsWith(s)').estimatedCost).to.equal(1 + 1 + 1 + traversalCost(100));
+    });
+
+    it('takes sizes from declared bounds of variables, their fields, items and comprehension variables', () => {
+      const declaredSizes = {
+        m: { maxSize: 2, field: (name: string) => (name === 'a' ? { maxSize: 8 } : undefined) },
+        xs: { maxSize: 5, element: { maxSize: 1 } },
+        s: { maxSize: 10 },
+      };
+      expect(compile('s.contains("a")', { declaredSizes }).estimatedCost).to.equal(2 + traversalCost(11));
+      expect(compile('m.a.contains("a")', { declaredSizes }).estimatedCost).to.equal(3 + traversalCost(9));
+      // An undeclared field is as large as maxValueSize.
+      expect(compile('m.b.contains("a")', { declaredSizes }).estimatedCost).to.equal(3 + traversalCost(101));
+      // xs (1) + 5 elements × (x (1) + > (1))
+      expect(compile('xs.all(x, x > 0)', { declaredSizes }).estimatedCost).to.equal(1 + 5 * 2);
+    });
+
     it('costs an authorization check as kube does', () => {
       const p = compileCel('authorizer.path("/").check("get").allowed()', {
         variables: { authorizer: AUTHORIZER_TYPE },

@@ -361,7 +361,10 @@ describe('CustomResourceDefinition schemas', () => {
     const validator = serverKindValidator(def);
     const withRules = (rules: unknown[]): KObject => {
       const body = crd('foos', 'example.com') as any;
-      body.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = rules;
+      const spec = body.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+      spec['x-kubernetes-validations'] = rules;
+      // Rules are type checked against the schema: an escaped name must name a declared field.
+      spec.properties['x-y'] = { type: 'integer' };
       const o = body as KObject;
       def.defaults!(o);
       return o;

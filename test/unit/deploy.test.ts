@@ -12,6 +12,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Namespace, Service } from 'kubernetes-models/v1';
 import { parseOptions, STORAGE_URL_ENV, type GatehouseOptions } from '../../gateway/server/options.js';
+import { REDIS_URL_ENV } from '../../gateway/shared-state/flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (file: string): string => readFileSync(path.join(ROOT, file), 'utf8');
@@ -107,7 +108,10 @@ describe('deploy/compose.yaml', () => {
       expect(service.healthcheck?.test.join(' '), name).to.contain(`port: ${options.securePort}, path: '/readyz'`);
       expect(service.volumes, name).to.include(`pki:${options.certDir}`);
       expect(options.tokenAuthFile?.startsWith(`${options.certDir}/`), name).to.equal(true);
+      expect(service.environment?.[REDIS_URL_ENV], name).to.equal('redis://redis:6379/0');
+      expect(options.sharedState.rateLimitReplicas, name).to.equal(replicas.length);
     }
+    expect(compose.services.redis.image).to.match(/^redis:/);
     expect(compose.services.postgres.environment).to.include({ POSTGRES_USER: 'gatehouse', POSTGRES_DB: 'gatehouse' });
   });
 

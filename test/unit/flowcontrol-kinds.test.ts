@@ -2,7 +2,8 @@
 // explicit 0 of shares stays 0); the bootstrap objects valid as written; and their protobuf form with upstream's
 // field numbers, an explicit 0 surviving the trip.
 import { expect } from 'chai';
-import { flowSchema, nonResourceURLProblem } from '../../api/flowcontrol/v1/flow-schema.js';
+import { flowSchema } from '../../api/flowcontrol/v1/flow-schema.js';
+import { nonResourceURLProblem } from '../../api/flowcontrol/v1/policy-rules.js';
 import {
   priorityLevelConfiguration,
   requiredEntropyBits,

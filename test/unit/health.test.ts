@@ -60,6 +60,14 @@ describe('health endpoints', () => {
     expect((await server.request('GET', '/readyz?verbose=false')).text).to.match(/^\[\+\]ping ok\n/);
   });
 
+  it('shows the note of a check that passes in a degraded state, still answering 200', async () => {
+    checks.addReadyz({ name: 'redis', check: async () => 'degraded' });
+    const res = await server.request('GET', '/readyz?verbose');
+    expect(res.status).to.equal(200);
+    expect(res.text).to.contain('\n[+]redis ok (degraded)\n');
+    expect((await server.request('GET', '/readyz')).text).to.equal('ok');
+  });
+
   it('fails with 500, withholding the reason from the body but logging it', async () => {
     storageUp = false;
     const res = await server.request('GET', '/readyz');

@@ -12,6 +12,7 @@ import { withSchemaDefaults } from './schema-defaults.js';
 import { customScale } from './custom-scale.js';
 import { printerColumnsOf } from './printer-columns.js';
 import { fieldNamesOf, valueAtFields } from './json-path.js';
+import { ratchetSchemaErrors } from './ratcheting.js';
 
 /**
  * The object's schema: the version's openAPIV3Schema with apiVersion, kind and metadata as every kind has them
@@ -36,7 +37,20 @@ function withApiVersion(obj: KObject, apiVersion: string): KObject {
 
 const defaulted = (version: ServedVersion, obj: KObject): KObject => withSchemaDefaults(version.schema, obj) as KObject;
 
-function storedAsStorageVersion(served: ServedDefinition, version: ServedVersion): StoredRepresentation {
+/**
+ * Converts objects to `apiVersion` (conversion Webhook: the definition's webhook), one object or a list in one call;
+ * objects already in it come back as they are, in their places.
+ */
+export interface VersionConverter {
+  one(obj: KObject, apiVersion: string): Promise<KObject>;
+  list(objects: readonly KObject[], apiVersion: string): Promise<KObject[]>;
+}
+
+function storedAsStorageVersion(
+  served: ServedDefinition,
+  version: ServedVersion,
+  converter: VersionConverter | undefined,
+): StoredRepresentation {
   const storageApiVersion = `${served.group}/${served.storageVersion}`;
   const apiVersion = `${served.group}/${version.name}`;
   return {
@@ -44,6 +58,13 @@ function storedAsStorageVersion(served: ServedDefinition, version: ServedVersion
     resource: served.names.plural,
     fromStorage: (stored) => defaulted(version, withApiVersion(stored, apiVersion)),
     toStorage: (obj) => withApiVersion(obj, storageApiVersion),
+    // Defaults fill what the converted form lacks, as upstream defaults after converting on read.
+    convert: converter && {
+      fromStorage: async (stored) => defaulted(version, await converter.one(stored, apiVersion)),
+      listFromStorage: async (stored) =>
+        (await converter.list(stored, apiVersion)).map((obj) => defaulted(version, obj)),
+      toStorage: (obj) => converter.one(obj, storageApiVersion),
+    },
   };
 }
 
@@ -64,7 +85,12 @@ function selectableFieldsOf(version: ServedVersion): KindDefinition['selectableF
 
 /** The storage version first, so that a lookup by group and kind finds the form objects are kept in. */
 /** `terminating`: the definition is being deleted, its objects with it, and no new one may be created. */
-export function customKindsOf(served: ServedDefinition, terminating = false): KindDefinition[] {
+/** `converter`: the definition's conversion webhook, which conversion Webhook needs (None rewrites apiVersion). */
+export function customKindsOf(
+  served: ServedDefinition,
+  terminating = false,
+  converter?: VersionConverter,
+): KindDefinition[] {
   const versions = served.versions
     .filter((v) => v.served)
     .sort((a, b) => Number(b.name === served.storageVersion) - Number(a.name === served.storageVersion));
@@ -93,6 +119,7 @@ export function customKindsOf(served: ServedDefinition, terminating = false): Ki
       const filled = defaulted(version, obj);
       if (filled !== obj) Object.assign(obj, filled);
     },
-    storedAs: storedAsStorageVersion(served, version),
+    storedAs: storedAsStorageVersion(served, version, converter),
+    ratchetSchemaErrors: (errs, obj, old) => ratchetSchemaErrors(version.schema, errs, obj, old),
   }));
 }

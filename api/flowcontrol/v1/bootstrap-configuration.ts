@@ -83,8 +83,8 @@ function queued(name: string, shares: number, lendablePercent: number, queues: n
     type: 'Limited',
     limited: {
       nominalConcurrencyShares: shares,
-      lendablePercent,
       limitResponse: { type: 'Queue', queuing: { queues, handSize, queueLengthLimit: 50 } },
+      lendablePercent,
     },
   });
 }
@@ -93,7 +93,7 @@ export const MANDATORY_PRIORITY_LEVELS: readonly KObject[] = [
   level(EXEMPT_NAME, { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
   level(CATCH_ALL_NAME, {
     type: 'Limited',
-    limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } },
+    limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' }, lendablePercent: 0 },
   }),
 ];
 

@@ -4,6 +4,7 @@
 import type { FieldError } from '../../meta/field-errors.js';
 import { fieldErrors } from '../../meta/field-errors.js';
 import type { KObject } from '../../meta/types.js';
+import type { JSONSchema } from '../../schema.js';
 import { conditionStatus } from '../../common/object-meta.js';
 import { mapList, named, obj, str, time } from '../../common/schema-builders.js';
 import { asArr, asObj, asStr, root, statusOf } from '../../common/validation-helpers.js';
@@ -21,8 +22,9 @@ export const CATCH_ALL_NAME = 'catch-all';
  */
 export const AUTOUPDATE_SPEC_ANNOTATION = 'apf.platform.io/autoupdate-spec';
 
-export function conditionsSchema(owner: string): ReturnType<typeof mapList> {
-  return mapList(
+/** A kind's status: its conditions, merged by type. */
+export function statusSchema(owner: string, description: string): JSONSchema {
+  const conditions = mapList(
     named(
       `${FLOWCONTROL_DEF}.${owner}Condition`,
       obj(
@@ -41,6 +43,7 @@ export function conditionsSchema(owner: string): ReturnType<typeof mapList> {
     'type',
     `\`conditions\` is a list of the current states of ${owner}.`,
   );
+  return obj({ conditions }, description);
 }
 
 /** Upstream's status rules: each condition has a type, and no type appears twice. */

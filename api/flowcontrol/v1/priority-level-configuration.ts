@@ -12,11 +12,11 @@ import { validateMetadata } from '../../common/meta-validation.js';
 import { asObj, asStr, type Obj, root, specOf } from '../../common/validation-helpers.js';
 import { ageColumn, column } from '../../common/printers.js';
 import {
-  conditionsSchema,
   EXEMPT_NAME,
   FLOWCONTROL_DEF,
   FLOWCONTROL_GROUP,
   FLOWCONTROL_GROUP_ALIASES,
+  statusSchema,
   validateConditions,
 } from './flowcontrol-common.js';
 import { MANDATORY_PRIORITY_LEVELS } from './bootstrap-configuration.js';
@@ -288,8 +288,8 @@ export const priorityLevelConfiguration: KindDefinition = {
     description: 'PriorityLevelConfiguration represents the configuration of a priority level.',
     properties: {
       spec: describe(specSchema, '`spec` is the specification of the desired behavior of a "request-priority".'),
-      status: obj(
-        { conditions: conditionsSchema('PriorityLevelConfiguration') },
+      status: statusSchema(
+        'PriorityLevelConfiguration',
         'PriorityLevelConfigurationStatus represents the current state of a "request-priority".',
       ),
     },

@@ -1,14 +1,17 @@
-// The HTTPS calls to admission webhooks. Each webhook keeps its own keep-alive pool (a TLS handshake per write would
-// double a webhook's latency), made again when its clientConfig changes. timeoutSeconds bounds the whole call,
-// connecting included, and the answer is read up to a size bound: nothing a webhook does (hang, flood, close
-// mid-body, garbage) can hold the request or the heap. Failures carry Go's wording, `Post "<url>": <why>`, as
-// kube-apiserver's messages quote its HTTP client.
+// The HTTPS calls to admission webhooks, and to CustomResourceDefinitions' conversion webhooks. Each webhook keeps its
+// own keep-alive pool (a TLS handshake per write would double a webhook's latency), made again when its clientConfig
+// changes. timeoutSeconds bounds the whole call, connecting included, and the answer is read up to a size bound:
+// nothing a webhook does (hang, flood, close mid-body, garbage) can hold the request or the heap. Failures carry Go's
+// wording, `Post "<url>": <why>`, as kube-apiserver's messages quote its HTTP client.
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../server/clock.js';
 import type { ServiceResolver } from '../../aggregator/service-resolver.js';
 import { serviceTlsOptions } from '../../aggregator/upstream-tls.js';
 import type { CompiledWebhook } from './webhook-config.js';
+
+/** What a call needs of a webhook: admission webhooks and CustomResourceDefinitions' conversion webhooks alike. */
+export type WebhookEndpoint = Pick<CompiledWebhook, 'key' | 'clientConfig' | 'clientConfigText' | 'timeoutSeconds'>;
 
 /**
  * The largest answer read. Twice the request body limit, so that a patch replacing a maximum-size object still fits
@@ -29,7 +32,7 @@ export class WebhookCallError extends Error {
 
 export interface WebhookClient {
   /** POSTs the body; resolves with the parsed JSON answer of a 2xx, throws a WebhookCallError otherwise. */
-  post(hook: CompiledWebhook, body: string): Promise<unknown>;
+  post(hook: WebhookEndpoint, body: string): Promise<unknown>;
   /** Drops the pools of webhooks no longer in force. */
   retain(keys: ReadonlySet<string>): void;
   close(): void;
@@ -80,7 +83,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
   const pools = new Map<string, Pool>();
   const limit = opts.maxResponseBytes ?? MAX_WEBHOOK_RESPONSE_BYTES;
 
-  function poolOf(hook: CompiledWebhook): https.Agent {
+  function poolOf(hook: WebhookEndpoint): https.Agent {
     const known = pools.get(hook.key);
     if (known?.clientConfigText === hook.clientConfigText) return known.agent;
     known?.agent.destroy();
@@ -91,7 +94,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
     return agent;
   }
 
-  function urlOf(hook: CompiledWebhook): URL {
+  function urlOf(hook: WebhookEndpoint): URL {
     const { url, service } = hook.clientConfig;
     let target: URL;
     if (url !== undefined) target = new URL(url);
@@ -110,7 +113,7 @@ export function createWebhookClient(opts: WebhookClientOptions): WebhookClient {
     return target;
   }
 
-  function post(hook: CompiledWebhook, body: string): Promise<unknown> {
+  function post(hook: WebhookEndpoint, body: string): Promise<unknown> {
     let target: URL;
     try {
       target = urlOf(hook);
