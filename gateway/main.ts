@@ -42,6 +42,7 @@ import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile } from './aggregator/service-resolver.js';
 import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
 import { startSharedState } from './shared-state/start.js';
+import { startFlowControl, type RunningFlowControl } from './flowcontrol/start-flowcontrol.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -167,11 +168,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
   let aggregation: Aggregation | undefined;
+  let flowControl: RunningFlowControl | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(kinds, storage, serverKindValidator);
+    const objectCount = (type: string) => storageState.objectCount(type);
+    flowControl = startFlowControl({ options, registry, clock, metrics: serverMetrics.main, objectCount, log });
     const authenticator = await buildAuthenticator({
       options,
       adminToken,
@@ -229,6 +233,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       clock,
       maxRequestsInflight: options.maxRequestsInflight,
       maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      priorityAndFairness: flowControl.apf,
       readBodyTimeoutMs: options.readBodyTimeoutMs,
       logger,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
@@ -257,12 +262,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     await admission.synced;
+    await flowControl.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
     await aggregation?.stop();
+    await flowControl?.stop();
     await rbac?.stop();
     await admission?.stop();
     await shared.close();
@@ -301,6 +308,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await controllers.stop();
     await aggregation.stop();
+    await flowControl.stop();
     await rbac.stop();
     await admission.stop();
     await shared.close();
@@ -324,6 +332,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     closers: [
       () => controllers.stop(),
       () => aggregation.stop(),
+      () => flowControl.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
       () => admission.stop(),
