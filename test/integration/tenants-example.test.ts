@@ -5,11 +5,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
-import { eventually, expectFailure, readObject } from '../helpers/api.js';
+import { eventually, expectFailure, MERGE, readObject } from '../helpers/api.js';
 import { ROOT } from '../helpers/deploy-files.js';
 import { FC } from '../helpers/flowcontrol.js';
 import { startTestGatehouse, type TestGatehouse } from '../helpers/gatehouse.js';
 import { createKubectl, type Kubectl } from '../helpers/kubectl.js';
+import { labels, scrape, seriesOf } from '../helpers/metrics-text.js';
 
 const EXAMPLE = path.join(ROOT, 'deploy/examples/tenants');
 const TENANTS = ['tenant-a', 'tenant-b', 'tenant-c'] as const;
@@ -57,6 +58,9 @@ describe('the three-tenant example', function () {
       expect(status.message).to.include(`"${tenant}-jane" cannot list resource "configmaps"`);
       expect(status.message).to.include(`in the namespace "${other}"`);
     }
+    // A binding in one namespace reaches that namespace's own object and not the list of all of them.
+    expect((await gh.request('GET', '/api/v1/namespaces/tenant-a', { headers: as('tenant-a') })).status).to.equal(200);
+    expectFailure(await gh.request('GET', '/api/v1/namespaces', { headers: as('tenant-a') }), 403, 'Forbidden');
   });
 
   it("classifies each tenant's requests by its own FlowSchema and priority level", async () => {
@@ -83,6 +87,11 @@ describe('the three-tenant example', function () {
       const created = await Promise.all(batch.map((n) => gh.request('POST', collection, { body: configMap(n) })));
       for (const r of created) expect(r.status, r.body).to.equal(201);
     }
+    // The tenant's admins read their quota but cannot raise it.
+    const raise = { spec: { hard: { 'count/configmaps': String(hard * 2) } } };
+    const patch = { body: raise, headers: { ...as('tenant-a'), ...MERGE } };
+    expectFailure(await gh.request('PATCH', quotaPath, patch), 403, 'Forbidden');
+    expect((await gh.request('GET', quotaPath, { headers: as('tenant-a') })).status).to.equal(200);
     const last = await gh.request('POST', collection, { body: configMap('last'), headers: as('tenant-a') });
     expect(last.status, last.body).to.equal(201);
     const status = expectFailure(
@@ -111,6 +120,10 @@ describe('the three-tenant example', function () {
     const status = expectFailure(refused[0], 429, 'TooManyRequests');
     expect(status.message).to.match(/^rate limit tenant-c exceeded: at most 5 requests per second \(burst 10\)/);
     expect(Number(refused[0].headers['retry-after'])).to.be.at.least(1);
+    const metrics = await scrape(gh);
+    expect(
+      seriesOf(metrics, 'gatehouse_rate_limit_rejected_requests_total').get(labels({ limit: 'tenant-c' })),
+    ).to.equal(refused.length);
     // tenant-a's admins are not held back by tenant-c's bucket.
     const other = await gh.request('GET', '/api/v1/namespaces/tenant-a/configmaps', { headers: as('tenant-a') });
     expect(other.status).to.equal(200);
