@@ -74,6 +74,10 @@ describe('the three-tenant example', function () {
       });
       expect(res.headers['x-kubernetes-pf-prioritylevel-uid']).to.equal(level.metadata.uid);
     }
+    // The seats docs/tenants.md works out: ceil(600 × shares / 310) of the default 600.
+    const nominal = seriesOf(await scrape(gh), 'apiserver_flowcontrol_nominal_limit_seats');
+    const seats = TENANTS.map((tenant) => nominal.get(labels({ priority_level: tenant })));
+    expect(seats).to.deep.equal([78, 39, 10]);
   });
 
   it("refuses tenant-a's configmap past its quota's hard count", async () => {
