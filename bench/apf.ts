@@ -1,6 +1,6 @@
 // The priority-and-fairness scenario (test/helpers/apf-flood.ts, as the integration test runs it): over PostgreSQL,
-// one user floods lists of 500 ConfigMaps 24 at a time while another does gets one after another; the getter's
-// latencies idle and under the flood, sampled in alternating rounds, with APF on (the flooder's FlowSchema on a
+// one user floods lists (pages of 250 of 500 ConfigMaps) 24 at a time while another does gets one after another;
+// the getter's latencies idle and under the flood, sampled in alternating rounds, with APF on (the flooder's FlowSchema on a
 // level of nominalConcurrencyShares 1) and off (the simple in-flight limits). In this process, as the test does:
 // the flood runs in a worker thread, the getter and the gateway share this event loop.
 import { percentile } from './load.js';
@@ -47,7 +47,7 @@ export async function measureApf(say: (line: string) => void, settings: ApfSetti
 const ms = (sorted: number[], p: number): string => `${percentile(sorted, p).toFixed(1)} ms`;
 
 export function formatApf(result: ApfResult, settings: ApfSettings): string[] {
-  const title = `API Priority and Fairness: gets by one user while another floods lists (postgres, ${settings.objects} objects a list, ${settings.concurrency} at once; ${settings.rounds} x ${settings.perRound} gets idle and flooded, alternating)`;
+  const title = `API Priority and Fairness: gets by one user while another floods lists (postgres, pages of 250 of ${settings.objects} objects, ${settings.concurrency} lists at once; ${settings.rounds} x ${settings.perRound} gets idle and flooded, alternating)`;
   if ('skipped' in result) return [title, `  skipped: ${result.skipped}`];
   const row = (name: string, side: Side): string =>
     `  ${name.padEnd(8)} idle p50 ${ms(side.idle, 50)}, p99 ${ms(side.idle, 99)}; flooded p50 ${ms(side.flooded, 50)}, p99 ${ms(side.flooded, 99)}; ` +

@@ -74,7 +74,10 @@ export class Dispatcher {
     this.configure([], []);
   }
 
-  /** A new configuration: levels kept by name keep their queues and waiting requests; the mandatory ones are added when missing. */
+  /**
+   * A new configuration: levels kept by name keep their queues and waiting requests; the mandatory ones are added
+   * when missing.
+   */
   configure(schemas: readonly FlowSchemaObject[], levels: readonly PriorityLevelObject[]): void {
     const byName = new Map(levels.map((l) => [l.metadata.name, l]));
     for (const l of this.mandatory.levels) if (!byName.has(l.metadata.name)) byName.set(l.metadata.name, l);
@@ -100,10 +103,13 @@ export class Dispatcher {
       const limit = s.exempt ? Infinity : l.nominalCL;
       const existing = this.levels.get(name);
       if (existing && existing.settings.exempt === s.exempt) {
+        // An object rewritten without a change to its limits (a status update) keeps what borrowing gave it.
+        const unchanged =
+          JSON.stringify(existing.settings) === JSON.stringify(s) && existing.limits.nominalCL === l.nominalCL;
         existing.object = object;
         existing.settings = s;
         existing.limits = l;
-        existing.queueSet.reconfigure(s.queuing, limit);
+        if (!unchanged) existing.queueSet.reconfigure(s.queuing, limit);
       } else {
         this.levels.set(name, {
           object,

@@ -2,8 +2,8 @@
 // while another user's gets keep close to their idle latency, and they do not with priority and fairness off.
 //
 // What the limits buy, and what they cannot: APF bounds how many of the flooder's lists execute at once (here one:
-// its level has one seat), so the getter waits behind at most one list's
-// synchronous work instead of a dozen. It cannot make the server's one event loop faster: a list that executes still
+// its level has one seat; each list is a page of 250 of the 500 ConfigMaps), so the getter waits behind at most one
+// list's synchronous work instead of a dozen. It cannot make the server's one event loop faster: a list that executes still
 // holds the loop while it encodes, and the getter's own client shares that loop in this process. So the bounds are
 // generous where the machine is noisy: 300 samples of each, idle and flooded taken in alternating rounds after a
 // warm-up so that the machine's other load weighs on both, p99 against 3x the idle p99 (floored at 2 ms, below which

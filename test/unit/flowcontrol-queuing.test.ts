@@ -3,6 +3,8 @@ import { dealHand, flowHash } from '../../gateway/flowcontrol/shuffle-sharding.j
 import { QueueSet, type FlowRequest } from '../../gateway/flowcontrol/queue-set.js';
 import { apportion, nominalLimits, SeatDemand } from '../../gateway/flowcontrol/seats.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { Dispatcher } from '../../gateway/flowcontrol/dispatcher.js';
+import type { PriorityLevelObject } from '../../gateway/flowcontrol/types.js';
 
 const ONE = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
 
@@ -230,5 +232,35 @@ describe('priority and fairness: seats', () => {
     demand.harvest(3000);
     expect(demand.average).to.equal(2);
     expect(demand.stdDev).to.equal(2);
+  });
+
+  it('borrows every adjustment period, and keeps what it borrowed across a rewrite of the same objects', () => {
+    const clock = new ManualClock(0);
+    const dispatcher = new Dispatcher({ serverConcurrencyLimit: 105, clock });
+    const limited = (name: string, lendablePercent: number): PriorityLevelObject => ({
+      metadata: { name },
+      spec: {
+        type: 'Limited',
+        limited: { nominalConcurrencyShares: 50, lendablePercent, limitResponse: { type: 'Reject' } },
+      },
+    });
+    const levels = [limited('keeps', 0), limited('lends', 100)];
+    dispatcher.configure([], levels);
+    const limitOf = (name: string) => dispatcher.levelList().find(([n]) => n === name)?.[1].queueSet.concurrencyLimit;
+    // 105 seats over 50 + 50 + catch-all's 5 shares: 50 nominal each.
+    expect(limitOf('keeps')).to.equal(50);
+    const stop = dispatcher.startAdjusting();
+    clock.advance(10_000);
+    // Nobody asks for seats: the lender keeps none, and what it lends goes to the others, up to the server's 105.
+    expect(limitOf('lends')).to.equal(0);
+    const borrowed = limitOf('keeps') ?? 0;
+    expect(borrowed).to.be.above(50);
+    dispatcher.configure(
+      [],
+      levels.map((l) => structuredClone(l)),
+    );
+    expect(limitOf('keeps')).to.equal(borrowed);
+    stop();
+    expect(clock.pending()).to.have.length(0);
   });
 });
