@@ -2,7 +2,6 @@
 // authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
-import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
@@ -15,6 +14,7 @@ import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { createSecureServer } from './server/secure-server.js';
+import { listen } from './server/listen.js';
 import { defaultMaxConnections } from './server/connection-guards.js';
 import { createLogger, lineLog } from './server/logger.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
@@ -41,8 +41,8 @@ import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile } from './aggregator/service-resolver.js';
 import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
-import { startSharedState } from './shared-state/start.js';
 import { startFlowControl, type RunningFlowControl } from './flowcontrol/start-flowcontrol.js';
+import { startSharedState } from './shared-state/start.js';
 
 export interface RunningGatehouse {
   url: string;
@@ -81,17 +81,6 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
       (def.group === '' && def.resource === 'namespaces') ||
       options.runtimeConfig.enabled(def.group, def.version, def.resource, true),
   );
-}
-
-function listen(server: NetServer, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (e: Error) => reject(e);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 export async function startGatehouse(argv: string[], opts: StartOptions = {}): Promise<RunningGatehouse> {
