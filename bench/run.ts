@@ -40,6 +40,7 @@ import {
   QUICK_AGGREGATION_SETTINGS,
 } from './aggregation.js';
 import { formatApf, FULL_APF_SETTINGS, measureApf, QUICK_APF_SETTINGS } from './apf.js';
+import { formatApfCost, measureApfCost } from './apf-cost.js';
 import { formatCrd, FULL_CRD_SETTINGS, measureCrd, QUICK_CRD_SETTINGS } from './crd.js';
 
 interface Backend {
@@ -211,6 +212,8 @@ async function main(): Promise<void> {
       emit([...formatAuditCost(await measureAuditCost(say)), '']);
       say('rate limit cost: two memory-backend gateways, a rate limit checked in Redis and none');
       emit([...formatRateLimitCost(await measureRateLimitCost(say)), '']);
+      say('priority and fairness cost: two memory-backend gateways, priority and fairness on and off');
+      emit([...formatApfCost(await measureApfCost(say)), '']);
     }
     if (!only || only === 'admission') {
       say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');
