@@ -115,10 +115,13 @@ export interface KindDefinition {
   validate?(obj: KObject): FieldError[];
   /** Rules of a create only, after validate (Event: the strictness depends on create or update). */
   validateCreate?(obj: KObject): FieldError[];
-  /** Rules that compare with the stored object (immutable fields); never mutates. */
-  validateUpdate?(obj: KObject, old: KObject): FieldError[];
+  /**
+   * Rules that compare with the stored object (immutable fields); never mutates. A failure that does not fail the
+   * update (a custom kind's ratcheted rule) goes to `warnings`, the response's Warning headers.
+   */
+  validateUpdate?(obj: KObject, old: KObject, warnings?: string[]): FieldError[];
   /** Rules for writes through the status subresource. */
-  validateStatusUpdate?(obj: KObject, old: KObject): FieldError[];
+  validateStatusUpdate?(obj: KObject, old: KObject, warnings?: string[]): FieldError[];
   /**
    * The schema errors of an update that still count: a kind whose validation ratchets (custom kinds, as upstream's
    * CRDValidationRatcheting) drops those about values unchanged from the stored object.

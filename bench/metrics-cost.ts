@@ -4,10 +4,9 @@
 // without.
 import { configMapJson } from './objects.js';
 import { runLoad } from './load.js';
-import { formatPairedCost, measurePairedCost, type PairedCost } from './paired-cost.js';
+import { formatPairedCost, measurePairedCost, type PairedCost, type PairedOptions } from './paired-cost.js';
 
 export const METRICS_COST_TARGET = 0.95;
-const OBJECT = '/api/v1/namespaces/default/configmaps/metrics-cost';
 const LABEL: [string, string] = ['with metrics', 'without'];
 
 export interface CostSettings {
@@ -17,6 +16,19 @@ export interface CostSettings {
 
 /** Eight rounds of 3 s: 24 s of requests a side, both sides of a round under the same conditions. */
 export const FULL_COST_SETTINGS: CostSettings = { rounds: 8, sliceMs: 3_000 };
+
+/** Gets of one 1 KiB ConfigMap `name` in `default`, created on each side before the rounds. */
+export function configMapGets(name: string): Pick<PairedOptions, 'setup' | 'request' | 'expect'> {
+  return {
+    setup: async (target) => {
+      const body = configMapJson(name, 1024);
+      const create = () => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body });
+      await runLoad(target, { concurrency: 1, maxRequests: 1, maxMs: 5_000, expect: [201], request: create });
+    },
+    request: () => () => ({ method: 'GET', path: `/api/v1/namespaces/default/configmaps/${name}` }),
+    expect: [200],
+  };
+}
 
 const describe = (s: CostSettings) =>
   `memory backend, gets of one 1 KiB ConfigMap, 16 clients, ${s.rounds} rounds of ${s.sliceMs / 1000} s, both gateways loaded at once`;
@@ -30,13 +42,7 @@ export function measureMetricsCost(say: (line: string) => void, settings = FULL_
     ...settings,
     concurrency: 16,
     warmMs: 3_000,
-    setup: async (target) => {
-      const body = configMapJson('metrics-cost', 1024);
-      const create = () => ({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body });
-      await runLoad(target, { concurrency: 1, maxRequests: 1, maxMs: 5_000, expect: [201], request: create });
-    },
-    request: () => () => ({ method: 'GET', path: OBJECT }),
-    expect: [200],
+    ...configMapGets('metrics-cost'),
     say,
     label: LABEL,
   });

@@ -5,6 +5,8 @@
 //   node --import tsx bench/run.ts costs                                (only the paired cost scenarios)
 //   node --import tsx bench/run.ts aggregation [quick]                  (only the aggregation proxy scenario)
 //   node --import tsx bench/run.ts admission [quick]                    (only the admission cost scenarios)
+//   node --import tsx bench/run.ts crd [quick]                          (only the custom-resources scenario)
+//   node --import tsx bench/run.ts apf [quick]                          (only the priority and fairness scenario)
 //
 // A backend is only a set of `gatehouse` flags: one that the gateway refuses to start with (not implemented yet, or
 // PostgreSQL not installed) is skipped with a printed note. Figures, not tests: the exit code is 0 whatever the
@@ -37,6 +39,9 @@ import {
   measureAggregation,
   QUICK_AGGREGATION_SETTINGS,
 } from './aggregation.js';
+import { formatApf, FULL_APF_SETTINGS, measureApf, QUICK_APF_SETTINGS } from './apf.js';
+import { formatApfCost, measureApfCost } from './apf-cost.js';
+import { formatCrd, FULL_CRD_SETTINGS, measureCrd, QUICK_CRD_SETTINGS } from './crd.js';
 
 interface Backend {
   name: string;
@@ -95,11 +100,14 @@ function loadAverage(): string {
     .join(' ');
 }
 
+/** Scenarios that run alone when named first, each starting its own gateways. */
+const ONLY_SCENARIOS = ['aggregation', 'admission', 'crd', 'apf'];
+
 function chooseBackends(argv: string[]): Backend[] {
   if (argv.length === 0) return BACKENDS;
   // The cost scenarios alone: each starts its own pair of gateways and needs no backend run before it.
   if (argv.length === 1 && argv[0] === 'costs') return [];
-  if (argv[0] === 'aggregation' || argv[0] === 'admission') return [];
+  if (ONLY_SCENARIOS.includes(argv[0])) return [];
   const unknown = argv.filter((a) => !BACKENDS.some((b) => b.name === a));
   if (unknown.length)
     throw new Error(`unknown backend(s) ${unknown.join(', ')} (known: ${BACKENDS.map((b) => b.name).join(', ')})`);
@@ -112,12 +120,13 @@ async function main(): Promise<void> {
   const backends = chooseBackends(argv);
   // The aggregation and admission scenarios start their own gateways; `quick` shortens them for a check on a busy
   // machine.
-  const only = argv[0] === 'aggregation' || argv[0] === 'admission' ? argv[0] : undefined;
+  const only = ONLY_SCENARIOS.includes(argv[0]) ? argv[0] : undefined;
   if (only && argv.slice(1).some((a) => a !== 'quick'))
     throw new Error(`${only} takes only 'quick' after it, not ${argv.slice(1).join(' ')}`);
   const quick = argv[1] === 'quick';
   const aggregationSettings = quick ? QUICK_AGGREGATION_SETTINGS : FULL_AGGREGATION_SETTINGS;
   const admissionSettings = quick ? QUICK_COST_SETTINGS : FULL_COST_SETTINGS;
+  const apfSettings = quick ? QUICK_APF_SETTINGS : FULL_APF_SETTINGS;
   const say = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
@@ -203,17 +212,27 @@ async function main(): Promise<void> {
       emit([...formatAuditCost(await measureAuditCost(say)), '']);
       say('rate limit cost: two memory-backend gateways, a rate limit checked in Redis and none');
       emit([...formatRateLimitCost(await measureRateLimitCost(say)), '']);
+      say('priority and fairness cost: two memory-backend gateways, priority and fairness on and off');
+      emit([...formatApfCost(await measureApfCost(say)), '']);
     }
-    if (only !== 'aggregation') {
+    if (!only || only === 'admission') {
       say('policy cost: two memory-backend gateways, three ValidatingAdmissionPolicies bound and none');
       emit([...formatPolicyCost(await measurePolicyCost(say, admissionSettings), admissionSettings), '']);
       say('webhook cost: two memory-backend gateways, one validating webhook on loopback and none');
       emit([...formatWebhookCost(await measureWebhookCost(say, admissionSettings), admissionSettings), '']);
     }
-    if (only !== 'admission') {
+    if (!only || only === 'aggregation') {
       say('aggregation: an upstream gateway, and a front gateway proxying one group-version to it');
       const aggregation = await measureAggregation(say, aggregationSettings);
       emit([...formatAggregation(aggregation, aggregationSettings), '']);
+    }
+    if (!only || only === 'crd') {
+      const crdSettings = quick ? QUICK_CRD_SETTINGS : FULL_CRD_SETTINGS;
+      emit([...formatCrd(await measureCrd(say, crdSettings), crdSettings), '']);
+    }
+    if (!only || only === 'apf') {
+      say('apf: one user flooding lists, another doing gets, with and without priority and fairness');
+      emit([...formatApf(await measureApf(say, apfSettings), apfSettings), '']);
     }
   } finally {
     await bareServer.stop();

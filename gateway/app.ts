@@ -22,6 +22,8 @@ import {
 import { createCompression } from './filters/compression.js';
 import { createTimeoutFilter } from './filters/timeout.js';
 import { createMaxInFlightFilter } from './filters/max-in-flight.js';
+import { createPriorityAndFairnessFilter, type PriorityAndFairness } from './filters/priority-and-fairness.js';
+import { debugDump } from './flowcontrol/debug-dump.js';
 import { createSummaryLog } from './server/summary-log.js';
 import { createLogger, lineLog, type Logger } from './server/logger.js';
 import { createHttpLogFilter } from './filters/http-log.js';
@@ -77,6 +79,8 @@ export interface AppDeps {
   maxRequestsInflight?: number;
   /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
   maxMutatingRequestsInflight?: number;
+  /** API Priority and Fairness (gateway/flowcontrol/), in place of the two in-flight limits above when given. */
+  priorityAndFairness?: PriorityAndFairness;
   /** A request body not received whole this long after a handler starts reading it answers 504; 0: no limit. */
   readBodyTimeoutMs?: number;
   /** Failure details withheld from clients go here (default: a logger of its own, on stderr at -v 0). */
@@ -249,12 +253,15 @@ export function createGateway(deps: AppDeps): Gateway {
   if (deps.rateLimit) app.use(timed('rate-limit', deps.rateLimit));
   // Where upstream limits requests in flight: after impersonation (system:masters, as impersonated, is exempt) and
   // before authorization, so that a flood is refused before it costs authorizer calls.
+  const apf = deps.priorityAndFairness;
   app.use(
-    createMaxInFlightFilter({
-      readOnly: deps.maxRequestsInflight ?? 400,
-      mutating: deps.maxMutatingRequestsInflight ?? 200,
-      onChange: requestMetrics?.inFlight,
-    }),
+    apf
+      ? createPriorityAndFairnessFilter(apf, requestMetrics?.inFlight)
+      : createMaxInFlightFilter({
+          readOnly: deps.maxRequestsInflight ?? 400,
+          mutating: deps.maxMutatingRequestsInflight ?? 200,
+          onChange: requestMetrics?.inFlight,
+        }),
   );
   app.use(timed('authorization', createAuthorizationFilter(deps.authorizer)));
   if (requestMetrics) app.use(requestMetrics.admitted);
@@ -280,6 +287,12 @@ export function createGateway(deps: AppDeps): Gateway {
       if (served) {
         ctx.type = served.registry.contentType;
         ctx.body = await served.registry.metrics();
+        return;
+      }
+      const dump = apf && debugDump(apf.dispatcher, ctx.path, requestQuery(ctx));
+      if (dump !== undefined) {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = dump;
         return;
       }
     }

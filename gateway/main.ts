@@ -2,7 +2,6 @@
 // authenticator and authorizer chains → health checks → createGateway (plus the start-up controllers it needs) →
 // HTTPS server → signals. Everything with
 // behaviour lives in the modules it wires together.
-import type { AddressInfo, Server as NetServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { createGateway } from './app.js';
 import { createRegistry } from './registry/registry.js';
@@ -15,6 +14,7 @@ import { loadOrCreateCertificates } from './server/certs.js';
 import { clientUrl, writeAdminKubeconfig } from './server/kubeconfig.js';
 import { createShutdown, installSignalHandlers } from './server/shutdown.js';
 import { createSecureServer } from './server/secure-server.js';
+import { listen } from './server/listen.js';
 import { defaultMaxConnections } from './server/connection-guards.js';
 import { createLogger, lineLog } from './server/logger.js';
 import { loadOrCreateAdminToken } from './authn/admin-token.js';
@@ -41,6 +41,7 @@ import { loadConfiguredPolicy, startAudit, type Audit } from './audit/audit.js';
 import { createAggregatorMetrics } from './metrics/aggregator-metrics.js';
 import { loadEndpointsFile } from './aggregator/service-resolver.js';
 import { startAggregation, type Aggregation } from './aggregator/aggregation.js';
+import { startFlowControl, type RunningFlowControl } from './flowcontrol/start-flowcontrol.js';
 import { startSharedState } from './shared-state/start.js';
 
 export interface RunningGatehouse {
@@ -80,17 +81,6 @@ function servedKinds(kinds: KindDefinition[], options: GatehouseOptions): KindDe
       (def.group === '' && def.resource === 'namespaces') ||
       options.runtimeConfig.enabled(def.group, def.version, def.resource, true),
   );
-}
-
-function listen(server: NetServer, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (e: Error) => reject(e);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
 }
 
 export async function startGatehouse(argv: string[], opts: StartOptions = {}): Promise<RunningGatehouse> {
@@ -167,11 +157,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
   let audit: Audit | undefined;
   const aggregatorMetrics = createAggregatorMetrics(serverMetrics.main);
   let aggregation: Aggregation | undefined;
+  let flowControl: RunningFlowControl | undefined;
   try {
     audit = startAudit(options.audit, auditPolicy, { metricsRegistry: metrics.registry, log, clock });
     // The registry exists before the chains: bootstrap and service-account tokens, RBAC and the controllers read
     // their objects through it.
     const registry = createRegistry(kinds, storage, serverKindValidator);
+    const objectCount = (type: string) => storageState.objectCount(type);
+    flowControl = startFlowControl({ options, registry, clock, metrics: serverMetrics.main, objectCount, log });
     const authenticator = await buildAuthenticator({
       options,
       adminToken,
@@ -229,6 +222,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
       clock,
       maxRequestsInflight: options.maxRequestsInflight,
       maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      priorityAndFairness: flowControl.apf,
       readBodyTimeoutMs: options.readBodyTimeoutMs,
       logger,
       createSubresources: serviceAccountTokenSubresources(serviceAccountKeys, options.serviceAccounts),
@@ -257,12 +251,14 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     namespacesHook.complete();
     await rbac.bootstrapIndexed();
     await admission.synced;
+    await flowControl.synced;
     rbacHook.complete();
   } catch (e) {
     // Background work tied to the shutdown signal (the authentication configuration watcher) stops too.
     controller.abort();
     authorization?.close();
     await aggregation?.stop();
+    await flowControl?.stop();
     await rbac?.stop();
     await admission?.stop();
     await shared.close();
@@ -301,6 +297,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     authorization?.close();
     await controllers.stop();
     await aggregation.stop();
+    await flowControl.stop();
     await rbac.stop();
     await admission.stop();
     await shared.close();
@@ -324,6 +321,7 @@ export async function startGatehouse(argv: string[], opts: StartOptions = {}): P
     closers: [
       () => controllers.stop(),
       () => aggregation.stop(),
+      () => flowControl.stop(),
       async () => authorization?.close(),
       () => rbac.stop(),
       () => admission.stop(),

@@ -75,6 +75,11 @@ export function toFieldError(e: ErrorObject, schema: JSONSchema, data: unknown):
       return fieldErrors.invalid(at, value, `${at} in body should be greater than or equal to ${String(p.limit)}`);
     case 'maximum':
       return fieldErrors.invalid(at, value, `${at} in body should be less than or equal to ${String(p.limit)}`);
+    // A custom resource's draft-4 exclusive bounds, as openapi-dialect.ts hands them to ajv.
+    case 'exclusiveMinimum':
+      return fieldErrors.invalid(at, value, `${at} in body should be greater than ${String(p.limit)}`);
+    case 'exclusiveMaximum':
+      return fieldErrors.invalid(at, value, `${at} in body should be less than ${String(p.limit)}`);
     case 'maxLength':
       return fieldErrors.tooLong(at, value, Number(p.limit));
     case 'pattern':

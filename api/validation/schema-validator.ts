@@ -7,6 +7,7 @@ import type { FieldError } from '../meta/field-errors.js';
 import { isObject, type KObject } from '../meta/types.js';
 import { sharedAjv } from './ajv-instance.js';
 import { toFieldError } from './ajv-errors.js';
+import { toAjvDialect } from './openapi-dialect.js';
 import { pruneUnknownFields } from './prune.js';
 
 export interface SchemaValidator {
@@ -20,15 +21,14 @@ export interface KindValidator extends SchemaValidator {
   readonly def: KindDefinition;
   /** Schema errors, then the kind's rules when the schema found no type errors. */
   validate(obj: unknown): FieldError[];
-  /** validate() plus the kind's update rules (immutable fields). */
-  validateUpdate(obj: unknown, old: KObject): FieldError[];
+  /** validate() plus the kind's update rules (immutable fields); `warnings` collects what they only warn of. */
+  validateUpdate(obj: unknown, old: KObject, warnings?: string[]): FieldError[];
   /** Schema errors plus the kind's status rules, for writes through /status. */
-  validateStatusUpdate(obj: unknown, old: KObject): FieldError[];
+  validateStatusUpdate(obj: unknown, old: KObject, warnings?: string[]): FieldError[];
 }
 
 function compile(schema: JSONSchema): ValidateFunction {
-  // A JSON copy drops the symbol marks the OpenAPI builder uses, so ajv sees plain schema keywords only.
-  return sharedAjv().compile(JSON.parse(JSON.stringify(schema)) as object);
+  return sharedAjv().compile(toAjvDialect(schema));
 }
 
 /** Accepts a kind (its complete schema) or any schema of the dialect. */
@@ -102,9 +102,10 @@ export function createKindValidator(def: KindDefinition): KindValidator {
     def,
     prune: schemaValidator.prune,
     validate: (obj) => withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateCreate?.(o) ?? [])]),
-    validateUpdate: (obj, old) =>
-      withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old) ?? [])], old),
-    validateStatusUpdate: (obj, old) => withRules(obj, (o) => def.validateStatusUpdate?.(o, old) ?? [], old),
+    validateUpdate: (obj, old, warnings) =>
+      withRules(obj, (o) => [...(def.validate?.(o) ?? []), ...(def.validateUpdate?.(o, old, warnings) ?? [])], old),
+    validateStatusUpdate: (obj, old, warnings) =>
+      withRules(obj, (o) => def.validateStatusUpdate?.(o, old, warnings) ?? [], old),
   };
   cache.set(def, validator);
   return validator;

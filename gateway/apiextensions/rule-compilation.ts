@@ -4,7 +4,7 @@
 // rule and the position of the problem; its estimated cost, times the number of times it can run for one object, is
 // refused over the per-expression budget, and the sum over a schema over the per-definition budget. Objects are
 // evaluated with dynamically typed programs (rule-evaluation.ts): their values are plain JSON, which the types
-// declared here only describe.
+// declared here only describe, but for formatted strings, which rule-values.ts converts to the types declared here.
 import type { KObject } from '../../api/meta/types.js';
 import { fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import { asArr, asObj, asStr } from '../../api/common/validation-helpers.js';

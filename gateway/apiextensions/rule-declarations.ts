@@ -37,9 +37,9 @@ export function asRuleSubject(s: JSONSchemaProps, isRoot: boolean): JSONSchemaPr
   return { ...s, type: 'object', properties: { ...s.properties, ...RESOURCE_META } };
 }
 
-/** The CEL type of `self` at a node, with the object types it reaches. */
+/** The CEL type of `self` at a node, with the object types it reaches; formatted strings typed as upstream does. */
 export function ruleSubjectTypes(subject: JSONSchemaProps): CelSchemaTypes {
-  return celTypesOfSchema(subject as JSONSchema, 'self');
+  return celTypesOfSchema(subject as JSONSchema, 'self', { typedFormats: true });
 }
 
 function minSerializedSize(s: JSONSchemaProps | undefined): number {

@@ -6,10 +6,11 @@
 // On an update each value is paired with its old one (fields and map entries by name, items of map lists by their
 // keys): transition rules (reading `oldSelf`) run only where an old value exists, unless optionalOldSelf makes oldSelf
 // an optional that is empty on create; and a rule that does not read oldSelf and fails on a value unchanged from the
-// old one does not fail the update (ratcheting, as CRDValidationRatcheting). Each evaluation may spend the
-// per-call limit, and all of one object's the runtime budget; past either, no further rule runs.
+// old one does not fail the update but is answered as a warning, `<field>: <error>` as the error would read
+// (ratcheting, as CRDValidationRatcheting). Each evaluation may spend the per-call limit, and all of one object's the
+// runtime budget; past either, no further rule runs.
 import { isObject, type KObject } from '../../api/meta/types.js';
-import { fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
+import { fieldErrorMessage, fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import { asArr, asObj, asStr } from '../../api/common/validation-helpers.js';
 import {
   additionalOf,
@@ -28,6 +29,7 @@ import {
   type CelCompiledProgram,
 } from '../../policies/cel/index.js';
 import { compileRuleExpression, usesOldSelf } from './rule-compilation.js';
+import { valueConversionOf, type ValueConversion } from './rule-values.js';
 
 /** Upstream's RuntimeCELCostBudget: what evaluating every rule for one object may spend. */
 export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
@@ -51,6 +53,8 @@ interface RuleNode {
   schema: JSONSchemaProps;
   type: string;
   rules: CompiledRule[];
+  /** Types the formatted strings under the node for its rules; absent when it has none. */
+  typed?: ValueConversion;
   properties: [string, RuleNode][];
   items?: RuleNode;
   additional?: RuleNode;
@@ -109,7 +113,9 @@ function compileNode(raw: unknown, depth: number): RuleNode | undefined {
     additional: compileNode(additionalOf(s), depth + 1),
   };
   const empty = node.rules.length === 0 && node.properties.length === 0 && !node.items && !node.additional;
-  return empty ? undefined : node;
+  if (empty) return undefined;
+  if (node.rules.length > 0) node.typed = valueConversionOf(s);
+  return node;
 }
 
 function failure(rule: CompiledRule, node: RuleNode, at: FieldPath, message: string): FieldError {
@@ -130,7 +136,10 @@ function failure(rule: CompiledRule, node: RuleNode, at: FieldPath, message: str
 class Run {
   readonly errs: FieldError[] = [];
   halted = false;
-  constructor(private remaining: number) {}
+  constructor(
+    private remaining: number,
+    readonly warnings: string[],
+  ) {}
 
   /** Charges an evaluation's cost; false (with the error at `at`) once the budget is spent. */
   spend(cost: number, node: RuleNode, at: FieldPath): boolean {
@@ -193,9 +202,11 @@ function activationOf(rule: CompiledRule, value: unknown, old: unknown): Record<
 
 function runRules(node: RuleNode, value: unknown, old: unknown, at: FieldPath, run: Run): void {
   if (node.rules.length === 0 || !run.hasBudget(node, at)) return;
+  const typedValue = node.typed ? node.typed(value) : value;
+  const typedOld = node.typed && old !== undefined ? node.typed(old) : old;
   for (const rule of node.rules) {
     if (rule.transition && old === undefined && !rule.optionalOldSelf) continue;
-    const activation = activationOf(rule, value, old);
+    const activation = activationOf(rule, typedValue, typedOld);
     let outcome: { value: unknown; cost: number };
     try {
       outcome = rule.program.evaluateWithCost(activation);
@@ -206,11 +217,12 @@ function runRules(node: RuleNode, value: unknown, old: unknown, at: FieldPath, r
     }
     if (!run.spend(outcome.cost, node, at)) return;
     if (outcome.value === true) continue;
-    // Ratcheting: upstream reports such a failure as a warning instead; transition rules are never ratcheted.
-    if (!rule.transition && old !== undefined && sameValue(value, old)) continue;
     const message = messageOf(rule, activation, run, node, at);
     if (message === undefined) return;
-    run.errs.push(failure(rule, node, at, message));
+    // Transition rules are never ratcheted: they exist to judge the change.
+    const ratcheted = !rule.transition && old !== undefined && sameValue(value, old);
+    if (ratcheted) run.warnings.push(fieldErrorMessage(failure(rule, node, at, message)));
+    else run.errs.push(failure(rule, node, at, message));
   }
 }
 
@@ -234,8 +246,11 @@ function check(node: RuleNode, value: unknown, old: unknown, at: FieldPath, run:
 }
 
 export interface SchemaRules {
-  /** Every rule's failure; `old` is the stored object on an update. */
-  validate(obj: KObject, old?: KObject): FieldError[];
+  /**
+   * Every rule's failure; `old` is the stored object on an update, and the failures of values unchanged from it go
+   * to `warnings` instead.
+   */
+  validate(obj: KObject, old?: KObject, warnings?: string[]): FieldError[];
 }
 
 /** The rules of one version's schema, or undefined when it has none; `budget` is what one object may spend. */
@@ -246,8 +261,8 @@ export function compileSchemaRules(
   const root = compileNode(schema, 0);
   if (!root) return undefined;
   return {
-    validate(obj, old) {
-      const run = new Run(budget);
+    validate(obj, old, warnings = []) {
+      const run = new Run(budget, warnings);
       check(root, obj, old, FieldPath.root(''), run);
       return run.errs;
     },

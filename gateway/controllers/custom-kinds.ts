@@ -31,8 +31,8 @@ function withValidationRules(served: ServedDefinition, kinds: KindDefinition[]):
       ...def,
       // Create only: an update's rules need the old object (transition rules, optionalOldSelf, ratcheting).
       validateCreate: (obj) => rules.validate(obj),
-      validateUpdate: (obj, old) => rules.validate(obj, old),
-      validateStatusUpdate: (obj, old) => rules.validate(obj, old),
+      validateUpdate: (obj, old, warnings) => rules.validate(obj, old, warnings),
+      validateStatusUpdate: (obj, old, warnings) => rules.validate(obj, old, warnings),
     };
   });
 }

@@ -1,6 +1,7 @@
 // The quota controller (upstream's resourcequota-controller): keeps every ResourceQuota's status.hard equal to
-// spec.hard and status.used equal to what its namespace holds. It follows every served namespaced kind with a
-// list-then-watch loop and recomputes a namespace (debounced) when something there changes:
+// spec.hard and status.used equal to what its namespace holds. It follows every served namespaced kind (those of
+// CustomResourceDefinitions as they come and go) with a list-then-watch loop and recomputes a namespace (debounced)
+// when something there changes:
 // - a quota appears, goes away, or its spec.hard changes (status.hard lags behind spec.hard): full recount;
 // - an object is deleted: full recount, which gives the quota back (upstream's replenishment);
 // - an object is added: recount that only raises used. Creates through the API are charged by admission before
@@ -47,11 +48,13 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
   // One watch loop, so one abort listener, per namespaced kind: a number that grows with the kinds served, which is
   // no leak, so Node's warning past ten listeners is only noise here.
   setMaxListeners(0, abort.signal);
-  const tracked = registry.stores.filter((s) => s.def.namespaced);
-  /** Quota resource name → the store whose objects it counts. */
+  /** Quota resource name → the store whose objects it counts; rebuilt whenever the served kinds change. */
   const countedBy = new Map<string, ResourceStore>();
-  for (const store of tracked)
-    for (const name of countedNames(store.def.group, store.def.resource)) countedBy.set(name, store);
+  /**
+   * Names of kinds no longer served (a CustomResourceDefinition deleted): nothing of them exists any more, since a
+   * definition's objects are deleted before it goes, so they count 0 until a kind with the name is served again.
+   */
+  const retired = new Set<string>();
   /** Namespace → names of its quotas; only these namespaces need recounting. */
   const quotaNames = new Map<string, Set<string>>();
 
@@ -108,7 +111,7 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
       }
     }
     const observe = (name: string): number | undefined =>
-      counts.get(name) ?? (isUnservedEvaluatorName(name) ? 0 : undefined);
+      counts.get(name) ?? (isUnservedEvaluatorName(name) || retired.has(name) ? 0 : undefined);
     for (const quota of items) {
       const next = computeQuotaStatus(quota, observe, { raiseOnly: mode === 'raise' });
       const status = statusOf(quota);
@@ -166,54 +169,90 @@ export function startResourceQuotaController(registry: Registry, opts: ResourceQ
     else if (ev.type === 'DELETED') schedule(namespace, 'full');
   }
 
-  const loops = [
-    runWatchLoop({
-      storage: quotaStore.storage,
-      prefix: quotaStore.prefix(''),
-      signal: abort.signal,
+  const quotaLoop = runWatchLoop({
+    storage: quotaStore.storage,
+    prefix: quotaStore.prefix(''),
+    signal: abort.signal,
+    log: opts.log,
+    name: 'resourcequota-controller resourcequotas',
+    retryMs,
+    onList(items) {
+      quotaNames.clear();
+      for (const quota of items) {
+        const namespace = namespaceOf(quota);
+        if (!namespace) continue;
+        const names = quotaNames.get(namespace) ?? new Set<string>();
+        names.add(quota.metadata.name ?? '');
+        quotaNames.set(namespace, names);
+      }
+      scheduleAll('full');
+    },
+    onEvent: onQuotaEvent,
+  });
+
+  /** Stored prefix → the watch of that collection, stopped on its own when its kind stops being served. */
+  const objectLoops = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  /** Watches of kinds gone, still winding down: stop() waits for them too. */
+  const ending = new Set<Promise<void>>();
+
+  function watchObjects(store: ResourceStore): { stop: AbortController; done: Promise<void> } {
+    const stop = new AbortController();
+    const signal = AbortSignal.any([abort.signal, stop.signal]);
+    const done = runWatchLoop({
+      storage: store.storage,
+      prefix: store.prefix(''),
+      signal,
       log: opts.log,
-      name: 'resourcequota-controller resourcequotas',
       retryMs,
-      onList(items) {
-        quotaNames.clear();
-        for (const quota of items) {
-          const namespace = namespaceOf(quota);
-          if (!namespace) continue;
-          const names = quotaNames.get(namespace) ?? new Set<string>();
-          names.add(quota.metadata.name ?? '');
-          quotaNames.set(namespace, names);
-        }
-        scheduleAll('full');
-      },
-      onEvent: onQuotaEvent,
-    }),
-    // A kind stored as another's objects (events.platform.io Events) changes when that one does: one watch serves both.
-    // Versions of one kind share their objects: one watch per stored prefix.
-    ...[
-      ...new Map(tracked.filter((s) => s !== quotaStore && !s.def.storedAs).map((s) => [s.prefix(''), s])).values(),
-    ].map((store) =>
-      runWatchLoop({
-        storage: store.storage,
-        prefix: store.prefix(''),
-        signal: abort.signal,
-        log: opts.log,
-        retryMs,
-        name: `resourcequota-controller ${store.def.resource}`,
-        // A relist may hide deletions: recount everything.
-        onList: () => scheduleAll('full'),
-        onEvent: onObjectEvent,
-      }),
-    ),
-  ];
+      name: `resourcequota-controller ${store.def.resource}`,
+      // A relist may hide deletions: recount everything.
+      onList: () => scheduleAll('full'),
+      onEvent: onObjectEvent,
+    });
+    return { stop, done };
+  }
+
+  /** Follows the served namespaced kinds: those CustomResourceDefinitions add and remove while the server runs too. */
+  function followServedKinds(): void {
+    if (abort.signal.aborted) return;
+    const tracked = registry.stores.filter((s) => s.def.namespaced);
+    const before = new Set(countedBy.keys());
+    countedBy.clear();
+    for (const store of tracked)
+      for (const name of countedNames(store.def.group, store.def.resource)) countedBy.set(name, store);
+    for (const name of before) if (!countedBy.has(name)) retired.add(name);
+    for (const name of countedBy.keys()) retired.delete(name);
+    // One watch per stored prefix: a kind stored as another's objects (events.platform.io Events over core Events)
+    // changes when that one does, and every version of a custom kind reads the one set of objects. The watch goes
+    // through a store that keeps its own form where there is one.
+    const watched = new Map<string, ResourceStore>();
+    for (const store of tracked) {
+      const prefix = store.prefix('');
+      if (store !== quotaStore && (!watched.has(prefix) || !store.def.storedAs)) watched.set(prefix, store);
+    }
+    for (const [prefix, loop] of objectLoops) {
+      if (watched.has(prefix)) continue;
+      loop.stop.abort();
+      objectLoops.delete(prefix);
+      ending.add(loop.done);
+      void loop.done.finally(() => ending.delete(loop.done));
+    }
+    for (const [prefix, store] of watched) if (!objectLoops.has(prefix)) objectLoops.set(prefix, watchObjects(store));
+    // A kind gone: its names now count 0. (A kind added is counted once its watch has listed.)
+    if ([...before].some((name) => retired.has(name))) scheduleAll('full');
+  }
+  followServedKinds();
+  const unsubscribe = registry.onKindsChanged(followServedKinds);
   const resync = setInterval(() => scheduleAll('full'), opts.resyncMs ?? 5 * 60_000);
   resync.unref();
 
   return {
     async stop() {
+      unsubscribe();
       abort.abort();
       clearInterval(resync);
       clearTimeout(timer);
-      await Promise.all(loops);
+      await Promise.all([quotaLoop, ...[...objectLoops.values()].map((l) => l.done), ...ending]);
       await pass;
     },
   };

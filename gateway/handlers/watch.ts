@@ -28,6 +28,7 @@ import { watchDurationMs } from './watch-timeout.js';
 import { realClock } from '../server/clock.js';
 import { auditOf } from '../audit/request-audit.js';
 import { chunkDataLength, chunkOf, directChunkWriter, drained } from './watch-frame-writer.js';
+import { signalWatchInitialized } from '../request/watch-initialization.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -234,6 +235,7 @@ export async function handleWatch(ctx: Context, deps: HandlerDeps, req: Resource
       if (start.kind === 'initial-state' && start.bookmarkAfterInitial) {
         await write({ type: 'BOOKMARK', object: asked(bookmark(store, startRevision, true)) });
       }
+      signalWatchInitialized(ctx);
       const events = store.storage.watch(
         store.prefix(info.namespace),
         { revision: startRevision, recursive: true, progressNotify: params.allowBookmarks },

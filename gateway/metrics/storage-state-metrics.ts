@@ -20,6 +20,8 @@ export const STATS_TIMEOUT_MS = 1_000;
 export interface StorageStateMetrics {
   /** Stops the periodic refresh (before the storage closes). */
   stop(): void;
+  /** A resource's object count at the last refresh (-1 when counting failed); undefined before it was counted. */
+  objectCount(type: string): number | undefined;
 }
 
 export function startStorageStateMetrics(opts: {
@@ -58,12 +60,18 @@ export function startStorageStateMetrics(opts: {
     },
   );
 
+  // Also what priority and fairness estimates a list's cost by, as upstream's estimator reads the same counts.
+  const counts = new Map<string, number>();
+  const counted = (type: string, n: number): void => {
+    counts.set(type, n);
+    objects.set({ resource: type }, n);
+  };
   function refresh(): Promise<void> {
     return Promise.all(
       types.resources.map(({ type, prefix }) =>
         storage.count(prefix).then(
-          (n) => objects.set({ resource: type }, n),
-          () => objects.set({ resource: type }, -1),
+          (n) => counted(type, n),
+          () => counted(type, -1),
         ),
       ),
     ).then(() => undefined);
@@ -162,5 +170,6 @@ export function startStorageStateMetrics(opts: {
       stopped = true;
       cancelTimer();
     },
+    objectCount: (type) => counts.get(type),
   };
 }

@@ -13,10 +13,10 @@ export interface KindValidator {
   prune(obj: KObject): string[];
   /** Every error of a new object: types, required fields, metadata, kind rules. */
   validate(obj: KObject): FieldError[];
-  /** Errors of an update against the stored object (includes validate). */
-  validateUpdate(obj: KObject, old: KObject): FieldError[];
+  /** Errors of an update against the stored object (includes validate); `warnings` collects what only warns. */
+  validateUpdate(obj: KObject, old: KObject, warnings?: string[]): FieldError[];
   /** Errors of a status write against the stored object. */
-  validateStatusUpdate(obj: KObject, old: KObject): FieldError[];
+  validateStatusUpdate(obj: KObject, old: KObject, warnings?: string[]): FieldError[];
 }
 
 /** NamespaceLifecycle admission: refuses content in namespaces that are missing or terminating. */

@@ -25,6 +25,11 @@ export interface Registry {
   setDynamicKinds(owner: string, kinds: KindDefinition[]): void;
   /** Moves whenever the served kinds change: what is built from them (discovery, OpenAPI) is built again. */
   generation(): number;
+  /**
+   * Calls `listener` after every change of the served kinds, for what must act on it at once rather than on its next
+   * request (the quota controller's watches); returns what unsubscribes it.
+   */
+  onKindsChanged(listener: () => void): () => void;
 }
 
 export function createRegistry(
@@ -59,6 +64,7 @@ export function createRegistry(
   // Dynamic stores stay in `stores` (the array is shared with readers, so it is changed in place) after the fixed ones.
   const dynamic = new Map<string, ResourceStore[]>();
   let generation = 0;
+  const kindListeners = new Set<() => void>();
   const registry: Registry = {
     stores,
     fixedKinds: [...kinds],
@@ -83,8 +89,13 @@ export function createRegistry(
       }
       if (added.length > 0) dynamic.set(owner, added);
       generation++;
+      for (const listener of [...kindListeners]) listener();
     },
     generation: () => generation,
+    onKindsChanged(listener) {
+      kindListeners.add(listener);
+      return () => kindListeners.delete(listener);
+    },
   };
   return registry;
 }

@@ -56,10 +56,19 @@ export function checkNamespaceMatches(scope: StoreScope, obj: KObject, namespace
   obj.metadata.namespace = namespace;
 }
 
-/** The stored object's successor: server-owned fields as stored, then the kind's rules for an update. */
-export function buildUpdate(scope: StoreScope, obj: KObject, current: KObject, subresource: Subresource): KObject {
+/**
+ * The stored object's successor: server-owned fields as stored, then the kind's rules for an update, whose warnings
+ * join the request's.
+ */
+export function buildUpdate(
+  scope: StoreScope,
+  obj: KObject,
+  current: KObject,
+  subresource: Subresource,
+  ctx: WriteContext,
+): KObject {
   const next = prepareUpdate(scope, obj, current, subresource);
-  validateUpdate(scope, next, current, subresource);
+  validateUpdate(scope, next, current, subresource, ctx.warnings);
   return next;
 }
 
@@ -69,13 +78,19 @@ export function prepareUpdate(scope: StoreScope, obj: KObject, current: KObject,
   return obj;
 }
 
-export function validateUpdate(scope: StoreScope, next: KObject, current: KObject, subresource: Subresource): void {
+export function validateUpdate(
+  scope: StoreScope,
+  next: KObject,
+  current: KObject,
+  subresource: Subresource,
+  warnings?: string[],
+): void {
   const { validator } = scope;
   if (subresource === 'status') {
-    invalid(scope, next, validator.validateStatusUpdate(next, current));
+    invalid(scope, next, validator.validateStatusUpdate(next, current, warnings));
     return;
   }
-  const errs = validator.validateUpdate(next, current);
+  const errs = validator.validateUpdate(next, current, warnings);
   // A value of the wrong type is the one error reported, as for a create: the metadata rules would name it again.
   const wrongType = errs.some((e) => e.type === 'FieldValueTypeInvalid');
   invalid(scope, next, wrongType ? errs : [...validateObjectMetaUpdate(next.metadata, current.metadata), ...errs]);

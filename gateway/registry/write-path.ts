@@ -60,13 +60,13 @@ export function createWritePaths(scope: StoreScope): WritePaths {
   function admitUpdate(next: KObject, current: KObject, target: UpdateTarget): Promise<KObject> {
     const { namespace, name, subresource, ctx } = target;
     const req = writeAdmissionRequest(scope, 'UPDATE', namespace, name, subresource, next, current, ctx);
-    return admitWrite(scope, req, (mutated) => buildUpdate(scope, mutated, current, subresource));
+    return admitWrite(scope, req, (mutated) => buildUpdate(scope, mutated, current, subresource, ctx));
   }
 
   /** Update and patch: the new body's successor of the stored object, its ownership, then admission. */
   function trackedUpdate(obj: KObject, current: KObject, target: UpdateTarget): Promise<KObject> {
     const { subresource, ctx } = target;
-    const next = track(scope, current, buildUpdate(scope, obj, current, subresource), ctx, subresource);
+    const next = track(scope, current, buildUpdate(scope, obj, current, subresource, ctx), ctx, subresource);
     return admitUpdate(next, current, target);
   }
 
@@ -214,7 +214,7 @@ export function createWritePaths(scope: StoreScope): WritePaths {
           checkNamespaceMatches(scope, obj, namespace);
           assertVersion(config, current, name);
           const ownership = obj.metadata.managedFields;
-          const next = buildUpdate(scope, obj, current, subresource);
+          const next = buildUpdate(scope, obj, current, subresource, ctx);
           // A status write keeps the stored metadata: the ownership the apply computed travels over explicitly.
           delete next.metadata.managedFields;
           if (ownership !== undefined) next.metadata.managedFields = ownership;

@@ -1,7 +1,7 @@
 // The primitives every flag parser shares: the error type, the spec of one flag and the value parsers. They live
 // apart from options.ts so that the modules options.ts composes (controllers, OIDC, service accounts, authorization)
 // can use them without importing options.ts back.
-import { parseGoDuration } from '../../policies/config/duration.js';
+import { parseGoDuration } from '../../api/meta/go-duration.js';
 
 export class OptionsError extends Error {
   constructor(message: string) {

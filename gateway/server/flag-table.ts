@@ -251,19 +251,27 @@ export const FLAGS: Record<string, FlagSpec> = {
     default: '1h0m0s',
     usage: 'Amount of time to retain events.',
   },
+  'enable-priority-and-fairness': {
+    reference:
+      'API Priority and Fairness ([priority-and-fairness.md](priority-and-fairness.md)): requests are classified by FlowSchemas, queued fairly per priority level, and refused with 429 when their level is full; false: the simple limits of `--max-requests-inflight` and `--max-mutating-requests-inflight`',
+    kind: 'bool',
+    default: 'true',
+    usage:
+      'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness',
+  },
   'max-requests-inflight': {
     reference:
-      'non-mutating requests served at once; beyond it 429 with `Retry-After: 1` and a Status; watches and streaming subresources are not counted; `system:masters` is always served; 0: no limit',
+      "with priority and fairness, added to `--max-mutating-requests-inflight` to make the server's seats (which must be positive); without it, the non-mutating requests served at once: beyond it 429 with `Retry-After: 1` and a Status; watches and streaming subresources are not counted; `system:masters` is always served; 0: no limit",
     kind: 'int',
     default: '400',
     usage:
-      'The maximum number of non-mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+      "This and --max-mutating-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.",
   },
   'max-mutating-requests-inflight': {
     kind: 'int',
     default: '200',
     usage:
-      'The maximum number of mutating requests in flight at a given time. When the server exceeds this, it rejects requests. Zero for no limit.',
+      "This and --max-requests-inflight are summed to determine the server's total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.",
   },
   'max-connections': {
     referenceDefault: 'half the open-file limit (512 if unknown)',

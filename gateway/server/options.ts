@@ -90,7 +90,12 @@ export interface GatehouseOptions extends LoggingOptions {
   http2MaxStreamsPerConnection: number;
   /** Chance that an HTTP/2 request makes its connection go away (--goaway-chance), so clients rebalance. */
   goawayChance: number;
-  /** Non-mutating, non-long-running requests served at once (--max-requests-inflight); 0: no limit. */
+  /** API Priority and Fairness (--enable-priority-and-fairness); off: the two in-flight limits below apply alone. */
+  enablePriorityAndFairness: boolean;
+  /**
+   * Non-mutating, non-long-running requests served at once (--max-requests-inflight); 0: no limit. With priority and
+   * fairness, it and the mutating limit add up to the server's seats.
+   */
   maxRequestsInflight: number;
   /** Mutating requests served at once (--max-mutating-requests-inflight); 0: no limit. */
   maxMutatingRequestsInflight: number;
@@ -155,6 +160,23 @@ function parseInflightLimit(flag: string, raw: string): number {
   const limit = parseIntFlag(flag, raw, Number.MIN_SAFE_INTEGER, 2 ** 31 - 1);
   if (limit < 0) throw new OptionsError(`--${flag} can not be negative value`);
   return limit;
+}
+
+function parseInflightLimits(
+  last: (name: string) => string,
+): Pick<GatehouseOptions, 'enablePriorityAndFairness' | 'maxRequestsInflight' | 'maxMutatingRequestsInflight'> {
+  const enablePriorityAndFairness = parseBoolFlag('enable-priority-and-fairness', last('enable-priority-and-fairness'));
+  const maxRequestsInflight = parseInflightLimit('max-requests-inflight', last('max-requests-inflight'));
+  const maxMutatingRequestsInflight = parseInflightLimit(
+    'max-mutating-requests-inflight',
+    last('max-mutating-requests-inflight'),
+  );
+  // With priority and fairness the two are the server's seats, which must not be none.
+  if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0)
+    throw new OptionsError(
+      `--max-requests-inflight=${maxRequestsInflight} and --max-mutating-requests-inflight=${maxMutatingRequestsInflight} yield a server concurrency limit of 0; it must be positive while --enable-priority-and-fairness is true`,
+    );
+  return { enablePriorityAndFairness, maxRequestsInflight, maxMutatingRequestsInflight };
 }
 
 function parseModes(raw: string): AuthorizationMode[] {
@@ -343,11 +365,7 @@ export function parseOptions(
       Number.MAX_SAFE_INTEGER,
     ),
     goawayChance: parseGoawayChance(last('goaway-chance')),
-    maxRequestsInflight: parseInflightLimit('max-requests-inflight', last('max-requests-inflight')),
-    maxMutatingRequestsInflight: parseInflightLimit(
-      'max-mutating-requests-inflight',
-      last('max-mutating-requests-inflight'),
-    ),
+    ...parseInflightLimits(last),
     maxConnections: seen.has('max-connections')
       ? parseIntFlag('max-connections', last('max-connections'), 0, 2 ** 31 - 1)
       : undefined,

@@ -22,9 +22,15 @@ export {
   type CelProgram,
 } from './compile.js';
 export type { DeclaredSize } from './cost-estimate.js';
-export { celTypesOfSchema, type CelObjectType, type CelSchemaTypes } from './schema-types.js';
+export {
+  CEL_FORMAT_TYPES,
+  celTypesOfSchema,
+  type CelObjectType,
+  type CelSchemaTypeOptions,
+  type CelSchemaTypes,
+} from './schema-types.js';
 export { CelCompileError, CelEvaluationError, COST_LIMIT_EXCEEDED_MESSAGE } from './errors.js';
-export { celDouble, CelDouble, celOptional, ConvertedCelValue } from './values.js';
+export { celDouble, CelDouble, celOptional, celValueOfFormat, ConvertedCelValue } from './values.js';
 export { escapePropertyName, unescapePropertyName, CEL_RESERVED_KEYWORDS } from './escaping.js';
 export {
   AUTHORIZER_TYPE,

@@ -1,7 +1,9 @@
 // CEL object types declared from a kind's JSON schema, for type checking only: a field selection the schema does
 // not have is reported, as kube-apiserver's schema-typed declarations report it. Evaluation never uses these types
 // (values stay plain maps), so a field the schema leaves open must stay `dyn` here: what the checker cannot know must
-// never become a warning.
+// never become a warning. Strings are strings whatever their format, unless the caller converts formatted values
+// itself and asks for `typedFormats` (custom kinds' rules, as upstream's SchemaDeclType: dates are timestamps,
+// durations durations, base64 bytes).
 import type { JSONSchema } from '../../api/schema.js';
 
 export interface CelObjectType {
@@ -16,20 +18,39 @@ export interface CelSchemaTypes {
   objects: readonly CelObjectType[];
 }
 
+export interface CelSchemaTypeOptions {
+  /** Type strings of the formats date, date-time, duration and byte as timestamps, durations and bytes. */
+  typedFormats?: boolean;
+}
+
 const DYN = 'dyn';
+
+/** The CEL types of formatted strings, upstream's. */
+export const CEL_FORMAT_TYPES: Readonly<Record<string, string>> = {
+  date: 'google.protobuf.Timestamp',
+  'date-time': 'google.protobuf.Timestamp',
+  duration: 'google.protobuf.Duration',
+  byte: 'bytes',
+};
 
 const cache = new WeakMap<JSONSchema, Map<string, CelSchemaTypes>>();
 
 /** The object types of a schema, named from `rootName` (`ConfigMap`, `ConfigMap.metadata`...); cached per schema. */
-export function celTypesOfSchema(schema: JSONSchema, rootName: string): CelSchemaTypes {
+export function celTypesOfSchema(
+  schema: JSONSchema,
+  rootName: string,
+  options: CelSchemaTypeOptions = {},
+): CelSchemaTypes {
   let byName = cache.get(schema);
   if (!byName) cache.set(schema, (byName = new Map()));
-  let types = byName.get(rootName);
-  if (!types) byName.set(rootName, (types = declare(schema, rootName)));
+  const typedFormats = options.typedFormats === true;
+  const key = `${rootName}\u0000${typedFormats}`;
+  let types = byName.get(key);
+  if (!types) byName.set(key, (types = declare(schema, rootName, typedFormats)));
   return types;
 }
 
-function declare(root: JSONSchema, rootName: string): CelSchemaTypes {
+function declare(root: JSONSchema, rootName: string, typedFormats: boolean): CelSchemaTypes {
   const objects: CelObjectType[] = [];
   // A schema object met again (shared definitions, or a recursive one) is the type already declared for it.
   const declared = new Map<JSONSchema, string>();
@@ -48,8 +69,9 @@ function declare(root: JSONSchema, rootName: string): CelSchemaTypes {
       return DYN;
     switch (schema.type) {
       case 'string':
-        // Dates and bytes are strings in the values expressions see, unlike upstream's timestamp and bytes types.
-        return 'string';
+        return typedFormats && schema.format !== undefined && Object.hasOwn(CEL_FORMAT_TYPES, schema.format)
+          ? CEL_FORMAT_TYPES[schema.format]
+          : 'string';
       case 'integer':
         return 'int';
       case 'number':

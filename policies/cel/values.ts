@@ -7,6 +7,7 @@
 // unchanged; a double that must stay a double can be wrapped with celDouble().
 import { Optional } from '@marcbachmann/cel-js';
 import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { parseOpenApiDuration } from '../../api/validation/openapi-formats.js';
 
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
@@ -71,6 +72,34 @@ export function toCelValue(value: unknown): unknown {
     }
     default:
       return value;
+  }
+}
+
+const FULL_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A string of a schema format as the CEL value upstream makes of it: `date` and `date-time` a timestamp, `duration` a
+ * duration, `byte` the bytes its base64 holds. Any other format, and a string its format cannot read (format
+ * validation refuses those before any rule runs), stays a string.
+ */
+export function celValueOfFormat(format: string, text: string): unknown {
+  switch (format) {
+    case 'date':
+    case 'date-time': {
+      if (format === 'date' && !FULL_DATE.test(text)) return text;
+      const ms = Date.parse(text);
+      return Number.isNaN(ms) ? text : new Date(ms);
+    }
+    case 'duration':
+      try {
+        return Duration.fromMilliseconds(parseOpenApiDuration(text));
+      } catch {
+        return text;
+      }
+    case 'byte':
+      return new Uint8Array(Buffer.from(text, 'base64'));
+    default:
+      return text;
   }
 }
 

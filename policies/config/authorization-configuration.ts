@@ -9,7 +9,7 @@ import { decodeYamlDocument } from './yaml-document.js';
 import { fieldErrorMessage, fieldErrors, FieldPath, type FieldError } from '../../api/meta/field-errors.js';
 import { dns1123Subdomain } from '../../api/meta/validation.js';
 import { compileCel, CelCompileError, type CelProgram } from '../cel/index.js';
-import { formatGoDuration, parseGoDuration } from './duration.js';
+import { formatGoDuration, parseGoDuration } from '../../api/meta/go-duration.js';
 
 export const AUTHORIZATION_CONFIG_GROUP = 'apiserver.config.platform.io';
 /** v1 is stable in 1.32; the beta and alpha versions are still read, as upstream reads them. */

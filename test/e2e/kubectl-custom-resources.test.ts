@@ -1,8 +1,10 @@
 // Custom objects with the stock kubectl: a definition applied and waited for, then its objects applied, listed by
-// plural, short name and category, explained from the OpenAPI document, scaled, and deleted with their definition.
+// plural, short name and category, explained from the OpenAPI document, scaled, and deleted with their definition;
+// server-side apply by two managers with its conflict, `get -w` seeing a change, and a quota counting them.
 import { expect } from 'chai';
 import { gatehouseWithKubectl, yamlManifest } from '../helpers/kubectl-suite.js';
 import { parseColumns } from '../helpers/kubectl.js';
+import { eventually } from '../helpers/api.js';
 
 const WIDGET_CRD = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -46,6 +48,17 @@ const WIDGET_CRD = {
         },
       },
     ],
+  },
+};
+
+/** A second kind, its own definition, so that these tests do not depend on the first one's deletion. */
+const GADGET_CRD = {
+  ...WIDGET_CRD,
+  metadata: { name: 'gadgets.shop.example.com' },
+  spec: {
+    ...WIDGET_CRD.spec,
+    names: { plural: 'gadgets', kind: 'Gadget' },
+    versions: [{ ...WIDGET_CRD.spec.versions[0], additionalPrinterColumns: undefined, subresources: undefined }],
   },
 };
 
@@ -126,5 +139,86 @@ describe('kubectl and custom objects', function () {
     expect(gone.stderr).to.include(
       'Unable to list "shop.example.com/v1, Resource=widgets": the server could not find the requested resource',
     );
+  });
+
+  describe('with a second definition', () => {
+    const ns = 'shop';
+    const gadget = (spec: Record<string, unknown>) => ({
+      apiVersion: 'shop.example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g', namespace: ns },
+      spec,
+    });
+    before(async () => {
+      await env.kubectl.ok(['create', 'namespace', ns]);
+      await env.kubectl.ok(['apply', '-f', await env.kubectl.manifest('gadgets-crd.yaml', yamlManifest(GADGET_CRD))]);
+      await env.kubectl.ok(['wait', '--for', 'condition=established', '--timeout=20s', 'crd/gadgets.shop.example.com']);
+    });
+
+    it('server-side applies with two managers: a conflict naming field and manager, then --force-conflicts', async () => {
+      const apply = async (manager: string, spec: Record<string, unknown>, ...flags: string[]) =>
+        env.kubectl.run([
+          'apply',
+          '--server-side',
+          `--field-manager=${manager}`,
+          ...flags,
+          '-f',
+          await env.kubectl.manifest(`gadget-${manager}-${flags.length}.yaml`, yamlManifest(gadget(spec))),
+        ]);
+      const first = await apply('a', { color: 'red', size: 2 });
+      expect(first.code, first.stderr).to.equal(0);
+      expect(first.stdout).to.equal('gadget.shop.example.com/g serverside-applied\n');
+
+      const conflict = await apply('b', { color: 'blue' });
+      expect(conflict.code).to.equal(1);
+      expect(conflict.stderr).to.contain('Apply failed with 1 conflict: conflict with "a": .spec.color');
+      const read = async () =>
+        JSON.parse(await env.kubectl.ok(['get', 'gadget', 'g', '-n', ns, '-o', 'json', '--show-managed-fields']));
+      expect((await read()).spec).to.deep.equal({ color: 'red', size: 2 });
+
+      const forced = await apply('b', { color: 'blue' }, '--force-conflicts');
+      expect(forced.code, forced.stderr).to.equal(0);
+      const obj = await read();
+      expect(obj.spec).to.deep.equal({ color: 'blue', size: 2 });
+      const owners = Object.fromEntries(obj.metadata.managedFields.map((e: any) => [e.manager, e]));
+      expect(owners.b).to.deep.include({ operation: 'Apply', apiVersion: 'shop.example.com/v1' });
+      expect(owners.b.fieldsV1).to.deep.equal({ 'f:spec': { 'f:color': {} } });
+      expect(owners.a.fieldsV1).to.deep.equal({ 'f:spec': { 'f:size': {} } });
+    });
+
+    it('get -w sees a change of an object', async () => {
+      const watch = env.kubectl.stream(['get', 'gadgets', '-n', ns, '--watch', '--output-watch-events']);
+      try {
+        await watch.waitForLine(/^ADDED\s+g\s/);
+        const from = watch.lines.length;
+        await env.kubectl.ok(['label', 'gadget', 'g', '-n', ns, 'seen=yes']);
+        await watch.waitForLine(/^MODIFIED\s+g\s/, { from, timeoutMs: 15_000 });
+      } finally {
+        await watch.stop();
+      }
+    });
+
+    it('create quota counts the objects and refuses one past the limit; describe quota shows the usage', async () => {
+      const count = 'count/gadgets.shop.example.com';
+      expect(await env.kubectl.ok(['create', 'quota', 'gq', `--hard=${count}=2`, '-n', ns])).to.match(
+        /resourcequota\/gq created/,
+      );
+      const described = () => env.kubectl.ok(['describe', 'quota', 'gq', '-n', ns]);
+      await eventually('the controller counts the gadget', async () =>
+        new RegExp(`${count}\\s+1\\s+2`).test(await described()),
+      );
+      const more = (name: string) => ({ ...gadget({ color: 'red' }), metadata: { name, namespace: ns } });
+      await env.kubectl.ok(['create', '-f', await env.kubectl.manifest('g2.yaml', yamlManifest(more('g2')))]);
+      const refused = await env.kubectl.run([
+        'create',
+        '-f',
+        await env.kubectl.manifest('g3.yaml', yamlManifest(more('g3'))),
+      ]);
+      expect(refused.code).to.not.equal(0);
+      expect(refused.stderr).to.include(
+        `gadgets.shop.example.com "g3" is forbidden: exceeded quota: gq, requested: ${count}=1, used: ${count}=2, limited: ${count}=2`,
+      );
+      expect(await described()).to.match(new RegExp(`${count}\\s+2\\s+2`));
+    });
   });
 });

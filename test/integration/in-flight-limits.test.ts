@@ -129,6 +129,7 @@ describe('requests in flight', function () {
         '--token-auth-file',
         path.join(dir, 'tokens.csv'),
         '--max-requests-inflight=1',
+        '--enable-priority-and-fairness=false',
         '--max-mutating-requests-inflight=1',
       ]);
     });
@@ -194,6 +195,7 @@ describe('requests in flight', function () {
         '--token-auth-file',
         path.join(dir, 'tokens.csv'),
         '--max-requests-inflight=0',
+        '--enable-priority-and-fairness=false',
         '--max-mutating-requests-inflight=0',
       ]);
     });

@@ -40,6 +40,8 @@ describe('request metrics', function () {
       '--token-auth-file',
       path.join(dir, 'tokens.csv'),
       '--max-requests-inflight=1',
+      // The simple limiter's 429 (priority and fairness has its own test and metrics).
+      '--enable-priority-and-fairness=false',
     ]);
   });
   after(async () => {

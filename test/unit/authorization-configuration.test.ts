@@ -9,7 +9,7 @@ import {
   parseAuthorizationConfig,
   validateAuthorizationConfig,
 } from '../../policies/config/authorization-configuration.js';
-import { formatGoDuration, parseGoDuration } from '../../policies/config/duration.js';
+import { formatGoDuration, parseGoDuration } from '../../api/meta/go-duration.js';
 import { createDecisionCache } from '../../policies/webhook/decision-cache.js';
 
 let dir: string;

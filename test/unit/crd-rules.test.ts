@@ -1,6 +1,7 @@
 // x-kubernetes-validations beyond compiling: `self` typed by the schema node, the estimated cost refused over
 // upstream's per-rule and per-schema budgets, the runtime per-call limit and per-object budget, optionalOldSelf on
-// create, and ratcheting of unchanged invalid values (CEL rules and the schema's own value validations).
+// create, and ratcheting of unchanged invalid values (CEL rules, whose failures become warnings, and the schema's own
+// value validations).
 import { expect } from 'chai';
 import type { KObject } from '../../api/meta/types.js';
 import { fieldErrorMessage } from '../../api/meta/field-errors.js';
@@ -209,10 +210,16 @@ describe('custom object rules at run time', () => {
       ['b', 9090],
       ['a', 8080],
     ]);
-    expect(rules.validate(updated, old).map((e) => e.field)).to.deep.equal([
+    const warnings: string[] = [];
+    expect(rules.validate(updated, old, warnings).map((e) => e.field)).to.deep.equal([
       'spec.ports[0]',
       'spec.plain[0]',
       'spec.frozen',
+    ]);
+    // What ratcheting let through is still said, as upstream's warnings: the field error as it would have read.
+    expect(warnings).to.deep.equal([
+      'spec.name: Invalid value: "string": failed rule: self.size() <= 3',
+      'spec.ports[1]: Invalid value: "object": privileged ports only',
     ]);
     const renamed = withPorts(
       [

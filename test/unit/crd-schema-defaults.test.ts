@@ -35,4 +35,29 @@ describe('custom object defaults', () => {
     one.limits.cpu = 9;
     expect((withSchemaDefaults(schema, {}) as { limits: { cpu: number } }).limits.cpu).to.equal(2);
   });
+
+  it('finds a default however deep it stands, and leaves subtrees without one untouched', () => {
+    const deep = {
+      type: 'object',
+      properties: {
+        plain: {
+          type: 'object',
+          properties: { a: { type: 'string' }, list: { type: 'array', items: { type: 'string' } } },
+        },
+        groups: {
+          type: 'object',
+          additionalProperties: {
+            type: 'array',
+            items: { type: 'object', properties: { weight: { type: 'integer', default: 1 } } },
+          },
+        },
+      },
+    };
+    const plain = { a: 'x', list: ['y'] };
+    const out = withSchemaDefaults(deep, { plain, groups: { g: [{}, { weight: 5 }] } }) as Record<string, unknown>;
+    expect(out).to.deep.equal({ plain: { a: 'x', list: ['y'] }, groups: { g: [{ weight: 1 }, { weight: 5 }] } });
+    expect(out.plain).to.equal(plain);
+    // Asked again (the answer per schema node is remembered), the same result.
+    expect(withSchemaDefaults(deep, { groups: { h: [{}] } })).to.deep.equal({ groups: { h: [{ weight: 1 }] } });
+  });
 });

@@ -8,6 +8,7 @@ import { validateVersionSchema } from '../../api/apiextensions/v1/version-valida
 import { customResourceDefinition as def } from '../../api/apiextensions/v1/custom-resource-definition.js';
 import { serverKindValidator } from '../../gateway/admission/policy/expression-check.js';
 import { crd, fooSchema } from '../helpers/crds.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const check = (schema: unknown): string[] => validateVersionSchema(schema, FieldPath.root('s')).map(fieldErrorMessage);
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -399,16 +400,6 @@ describe('CustomResourceDefinition schemas', () => {
   });
 
   describe('fuzz', () => {
-    // mulberry32: a seeded generator, so a failure replays.
-    function rng(seed: number): () => number {
-      let a = seed;
-      return () => {
-        a = (a + 0x6d2b79f5) | 0;
-        let t = Math.imul(a ^ (a >>> 15), 1 | a);
-        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    }
     const ODD_VALUES: unknown[] = [
       null,
       0,
@@ -514,7 +505,7 @@ describe('CustomResourceDefinition schemas', () => {
 
     it('answers a few hundred generated schemas with field errors, never a throw', () => {
       const validator = serverKindValidator(def);
-      const next = rng(20261127);
+      const next = seededRandom(20261127);
       let refused = 0;
       const runs = 400;
       for (let i = 0; i < runs; i++) {

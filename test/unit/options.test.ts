@@ -188,6 +188,20 @@ describe('options', () => {
     expect(optionsError(['--max-mutating-requests-inflight=-5']).message).to.equal(
       '--max-mutating-requests-inflight can not be negative value',
     );
+    expect(parseOptions([], cwd)).to.include({ enablePriorityAndFairness: true });
+    expect(parseOptions(['--enable-priority-and-fairness=false'], cwd)).to.include({
+      enablePriorityAndFairness: false,
+    });
+    // With priority and fairness the two limits are the server's seats, which cannot be none.
+    expect(optionsError(['--max-requests-inflight=0', '--max-mutating-requests-inflight=0']).message).to.equal(
+      '--max-requests-inflight=0 and --max-mutating-requests-inflight=0 yield a server concurrency limit of 0; it must be positive while --enable-priority-and-fairness is true',
+    );
+    expect(
+      parseOptions(
+        ['--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--enable-priority-and-fairness=false'],
+        cwd,
+      ),
+    ).to.include({ maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 });
     expect(optionsError(['--max-requests-inflight=many']).message).to.equal(
       'invalid argument "many" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "many": invalid syntax',
     );

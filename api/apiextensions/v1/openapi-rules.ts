@@ -6,6 +6,7 @@ import { fieldErrors, type FieldError, type FieldPath } from '../../meta/field-e
 import { asArr, asObj } from '../../common/validation-helpers.js';
 import { itemsOf, MAX_SCHEMA_DEPTH, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
 import { validateValidationRules } from './validation-rules.js';
+import { keywordTypeErrors } from './keyword-types.js';
 
 const OPENAPI_V3_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
 const META_FIELDS = new Set(['metadata', 'kind', 'apiVersion']);
@@ -208,7 +209,7 @@ function walk(raw: unknown, at: FieldPath, ctx: Context, isRoot: boolean, depth:
   if (!s) return [];
   if (depth > MAX_SCHEMA_DEPTH)
     return [fieldErrors.forbidden(at, `must not be nested more than ${MAX_SCHEMA_DEPTH} levels deep`)];
-  const errs = standardRules(s, at, ctx);
+  const errs = [...keywordTypeErrors(s, at), ...standardRules(s, at, ctx)];
   if (s.uniqueItems === true)
     errs.push(
       fieldErrors.forbidden(

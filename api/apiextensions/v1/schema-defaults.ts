@@ -2,10 +2,33 @@
 // the object leaves out gets a copy of its default, inside objects, maps and list items alike. It runs on every
 // write after pruning and on every read of a stored object, so objects stored before a default was added get it too.
 import { isObject } from '../../meta/types.js';
-import { additionalOf, itemsOf, propertiesOf, type JSONSchemaProps } from './schema-props.js';
+import { additionalOf, itemsOf, MAX_SCHEMA_DEPTH, propertiesOf, type JSONSchemaProps } from './schema-props.js';
+
+/**
+ * Whether a `default` stands anywhere at or below `schema`, remembered per schema node: every write and every read
+ * of a custom object walks its schema, and most subtrees (metadata-like maps, lists of plain items) declare none.
+ */
+const defaultsBelow = new WeakMap<JSONSchemaProps, boolean>();
+
+function declaresDefaults(schema: JSONSchemaProps, depth = 0): boolean {
+  let known = defaultsBelow.get(schema);
+  if (known === undefined) {
+    const items = itemsOf(schema);
+    const additional = additionalOf(schema);
+    // Nesting is bounded when the definition is written; the depth guard only keeps a cycle from looping.
+    known =
+      depth <= MAX_SCHEMA_DEPTH &&
+      (propertiesOf(schema).some(([, child]) => child.default !== undefined || declaresDefaults(child, depth + 1)) ||
+        (items !== undefined && declaresDefaults(items, depth + 1)) ||
+        (additional !== undefined && declaresDefaults(additional, depth + 1)));
+    defaultsBelow.set(schema, known);
+  }
+  return known;
+}
 
 /** `value` with the defaults of `schema` filled in: the same value when nothing was missing, else a new one. */
 export function withSchemaDefaults(schema: JSONSchemaProps, value: unknown): unknown {
+  if (!declaresDefaults(schema)) return value;
   if (Array.isArray(value)) {
     const items = itemsOf(schema);
     if (!items) return value;

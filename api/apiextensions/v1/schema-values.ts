@@ -2,6 +2,7 @@
 // written (upstream validates each default against its own schema, and requires it to survive pruning). The same
 // checks will validate custom objects once they are served; they never throw, whatever the schema holds.
 import { isObject } from '../../meta/types.js';
+import { re2Pattern, re2PatternError, type PatternMatcher } from '../../validation/re2-pattern.js';
 import { additionalOf, itemsOf, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
 
 export interface ValueProblem {
@@ -40,13 +41,9 @@ function hasType(v: unknown, type: string): boolean {
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** A pattern as upstream compiles it (RE2, close to JavaScript's unicode mode); undefined when it does not compile. */
-export function compilePattern(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
-  }
+/** A pattern as upstream compiles it (RE2); undefined when it does not compile (refused with the definition). */
+function compilePattern(pattern: string): PatternMatcher | undefined {
+  return re2PatternError(pattern) === undefined ? re2Pattern(pattern) : undefined;
 }
 
 function checkBounds(v: unknown, s: JSONSchemaProps, at: string, out: ValueProblem[]): void {

@@ -13,7 +13,8 @@ import {
   schemaAt,
   type JSONSchemaProps,
 } from './schema-props.js';
-import { checkValue, compilePattern, unknownFields } from './schema-values.js';
+import { re2PatternError } from '../../validation/re2-pattern.js';
+import { checkValue, unknownFields } from './schema-values.js';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -92,8 +93,15 @@ function junctors(
     errs.push(...nestedValueValidation(c, at.child('oneOf').index(i), false, depth + 1)),
   );
   errs.push(...nestedValueValidation(s.not, at.child('not'), false, depth + 1));
-  if (typeof s.pattern === 'string' && !compilePattern(s.pattern))
-    errs.push(fieldErrors.invalid(at.child('pattern'), s.pattern, "must be a valid regular expression, but isn't"));
+  const patternError = typeof s.pattern === 'string' ? re2PatternError(s.pattern) : undefined;
+  if (patternError)
+    errs.push(
+      fieldErrors.invalid(
+        at.child('pattern'),
+        s.pattern,
+        `must be a valid regular expression, but isn't: ${patternError}`,
+      ),
+    );
   return errs;
 }
 

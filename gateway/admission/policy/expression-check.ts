@@ -48,7 +48,7 @@ export function serverKindValidator(def: KindDefinition): KindValidator {
   return {
     prune: (obj) => [...base.prune(obj), ...(checks.prune?.(obj) ?? [])],
     validate: (obj) => withExpressions(base.validate(obj), obj),
-    validateUpdate: (obj, old) => withExpressions(base.validateUpdate(obj, old), obj),
-    validateStatusUpdate: (obj, old) => base.validateStatusUpdate(obj, old),
+    validateUpdate: (obj, old, warnings) => withExpressions(base.validateUpdate(obj, old, warnings), obj),
+    validateStatusUpdate: (obj, old, warnings) => base.validateStatusUpdate(obj, old, warnings),
   };
 }
