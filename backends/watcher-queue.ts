@@ -197,20 +197,22 @@ export function openWatcher<T, W extends { readonly queue: WatcherQueue<T> }>(
   // Present from the start: a property added later takes a map V8 may drop at a collection and build anew, and the
   // read in onEnd then sees a new hidden class after every one.
   const opened: { watcher: W | undefined } = { watcher: undefined };
+  // The listener methods come from EventTarget.prototype, not from the signal: Node gives every AbortSignal a hidden
+  // class of its own, and reading them off each watch's signal made those sites megamorphic.
   const onAbort = (): void => queue.end();
   const queue = createWatcherQueue<T>({
     key: opts.key,
     bufferLimit: opts.bufferLimit,
     onOverflow: opts.onOverflow,
     onEnd: () => {
-      signal.removeEventListener('abort', onAbort);
+      EventTarget.prototype.removeEventListener.call(signal, 'abort', onAbort);
       if (opened.watcher) unregister(opened.watcher);
     },
   });
   const watcher = make(queue);
   opened.watcher = watcher;
   if (signal.aborted) queue.end();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  else EventTarget.prototype.addEventListener.call(signal, 'abort', onAbort, { once: true });
   return watcher;
 }
 
