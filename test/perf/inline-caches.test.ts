@@ -9,6 +9,12 @@
 // cache state change with the receiver's hidden class (map). In the steady state a healthy megamorphic site sees
 // the same few maps again and again; a site fed a fresh map per request sees about one per request. Each site of
 // the gateway's own code may show at most MAX_MAPS distinct maps over ROUNDS rounds of writes and reads.
+//
+// When many sites fail at once, all reading objects that start as `{}` and gain keys one by one (request headers,
+// ctx.state, database rows), look for plain objects used as dictionaries: V8 hangs the first key of each off the one
+// map every `{}` starts from, allows that map 1536 transitions, and past them gives every such object a map of its
+// own (ajv's optimizer does so while compiling the kinds' schemas, and is off for that: api/validation/ajv-instance.ts).
+// Reads off an AbortSignal fail by themselves: Node gives each signal a hidden class of its own.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
