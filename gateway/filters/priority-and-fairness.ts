@@ -8,7 +8,7 @@ import { errors } from '../../api/meta/errors.js';
 import { requestInfoOf, requestQuery } from '../request/request-info.js';
 import { userOf } from '../request/user.js';
 import { setWatchInitializedSignal } from '../request/watch-initialization.js';
-import { FlowRejection, type Dispatcher } from '../flowcontrol/dispatcher.js';
+import { FlowRejection, type Dispatcher, type WhenGone } from '../flowcontrol/dispatcher.js';
 import { estimateWork, type EstimatorSources } from '../flowcontrol/work-estimate.js';
 import type { WatchCount } from '../flowcontrol/watch-count.js';
 import { isLongRunning, TOO_MANY_REQUESTS_MESSAGE } from './max-in-flight.js';
@@ -55,24 +55,24 @@ export function createPriorityAndFairnessFilter(
 
     const estimate = estimateWork(info, requestQuery(ctx), sources, dispatcher.maxSeats(c.level));
     // A client that goes away while its request waits frees its place in the queue.
-    const gone = new AbortController();
-    const onClose = (): void => {
-      if (!ctx.res.writableEnded) gone.abort();
+    const whenGone: WhenGone = (cancel) => {
+      const onClose = (): void => {
+        if (!ctx.res.writableEnded) cancel();
+      };
+      ctx.res.once('close', onClose);
+      return () => ctx.res.off('close', onClose);
     };
-    ctx.res.once('close', onClose);
     let grant;
     try {
       grant = await dispatcher.admit(
         c,
         estimate,
-        { waitLimitMs, signal: gone.signal, user: user.name, verb: info.verb, path: info.path },
+        { waitLimitMs, whenGone, user: user.name, verb: info.verb, path: info.path },
         estimate.finalSeats > 0 ? watches.watchers(info) : undefined,
       );
     } catch (e) {
       if (e instanceof FlowRejection) throw errors.tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1);
       throw e;
-    } finally {
-      ctx.res.off('close', onClose);
     }
     if (!isWatch) {
       const kind = READ_ONLY_VERBS.has(info.verb) ? 'readOnly' : 'mutating';

@@ -46,6 +46,9 @@ export interface Classification {
   readonly labels: FlowLabels;
 }
 
+/** Calls `cancel` if the request's client goes away; the returned function stops listening. */
+export type WhenGone = (cancel: () => void) => () => void;
+
 export interface Grant {
   /** The handler is done: the initial seats go back now, the final ones after the estimate's additional latency. */
   finish(): void;
@@ -60,6 +63,8 @@ export class FlowRejection extends Error {
 
 export class Dispatcher {
   private sorted: FlowSchemaObject[] = [];
+  /** One label object per schema and level pair, so that the metrics can key what they derive from it. */
+  private readonly labelSets = new Map<string, FlowLabels>();
   private readonly levels = new Map<string, Level>();
   private readonly mandatory = mandatoryConfiguration();
   private readonly metrics: FlowcontrolMetrics;
@@ -79,6 +84,7 @@ export class Dispatcher {
    * when missing.
    */
   configure(schemas: readonly FlowSchemaObject[], levels: readonly PriorityLevelObject[]): void {
+    this.labelSets.clear();
     const byName = new Map(levels.map((l) => [l.metadata.name, l]));
     for (const l of this.mandatory.levels) if (!byName.has(l.metadata.name)) byName.set(l.metadata.name, l);
     const schemaNames = new Set(schemas.map((s) => s.metadata.name));
@@ -151,8 +157,15 @@ export class Dispatcher {
       schema,
       level,
       distinguisher: flowDistinguisher(schema, user, info),
-      labels: { flow_schema: schema.metadata.name, priority_level: level.object.metadata.name },
+      labels: this.labelsOf(schema.metadata.name, level.object.metadata.name),
     };
+  }
+
+  private labelsOf(flowSchema: string, priorityLevel: string): FlowLabels {
+    const key = `${flowSchema}\x00${priorityLevel}`;
+    let labels = this.labelSets.get(key);
+    if (!labels) this.labelSets.set(key, (labels = { flow_schema: flowSchema, priority_level: priorityLevel }));
+    return labels;
   }
 
   /** The built-in catch-all schema: it decides only when the configured one names a level that is gone. */
@@ -175,12 +188,13 @@ export class Dispatcher {
 
   /**
    * Resolves with the request's grant once it has its seats; rejects with a FlowRejection when its level refuses
-   * it, when it waited `waitLimitMs`, or when `signal` (its client went away) aborts first.
+   * it, when it waited `waitLimitMs`, or when its client goes away first: `whenGone` is asked to call its argument
+   * then, and only for a request that has to wait, so that the common case (a seat free at once) sets up nothing.
    */
   admit(
     c: Classification,
     estimate: WorkEstimate,
-    opts: { waitLimitMs: number; signal?: AbortSignal; user: string; verb: string; path: string },
+    opts: { waitLimitMs: number; whenGone?: WhenGone; user: string; verb: string; path: string },
     watchers?: number,
   ): Promise<Grant> {
     const { level, labels } = c;
@@ -234,11 +248,10 @@ export class Dispatcher {
         reject(new FlowRejection(why));
       };
       const cancelTimer = this.clock.setTimeout(() => giveUp('time-out'), opts.waitLimitMs);
-      const onAbort = (): void => giveUp('cancelled');
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const forget = opts.whenGone?.(() => giveUp('cancelled'));
       const cleanup = (): void => {
         cancelTimer();
-        opts.signal?.removeEventListener('abort', onAbort);
+        forget?.();
       };
       wake = () => {
         cleanup();

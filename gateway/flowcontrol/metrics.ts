@@ -191,11 +191,16 @@ export function createFlowcontrolMetrics(registry: MetricsRegistry): Flowcontrol
     smoothed,
   ];
 
+  // The dispatcher hands the same label object for every request of a schema and level: the wait histogram's label
+  // set with `execute` is built once per such object rather than per dispatched request.
+  const executedLabels = new WeakMap<FlowLabels, FlowLabels & { execute: 'true' }>();
   return {
     rejected: (labels, reason) => rejected.inc({ ...labels, reason }),
     dispatched(labels, waitSeconds) {
       dispatched.inc(labels);
-      waitDuration.observe({ ...labels, execute: 'true' }, waitSeconds);
+      let withExecute = executedLabels.get(labels);
+      if (!withExecute) executedLabels.set(labels, (withExecute = { ...labels, execute: 'true' }));
+      waitDuration.observe(withExecute, waitSeconds);
     },
     gaveUp: (labels, waitSeconds) => waitDuration.observe({ ...labels, execute: 'false' }, waitSeconds),
     queued(labels, delta, seats, length) {

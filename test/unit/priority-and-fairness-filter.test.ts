@@ -166,6 +166,25 @@ describe('priority and fairness filter', () => {
     watch.destroy();
   });
 
+  it('frees the queue place of a request whose client goes away while it waits', async () => {
+    const tiny = () => dispatcher.levelList().find(([name]) => name === 'tiny')?.[1];
+    const cancelledBefore = tiny()?.cancelled ?? 0;
+    const first = holding('flooder');
+    await first.inside;
+    const waiting = http.get(`${server.url}/api/v1/namespaces/a/configmaps`, { headers: { 'x-user': 'flooder' } });
+    waiting.on('error', () => undefined);
+    await until(() => tiny()?.queueSet.waiting === 1);
+    waiting.destroy();
+    await until(() => tiny()?.queueSet.waiting === 0);
+    expect(tiny()?.cancelled).to.equal(cancelledBefore + 1);
+    // The place is free again: the next request waits in it and is served once the seat comes back.
+    const next = get('flooder');
+    await until(() => tiny()?.queueSet.waiting === 1);
+    holds.shift()?.();
+    expect((await first.answer).status).to.equal(200);
+    expect((await next).status).to.equal(200);
+  });
+
   it('answers 429 to a request that waited out its queue time', async () => {
     const first = holding('flooder');
     await first.inside;
@@ -187,7 +206,7 @@ describe('priority and fairness filter', () => {
     expect(levels?.split('\n')[0]).to.equal(
       'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
     );
-    expect(levels, levels).to.match(/^tiny, +0, +true, +false, +0, +0, +6, +1, +1, +0$/m);
+    expect(levels, levels).to.match(/^tiny, +0, +true, +false, +0, +0, +8, +1, +1, +1$/m);
     const queues = debugDump(dispatcher, '/debug/api_priority_and_fairness/dump_queues', new URLSearchParams());
     expect(queues).to.match(/^tiny, +0, +0, +0, +0, +[\d.]+ss, +0, +0, +0\.00000000ss$/m);
   });
