@@ -2,7 +2,7 @@
 // written (upstream validates each default against its own schema, and requires it to survive pruning). The same
 // checks will validate custom objects once they are served; they never throw, whatever the schema holds.
 import { isObject } from '../../meta/types.js';
-import { re2Pattern, re2PatternError, type PatternMatcher } from '../../validation/re2-pattern.js';
+import { re2Pattern, type PatternMatcher } from '../../validation/re2-pattern.js';
 import { additionalOf, itemsOf, propertiesOf, schemaAt, type JSONSchemaProps } from './schema-props.js';
 
 export interface ValueProblem {
@@ -43,7 +43,11 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON
 
 /** A pattern as upstream compiles it (RE2); undefined when it does not compile (refused with the definition). */
 function compilePattern(pattern: string): PatternMatcher | undefined {
-  return re2PatternError(pattern) === undefined ? re2Pattern(pattern) : undefined;
+  try {
+    return re2Pattern(pattern);
+  } catch {
+    return undefined;
+  }
 }
 
 function checkBounds(v: unknown, s: JSONSchemaProps, at: string, out: ValueProblem[]): void {
